@@ -1,0 +1,73 @@
+# Marquee: common tasks. `make run` and `make test` are all you need.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+# Go's default install location and installed tools, ahead of whatever PATH has.
+GOROOT_BIN := $(wildcard /usr/local/go/bin)
+GOPATH_BIN := $(shell PATH="$(GOROOT_BIN):$$PATH" go env GOPATH 2>/dev/null)
+export PATH := $(GOROOT_BIN):$(if $(GOPATH_BIN),$(GOPATH_BIN)/bin:)$(PATH)
+export BROWSERSLIST_IGNORE_OLD_DATA := 1
+
+DEVDB := scripts/devdb.sh
+
+# use_db: set and export DATABASE_URL (the environment's if it answers, else a
+# local or private Postgres) and say which one, without its password.
+use_db = DATABASE_URL="$$($(DEVDB))"; export DATABASE_URL; \
+	echo "database: $$(sed -E 's|(://[^:/@]*):[^@/]*@|\1:****@|' <<<"$$DATABASE_URL")"
+
+.PHONY: help run test bench generate generate-check db db-stop clean
+
+help:
+	@echo "make run             serve http://localhost:8080 with demo data"
+	@echo "make test            generate-check, go vet, go test -race (needs Postgres: started if missing)"
+	@echo "make bench           run the booking benchmark (cmd/bench)"
+	@echo "make generate        templ + Tailwind code generation"
+	@echo "make generate-check  fail if generated files are not committed and current"
+	@echo "make db              print the development database URL"
+	@echo "make db-stop         stop the private Postgres in ./.data"
+	@echo "make clean           stop it and remove ./.data"
+
+run:
+	@$(use_db); exec go run ./cmd/marquee serve --demo
+
+test: generate-check
+	@$(use_db); \
+	echo "go vet ./..."; go vet ./...; \
+	echo "go test -race -count=1 -timeout 20m ./..."; go test -race -count=1 -timeout 20m ./...
+
+bench:
+	@$(use_db); RATE_LIMITS=off exec go run ./cmd/bench
+
+# The front end (templ components, Tailwind) may not exist yet: each step runs
+# only when its inputs are there.
+generate:
+	@if [ -n "$$(find . \( -name .git -o -name node_modules -o -name .data \) -prune -o -name '*.templ' -print -quit)" ]; then \
+		echo "go tool templ generate"; go tool templ generate; \
+	fi
+	@if [ -f package.json ]; then \
+		[ -d node_modules ] || { echo "npm ci"; npm ci; }; \
+		echo "tailwindcss -> static/css/app.css"; \
+		npx --no-install tailwindcss -c tailwind.config.js -i web/styles/input.css -o static/css/app.css --minify; \
+	fi
+
+generate-check: generate
+	@if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		echo "generate-check: not a git checkout, skipped"; exit 0; \
+	fi; \
+	changes="$$(git status --porcelain -- '*_templ.go' static/css)"; \
+	if [ -n "$$changes" ]; then \
+		echo "$$changes" >&2; \
+		echo "generate-check: generated files are missing or stale; run 'make generate' and commit them." >&2; \
+		exit 1; \
+	fi
+
+db:
+	@$(DEVDB)
+
+db-stop:
+	@$(DEVDB) stop
+
+clean: db-stop
+	rm -rf .data

@@ -1,0 +1,106 @@
+// Package booking holds the domain of Marquee: seats of a show, holds,
+// payments, bookings, refunds and the rules between them. It knows nothing of
+// HTTP or SQL; the store in internal/postgres enforces these rules under
+// concurrency.
+package booking
+
+import (
+	"time"
+)
+
+// SeatStatus is the state of one seat in one show.
+type SeatStatus string
+
+const (
+	SeatAvailable SeatStatus = "AVAILABLE"
+	SeatHeld      SeatStatus = "HELD"
+	SeatBooked    SeatStatus = "BOOKED"
+)
+
+// HoldState is the life of a hold: HELD, then exactly one terminal state.
+type HoldState string
+
+const (
+	HoldHeld      HoldState = "HELD"
+	HoldConfirmed HoldState = "CONFIRMED"
+	HoldExpired   HoldState = "EXPIRED"
+	HoldCancelled HoldState = "CANCELLED"
+)
+
+// Hold is a user's all-or-nothing claim on seats of one show until ExpiresAt.
+// It is valid while now < ExpiresAt, and expired from ExpiresAt on, exactly.
+type Hold struct {
+	ID          string
+	UserID      string
+	ShowID      int64
+	Seats       []string // sorted, distinct
+	State       HoldState
+	ExpiresAt   time.Time
+	AmountMinor int64
+	Currency    string
+	CreatedAt   time.Time
+}
+
+// Lapsed reports whether a hold still marked HELD has passed its deadline.
+func (h Hold) Lapsed(now time.Time) bool {
+	return h.State == HoldHeld && !now.Before(h.ExpiresAt)
+}
+
+// Seat is one seat of a show as the seat map shows it.
+type Seat struct {
+	ID         string
+	Row        string
+	Number     int
+	GridRow    int
+	GridCol    int
+	Accessible bool
+	Category   string
+	PriceMinor int64
+	Currency   string
+	Status     SeatStatus
+	Mine       bool // held by the viewer's own active hold
+}
+
+// BookingStatus is the state of a confirmed purchase.
+type BookingStatus string
+
+const (
+	BookingConfirmed BookingStatus = "CONFIRMED"
+	BookingCancelled BookingStatus = "CANCELLED"
+)
+
+// Booking is a paid hold: seats sold to a user, with the payment as evidence.
+type Booking struct {
+	ID          string
+	HoldID      string
+	UserID      string
+	ShowID      int64
+	Seats       []string
+	Status      BookingStatus
+	AmountMinor int64
+	Currency    string
+	PaymentID   string
+	Code        string // the ticket code, shown as a QR
+	CreatedAt   time.Time
+	CancelledAt *time.Time
+	Refund      *Refund // set once the booking is cancelled
+}
+
+// RefundStatus is the progress of money owed back to a customer.
+type RefundStatus string
+
+const (
+	RefundPending   RefundStatus = "PENDING"
+	RefundSucceeded RefundStatus = "SUCCEEDED"
+	RefundFailed    RefundStatus = "FAILED" // and being retried
+)
+
+// Refund is an obligation to pay money back, executed by the refund worker.
+type Refund struct {
+	ID          string
+	PaymentID   string
+	AmountMinor int64
+	Currency    string
+	Reason      string
+	Status      RefundStatus
+}

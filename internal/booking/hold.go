@@ -1,0 +1,93 @@
+package booking
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// HoldRequest asks for seats of one show for one user, under an
+// Idempotency-Key scoped to that user.
+type HoldRequest struct {
+	UserID string
+	ShowID int64
+	Seats  []string
+	TTL    time.Duration
+	Key    string
+}
+
+var seatIDPattern = regexp.MustCompile(`^[A-Za-z0-9-]{1,16}$`)
+
+// Normalize validates the seat list against the per-hold cap and returns it
+// sorted. Sorting fixes the lock order and makes the fingerprint independent
+// of the order the client listed the seats in.
+func (r HoldRequest) Normalize(maxSeats int) ([]string, error) {
+	if len(r.Seats) == 0 {
+		return nil, ErrNoSeats
+	}
+	for _, s := range r.Seats {
+		if !seatIDPattern.MatchString(s) {
+			return nil, &InvalidSeatError{Seat: s}
+		}
+	}
+	seats := slices.Clone(r.Seats)
+	slices.Sort(seats)
+	var dups []string
+	for i := 1; i < len(seats); i++ {
+		if seats[i] == seats[i-1] && (len(dups) == 0 || dups[len(dups)-1] != seats[i]) {
+			dups = append(dups, seats[i])
+		}
+	}
+	if len(dups) > 0 {
+		return nil, &DuplicateSeatsError{Seats: dups}
+	}
+	if len(seats) > maxSeats {
+		return nil, &TooManySeatsError{Asked: len(seats), Max: maxSeats}
+	}
+	return seats, nil
+}
+
+// Fingerprint identifies the request an Idempotency-Key was first used for:
+// show, seat set, user and TTL. seats must be normalized.
+func (r HoldRequest) Fingerprint(seats []string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%d", r.UserID, r.ShowID, r.TTL.Nanoseconds())
+	for _, s := range seats {
+		h.Write([]byte{0})
+		h.Write([]byte(s))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// HoldResult is the answer to a hold request: the hold, and whether it was
+// created now or replayed from an earlier request with the same key.
+type HoldResult struct {
+	Hold     Hold
+	Replayed bool
+}
+
+// ValidKey reports whether an Idempotency-Key is 1-255 printable ASCII characters.
+func ValidKey(key string) bool {
+	if len(key) == 0 || len(key) > 255 {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x20 || key[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseShowID reads a show id from a path segment.
+func ParseShowID(s string) (int64, error) {
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, ErrNotFound
+	}
+	return id, nil
+}

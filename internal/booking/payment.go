@@ -1,0 +1,39 @@
+package booking
+
+// Outcome is what a verified successful payment did.
+type Outcome string
+
+const (
+	// OutcomeBooked: the payment bought its still-held seats.
+	OutcomeBooked Outcome = "BOOKED"
+	// OutcomeRefundRequired: the payment bought nothing and is owed back.
+	OutcomeRefundRequired Outcome = "REFUND_REQUIRED"
+)
+
+// Why a payment bought nothing.
+const (
+	ReasonHoldExpired      = "hold_expired"
+	ReasonHoldCancelled    = "hold_cancelled"
+	ReasonAlreadyConfirmed = "already_confirmed"
+	ReasonAmountMismatch   = "amount_mismatch"
+	ReasonUnknownHold      = "unknown_hold"
+)
+
+// Payment is a successful charge reported by the payment provider, already
+// verified (signature, timestamp) by the caller.
+type Payment struct {
+	ID          string // the provider's payment id: the idempotency key of confirmation
+	HoldRef     string // the hold id as the provider sent it
+	AmountMinor int64
+	Currency    string
+}
+
+// Confirmation is the stored outcome of one provider payment id. A repeat
+// delivery of the same payment returns it unchanged.
+type Confirmation struct {
+	PaymentID string
+	HoldID    string
+	Outcome   Outcome
+	Reason    string // empty when BOOKED
+	BookingID string // set when BOOKED
+}

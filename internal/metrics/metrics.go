@@ -1,0 +1,50 @@
+// Package metrics defines the Prometheus metrics of the booking path.
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are the booking metrics, registered on one registry.
+type Metrics struct {
+	// HoldAttempts counts hold requests by outcome: held, replayed,
+	// conflict, active_hold, invalid, not_found, error.
+	HoldAttempts *prometheus.CounterVec
+	// HoldLatency is the time a hold request spends in the store.
+	HoldLatency prometheus.Histogram
+	// SeatConflicts counts seats named in seats_unavailable answers.
+	SeatConflicts prometheus.Counter
+	// HoldsExpired counts holds the sweeper ended at their deadline.
+	HoldsExpired prometheus.Counter
+	// Payments counts verified payments by outcome.
+	Payments *prometheus.CounterVec
+}
+
+// New creates the metrics and registers them on reg.
+func New(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		HoldAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "marquee_hold_attempts_total",
+			Help: "Hold requests by outcome.",
+		}, []string{"outcome"}),
+		HoldLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "marquee_hold_duration_seconds",
+			Help:    "Time a hold request spends deciding, in seconds.",
+			Buckets: []float64{.0005, .001, .002, .005, .01, .02, .05, .1, .2, .5, 1},
+		}),
+		SeatConflicts: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "marquee_seat_conflicts_total",
+			Help: "Seats refused because another customer held or had booked them.",
+		}),
+		HoldsExpired: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "marquee_holds_expired_total",
+			Help: "Holds the sweeper ended at their deadline.",
+		}),
+		Payments: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "marquee_payments_total",
+			Help: "Verified payments by outcome.",
+		}, []string{"outcome"}),
+	}
+	reg.MustRegister(m.HoldAttempts, m.HoldLatency, m.SeatConflicts, m.HoldsExpired, m.Payments)
+	return m
+}

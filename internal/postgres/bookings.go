@@ -1,0 +1,190 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+const bookingColumns = `b.id::text, b.hold_id::text, b.user_id::text, b.show_id, b.seat_ids, b.status,
+	b.amount_minor, b.currency, b.payment_id, b.code, b.created_at, b.cancelled_at,
+	r.id::text, r.amount_minor, r.currency, r.reason, r.status`
+
+const bookingFrom = `bookings b LEFT JOIN refunds r ON r.booking_id = b.id`
+
+func scanBooking(row pgx.Row) (booking.Booking, error) {
+	var (
+		b        booking.Booking
+		refundID *string
+		amount   *int64
+		currency *string
+		reason   *string
+		status   *string
+	)
+	err := row.Scan(&b.ID, &b.HoldID, &b.UserID, &b.ShowID, &b.Seats, &b.Status,
+		&b.AmountMinor, &b.Currency, &b.PaymentID, &b.Code, &b.CreatedAt, &b.CancelledAt,
+		&refundID, &amount, &currency, &reason, &status)
+	if err == nil && refundID != nil {
+		b.Refund = &booking.Refund{
+			ID: *refundID, PaymentID: b.PaymentID, AmountMinor: *amount, Currency: *currency,
+			Reason: *reason, Status: booking.RefundStatus(*status),
+		}
+	}
+	return b, err
+}
+
+// Bookings returns userID's bookings, newest first.
+func (s *Store) Bookings(ctx context.Context, userID string) ([]booking.Booking, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT `+bookingColumns+` FROM `+bookingFrom+`
+		 WHERE b.user_id = $1 ORDER BY b.created_at DESC, b.id`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("list bookings: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Booking, error) { return scanBooking(r) })
+	if err != nil {
+		return nil, fmt.Errorf("list bookings: %w", err)
+	}
+	return list, nil
+}
+
+// Booking returns userID's booking bookingID; another user's is not found.
+func (s *Store) Booking(ctx context.Context, userID, bookingID string) (booking.Booking, error) {
+	if !validID(bookingID) {
+		return booking.Booking{}, fmt.Errorf("booking %q: %w", bookingID, booking.ErrNotFound)
+	}
+	b, err := scanBooking(s.pool.QueryRow(ctx, `
+		SELECT `+bookingColumns+` FROM `+bookingFrom+`
+		 WHERE b.id = $1 AND b.user_id = $2`, bookingID, userID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return b, fmt.Errorf("booking %s: %w", bookingID, booking.ErrNotFound)
+	}
+	if err != nil {
+		return b, fmt.Errorf("read booking %s: %w", bookingID, err)
+	}
+	return b, nil
+}
+
+// RefundQuote is what cancelling a booking now would refund.
+type RefundQuote struct {
+	AmountMinor int64
+	Currency    string
+	Allowed     bool // false once the policy no longer allows cancelling
+}
+
+// QuoteCancellation returns what cancelling userID's booking would refund now,
+// without changing anything.
+func (s *Store) QuoteCancellation(ctx context.Context, userID, bookingID string) (RefundQuote, error) {
+	b, err := s.Booking(ctx, userID, bookingID)
+	if err != nil {
+		return RefundQuote{}, err
+	}
+	policy, startsAt, now, err := s.cancellationTerms(ctx, s.pool, b.ShowID)
+	if err != nil {
+		return RefundQuote{}, err
+	}
+	amount, ok := policy.Refund(b.AmountMinor, startsAt.Sub(now))
+	return RefundQuote{AmountMinor: amount, Currency: b.Currency, Allowed: ok && b.Status == booking.BookingConfirmed}, nil
+}
+
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// cancellationTerms returns the refund policy of showID's theatre, the show's
+// start and the authoritative now.
+func (s *Store) cancellationTerms(ctx context.Context, q querier, showID int64) (booking.RefundPolicy, time.Time, time.Time, error) {
+	var (
+		startsAt, now time.Time
+		theatreID     int64
+	)
+	if err := q.QueryRow(ctx, `
+		SELECT sh.starts_at, sc.theatre_id, coalesce($2::timestamptz, clock_timestamp())
+		  FROM shows sh JOIN screens sc ON sc.id = sh.screen_id WHERE sh.id = $1`,
+		showID, s.now()).Scan(&startsAt, &theatreID, &now); err != nil {
+		return booking.RefundPolicy{}, startsAt, now, fmt.Errorf("read show %d: %w", showID, err)
+	}
+	policy, err := refundPolicy(ctx, q, theatreID)
+	return policy, startsAt, now, err
+}
+
+func refundPolicy(ctx context.Context, q querier, theatreID int64) (booking.RefundPolicy, error) {
+	rows, err := q.Query(ctx, `
+		SELECT (extract(epoch FROM min_before) * 1000000)::bigint, percent
+		  FROM refund_tiers WHERE theatre_id = $1`, theatreID)
+	if err != nil {
+		return booking.RefundPolicy{}, fmt.Errorf("read refund policy: %w", err)
+	}
+	tiers, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.RefundTier, error) {
+		var micros int64
+		var t booking.RefundTier
+		err := r.Scan(&micros, &t.Percent)
+		t.Before = time.Duration(micros) * time.Microsecond
+		return t, err
+	})
+	if err != nil {
+		return booking.RefundPolicy{}, fmt.Errorf("read refund policy: %w", err)
+	}
+	if len(tiers) == 0 {
+		return booking.DefaultRefundPolicy, nil
+	}
+	return booking.RefundPolicy{Tiers: tiers}, nil
+}
+
+// CancelBooking cancels userID's confirmed booking under its theatre's
+// refund policy: the seats return to sale and the refund is queued. A second
+// cancel returns the same booking and refund; once the policy no longer
+// allows cancelling, it fails with booking.ErrCancellationClosed.
+func (s *Store) CancelBooking(ctx context.Context, userID, bookingID string) (booking.Booking, error) {
+	b, err := s.Booking(ctx, userID, bookingID)
+	if err != nil || b.Status == booking.BookingCancelled {
+		return b, err
+	}
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		// Lock order: the booking's seats, sorted, then the booking.
+		if _, err := tx.Exec(ctx, `
+			SELECT 1 FROM show_seats WHERE show_id = $1 AND seat_id = ANY ($2)
+			 ORDER BY seat_id FOR UPDATE`, b.ShowID, b.Seats); err != nil {
+			return fmt.Errorf("lock seats: %w", err)
+		}
+		var status booking.BookingStatus
+		if err := tx.QueryRow(ctx, `SELECT status FROM bookings WHERE id = $1 FOR NO KEY UPDATE`, b.ID).Scan(&status); err != nil {
+			return fmt.Errorf("lock booking: %w", err)
+		}
+		if status == booking.BookingCancelled {
+			return nil // a parallel cancel won; read its result below
+		}
+		policy, startsAt, now, err := s.cancellationTerms(ctx, tx, b.ShowID)
+		if err != nil {
+			return err
+		}
+		refund, ok := policy.Refund(b.AmountMinor, startsAt.Sub(now))
+		if !ok {
+			return booking.ErrCancellationClosed
+		}
+		if _, err := tx.Exec(ctx, `
+			WITH released AS (
+				UPDATE show_seats SET status = 'AVAILABLE', hold_id = NULL
+				 WHERE show_id = $2 AND seat_id = ANY ($3) AND hold_id = $4 AND status = 'BOOKED'
+			),
+			refund AS (
+				INSERT INTO refunds (payment_id, booking_id, amount_minor, currency, reason, status, created_at, updated_at)
+				VALUES ($5, $1, $6, $7, 'booking_cancelled', CASE WHEN $6 = 0 THEN 'SUCCEEDED' ELSE 'PENDING' END, $8, $8)
+			)
+			UPDATE bookings SET status = 'CANCELLED', cancelled_at = $8 WHERE id = $1`,
+			b.ID, b.ShowID, b.Seats, b.HoldID, b.PaymentID, refund, b.Currency, now); err != nil {
+			return fmt.Errorf("cancel booking: %w", err)
+		}
+		return enqueue(ctx, tx, "booking.cancelled", map[string]any{"booking_id": b.ID, "refund_minor": refund})
+	})
+	if err != nil {
+		return b, fmt.Errorf("cancel booking %s: %w", bookingID, err)
+	}
+	return s.Booking(ctx, userID, bookingID)
+}

@@ -1,0 +1,224 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+// CreateCity adds a city and returns its id.
+func (s *Store) CreateCity(ctx context.Context, name, slug string) (int64, error) {
+	var id int64
+	err := s.pool.QueryRow(ctx, `INSERT INTO cities (name, slug) VALUES ($1, $2) RETURNING id`, name, slug).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("create city %q: %w", name, err)
+	}
+	return id, nil
+}
+
+// Cities returns every city by name.
+func (s *Store) Cities(ctx context.Context) ([]booking.City, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, name, slug FROM cities ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("list cities: %w", err)
+	}
+	cities, err := pgx.CollectRows(rows, pgx.RowToStructByPos[booking.City])
+	if err != nil {
+		return nil, fmt.Errorf("list cities: %w", err)
+	}
+	return cities, nil
+}
+
+// CreateTheatre adds a theatre to a city, with its refund policy (nil keeps
+// the default policy), and returns its id.
+func (s *Store) CreateTheatre(ctx context.Context, t booking.Theatre, policy *booking.RefundPolicy) (int64, error) {
+	if _, err := time.LoadLocation(t.TimeZone); err != nil || t.TimeZone == "" {
+		return 0, fmt.Errorf("theatre %q: unknown time zone %q", t.Name, t.TimeZone)
+	}
+	var id int64
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `
+			INSERT INTO theatres (city_id, name, address, timezone) VALUES ($1, $2, $3, $4) RETURNING id`,
+			t.CityID, t.Name, t.Address, t.TimeZone).Scan(&id); err != nil {
+			return err
+		}
+		if policy == nil {
+			return nil
+		}
+		for _, tier := range policy.Tiers {
+			if _, err := tx.Exec(ctx, `
+				INSERT INTO refund_tiers (theatre_id, min_before, percent)
+				VALUES ($1, $2 * interval '1 microsecond', $3)`, id, tier.Before.Microseconds(), tier.Percent); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("create theatre %q: %w", t.Name, err)
+	}
+	return id, nil
+}
+
+// CreateScreen adds a screen with its seat layout and returns its id.
+func (s *Store) CreateScreen(ctx context.Context, theatreID int64, name string, seats []booking.SeatSpec) (int64, error) {
+	var id int64
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `INSERT INTO screens (theatre_id, name) VALUES ($1, $2) RETURNING id`,
+			theatreID, name).Scan(&id); err != nil {
+			return err
+		}
+		rows := make([][]any, len(seats))
+		for i, st := range seats {
+			rows[i] = []any{id, st.ID, st.Row, st.Number, st.Category, st.GridRow, st.GridCol, st.Accessible}
+		}
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"seats"},
+			[]string{"screen_id", "seat_id", "row_label", "number", "category", "grid_row", "grid_col", "accessible"},
+			pgx.CopyFromRows(rows))
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("create screen %q: %w", name, err)
+	}
+	return id, nil
+}
+
+// CreateMovie adds a movie and returns its id.
+func (s *Store) CreateMovie(ctx context.Context, m booking.Movie) (int64, error) {
+	var id int64
+	err := s.pool.QueryRow(ctx, `
+		INSERT INTO movies (title, duration_minutes, rating, synopsis) VALUES ($1, $2, $3, $4) RETURNING id`,
+		m.Title, m.DurationMinutes, m.Rating, m.Synopsis).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("create movie %q: %w", m.Title, err)
+	}
+	return id, nil
+}
+
+// CreateShow schedules a show and puts every seat of its screen on sale. It
+// fails with booking.ErrShowOverlap when the screen is busy at that time.
+// Every seat category of the screen needs a price.
+func (s *Store) CreateShow(ctx context.Context, sh booking.Show) (int64, error) {
+	var id int64
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `
+			INSERT INTO shows (movie_id, screen_id, starts_at, ends_at, currency)
+			VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+			sh.MovieID, sh.ScreenID, sh.StartsAt, sh.EndsAt, sh.Currency).Scan(&id); err != nil {
+			return err
+		}
+		for category, price := range sh.Prices {
+			if _, err := tx.Exec(ctx, `INSERT INTO show_prices (show_id, category, price_minor) VALUES ($1, $2, $3)`,
+				id, category, price); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(ctx, `
+			INSERT INTO show_seats (show_id, seat_id, screen_id, category)
+			SELECT $1, seat_id, screen_id, category FROM seats WHERE screen_id = $2`, id, sh.ScreenID)
+		return err
+	})
+	if code, _ := pgCode(err); code == codeExclusion {
+		return 0, fmt.Errorf("create show: %w", booking.ErrShowOverlap)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("create show: %w", err)
+	}
+	return id, nil
+}
+
+const showColumns = `sh.id, sh.movie_id, m.title, t.id, t.name, t.timezone, c.name, sc.id, sc.name,
+	sh.starts_at, sh.ends_at, sh.currency`
+
+const showFrom = `shows sh
+	JOIN movies m ON m.id = sh.movie_id
+	JOIN screens sc ON sc.id = sh.screen_id
+	JOIN theatres t ON t.id = sc.theatre_id
+	JOIN cities c ON c.id = t.city_id`
+
+func scanShow(row pgx.Row) (booking.Show, error) {
+	var sh booking.Show
+	err := row.Scan(&sh.ID, &sh.MovieID, &sh.MovieTitle, &sh.TheatreID, &sh.TheatreName, &sh.TimeZone,
+		&sh.CityName, &sh.ScreenID, &sh.ScreenName, &sh.StartsAt, &sh.EndsAt, &sh.Currency)
+	return sh, err
+}
+
+// Show returns a scheduled show with its prices.
+func (s *Store) Show(ctx context.Context, id int64) (booking.Show, error) {
+	sh, err := scanShow(s.pool.QueryRow(ctx, `
+		SELECT `+showColumns+` FROM `+showFrom+` WHERE sh.id = $1 AND sh.status = 'SCHEDULED'`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return sh, fmt.Errorf("show %d: %w", id, booking.ErrNotFound)
+	}
+	if err != nil {
+		return sh, fmt.Errorf("read show %d: %w", id, err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT category, price_minor FROM show_prices WHERE show_id = $1`, id)
+	if err != nil {
+		return sh, fmt.Errorf("read prices of show %d: %w", id, err)
+	}
+	sh.Prices = map[string]int64{}
+	var category string
+	var price int64
+	_, err = pgx.ForEachRow(rows, []any{&category, &price}, func() error {
+		sh.Prices[category] = price
+		return nil
+	})
+	if err != nil {
+		return sh, fmt.Errorf("read prices of show %d: %w", id, err)
+	}
+	return sh, nil
+}
+
+// Shows lists scheduled shows that have not started, soonest first.
+func (s *Store) Shows(ctx context.Context, f booking.ShowFilter) ([]booking.Show, error) {
+	limit := f.Limit
+	if limit <= 0 || limit > 500 {
+		limit = 200
+	}
+	var cityID *int64
+	var citySlug *string
+	if f.City != "" {
+		if id, err := strconv.ParseInt(f.City, 10, 64); err == nil {
+			cityID = &id
+		} else {
+			citySlug = &f.City
+		}
+	}
+	var afterAt *time.Time
+	var afterID int64
+	if f.After != nil {
+		afterAt, afterID = &f.After.StartsAt, f.After.ID
+	}
+	var date *string
+	if f.Date != "" {
+		date = &f.Date
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT `+showColumns+` FROM `+showFrom+`
+		 WHERE sh.status = 'SCHEDULED'
+		   AND sh.starts_at > coalesce($1::timestamptz, clock_timestamp())
+		   AND ($2::bigint IS NULL OR c.id = $2)
+		   AND ($3::text IS NULL OR c.slug = $3)
+		   AND ($4::bigint = 0 OR sh.movie_id = $4)
+		   AND ($5::bigint = 0 OR t.id = $5)
+		   AND ($6::date IS NULL OR (sh.starts_at AT TIME ZONE t.timezone)::date = $6::date)
+		   AND ($7::timestamptz IS NULL OR (sh.starts_at, sh.id) > ($7, $8))
+		 ORDER BY sh.starts_at, sh.id
+		 LIMIT $9`,
+		s.now(), cityID, citySlug, f.MovieID, f.Theatre, date, afterAt, afterID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list shows: %w", err)
+	}
+	shows, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Show, error) { return scanShow(r) })
+	if err != nil {
+		return nil, fmt.Errorf("list shows: %w", err)
+	}
+	return shows, nil
+}

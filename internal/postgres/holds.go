@@ -1,0 +1,282 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// validID reports whether s can be the id of a hold, booking or user. Any
+// other string names nothing, and must not reach SQL as a uuid.
+func validID(s string) bool { return uuidPattern.MatchString(s) }
+
+// HoldSeats claims req's seats for req's user, all or nothing, in one round
+// trip (the hold_seats function). It never waits longer than LockTimeout for
+// a seat another request is claiming: that answers as unavailable.
+func (s *Store) HoldSeats(ctx context.Context, req booking.HoldRequest, maxSeats int) (booking.HoldResult, error) {
+	seats, err := req.Normalize(maxSeats)
+	if err != nil {
+		return booking.HoldResult{}, err
+	}
+	fingerprint := req.Fingerprint(seats)
+	// Races a unique index decides (one active hold per user, one hold per
+	// key) and a lapsed hold of the user's make one more attempt worthwhile;
+	// the second attempt sees what the first could not.
+	for attempt := 0; ; attempt++ {
+		res, retry, err := s.holdOnce(ctx, req, seats, fingerprint)
+		if retry && attempt < 2 {
+			continue
+		}
+		if retry {
+			return booking.HoldResult{}, fmt.Errorf("hold seats: still contended after %d attempts: %w", attempt+1, err)
+		}
+		return res, err
+	}
+}
+
+func (s *Store) holdOnce(ctx context.Context, req booking.HoldRequest, seats []string, fingerprint string) (res booking.HoldResult, retry bool, err error) {
+	var (
+		outcome   string
+		holdID    *string
+		holdSeats []string
+		state     *string
+		expiresAt *time.Time
+		amount    *int64
+		currency  *string
+		createdAt *time.Time
+	)
+	lockTimeout := max(s.LockTimeout.Milliseconds(), 1)
+	err = s.pool.QueryRow(ctx, `
+		SELECT outcome, hold_id::text, seat_ids, state, expires_at, amount_minor, currency, created_at
+		  FROM hold_seats($1, $2, $3, $4 * interval '1 microsecond', $5, $6, $7, $8::timestamptz)`,
+		req.UserID, req.ShowID, seats, req.TTL.Microseconds(), req.Key, fingerprint,
+		fmt.Sprintf("%dms", lockTimeout), s.now(),
+	).Scan(&outcome, &holdID, &holdSeats, &state, &expiresAt, &amount, &currency, &createdAt)
+	if err != nil {
+		switch code, constraint := pgCode(err); {
+		case code == codeUniqueViolation && (constraint == "holds_one_active_per_user" || constraint == "hold_keys_pkey"):
+			return res, true, fmt.Errorf("hold seats: %w", err)
+		case code == codeLockNotAvail:
+			return res, false, &booking.SeatsUnavailableError{Seats: seats}
+		}
+		return res, false, fmt.Errorf("hold seats: %w", err)
+	}
+
+	switch outcome {
+	case "HELD", "REPLAYED":
+		return booking.HoldResult{
+			Hold: booking.Hold{
+				ID: *holdID, UserID: req.UserID, ShowID: req.ShowID, Seats: holdSeats,
+				State: booking.HoldState(*state), ExpiresAt: *expiresAt,
+				AmountMinor: *amount, Currency: *currency, CreatedAt: *createdAt,
+			},
+			Replayed: outcome == "REPLAYED",
+		}, false, nil
+	case "KEY_REUSED":
+		return res, false, booking.ErrKeyReused
+	case "UNKNOWN_SHOW":
+		return res, false, fmt.Errorf("show %d: %w", req.ShowID, booking.ErrNotFound)
+	case "SHOW_CLOSED":
+		return res, false, booking.ErrShowClosed
+	case "UNKNOWN_SEATS":
+		return res, false, &booking.UnknownSeatsError{Seats: holdSeats}
+	case "UNAVAILABLE":
+		return res, false, &booking.SeatsUnavailableError{Seats: holdSeats}
+	case "ACTIVE_HOLD":
+		return res, false, &booking.ActiveHoldError{HoldID: *holdID}
+	case "LAPSED_HOLD":
+		if _, err := s.endHold(ctx, *holdID, "", false); err != nil {
+			return res, false, fmt.Errorf("expire lapsed hold %s: %w", *holdID, err)
+		}
+		return res, true, &booking.ActiveHoldError{HoldID: *holdID}
+	}
+	return res, false, fmt.Errorf("hold seats: unexpected outcome %q", outcome)
+}
+
+const holdColumns = `id::text, user_id::text, show_id, seat_ids, state, expires_at, amount_minor, currency, created_at`
+
+func scanHold(row pgx.Row) (booking.Hold, error) {
+	var h booking.Hold
+	err := row.Scan(&h.ID, &h.UserID, &h.ShowID, &h.Seats, &h.State, &h.ExpiresAt, &h.AmountMinor, &h.Currency, &h.CreatedAt)
+	return h, err
+}
+
+// Hold returns userID's hold holdID with its state as of now: a HELD hold
+// past its deadline reads EXPIRED even before the sweeper has ended it.
+// Another user's hold is not found.
+func (s *Store) Hold(ctx context.Context, userID, holdID string) (booking.Hold, error) {
+	if !validID(holdID) {
+		return booking.Hold{}, fmt.Errorf("hold %q: %w", holdID, booking.ErrNotFound)
+	}
+	h, err := scanHold(s.pool.QueryRow(ctx, `
+		SELECT `+holdColumns+`
+		  FROM holds WHERE id = $1 AND user_id = $2`, holdID, userID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return h, fmt.Errorf("hold %s: %w", holdID, booking.ErrNotFound)
+	}
+	if err != nil {
+		return h, fmt.Errorf("read hold %s: %w", holdID, err)
+	}
+	return s.lazyState(ctx, h)
+}
+
+// lazyState reports a lapsed HELD hold as EXPIRED.
+func (s *Store) lazyState(ctx context.Context, h booking.Hold) (booking.Hold, error) {
+	if h.State != booking.HoldHeld {
+		return h, nil
+	}
+	now, err := s.clock(ctx)
+	if err != nil {
+		return h, err
+	}
+	if h.Lapsed(now) {
+		h.State = booking.HoldExpired
+	}
+	return h, nil
+}
+
+// clock returns the authoritative time: the injected clock or the database's.
+func (s *Store) clock(ctx context.Context) (time.Time, error) {
+	if s.Clock != nil {
+		return s.Clock(), nil
+	}
+	var now time.Time
+	if err := s.pool.QueryRow(ctx, `SELECT clock_timestamp()`).Scan(&now); err != nil {
+		return now, fmt.Errorf("read database clock: %w", err)
+	}
+	return now, nil
+}
+
+// CancelHold releases userID's hold holdID if it is still HELD. An expired or
+// cancelled hold is returned unchanged; a confirmed one is refused
+// (ErrHoldConfirmed): its booking must be cancelled instead.
+func (s *Store) CancelHold(ctx context.Context, userID, holdID string) (booking.Hold, error) {
+	if !validID(holdID) {
+		return booking.Hold{}, fmt.Errorf("hold %q: %w", holdID, booking.ErrNotFound)
+	}
+	h, err := s.endHold(ctx, holdID, userID, true)
+	if err != nil {
+		return h, err
+	}
+	if h.State == booking.HoldConfirmed {
+		return h, booking.ErrHoldConfirmed
+	}
+	return h, nil
+}
+
+// endHold ends hold holdID if it is HELD: as CANCELLED when cancel is set and
+// it has not lapsed, else as EXPIRED once it has lapsed. It releases only the
+// seats the hold still owns, so a stale release never frees a newer owner's
+// seat. userID, when set, must own the hold.
+func (s *Store) endHold(ctx context.Context, holdID, userID string, cancel bool) (booking.Hold, error) {
+	var h booking.Hold
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		h, err = scanHold(tx.QueryRow(ctx, `SELECT `+holdColumns+` FROM holds WHERE id = $1`, holdID))
+		if errors.Is(err, pgx.ErrNoRows) || (err == nil && userID != "" && h.UserID != userID) {
+			return fmt.Errorf("hold %s: %w", holdID, booking.ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("read hold: %w", err)
+		}
+		if h.State != booking.HoldHeld {
+			return nil
+		}
+		// Lock order: the hold's seats, sorted, then the hold; re-check under the locks.
+		if _, err := tx.Exec(ctx, `
+			SELECT 1 FROM show_seats WHERE show_id = $1 AND seat_id = ANY ($2)
+			 ORDER BY seat_id FOR UPDATE`, h.ShowID, h.Seats); err != nil {
+			return fmt.Errorf("lock seats: %w", err)
+		}
+		var now time.Time
+		if err := tx.QueryRow(ctx, `
+			SELECT state, coalesce($2::timestamptz, clock_timestamp())
+			  FROM holds WHERE id = $1 FOR NO KEY UPDATE`, holdID, s.now()).Scan(&h.State, &now); err != nil {
+			return fmt.Errorf("lock hold: %w", err)
+		}
+		if h.State != booking.HoldHeld {
+			return nil
+		}
+		next := booking.HoldCancelled
+		if h.Lapsed(now) {
+			next = booking.HoldExpired
+		} else if !cancel {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `
+			WITH released AS (
+				UPDATE show_seats SET status = 'AVAILABLE', hold_id = NULL, hold_expires_at = NULL
+				 WHERE show_id = $1 AND seat_id = ANY ($2) AND hold_id = $3 AND status = 'HELD'
+			)
+			UPDATE holds SET state = $4, ended_at = $5 WHERE id = $3`,
+			h.ShowID, h.Seats, holdID, next, now); err != nil {
+			return fmt.Errorf("release hold: %w", err)
+		}
+		h.State = next
+		return nil
+	})
+	return h, err
+}
+
+// ExpireHolds ends, as EXPIRED, up to limit holds whose deadline has passed,
+// releasing the seats each still owns, and returns how many it ended. It is
+// the sweeper's batch: correctness never depends on it (every decision also
+// expires lazily); it frees the seat map promptly. Confirmed seats are never
+// touched: only seats HELD by the lapsed holds themselves are released.
+func (s *Store) ExpireHolds(ctx context.Context, limit int) (int, error) {
+	var n int
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '2s'`); err != nil {
+			return fmt.Errorf("set lock timeout: %w", err)
+		}
+		var ids []string
+		rows, err := tx.Query(ctx, `
+			SELECT id::text FROM holds
+			 WHERE state = 'HELD' AND expires_at <= coalesce($1::timestamptz, clock_timestamp())
+			 ORDER BY expires_at LIMIT $2`, s.now(), limit)
+		if err != nil {
+			return fmt.Errorf("find lapsed holds: %w", err)
+		}
+		ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return fmt.Errorf("find lapsed holds: %w", err)
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		// Lock order: seats by (show_id, seat_id) across every show, then holds by id.
+		if _, err := tx.Exec(ctx, `
+			SELECT 1 FROM show_seats WHERE hold_id = ANY ($1::uuid[])
+			 ORDER BY show_id, seat_id FOR UPDATE`, ids); err != nil {
+			return fmt.Errorf("lock seats: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `
+			SELECT 1 FROM holds WHERE id = ANY ($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`, ids); err != nil {
+			return fmt.Errorf("lock holds: %w", err)
+		}
+		return tx.QueryRow(ctx, `
+			WITH now AS (SELECT coalesce($2::timestamptz, clock_timestamp()) AS t),
+			expired AS (
+				UPDATE holds SET state = 'EXPIRED', ended_at = (SELECT t FROM now)
+				 WHERE id = ANY ($1::uuid[]) AND state = 'HELD' AND expires_at <= (SELECT t FROM now)
+				RETURNING id
+			),
+			released AS (
+				UPDATE show_seats SET status = 'AVAILABLE', hold_id = NULL, hold_expires_at = NULL
+				 WHERE hold_id IN (SELECT id FROM expired) AND status = 'HELD'
+			)
+			SELECT count(*) FROM expired`, ids, s.now()).Scan(&n)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("expire holds: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,229 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+// ConfirmPayment turns a verified successful payment into its one stored
+// outcome. The first valid payment for a still-HELD hold books its seats;
+// a payment for an expired or cancelled hold, a second distinct payment for a
+// confirmed one, or one for an unknown hold books nothing and records a
+// refund obligation. A payment whose amount or currency differs from its hold
+// is recorded the same way and reported as *booking.AmountMismatchError.
+//
+// The payment id is the idempotency key: the same payment again returns the
+// stored outcome; the same id with another hold, amount or currency is
+// refused with booking.ErrPaymentConflict, and that check comes first.
+func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment) (booking.Confirmation, error) {
+	for attempt := 0; ; attempt++ {
+		c, err := s.confirmOnce(ctx, p)
+		// Two deliveries of one new payment id raced and the other recorded
+		// it first: the next attempt returns what it stored.
+		if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "payments_pkey" && attempt < 2 {
+			continue
+		}
+		return c, err
+	}
+}
+
+func (s *Store) confirmOnce(ctx context.Context, p booking.Payment) (booking.Confirmation, error) {
+	var c booking.Confirmation
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		var stored bool
+		if c, stored, err = storedConfirmation(ctx, tx, p); stored || err != nil {
+			return err
+		}
+
+		var h booking.Hold
+		found := validID(p.HoldRef)
+		if found {
+			h, err = scanHold(tx.QueryRow(ctx, `SELECT `+holdColumns+` FROM holds WHERE id = $1`, p.HoldRef))
+			if errors.Is(err, pgx.ErrNoRows) {
+				found = false
+			} else if err != nil {
+				return fmt.Errorf("read hold: %w", err)
+			}
+		}
+		c = booking.Confirmation{PaymentID: p.ID, HoldID: p.HoldRef, Outcome: booking.OutcomeRefundRequired}
+		switch {
+		case !found:
+			c.Reason = booking.ReasonUnknownHold
+			return s.recordRefund(ctx, tx, p, nil, c)
+		case h.AmountMinor != p.AmountMinor || h.Currency != p.Currency:
+			c.Reason = booking.ReasonAmountMismatch
+			return s.recordRefund(ctx, tx, p, &h, c)
+		}
+
+		// Lock order: the hold's seats, sorted, then the hold; decide under the locks.
+		if _, err := tx.Exec(ctx, `
+			SELECT 1 FROM show_seats WHERE show_id = $1 AND seat_id = ANY ($2)
+			 ORDER BY seat_id FOR UPDATE`, h.ShowID, h.Seats); err != nil {
+			return fmt.Errorf("lock seats: %w", err)
+		}
+		var now time.Time
+		if err := tx.QueryRow(ctx, `
+			SELECT state, coalesce($2::timestamptz, clock_timestamp())
+			  FROM holds WHERE id = $1 FOR NO KEY UPDATE`, h.ID, s.now()).Scan(&h.State, &now); err != nil {
+			return fmt.Errorf("lock hold: %w", err)
+		}
+		// A parallel delivery of this payment may have committed while we waited.
+		if c, stored, err = storedConfirmation(ctx, tx, p); stored || err != nil {
+			return err
+		}
+		c = booking.Confirmation{PaymentID: p.ID, HoldID: h.ID, Outcome: booking.OutcomeRefundRequired}
+
+		switch {
+		case h.State == booking.HoldHeld && !h.Lapsed(now):
+			return s.book(ctx, tx, p, h, now, &c)
+		case h.State == booking.HoldHeld: // lapsed: end it now, as the sweeper would
+			if _, err := tx.Exec(ctx, `
+				WITH released AS (
+					UPDATE show_seats SET status = 'AVAILABLE', hold_id = NULL, hold_expires_at = NULL
+					 WHERE show_id = $1 AND seat_id = ANY ($2) AND hold_id = $3 AND status = 'HELD'
+				)
+				UPDATE holds SET state = 'EXPIRED', ended_at = $4 WHERE id = $3`,
+				h.ShowID, h.Seats, h.ID, now); err != nil {
+				return fmt.Errorf("expire hold: %w", err)
+			}
+			c.Reason = booking.ReasonHoldExpired
+		case h.State == booking.HoldExpired:
+			c.Reason = booking.ReasonHoldExpired
+		case h.State == booking.HoldCancelled:
+			c.Reason = booking.ReasonHoldCancelled
+		default: // CONFIRMED by another payment
+			c.Reason = booking.ReasonAlreadyConfirmed
+		}
+		return s.recordRefund(ctx, tx, p, &h, c)
+	})
+	if err == nil && c.Reason == booking.ReasonAmountMismatch {
+		// Recorded and committed above; reported to the provider as an error.
+		return c, &booking.AmountMismatchError{Confirmation: c}
+	}
+	return c, err
+}
+
+// storedConfirmation returns the outcome stored for p's payment id, if any.
+func storedConfirmation(ctx context.Context, tx pgx.Tx, p booking.Payment) (booking.Confirmation, bool, error) {
+	var (
+		c                 booking.Confirmation
+		holdRef, currency string
+		amount            int64
+		reason, bookingID *string
+	)
+	err := tx.QueryRow(ctx, `
+		SELECT hold_ref, amount_minor, currency, outcome, reason, booking_id::text
+		  FROM payments WHERE payment_id = $1`, p.ID,
+	).Scan(&holdRef, &amount, &currency, &c.Outcome, &reason, &bookingID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c, false, nil
+	}
+	if err != nil {
+		return c, false, fmt.Errorf("read payment %s: %w", p.ID, err)
+	}
+	if holdRef != p.HoldRef || amount != p.AmountMinor || currency != p.Currency {
+		return c, true, booking.ErrPaymentConflict
+	}
+	c.PaymentID, c.HoldID = p.ID, holdRef
+	if reason != nil {
+		c.Reason = *reason
+	}
+	if bookingID != nil {
+		c.BookingID = *bookingID
+	}
+	return c, true, nil
+}
+
+// book confirms HELD hold h with payment p: its seats become BOOKED, the
+// booking is created with the payment as evidence.
+func (s *Store) book(ctx context.Context, tx pgx.Tx, p booking.Payment, h booking.Hold, now time.Time, c *booking.Confirmation) error {
+	tag, err := tx.Exec(ctx, `
+		UPDATE show_seats SET status = 'BOOKED', hold_expires_at = NULL
+		 WHERE show_id = $1 AND seat_id = ANY ($2) AND hold_id = $3 AND status = 'HELD'`,
+		h.ShowID, h.Seats, h.ID)
+	if err != nil {
+		return fmt.Errorf("book seats: %w", err)
+	}
+	if tag.RowsAffected() != int64(len(h.Seats)) {
+		// A live hold owns all its seats (I5); anything else is a broken invariant.
+		return fmt.Errorf("book hold %s: owns %d of its %d seats", h.ID, tag.RowsAffected(), len(h.Seats))
+	}
+	if err := tx.QueryRow(ctx, `
+		WITH confirmed AS (
+			UPDATE holds SET state = 'CONFIRMED', ended_at = $7 WHERE id = $1
+		)
+		INSERT INTO bookings (hold_id, user_id, show_id, seat_ids, amount_minor, currency, payment_id, code, status, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $8, $9, 'CONFIRMED', $7)
+		RETURNING id::text`,
+		h.ID, h.UserID, h.ShowID, h.Seats, h.AmountMinor, h.Currency, now, p.ID, ticketCode(),
+	).Scan(&c.BookingID); err != nil {
+		return fmt.Errorf("create booking: %w", err)
+	}
+	c.Outcome, c.Reason = booking.OutcomeBooked, ""
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO payments (payment_id, hold_ref, hold_id, user_id, amount_minor, currency, outcome, booking_id, received_at)
+		VALUES ($1, $2, $3, $4, $5, $6, 'BOOKED', $7, $8)`,
+		p.ID, p.HoldRef, h.ID, h.UserID, p.AmountMinor, p.Currency, c.BookingID, now); err != nil {
+		return fmt.Errorf("record payment: %w", err)
+	}
+	return enqueue(ctx, tx, "booking.confirmed", map[string]any{"booking_id": c.BookingID, "user_id": h.UserID})
+}
+
+// recordRefund stores payment p as REFUND_REQUIRED with its refund obligation
+// for the full amount. h is nil for an unknown hold.
+func (s *Store) recordRefund(ctx context.Context, tx pgx.Tx, p booking.Payment, h *booking.Hold, c booking.Confirmation) error {
+	var holdID, userID *string
+	if h != nil {
+		holdID, userID = &h.ID, &h.UserID
+	}
+	var refundID string
+	err := tx.QueryRow(ctx, `
+		WITH now AS (SELECT coalesce($8::timestamptz, clock_timestamp()) AS t),
+		payment AS (
+			INSERT INTO payments (payment_id, hold_ref, hold_id, user_id, amount_minor, currency, outcome, reason, received_at)
+			SELECT $1, $2, $3, $4, $5, $6, 'REFUND_REQUIRED', $7, t FROM now
+			RETURNING payment_id
+		)
+		INSERT INTO refunds (payment_id, amount_minor, currency, reason, created_at, updated_at)
+		SELECT payment_id, $5, $6, $7, t, t FROM payment, now
+		RETURNING id::text`,
+		p.ID, p.HoldRef, holdID, userID, p.AmountMinor, p.Currency, c.Reason, s.now(),
+	).Scan(&refundID)
+	if err != nil {
+		return fmt.Errorf("record refund for payment %s: %w", p.ID, err)
+	}
+	return enqueue(ctx, tx, "refund.requested", map[string]any{"refund_id": refundID, "payment_id": p.ID})
+}
+
+// enqueue records a side effect to run after commit (see the outbox table).
+func enqueue(ctx context.Context, tx pgx.Tx, topic string, payload map[string]any) error {
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", topic, err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO outbox (topic, payload) VALUES ($1, $2)`, topic, body); err != nil {
+		return fmt.Errorf("enqueue %s: %w", topic, err)
+	}
+	return nil
+}
+
+// ticketCode returns a random ticket code: 12 characters of an alphabet
+// without look-alikes, about 60 bits.
+func ticketCode() string {
+	const alphabet = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+	b := make([]byte, 12)
+	rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
+}

@@ -1,0 +1,174 @@
+// Package postgres is the store of Marquee: every read and write of booking
+// state, as raw SQL beside the method that runs it. Each exported method owns
+// its transaction. Every path that locks takes show_seat rows first, in
+// (show_id, seat_id) order, then hold rows by id, then payment and booking
+// rows, so no two transactions can wait on each other in a cycle.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/golang-migrate/migrate/v4"
+	migratepgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
+	"github.com/golang-migrate/migrate/v4/source/iofs"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/marquee-tickets/marquee/migrations"
+)
+
+// Store is the booking store on one PostgreSQL database.
+type Store struct {
+	pool *pgxpool.Pool
+
+	// Clock, when set, replaces the database clock for every decision. Tests
+	// set it to cross deadlines exactly; production leaves it nil so that all
+	// app instances share the database's clock.
+	Clock func() time.Time
+
+	// LockTimeout bounds how long a hold waits for a seat row another request
+	// has locked. A stampede answers 409 quickly rather than queueing.
+	LockTimeout time.Duration
+}
+
+// NewStore returns a store using pool.
+func NewStore(pool *pgxpool.Pool) *Store {
+	return &Store{pool: pool, LockTimeout: 100 * time.Millisecond}
+}
+
+// Pool returns the store's connection pool.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// now is the clock argument of a query: nil lets SQL use the database clock.
+func (s *Store) now() any {
+	if s.Clock == nil {
+		return nil
+	}
+	return s.Clock()
+}
+
+// Connect opens a pool to databaseURL with the session guards every
+// connection needs: no statement and no idle transaction may hold seat locks
+// for long, whatever a client or a bug does.
+func Connect(ctx context.Context, databaseURL string, maxConns int32) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	if maxConns > 0 {
+		cfg.MaxConns = maxConns
+	}
+	rp := cfg.ConnConfig.RuntimeParams
+	rp["idle_in_transaction_session_timeout"] = "5s"
+	rp["statement_timeout"] = "10s"
+	rp["application_name"] = "marquee"
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open pool: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("ping database: %w", err)
+	}
+	return pool, nil
+}
+
+// Migrate applies every embedded migration not yet applied to databaseURL.
+func Migrate(ctx context.Context, databaseURL string) error {
+	src, err := iofs.New(migrations.FS, ".")
+	if err != nil {
+		return fmt.Errorf("migrations source: %w", err)
+	}
+	cfg, err := pgx.ParseConfig(databaseURL)
+	if err != nil {
+		return fmt.Errorf("parse database url: %w", err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	defer db.Close()
+	driver, err := migratepgx.WithInstance(db, &migratepgx.Config{})
+	if err != nil {
+		return fmt.Errorf("migrations driver: %w", err)
+	}
+	m, err := migrate.NewWithInstance("iofs", src, "pgx5", driver)
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	return nil
+}
+
+// Ready reports whether the database answers and every migration is applied.
+func (s *Store) Ready(ctx context.Context) error {
+	var version int
+	var dirty bool
+	err := s.pool.QueryRow(ctx, `SELECT version, dirty FROM schema_migrations`).Scan(&version, &dirty)
+	if err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	latest, err := latestMigration()
+	if err != nil {
+		return err
+	}
+	if dirty || version < latest {
+		return fmt.Errorf("schema at version %d (dirty=%v), want %d", version, dirty, latest)
+	}
+	return nil
+}
+
+func latestMigration() (int, error) {
+	src, err := iofs.New(migrations.FS, ".")
+	if err != nil {
+		return 0, fmt.Errorf("migrations source: %w", err)
+	}
+	defer src.Close()
+	v, err := src.First()
+	if err != nil {
+		return 0, fmt.Errorf("first migration: %w", err)
+	}
+	for {
+		next, err := src.Next(v)
+		if err != nil {
+			return int(v), nil
+		}
+		v = next
+	}
+}
+
+// RedactURL returns databaseURL without its password, for logs.
+func RedactURL(databaseURL string) string {
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		return "(unparsable database url)"
+	}
+	return u.Redacted()
+}
+
+// inTx runs fn in a transaction, committing when it returns nil.
+func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, s.pool, fn)
+}
+
+// pgCode returns the SQLSTATE of err and the constraint it names, if any.
+func pgCode(err error) (code, constraint string) {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code, pgErr.ConstraintName
+	}
+	return "", ""
+}
+
+const (
+	codeUniqueViolation = "23505"
+	codeExclusion       = "23P01"
+	codeLockNotAvail    = "55P03"
+	codeForeignKey      = "23503"
+	codeCheck           = "23514"
+)

@@ -1,0 +1,1 @@
+DROP FUNCTION IF EXISTS booking_invariant_violations(timestamptz);
