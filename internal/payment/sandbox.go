@@ -1,0 +1,20 @@
+package payment
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+// Sandbox is the payment provider that ships with Marquee: a hosted checkout
+// served by the app itself, which reports payments by signed webhook.
+type Sandbox struct {
+	PublicURL string // the app's base URL, e.g. http://localhost:8080
+	Secret    []byte // signs the sandbox's webhooks
+}
+
+// CheckoutURL is where the browser goes to pay for hold h.
+func (s Sandbox) CheckoutURL(h booking.Hold) string {
+	return strings.TrimRight(s.PublicURL, "/") + "/sandbox/checkout/" + url.PathEscape(h.ID)
+}
