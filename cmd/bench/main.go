@@ -1,0 +1,228 @@
+// Command bench measures the seat-hold path three ways on identical
+// workloads in one run: the naive five-statement transaction (one round trip
+// per statement), the one-round-trip hold_seats function (Store.HoldSeats),
+// and the real HTTP API served on loopback. It prints a markdown table.
+//
+// It creates its own database on DATABASE_URL's server (default
+// postgres://postgres@127.0.0.1:5432/postgres), migrates and seeds it, and
+// drops it when done or interrupted.
+//
+//	go run ./cmd/bench [-duration 3s] [-clients 1,8,64] [-quick]
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/marquee-tickets/marquee/internal/postgres"
+)
+
+const defaultServerURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// config is what the flags decide.
+type config struct {
+	serverURL       string
+	duration        time.Duration
+	warmup          time.Duration
+	clients         []int
+	stampedeClients int
+	stampedeRounds  int
+	poolSize        int32
+	holdTTL         time.Duration
+}
+
+func main() {
+	cfg := config{serverURL: os.Getenv("DATABASE_URL"), poolSize: int32(4 * runtime.NumCPU())}
+	if cfg.serverURL == "" {
+		cfg.serverURL = defaultServerURL
+	}
+	var clients string
+	var quick bool
+	flag.DurationVar(&cfg.duration, "duration", 3*time.Second, "measured time of each cell")
+	flag.StringVar(&clients, "clients", "1,8,64", "comma-separated numbers of concurrent clients")
+	flag.IntVar(&cfg.stampedeClients, "stampede-clients", 64, "clients released together in each stampede round")
+	flag.IntVar(&cfg.stampedeRounds, "stampede-rounds", 20, "stampede rounds, each on 6 fresh seats")
+	flag.BoolVar(&quick, "quick", false, "smoke run: short cells, fewer stampede rounds")
+	flag.Parse()
+
+	var err error
+	if cfg.clients, err = parseClients(clients); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	if quick {
+		cfg.duration = min(cfg.duration, 300*time.Millisecond)
+		cfg.stampedeRounds = min(cfg.stampedeRounds, 3)
+	}
+	cfg.warmup = min(cfg.duration/3, time.Second)
+	cfg.holdTTL = 5 * time.Minute
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C kills at once
+	}()
+	err = run(ctx, cfg, os.Stdout)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func parseClients(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 1024 {
+			return nil, fmt.Errorf("-clients: %q is not a number of clients (1-1024)", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// run creates the benchmark database, runs every cell and the stampede, and
+// prints the report to w. The database is dropped whatever happens.
+func run(ctx context.Context, cfg config, w io.Writer) (err error) {
+	dbURL, drop, err := createDatabase(ctx, cfg.serverURL)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if derr := drop(); derr != nil && err == nil {
+			err = derr
+		}
+	}()
+	status("migrating %s", postgres.RedactURL(dbURL))
+	if err := postgres.Migrate(ctx, dbURL); err != nil {
+		return err
+	}
+	pool, err := postgres.Connect(ctx, dbURL, cfg.poolSize)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	store := postgres.NewStore(pool)
+
+	maxClients := cfg.stampedeClients
+	for _, n := range cfg.clients {
+		maxClients = max(maxClients, n)
+	}
+	status("seeding %d users and %d shows", maxClients, max(minShows, maxClients)+1)
+	world, err := seed(ctx, store, maxClients, max(minShows, maxClients))
+	if err != nil {
+		return err
+	}
+
+	impls := []impl{
+		&naiveImpl{pool: pool, store: store, ttl: cfg.holdTTL},
+		&sqlImpl{store: store, ttl: cfg.holdTTL},
+	}
+
+	h := header(ctx, pool, cfg, store.LockTimeout)
+	b := &bench{cfg: cfg, pool: pool, store: store, world: world, impls: impls}
+	report, err := b.runAll(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(w, h)
+	fmt.Fprint(w, report)
+
+	violations, err := store.InvariantViolations(context.WithoutCancel(ctx))
+	if err != nil {
+		return fmt.Errorf("check invariants: %w", err)
+	}
+	if len(violations) > 0 {
+		for _, v := range violations {
+			fmt.Fprintln(w, "invariant violated:", v)
+		}
+		return fmt.Errorf("%d invariant violations after the run", len(violations))
+	}
+	fmt.Fprintln(w, "\nInvariants I1-I5 hold after the run (booking_invariant_violations() is empty).")
+	return nil
+}
+
+// header describes the machine and the settings, for the top of the report.
+func header(ctx context.Context, pool *pgxpool.Pool, cfg config, lockTimeout time.Duration) string {
+	var version string
+	if err := pool.QueryRow(ctx, `SHOW server_version`).Scan(&version); err != nil {
+		version = "unknown (" + err.Error() + ")"
+	}
+	var fsync, commit string
+	_ = pool.QueryRow(ctx, `SELECT current_setting('fsync'), current_setting('synchronous_commit')`).Scan(&fsync, &commit)
+	load := "unknown"
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		load = strings.Join(strings.Fields(string(b))[:3], " ")
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "# Marquee hold benchmark\n\n")
+	fmt.Fprintf(&sb, "- machine: %d CPUs (NumCPU), GOMAXPROCS %d, %s/%s, %s\n",
+		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
+	fmt.Fprintf(&sb, "- PostgreSQL %s (fsync %s, synchronous_commit %s), on the same machine\n", version, fsync, commit)
+	fmt.Fprintf(&sb, "- load average at start: %s\n", load)
+	fmt.Fprintf(&sb, "- pool: %d connections (4 x NumCPU), shared by all three implementations; Store.LockTimeout %s\n",
+		cfg.poolSize, lockTimeout)
+	fmt.Fprintf(&sb, "- each cell: %s measured after a %s warm-up; clients %v; hold TTL %s; 2 seats per hold\n",
+		cfg.duration, cfg.warmup, cfg.clients, cfg.holdTTL)
+	fmt.Fprintf(&sb, "- started %s\n", time.Now().UTC().Format(time.RFC3339))
+	return sb.String()
+}
+
+// createDatabase creates an empty database on serverURL's server and returns
+// its URL and a function that drops it.
+func createDatabase(ctx context.Context, serverURL string) (string, func() error, error) {
+	u, err := url.Parse(serverURL)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return "", nil, errors.New("DATABASE_URL must be a postgres:// URL")
+	}
+	admin, err := pgx.Connect(ctx, serverURL)
+	if err != nil {
+		return "", nil, fmt.Errorf("connect to %s: %w", postgres.RedactURL(serverURL), err)
+	}
+	defer admin.Close(context.WithoutCancel(ctx))
+	b := make([]byte, 6)
+	rand.Read(b)
+	name := "marquee_bench_" + hex.EncodeToString(b)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", nil, fmt.Errorf("create database %s: %w", name, err)
+	}
+	drop := func() error {
+		// A fresh context: this must run after Ctrl-C too.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := pgx.Connect(ctx, serverURL)
+		if err != nil {
+			return fmt.Errorf("drop database %s: %w", name, err)
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			return fmt.Errorf("drop database %s: %w", name, err)
+		}
+		status("dropped database %s", name)
+		return nil
+	}
+	u.Path = "/" + name
+	return u.String(), drop, nil
+}
+
+// status reports progress on stderr, so stdout stays the report.
+func status(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+}
