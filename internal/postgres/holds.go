@@ -28,15 +28,12 @@ func (s *Store) HoldSeats(ctx context.Context, req booking.HoldRequest, maxSeats
 	}
 	fingerprint := req.Fingerprint(seats)
 	// Races a unique index decides (one active hold per user, one hold per
-	// key) and a lapsed hold of the user's make one more attempt worthwhile;
-	// the second attempt sees what the first could not.
+	// key), a lock wait that timed out and a lapsed hold of the user's make
+	// another attempt worthwhile: it sees what the first could not.
 	for attempt := 0; ; attempt++ {
 		res, retry, err := s.holdOnce(ctx, req, seats, fingerprint)
 		if retry && attempt < 2 {
 			continue
-		}
-		if retry {
-			return booking.HoldResult{}, fmt.Errorf("hold seats: still contended after %d attempts: %w", attempt+1, err)
 		}
 		return res, err
 	}
@@ -65,7 +62,10 @@ func (s *Store) holdOnce(ctx context.Context, req booking.HoldRequest, seats []s
 		case code == codeUniqueViolation && (constraint == "holds_one_active_per_user" || constraint == "hold_keys_pkey"):
 			return res, true, fmt.Errorf("hold seats: %w", err)
 		case code == codeLockNotAvail:
-			return res, false, &booking.SeatsUnavailableError{Seats: seats}
+			// Someone is claiming these seats right now. One more look
+			// usually fails fast on the lock-free check, or finds that the
+			// claimer was our own retry under the same key.
+			return res, true, &booking.SeatsUnavailableError{Seats: seats}
 		}
 		return res, false, fmt.Errorf("hold seats: %w", err)
 	}
