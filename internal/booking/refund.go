@@ -1,6 +1,7 @@
 package booking
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -28,7 +29,7 @@ var DefaultRefundPolicy = RefundPolicy{Tiers: []RefundTier{
 // tier allows cancelling any more. Amounts round down to the minor unit.
 func (p RefundPolicy) Refund(amount int64, untilShow time.Duration) (refund int64, ok bool) {
 	tiers := slices.Clone(p.Tiers)
-	slices.SortFunc(tiers, func(a, b RefundTier) int { return int(b.Before - a.Before) })
+	slices.SortFunc(tiers, func(a, b RefundTier) int { return cmp.Compare(b.Before, a.Before) })
 	for _, t := range tiers {
 		if untilShow >= t.Before {
 			return amount * int64(t.Percent) / 100, true

@@ -1,0 +1,129 @@
+package booking_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+func TestNormalize(t *testing.T) {
+	req := func(seats ...string) booking.HoldRequest { return booking.HoldRequest{Seats: seats} }
+	t.Run("sorts the seats", func(t *testing.T) {
+		got, err := req("B2", "A10", "A1").Normalize(10)
+		if err != nil || !slices.Equal(got, []string{"A1", "A10", "B2"}) {
+			t.Fatalf("got %v, %v", got, err)
+		}
+	})
+	t.Run("ErrNoSeats", func(t *testing.T) {
+		if _, err := req().Normalize(10); !errors.Is(err, booking.ErrNoSeats) {
+			t.Fatal(err)
+		}
+	})
+	t.Run("DuplicateSeats names each duplicate once", func(t *testing.T) {
+		_, err := req("A1", "A2", "A1", "A1", "A2").Normalize(10)
+		var e *booking.DuplicateSeatsError
+		if !errors.As(err, &e) || !slices.Equal(e.Seats, []string{"A1", "A2"}) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("TooManySeats", func(t *testing.T) {
+		_, err := req("A1", "A2", "A3").Normalize(2)
+		var e *booking.TooManySeatsError
+		if !errors.As(err, &e) || e.Asked != 3 || e.Max != 2 {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("InvalidSeat", func(t *testing.T) {
+		for _, s := range []string{"", "A 1", "A1;", "ÄÖ", "A12345678901234567"} {
+			var e *booking.InvalidSeatError
+			if _, err := req("A1", s).Normalize(10); !errors.As(err, &e) {
+				t.Errorf("%q: err = %v", s, err)
+			}
+		}
+	})
+}
+
+func FuzzNormalize(f *testing.F) {
+	f.Add("A1", "A2", "A1")
+	f.Add("", "Z9", "x-1")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		got, err := booking.HoldRequest{Seats: []string{a, b, c}}.Normalize(10)
+		if err != nil {
+			return
+		}
+		if !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got) {
+			t.Fatalf("normalized %v is not a sorted set", got)
+		}
+	})
+}
+
+func TestFingerprint(t *testing.T) {
+	base := booking.HoldRequest{UserID: "u", ShowID: 1, TTL: 5 * time.Minute}
+	fp := base.Fingerprint([]string{"A1", "A2"})
+	for name, other := range map[string]string{
+		"other user":  booking.HoldRequest{UserID: "v", ShowID: 1, TTL: 5 * time.Minute}.Fingerprint([]string{"A1", "A2"}),
+		"other show":  booking.HoldRequest{UserID: "u", ShowID: 2, TTL: 5 * time.Minute}.Fingerprint([]string{"A1", "A2"}),
+		"other ttl":   booking.HoldRequest{UserID: "u", ShowID: 1, TTL: 6 * time.Minute}.Fingerprint([]string{"A1", "A2"}),
+		"other seats": base.Fingerprint([]string{"A1"}),
+		"seat split":  base.Fingerprint([]string{"A1A2"}),
+	} {
+		if other == fp {
+			t.Errorf("%s has the same fingerprint", name)
+		}
+	}
+	if base.Fingerprint([]string{"A1", "A2"}) != fp {
+		t.Error("fingerprint is not stable")
+	}
+}
+
+func TestValidKey(t *testing.T) {
+	for key, want := range map[string]bool{
+		"a": true, "order-42:retry": true, "": false, "tab\there": false, "é": false,
+		string(make([]byte, 256)): false,
+	} {
+		if got := booking.ValidKey(key); got != want {
+			t.Errorf("ValidKey(%q) = %v, want %v", key, got, want)
+		}
+	}
+}
+
+func TestRefundPolicy(t *testing.T) {
+	p := booking.DefaultRefundPolicy
+	for _, tc := range []struct {
+		until  time.Duration
+		refund int64
+		ok     bool
+	}{
+		{48 * time.Hour, 1000, true},
+		{24 * time.Hour, 1000, true},
+		{24*time.Hour - time.Second, 500, true},
+		{2 * time.Hour, 500, true},
+		{2*time.Hour - time.Nanosecond, 0, false},
+		{-time.Hour, 0, false},
+	} {
+		refund, ok := p.Refund(1000, tc.until)
+		if refund != tc.refund || ok != tc.ok {
+			t.Errorf("%v before the show: %d, %v; want %d, %v", tc.until, refund, ok, tc.refund, tc.ok)
+		}
+	}
+	t.Run("rounds down to the minor unit", func(t *testing.T) {
+		if refund, _ := (booking.RefundPolicy{Tiers: []booking.RefundTier{{Percent: 33}}}).Refund(1001, time.Hour); refund != 330 {
+			t.Fatalf("refund = %d", refund)
+		}
+	})
+}
+
+func TestHoldLapsed(t *testing.T) {
+	deadline := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	h := booking.Hold{State: booking.HoldHeld, ExpiresAt: deadline}
+	if h.Lapsed(deadline.Add(-time.Nanosecond)) || !h.Lapsed(deadline) || !h.Lapsed(deadline.Add(time.Nanosecond)) {
+		t.Fatal("a hold is valid while now < expires_at, exactly")
+	}
+	h.State = booking.HoldConfirmed
+	if h.Lapsed(deadline.Add(time.Hour)) {
+		t.Fatal("a confirmed hold never lapses")
+	}
+}
