@@ -103,4 +103,5 @@ type Refund struct {
 	Currency    string
 	Reason      string
 	Status      RefundStatus
+	Attempts    int // calls made to the provider so far
 }

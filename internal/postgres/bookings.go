@@ -174,8 +174,8 @@ func (s *Store) CancelBooking(ctx context.Context, userID, bookingID string) (bo
 				 WHERE show_id = $2 AND seat_id = ANY ($3) AND hold_id = $4 AND status = 'BOOKED'
 			),
 			refund AS (
-				INSERT INTO refunds (payment_id, booking_id, amount_minor, currency, reason, status, created_at, updated_at)
-				VALUES ($5, $1, $6::bigint, $7, 'booking_cancelled', CASE WHEN $6::bigint = 0 THEN 'SUCCEEDED' ELSE 'PENDING' END, $8, $8)
+				INSERT INTO refunds (payment_id, booking_id, amount_minor, currency, reason, status, created_at, updated_at, next_attempt_at)
+				VALUES ($5, $1, $6::bigint, $7, 'booking_cancelled', CASE WHEN $6::bigint = 0 THEN 'SUCCEEDED' ELSE 'PENDING' END, $8, $8, $8)
 			)
 			UPDATE bookings SET status = 'CANCELLED', cancelled_at = $8 WHERE id = $1`,
 			b.ID, b.ShowID, b.Seats, b.HoldID, b.PaymentID, refund, b.Currency, now); err != nil {

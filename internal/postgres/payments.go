@@ -185,23 +185,20 @@ func (s *Store) recordRefund(ctx context.Context, tx pgx.Tx, p booking.Payment, 
 	if h != nil {
 		holdID, userID = &h.ID, &h.UserID
 	}
-	var refundID string
-	err := tx.QueryRow(ctx, `
+	_, err := tx.Exec(ctx, `
 		WITH now AS (SELECT coalesce($8::timestamptz, clock_timestamp()) AS t),
 		payment AS (
 			INSERT INTO payments (payment_id, hold_ref, hold_id, user_id, amount_minor, currency, outcome, reason, received_at)
 			SELECT $1, $2, $3, $4, $5, $6, 'REFUND_REQUIRED', $7, t FROM now
 			RETURNING payment_id
 		)
-		INSERT INTO refunds (payment_id, amount_minor, currency, reason, created_at, updated_at)
-		SELECT payment_id, $5, $6, $7, t, t FROM payment, now
-		RETURNING id::text`,
-		p.ID, p.HoldRef, holdID, userID, p.AmountMinor, p.Currency, c.Reason, s.now(),
-	).Scan(&refundID)
+		INSERT INTO refunds (payment_id, amount_minor, currency, reason, created_at, updated_at, next_attempt_at)
+		SELECT payment_id, $5, $6, $7, t, t, t FROM payment, now`,
+		p.ID, p.HoldRef, holdID, userID, p.AmountMinor, p.Currency, c.Reason, s.now())
 	if err != nil {
 		return fmt.Errorf("record refund for payment %s: %w", p.ID, err)
 	}
-	return enqueue(ctx, tx, "refund.requested", map[string]any{"refund_id": refundID, "payment_id": p.ID})
+	return nil // the refunds table is the refund worker's queue
 }
 
 // enqueue records a side effect to run after commit (see the outbox table).
