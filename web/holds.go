@@ -1,0 +1,139 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+// IdempotencyKeyHeader names the client's key for a hold request.
+const IdempotencyKeyHeader = "Idempotency-Key"
+
+type holdJSON struct {
+	HoldID      string    `json:"hold_id"`
+	ShowID      int64     `json:"show_id"`
+	Seats       []string  `json:"seats"`
+	State       string    `json:"state"`
+	ExpiresAt   time.Time `json:"expires_at"`
+	AmountMinor int64     `json:"amount_minor"`
+	Currency    string    `json:"currency"`
+}
+
+func holdView(h booking.Hold) holdJSON {
+	return holdJSON{
+		HoldID: h.ID, ShowID: h.ShowID, Seats: nonNil(h.Seats), State: string(h.State),
+		ExpiresAt: h.ExpiresAt.UTC(), AmountMinor: h.AmountMinor, Currency: h.Currency,
+	}
+}
+
+// createHold claims seats of a show for the caller, all or nothing. The
+// Idempotency-Key makes a retry safe: the same key and request answer 200
+// with the hold first made, whatever its state now.
+func (s *server) createHold(c echo.Context) error {
+	showID, err := booking.ParseShowID(c.Param("show_id"))
+	if err != nil {
+		return notFound("show")
+	}
+	keys := c.Request().Header.Values(IdempotencyKeyHeader)
+	switch {
+	case len(keys) == 0 || keys[0] == "":
+		return newError(http.StatusBadRequest, "idempotency_key_required",
+			"Send an Idempotency-Key header (1 to 255 printable characters), new for each new hold request.")
+	case len(keys) > 1 || !booking.ValidKey(keys[0]):
+		return newError(http.StatusBadRequest, "invalid_idempotency_key",
+			"The Idempotency-Key header must be one value of 1 to 255 printable ASCII characters.")
+	}
+	var req struct {
+		Seats []string `json:"seats"`
+	}
+	if err := decodeJSON(c, &req, true); err != nil {
+		return err
+	}
+
+	start := time.Now()
+	res, err := s.store.HoldSeats(c.Request().Context(), booking.HoldRequest{
+		UserID: userID(c), ShowID: showID, Seats: req.Seats, TTL: s.cfg.HoldTTL, Key: keys[0],
+	}, s.cfg.MaxSeatsPerHold)
+	s.metrics.HoldLatency.Observe(time.Since(start).Seconds())
+	s.countHold(res, err)
+	if err != nil {
+		return lookup("show", err)
+	}
+	c.Response().Header().Set(echo.HeaderLocation, "/api/v1/holds/"+res.Hold.ID)
+	status := http.StatusCreated
+	if res.Replayed {
+		status = http.StatusOK
+	}
+	return c.JSON(status, holdView(res.Hold))
+}
+
+// countHold records a hold attempt's outcome in the metrics.
+func (s *server) countHold(res booking.HoldResult, err error) {
+	var (
+		taken  *booking.SeatsUnavailableError
+		active *booking.ActiveHoldError
+	)
+	outcome := "error"
+	switch {
+	case err == nil && res.Replayed:
+		outcome = "replayed"
+	case err == nil:
+		outcome = "held"
+	case errors.As(err, &taken):
+		outcome = "conflict"
+		s.metrics.SeatConflicts.Add(float64(len(taken.Seats)))
+	case errors.As(err, &active):
+		outcome = "active_hold"
+	case errors.Is(err, booking.ErrNotFound):
+		outcome = "not_found"
+	case errors.Is(err, booking.ErrShowClosed):
+		outcome = "closed"
+	default:
+		if ae, internal := errorFor(err); !internal && ae.Status < 500 {
+			outcome = "invalid"
+		}
+	}
+	s.metrics.HoldAttempts.WithLabelValues(outcome).Inc()
+}
+
+// hold returns the caller's hold with its state now.
+func (s *server) hold(c echo.Context) error {
+	h, err := s.store.Hold(c.Request().Context(), userID(c), c.Param("hold_id"))
+	if err != nil {
+		return lookup("hold", err)
+	}
+	return c.JSON(http.StatusOK, holdView(h))
+}
+
+// releaseHold gives the caller's held seats back. An expired or cancelled
+// hold is returned as it is; a paid one must be cancelled as a booking.
+func (s *server) releaseHold(c echo.Context) error {
+	if err := decodeJSON(c, &struct{}{}, false); err != nil {
+		return err
+	}
+	h, err := s.store.CancelHold(c.Request().Context(), userID(c), c.Param("hold_id"))
+	if err != nil {
+		return lookup("hold", err)
+	}
+	return c.JSON(http.StatusOK, holdView(h))
+}
+
+// checkout returns where the browser pays for the caller's live hold.
+func (s *server) checkout(c echo.Context) error {
+	if err := decodeJSON(c, &struct{}{}, false); err != nil {
+		return err
+	}
+	h, err := s.store.Hold(c.Request().Context(), userID(c), c.Param("hold_id"))
+	if err != nil {
+		return lookup("hold", err)
+	}
+	if h.State != booking.HoldHeld {
+		return newError(http.StatusConflict, "hold_not_active",
+			"This hold is no longer active: pick your seats again.").with("state", string(h.State))
+	}
+	return c.JSON(http.StatusCreated, map[string]string{"checkout_url": s.sandbox.CheckoutURL(h)})
+}

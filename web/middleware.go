@@ -1,0 +1,81 @@
+package web
+
+import (
+	"math"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/time/rate"
+)
+
+// limit is a token bucket: one request per every, up to burst at once.
+type limit struct {
+	every time.Duration
+	burst int
+}
+
+var (
+	// accountLimit guards sign-up and login per client IP against password
+	// guessing and account spam: 10 a minute, 5 at once.
+	accountLimit = limit{every: 6 * time.Second, burst: 5}
+	// holdLimit guards hold creation per user: 5 a second, 10 at once.
+	holdLimit = limit{every: 200 * time.Millisecond, burst: 10}
+)
+
+// rateLimit refuses, with 429 and Retry-After, requests of one key beyond
+// l. It passes everything when the configuration turns rate limits off.
+func (s *server) rateLimit(l limit, key func(echo.Context) string) echo.MiddlewareFunc {
+	if !s.cfg.RateLimits {
+		return func(next echo.HandlerFunc) echo.HandlerFunc { return next }
+	}
+	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+		Rate:      rate.Every(l.every),
+		Burst:     l.burst,
+		ExpiresIn: 5 * time.Minute,
+	})
+	// A refused request's token comes back within one interval.
+	retryAfter := max(1, int(math.Ceil(l.every.Seconds())))
+	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+		Store:               store,
+		IdentifierExtractor: func(c echo.Context) (string, error) { return key(c), nil },
+		DenyHandler: func(echo.Context, string, error) error {
+			return errRateLimited(retryAfter)
+		},
+	})
+}
+
+func clientIP(c echo.Context) string { return "ip:" + c.RealIP() }
+
+// userOrIP keys a signed-in caller by account, anyone else by address.
+func userOrIP(c echo.Context) string {
+	if id := userID(c); id != "" {
+		return "user:" + id
+	}
+	return clientIP(c)
+}
+
+var errCrossOrigin = newError(http.StatusForbidden, "cross_origin",
+	"This request came from another site and was refused.")
+
+// crossOrigin refuses state-changing requests a browser sends from another
+// site (CSRF): the session cookie alone never authorizes a change.
+func (s *server) crossOrigin() echo.MiddlewareFunc {
+	cop := http.NewCrossOriginProtection()
+	if u, err := url.Parse(s.cfg.PublicURL); err == nil && u.Scheme != "" && u.Host != "" {
+		// Behind a proxy the Host header may differ from the public address.
+		if err := cop.AddTrustedOrigin(u.Scheme + "://" + u.Host); err != nil {
+			s.log.Warn("public url is not a usable origin", "url", s.cfg.PublicURL, "err", err)
+		}
+	}
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if err := cop.Check(c.Request()); err != nil {
+				return errCrossOrigin
+			}
+			return next(c)
+		}
+	}
+}

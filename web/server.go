@@ -1,0 +1,118 @@
+// Package web is Marquee's HTTP server: the JSON API of API.md on Echo, with
+// server-side sessions in Postgres. routes.go lists every route; each
+// resource has its own file; errors.go decides how every error is answered.
+package web
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/marquee-tickets/marquee/internal/auth"
+	"github.com/marquee-tickets/marquee/internal/metrics"
+	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/internal/postgres"
+)
+
+// Config is what the server needs to know beyond its store.
+type Config struct {
+	PublicURL       string        // e.g. http://localhost:8080; https => Secure cookies
+	HoldTTL         time.Duration // 0 = 5 minutes
+	MaxSeatsPerHold int           // 0 = 10
+	WebhookSecret   []byte
+	RateLimits      bool
+	PasswordCost    int // bcrypt cost; 0 = bcrypt.DefaultCost (tests use 4)
+}
+
+const (
+	defaultHoldTTL  = 5 * time.Minute
+	defaultMaxSeats = 10
+
+	// bodyLimit caps every request body; a larger one is answered 413.
+	bodyLimit = "64KB"
+	// requestTimeout bounds every request, so no client keeps seat locks
+	// or a pool connection for long.
+	requestTimeout = 10 * time.Second
+)
+
+// server holds what the handlers share. Handlers are its methods.
+type server struct {
+	cfg      Config
+	store    *postgres.Store
+	metrics  *metrics.Metrics
+	sessions *scs.SessionManager
+	hasher   auth.Hasher
+	sandbox  payment.Sandbox
+	log      *slog.Logger
+
+	// dummyHash is checked against when a login names no account, so that
+	// the answer takes as long as a wrong password.
+	dummyHash string
+	gc        sessionGC
+}
+
+// New returns the HTTP handler of the whole API. m may be nil (metrics are
+// then kept on a private registry), gatherer is what /metrics serves (nil:
+// the default gatherer), log may be nil.
+func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometheus.Gatherer, log *slog.Logger) http.Handler {
+	if cfg.HoldTTL <= 0 {
+		cfg.HoldTTL = defaultHoldTTL
+	}
+	if cfg.MaxSeatsPerHold <= 0 {
+		cfg.MaxSeatsPerHold = defaultMaxSeats
+	}
+	if cfg.PasswordCost == 0 {
+		cfg.PasswordCost = bcrypt.DefaultCost
+	}
+	if m == nil {
+		m = metrics.New(prometheus.NewRegistry())
+	}
+	if gatherer == nil {
+		gatherer = prometheus.DefaultGatherer
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &server{
+		cfg:      cfg,
+		store:    store,
+		metrics:  m,
+		sessions: newSessionManager(store.Pool(), cfg.PublicURL),
+		hasher:   auth.Hasher{Cost: cfg.PasswordCost},
+		sandbox:  payment.Sandbox{PublicURL: cfg.PublicURL, Secret: cfg.WebhookSecret},
+		log:      log,
+	}
+	hash, err := s.hasher.Hash("not a password: equalizes login timing")
+	if err != nil {
+		// Only an invalid cost fails here: a wiring mistake.
+		panic("web: " + err.Error())
+	}
+	s.dummyHash = hash
+
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	// The client is whoever opened the connection: headers a client sets
+	// (X-Forwarded-For) must not choose its rate-limit bucket.
+	e.IPExtractor = echo.ExtractIPDirect()
+	e.Use(
+		middleware.RecoverWithConfig(middleware.RecoverConfig{
+			LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+				return &panicError{err: err, stack: stack}
+			},
+		}),
+		middleware.BodyLimit(bodyLimit),
+		middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
+			Timeout:      requestTimeout,
+			ErrorHandler: func(err error, _ echo.Context) error { return err },
+		}),
+	)
+	s.routes(e, gatherer)
+	return e
+}

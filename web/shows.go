@@ -1,0 +1,192 @@
+package web
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"net/http"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+const (
+	defaultShowsLimit = 200
+	maxShowsLimit     = 500
+)
+
+type showJSON struct {
+	ID       int64     `json:"id"`
+	Movie    idTitle   `json:"movie"`
+	Theatre  theatreJS `json:"theatre"`
+	Screen   idName    `json:"screen"`
+	StartsAt time.Time `json:"starts_at"`
+	EndsAt   time.Time `json:"ends_at"`
+	Currency string    `json:"currency"`
+}
+
+type idTitle struct {
+	ID    int64  `json:"id"`
+	Title string `json:"title"`
+}
+
+type idName struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+type theatreJS struct {
+	ID       int64  `json:"id"`
+	Name     string `json:"name"`
+	City     string `json:"city"`
+	TimeZone string `json:"time_zone"`
+}
+
+func showView(sh booking.Show) showJSON {
+	return showJSON{
+		ID:       sh.ID,
+		Movie:    idTitle{ID: sh.MovieID, Title: sh.MovieTitle},
+		Theatre:  theatreJS{ID: sh.TheatreID, Name: sh.TheatreName, City: sh.CityName, TimeZone: sh.TimeZone},
+		Screen:   idName{ID: sh.ScreenID, Name: sh.ScreenName},
+		StartsAt: sh.StartsAt.UTC(),
+		EndsAt:   sh.EndsAt.UTC(),
+		Currency: sh.Currency,
+	}
+}
+
+// cityPattern is a city slug or id; anything else names no city.
+var cityPattern = regexp.MustCompile(`^[A-Za-z0-9-]{1,100}$`)
+
+// shows lists the shows that have not started, soonest first, a page at a
+// time: next_cursor, when present, fetches the page after this one.
+func (s *server) shows(c echo.Context) error {
+	q := c.QueryParams()
+	f := booking.ShowFilter{Limit: defaultShowsLimit}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxShowsLimit {
+			return badQuery("limit", "Limit must be a whole number from 1 to 500.")
+		}
+		f.Limit = n
+	}
+	if v := q.Get("cursor"); v != "" {
+		cur, ok := decodeCursor(v)
+		if !ok {
+			return badQuery("cursor", "The cursor is not one this server gave out.")
+		}
+		f.After = &cur
+	}
+	if v := q.Get("city"); v != "" {
+		if !cityPattern.MatchString(v) {
+			return badQuery("city", "City must be a city's slug or id.")
+		}
+		f.City = v
+	}
+	var err error
+	if f.MovieID, err = idParam(q.Get("movie")); err != nil {
+		return badQuery("movie", "Movie must be a movie id.")
+	}
+	if f.Theatre, err = idParam(q.Get("theatre")); err != nil {
+		return badQuery("theatre", "Theatre must be a theatre id.")
+	}
+	if v := q.Get("date"); v != "" {
+		if _, err := time.Parse(time.DateOnly, v); err != nil {
+			return badQuery("date", "Date must be a day as YYYY-MM-DD.")
+		}
+		f.Date = v
+	}
+
+	list, err := s.store.Shows(c.Request().Context(), f)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Shows      []showJSON `json:"shows"`
+		NextCursor string     `json:"next_cursor,omitempty"`
+	}{Shows: make([]showJSON, 0, len(list))}
+	for _, sh := range list {
+		out.Shows = append(out.Shows, showView(sh))
+	}
+	if len(list) == f.Limit {
+		last := list[len(list)-1]
+		out.NextCursor = encodeCursor(booking.ShowCursor{StartsAt: last.StartsAt, ID: last.ID})
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func badQuery(param, message string) error {
+	return newError(http.StatusBadRequest, "invalid_query", message).with("param", param)
+}
+
+// idParam reads an optional positive id; "" is 0 (no filter).
+func idParam(v string) (int64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	return booking.ParseShowID(v)
+}
+
+// A cursor is opaque to clients: base64url of the last show's start
+// (microseconds since the epoch, Postgres's precision) and id.
+func encodeCursor(cur booking.ShowCursor) string {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(cur.StartsAt.UnixMicro()))
+	binary.BigEndian.PutUint64(b[8:], uint64(cur.ID))
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+func decodeCursor(s string) (booking.ShowCursor, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) != 16 {
+		return booking.ShowCursor{}, false
+	}
+	micros := int64(binary.BigEndian.Uint64(b[:8]))
+	id := int64(binary.BigEndian.Uint64(b[8:]))
+	// Postgres timestamps span 4713 BC to 294276 AD; stay well inside.
+	if id <= 0 || micros < -62135596800000000 || micros > 253402300799999999 {
+		return booking.ShowCursor{}, false
+	}
+	return booking.ShowCursor{StartsAt: time.UnixMicro(micros).UTC(), ID: id}, true
+}
+
+type seatJSON struct {
+	ID         string `json:"id"`
+	Row        string `json:"row"`
+	Number     int    `json:"number"`
+	GridRow    int    `json:"grid_row"`
+	GridCol    int    `json:"grid_col"`
+	Accessible bool   `json:"accessible"`
+	Category   string `json:"category"`
+	PriceMinor int64  `json:"price_minor"`
+	Currency   string `json:"currency"`
+	Status     string `json:"status"`
+	Mine       bool   `json:"mine,omitempty"`
+}
+
+// seatMap returns every seat of a show with its status now; the caller's
+// own held seats say mine. Guests may look.
+func (s *server) seatMap(c echo.Context) error {
+	showID, err := booking.ParseShowID(c.Param("show_id"))
+	if err != nil {
+		return notFound("show")
+	}
+	seats, err := s.store.SeatMap(c.Request().Context(), showID, userID(c))
+	if err != nil {
+		return lookup("show", err)
+	}
+	out := struct {
+		ShowID int64      `json:"show_id"`
+		Seats  []seatJSON `json:"seats"`
+	}{ShowID: showID, Seats: make([]seatJSON, 0, len(seats))}
+	for _, st := range seats {
+		out.Seats = append(out.Seats, seatJSON{
+			ID: st.ID, Row: st.Row, Number: st.Number, GridRow: st.GridRow, GridCol: st.GridCol,
+			Accessible: st.Accessible, Category: st.Category, PriceMinor: st.PriceMinor,
+			Currency: st.Currency, Status: string(st.Status), Mine: st.Mine,
+		})
+	}
+	return c.JSON(http.StatusOK, out)
+}
