@@ -1,6 +1,8 @@
 package web
 
 import (
+	"slices"
+
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -17,31 +19,39 @@ func (s *server) routes(e *echo.Echo, gatherer prometheus.Gatherer) {
 	// The payment provider's server-to-server webhook: signed, no session.
 	e.POST("/payments/webhook", s.paymentWebhook)
 
-	// The JSON API. Every route knows its caller (or that it is a guest).
-	api := e.Group("/api/v1", s.crossOrigin(), s.loadSession)
+	// The JSON API. Middleware is given per route rather than to the group:
+	// a group with middleware catches unknown methods as 404, not 405.
+	cop := s.crossOrigin()
 	accountLimit := s.rateLimit(accountLimit, clientIP)
 	holdLimit := s.rateLimit(holdLimit, userOrIP)
+	guest := func(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
+		return slices.Concat([]echo.MiddlewareFunc{cop}, m, []echo.MiddlewareFunc{s.loadSession})
+	}
+	member := func(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
+		return slices.Concat(guest(), []echo.MiddlewareFunc{requireUser}, m)
+	}
+	api := e.Group("/api/v1")
 
 	// Accounts.
-	api.POST("/signup", s.signup, accountLimit)
-	api.POST("/login", s.login, accountLimit)
-	api.POST("/logout", s.logout)
-	api.GET("/me", s.me, requireUser)
+	api.POST("/signup", s.signup, guest(accountLimit)...)
+	api.POST("/login", s.login, guest(accountLimit)...)
+	api.POST("/logout", s.logout, guest()...)
+	api.GET("/me", s.me, member()...)
 
 	// Browsing: guests welcome.
-	api.GET("/shows", s.shows)
-	api.GET("/shows/:show_id/seats", s.seatMap)
+	api.GET("/shows", s.shows, guest()...)
+	api.GET("/shows/:show_id/seats", s.seatMap, guest()...)
 
 	// Holds.
-	api.POST("/shows/:show_id/holds", s.createHold, requireUser, holdLimit)
-	api.GET("/holds/:hold_id", s.hold, requireUser)
-	api.DELETE("/holds/:hold_id", s.releaseHold, requireUser)
+	api.POST("/shows/:show_id/holds", s.createHold, member(holdLimit)...)
+	api.GET("/holds/:hold_id", s.hold, member()...)
+	api.DELETE("/holds/:hold_id", s.releaseHold, member()...)
 
 	// Payment.
-	api.POST("/holds/:hold_id/checkout", s.checkout, requireUser)
+	api.POST("/holds/:hold_id/checkout", s.checkout, member()...)
 
 	// Bookings.
-	api.GET("/bookings", s.bookings, requireUser)
-	api.GET("/bookings/:booking_id", s.booking, requireUser)
-	api.POST("/bookings/:booking_id/cancel", s.cancelBooking, requireUser)
+	api.GET("/bookings", s.bookings, member()...)
+	api.GET("/bookings/:booking_id", s.booking, member()...)
+	api.POST("/bookings/:booking_id/cancel", s.cancelBooking, member()...)
 }
