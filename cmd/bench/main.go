@@ -58,9 +58,15 @@ func main() {
 	flag.StringVar(&clients, "clients", "1,8,64", "comma-separated numbers of concurrent clients")
 	flag.IntVar(&cfg.stampedeClients, "stampede-clients", 64, "clients released together in each stampede round")
 	flag.IntVar(&cfg.stampedeRounds, "stampede-rounds", 20, "stampede rounds, each on 6 fresh seats")
+	pool := flag.Int("pool", int(cfg.poolSize), "connections in the pool, shared by all implementations (4 x NumCPU)")
 	flag.BoolVar(&quick, "quick", false, "smoke run: short cells, fewer stampede rounds")
 	flag.Parse()
 
+	if *pool < 1 || *pool > 1000 {
+		fmt.Fprintln(os.Stderr, "bench: -pool must be 1-1000")
+		os.Exit(2)
+	}
+	cfg.poolSize = int32(*pool)
 	var err error
 	if cfg.clients, err = parseClients(clients); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -131,9 +137,16 @@ func run(ctx context.Context, cfg config, w io.Writer) (err error) {
 		return err
 	}
 
+	status("starting the HTTP server and signing %d users in", len(world.users))
+	httpImpl, stopHTTP, err := startHTTP(ctx, store, world.users, cfg.holdTTL)
+	if err != nil {
+		return err
+	}
+	defer stopHTTP()
 	impls := []impl{
 		&naiveImpl{pool: pool, store: store, ttl: cfg.holdTTL},
 		&sqlImpl{store: store, ttl: cfg.holdTTL},
+		httpImpl,
 	}
 
 	h := header(ctx, pool, cfg, store.LockTimeout)
@@ -143,6 +156,7 @@ func run(ctx context.Context, cfg config, w io.Writer) (err error) {
 		return err
 	}
 	fmt.Fprint(w, h)
+	fmt.Fprintf(w, "- load average at end: %s\n", loadAverage())
 	fmt.Fprint(w, report)
 
 	violations, err := store.InvariantViolations(context.WithoutCancel(ctx))
@@ -167,22 +181,27 @@ func header(ctx context.Context, pool *pgxpool.Pool, cfg config, lockTimeout tim
 	}
 	var fsync, commit string
 	_ = pool.QueryRow(ctx, `SELECT current_setting('fsync'), current_setting('synchronous_commit')`).Scan(&fsync, &commit)
-	load := "unknown"
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		load = strings.Join(strings.Fields(string(b))[:3], " ")
-	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "# Marquee hold benchmark\n\n")
 	fmt.Fprintf(&sb, "- machine: %d CPUs (NumCPU), GOMAXPROCS %d, %s/%s, %s\n",
 		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
 	fmt.Fprintf(&sb, "- PostgreSQL %s (fsync %s, synchronous_commit %s), on the same machine\n", version, fsync, commit)
-	fmt.Fprintf(&sb, "- load average at start: %s\n", load)
-	fmt.Fprintf(&sb, "- pool: %d connections (4 x NumCPU), shared by all three implementations; Store.LockTimeout %s\n",
+	fmt.Fprintf(&sb, "- load average at start: %s\n", loadAverage())
+	fmt.Fprintf(&sb, "- pool: %d connections, shared by all three implementations; Store.LockTimeout %s\n",
 		cfg.poolSize, lockTimeout)
 	fmt.Fprintf(&sb, "- each cell: %s measured after a %s warm-up; clients %v; hold TTL %s; 2 seats per hold\n",
 		cfg.duration, cfg.warmup, cfg.clients, cfg.holdTTL)
 	fmt.Fprintf(&sb, "- started %s\n", time.Now().UTC().Format(time.RFC3339))
 	return sb.String()
+}
+
+// loadAverage is the 1, 5 and 15 minute load average, where Linux tells it.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 // createDatabase creates an empty database on serverURL's server and returns

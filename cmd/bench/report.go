@@ -14,17 +14,18 @@ const stampedeTarget = 50 * time.Millisecond
 func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 	fmt.Fprintf(w, "\n## Hold throughput and latency\n\n")
 	fmt.Fprintf(w, "attempts/s counts every answered hold (201 and 409); holds/s only the 201s. Latency is of the hold\n")
-	fmt.Fprintf(w, "request alone (the release that follows a win is untimed), over every answered attempt.\n\n")
-	fmt.Fprintf(w, "| workload | clients | impl | attempts/s | holds/s | won | p50 ms | p99 ms | errors |\n")
-	fmt.Fprintf(w, "|---|--:|---|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(w, "request alone (the release that follows a win is untimed), over every answered attempt. bench CPU is\n")
+	fmt.Fprintf(w, "the cores this process kept busy: the clients, and for HTTP the server too; Postgres is not in it.\n\n")
+	fmt.Fprintf(w, "| workload | clients | impl | attempts/s | holds/s | won | p50 ms | p99 ms | errors | bench CPU |\n")
+	fmt.Fprintf(w, "|---|--:|---|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, c := range cells {
 		won := "-"
 		if c.attempts() > 0 {
 			won = fmt.Sprintf("%.0f%%", 100*float64(c.held)/float64(c.attempts()))
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %.0f | %.0f | %s | %s | %s | %d |\n",
+		fmt.Fprintf(w, "| %s | %d | %s | %.0f | %.0f | %s | %s | %s | %d | %.2f |\n",
 			c.workload, c.clients, c.impl, c.perSecond(c.attempts()), c.perSecond(c.held), won,
-			ms(percentile(c.lat, 50)), ms(percentile(c.lat, 99)), c.errs+c.relErrs)
+			ms(percentile(c.lat, 50)), ms(percentile(c.lat, 99)), c.errs+c.relErrs, c.cpu.Seconds()/c.elapsed.Seconds())
 	}
 
 	// Ratios per (workload, clients), in the order the cells ran.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -70,6 +71,7 @@ type cell struct {
 	relErrs   int // failed releases
 	firstErr  error
 	elapsed   time.Duration
+	cpu       time.Duration   // CPU time of this process (clients, and the server for HTTP)
 	lat       []time.Duration // of held and conflicting attempts, sorted
 }
 
@@ -135,11 +137,12 @@ func (b *bench) runCell(ctx context.Context, im impl, w workload, n int, d time.
 			}
 		}()
 	}
+	cpu0 := processCPU()
 	began := time.Now()
 	deadline = began.Add(d)
 	close(start)
 	wg.Wait()
-	res := &cell{workload: w.name, clients: n, impl: im.name(), elapsed: time.Since(began)}
+	res := &cell{workload: w.name, clients: n, impl: im.name(), elapsed: time.Since(began), cpu: processCPU() - cpu0}
 	for _, t := range tallies {
 		res.held += t.held
 		res.conflicts += t.conflicts
@@ -321,6 +324,15 @@ func (b *bench) runStampede(ctx context.Context, im impl) (*stampede, error) {
 	}
 	slices.Sort(res.lat)
 	return res, nil
+}
+
+// processCPU is the user and system CPU time this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // percentile returns the p-th percentile (nearest rank) of sorted, exactly.
