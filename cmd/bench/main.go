@@ -85,7 +85,12 @@ func main() {
 		stop() // a second Ctrl-C kills at once
 	}()
 	err = run(ctx, cfg, os.Stdout)
+	interrupted := ctx.Err() != nil
 	stop()
+	if interrupted {
+		fmt.Fprintln(os.Stderr, "bench: interrupted")
+		os.Exit(130)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -185,7 +190,11 @@ func header(ctx context.Context, pool *pgxpool.Pool, cfg config, lockTimeout tim
 	fmt.Fprintf(&sb, "# Marquee hold benchmark\n\n")
 	fmt.Fprintf(&sb, "- machine: %d CPUs (NumCPU), GOMAXPROCS %d, %s/%s, %s\n",
 		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
-	fmt.Fprintf(&sb, "- PostgreSQL %s (fsync %s, synchronous_commit %s), on the same machine\n", version, fsync, commit)
+	host := "?"
+	if cc := pool.Config().ConnConfig; cc != nil {
+		host = fmt.Sprintf("%s:%d", cc.Host, cc.Port)
+	}
+	fmt.Fprintf(&sb, "- PostgreSQL %s at %s (fsync %s, synchronous_commit %s)\n", version, host, fsync, commit)
 	fmt.Fprintf(&sb, "- load average at start: %s\n", loadAverage())
 	fmt.Fprintf(&sb, "- pool: %d connections, shared by all three implementations; Store.LockTimeout %s\n",
 		cfg.poolSize, lockTimeout)
