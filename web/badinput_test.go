@@ -110,6 +110,7 @@ func TestBadInput(t *testing.T) {
 		{"shows with a junk cursor", e.guest(), req{"GET", "/api/v1/shows?cursor=%25%25%25", nil, nil}, 400, "invalid_query"},
 		{"shows with a cursor of the wrong size", e.guest(), req{"GET", "/api/v1/shows?cursor=" + base64.RawURLEncoding.EncodeToString([]byte("short")), nil, nil}, 400, "invalid_query"},
 		{"shows with a junk date", e.guest(), req{"GET", "/api/v1/shows?date=2026-13-45", nil, nil}, 400, "invalid_query"},
+		{"shows on the year 0", e.guest(), req{"GET", "/api/v1/shows?date=0000-01-01", nil, nil}, 400, "invalid_query"},
 		{"shows with a junk movie", e.guest(), req{"GET", "/api/v1/shows?movie=x", nil, nil}, 400, "invalid_query"},
 		{"shows with a junk theatre", e.guest(), req{"GET", "/api/v1/shows?theatre=-1", nil, nil}, 400, "invalid_query"},
 		{"shows with a NUL in the city", e.guest(), req{"GET", "/api/v1/shows?city=a%00b", nil, nil}, 400, "invalid_query"},

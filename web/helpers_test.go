@@ -250,7 +250,12 @@ func (c *client) hold(seats ...string) *response {
 }
 
 func (c *client) holdKey(key string, seats ...string) *response {
-	return c.send(req{method: "POST", path: fmt.Sprintf("/api/v1/shows/%d/holds", c.e.show),
+	return c.holdOn(c.e.show, key, seats...)
+}
+
+// holdOn asks for seats of any show.
+func (c *client) holdOn(show int64, key string, seats ...string) *response {
+	return c.send(req{method: "POST", path: fmt.Sprintf("/api/v1/shows/%d/holds", show),
 		body: map[string][]string{"seats": seats}, header: map[string]string{"Idempotency-Key": key}})
 }
 

@@ -79,3 +79,12 @@ func (s *server) crossOrigin() echo.MiddlewareFunc {
 		}
 	}
 }
+
+// noStore keeps answers that depend on the caller's session (bookings, the
+// seats marked mine) out of every cache.
+func noStore(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+		return next(c)
+	}
+}

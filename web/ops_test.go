@@ -1,10 +1,22 @@
 package web_test
 
 import (
+	"bytes"
+	"context"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/marquee-tickets/marquee/internal/metrics"
+	"github.com/marquee-tickets/marquee/internal/pgtest"
+	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/web"
 )
 
 func TestOperations(t *testing.T) {
@@ -95,4 +107,50 @@ func TestRateLimits(t *testing.T) {
 			t.Fatal("40 holds in a row were never limited")
 		}
 	})
+}
+
+// When the database fails, the client hears a 5xx that says nothing of it;
+// the log says everything.
+func TestInternalErrorsStayInside(t *testing.T) {
+	t.Parallel()
+	pool, err := postgres.Connect(context.Background(), pgtest.NewDatabase(t), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := postgres.NewStore(pool)
+	var logs syncBuffer
+	reg := prometheus.NewRegistry()
+	srv := httptest.NewServer(web.New(web.Config{PublicURL: publicURL, WebhookSecret: webhookSecret, PasswordCost: 4},
+		store, metrics.New(reg), reg, slog.New(slog.NewTextHandler(&logs, nil))))
+	defer srv.Close()
+	pool.Close() // every query fails from here on
+	e := &env{t: t, srv: srv, client: &http.Client{}}
+
+	r := e.guest().get("/api/v1/shows")
+	wantError(t, r, http.StatusInternalServerError, "internal")
+	if strings.Contains(strings.ToLower(string(r.Body)), "pool") {
+		t.Fatalf("answer leaks the cause: %s", r)
+	}
+	wantError(t, e.guest().get("/readyz"), http.StatusServiceUnavailable, "not_ready")
+	if !strings.Contains(logs.String(), "closed pool") {
+		t.Fatalf("log = %q, want the cause", logs.String())
+	}
+}
+
+// syncBuffer is a log destination safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -25,7 +25,7 @@ func (s *server) routes(e *echo.Echo, gatherer prometheus.Gatherer) {
 	accountLimit := s.rateLimit(accountLimit, clientIP)
 	holdLimit := s.rateLimit(holdLimit, userOrIP)
 	guest := func(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
-		return slices.Concat([]echo.MiddlewareFunc{cop}, m, []echo.MiddlewareFunc{s.loadSession})
+		return slices.Concat([]echo.MiddlewareFunc{noStore, cop}, m, []echo.MiddlewareFunc{s.loadSession})
 	}
 	member := func(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
 		return slices.Concat(guest(), []echo.MiddlewareFunc{requireUser}, m)

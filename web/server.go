@@ -102,11 +102,7 @@ func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometh
 	// (X-Forwarded-For) must not choose its rate-limit bucket.
 	e.IPExtractor = echo.ExtractIPDirect()
 	e.Use(
-		middleware.RecoverWithConfig(middleware.RecoverConfig{
-			LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
-				return &panicError{err: err, stack: stack}
-			},
-		}),
+		recoverPanics(),
 		middleware.BodyLimit(bodyLimit),
 		middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
 			Timeout:      requestTimeout,
@@ -115,4 +111,14 @@ func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometh
 	)
 	s.routes(e, gatherer)
 	return e
+}
+
+// recoverPanics turns a handler's panic into an internal error, logged with
+// its stack by handleError and answered 500 without details.
+func recoverPanics() echo.MiddlewareFunc {
+	return middleware.RecoverWithConfig(middleware.RecoverConfig{
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			return &panicError{err: err, stack: stack}
+		},
+	})
 }

@@ -93,7 +93,8 @@ func (s *server) shows(c echo.Context) error {
 		return badQuery("theatre", "Theatre must be a theatre id.")
 	}
 	if v := q.Get("date"); v != "" {
-		if _, err := time.Parse(time.DateOnly, v); err != nil {
+		// Postgres has no year 0, and Go would parse one.
+		if d, err := time.Parse(time.DateOnly, v); err != nil || d.Year() < 1 {
 			return badQuery("date", "Date must be a day as YYYY-MM-DD.")
 		}
 		f.Date = v

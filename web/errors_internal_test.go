@@ -1,0 +1,96 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/marquee-tickets/marquee/internal/auth"
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/payment"
+)
+
+// The error table: each domain error, however wrapped, has one answer.
+func TestErrorTable(t *testing.T) {
+	t.Parallel()
+	wrap := func(err error) error { return fmt.Errorf("op: %w", err) }
+	for _, tc := range []struct {
+		err      error
+		status   int
+		code     string
+		internal bool
+	}{
+		{wrap(&booking.SeatsUnavailableError{Seats: []string{"A1"}}), 409, "seats_unavailable", false},
+		{wrap(&booking.ActiveHoldError{HoldID: "h"}), 409, "active_hold_exists", false},
+		{wrap(&booking.UnknownSeatsError{Seats: []string{"Z9"}}), 422, "unknown_seats", false},
+		{wrap(&booking.DuplicateSeatsError{Seats: []string{"A1"}}), 422, "duplicate_seats", false},
+		{wrap(&booking.TooManySeatsError{Asked: 11, Max: 10}), 422, "too_many_seats", false},
+		{wrap(&booking.InvalidSeatError{Seat: "?"}), 422, "invalid_seat", false},
+		{wrap(booking.ErrNoSeats), 422, "no_seats", false},
+		{wrap(booking.ErrKeyReused), 422, "idempotency_key_reused", false},
+		{wrap(booking.ErrShowClosed), 409, "show_closed", false},
+		{wrap(booking.ErrHoldConfirmed), 409, "hold_confirmed", false},
+		{wrap(&booking.AmountMismatchError{}), 422, "amount_mismatch", false},
+		{wrap(booking.ErrPaymentConflict), 409, "payment_conflict", false},
+		{wrap(booking.ErrCancellationClosed), 409, "cancellation_closed", false},
+		{wrap(booking.ErrEmailTaken), 409, "email_taken", false},
+		{wrap(booking.ErrBadCredentials), 401, "bad_credentials", false},
+		{wrap(booking.ErrNotFound), 404, "not_found", false},
+		{&auth.ErrInvalid{Field: "email", Message: "enter a valid email address"}, 422, "invalid_email", false},
+		{payment.ErrMissingSignature, 400, "signature_missing", false},
+		{payment.ErrMalformedSignature, 400, "signature_malformed", false},
+		{payment.ErrBadSignature, 400, "signature_invalid", false},
+		{payment.ErrStaleSignature, 400, "signature_stale", false},
+		{echo.ErrNotFound, 404, "not_found", false},
+		{echo.ErrMethodNotAllowed, 405, "method_not_allowed", false},
+		{echo.ErrStatusRequestEntityTooLarge, 413, "body_too_large", false},
+		{&http.MaxBytesError{Limit: 1}, 413, "body_too_large", false},
+		{echo.ErrUnsupportedMediaType, 415, "unsupported_media_type", false},
+		{echo.ErrTooManyRequests, 429, "rate_limited", false},
+		{errors.New("pq: connection refused"), 500, "internal", true},
+		{&panicError{err: booking.ErrNotFound}, 500, "internal", true},
+	} {
+		t.Run(fmt.Sprintf("%T %v", tc.err, tc.err), func(t *testing.T) {
+			ae, internal := errorFor(tc.err)
+			if ae.Status != tc.status || ae.Code != tc.code || internal != tc.internal {
+				t.Fatalf("errorFor = %d %s internal=%v, want %d %s internal=%v",
+					ae.Status, ae.Code, internal, tc.status, tc.code, tc.internal)
+			}
+			if len(ae.Message) < 8 || strings.Contains(ae.Message, "op:") {
+				t.Fatalf("message %q is not for a person", ae.Message)
+			}
+		})
+	}
+}
+
+// A panic is a 500 with nothing of the panic in the answer; the log has it.
+func TestPanicIsInternal(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	s := &server{log: slog.New(slog.NewTextHandler(&logs, nil))}
+	e := echo.New()
+	e.HTTPErrorHandler = s.handleError
+	e.Use(recoverPanics())
+	e.GET("/boom", func(echo.Context) error { panic("secret detail 42") })
+
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, httptest.NewRequest("GET", "/boom", nil))
+	var body map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatalf("answer %q is not JSON: %v", rec.Body, err)
+	}
+	if rec.Code != 500 || body["error"] != "internal" || strings.Contains(rec.Body.String(), "secret") {
+		t.Fatalf("answer = %d %s", rec.Code, rec.Body)
+	}
+	if !strings.Contains(logs.String(), "secret detail 42") || !strings.Contains(logs.String(), "stack") {
+		t.Fatalf("log = %q, want the panic and its stack", logs.String())
+	}
+}
