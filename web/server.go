@@ -79,6 +79,9 @@ func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometh
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if len(cfg.WebhookSecret) == 0 {
+		log.Warn("no payment webhook secret: every payment webhook will be refused")
+	}
 	s := &server{
 		cfg:      cfg,
 		store:    store,
@@ -98,9 +101,10 @@ func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometh
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	// The client is whoever opened the connection: headers a client sets
-	// (X-Forwarded-For) must not choose its rate-limit bucket.
-	e.IPExtractor = echo.ExtractIPDirect()
+	// The client's address keys the account rate limit. X-Forwarded-For is
+	// believed only from a proxy on a loopback or private address (a load
+	// balancer in front of us); anyone else could forge it to dodge limits.
+	e.IPExtractor = echo.ExtractIPFromXFFHeader()
 	e.Use(
 		recoverPanics(),
 		middleware.BodyLimit(bodyLimit),
