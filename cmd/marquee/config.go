@@ -1,0 +1,173 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// config is the environment of `marquee serve`, checked.
+type config struct {
+	DatabaseURL     string
+	Addr            string
+	HoldTTL         time.Duration
+	WebhookSecret   []byte
+	DevSecret       bool // WebhookSecret is devWebhookSecret: say so loudly
+	PublicURL       string
+	MaxSeatsPerHold int
+	RateLimits      bool
+}
+
+// devWebhookSecret signs sandbox webhooks when PAYMENT_WEBHOOK_SECRET is not
+// set. It is public (it is in this file and printed at start-up), so anyone
+// can forge a payment with it: development only.
+const devWebhookSecret = "marquee-dev-webhook-secret-not-for-production"
+
+const (
+	minHoldTTL       = time.Second
+	maxHoldTTL       = time.Hour
+	maxSeatsCeiling  = 100 // the holds table allows at most 100 seats a hold
+	minWebhookSecret = 16
+)
+
+// loadConfig reads the configuration through getenv (os.Getenv in main),
+// applying defaults to unset or empty variables. The error names every
+// invalid variable, never echoing a secret.
+func loadConfig(getenv func(string) string) (config, error) {
+	cfg := config{
+		Addr:            ":8080",
+		HoldTTL:         5 * time.Minute,
+		PublicURL:       "http://localhost:8080",
+		MaxSeatsPerHold: 10,
+		RateLimits:      true,
+	}
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
+
+	cfg.DatabaseURL = get("DATABASE_URL")
+	if cfg.DatabaseURL == "" {
+		bad("DATABASE_URL is required (a Postgres URL; `make run` provides one)")
+	} else if _, err := pgx.ParseConfig(cfg.DatabaseURL); err != nil {
+		// pgx leaves the password out of its parse errors.
+		bad("DATABASE_URL: %v", err)
+	}
+
+	if v := get("ADDR"); v != "" {
+		if err := checkAddr(v); err != nil {
+			bad("ADDR=%q: %v", v, err)
+		}
+		cfg.Addr = v
+	}
+
+	if v := get("HOLD_TTL"); v != "" {
+		d, err := time.ParseDuration(v)
+		switch {
+		case err != nil:
+			bad("HOLD_TTL=%q: not a Go duration (e.g. 5m, 90s)", v)
+		case d < minHoldTTL || d > maxHoldTTL:
+			bad("HOLD_TTL=%q: must be between %v and %v", v, minHoldTTL, maxHoldTTL)
+		default:
+			cfg.HoldTTL = d
+		}
+	}
+
+	// Taken verbatim: whitespace may be part of a secret.
+	if v := getenv("PAYMENT_WEBHOOK_SECRET"); v != "" {
+		if len(v) < minWebhookSecret {
+			bad("PAYMENT_WEBHOOK_SECRET: too short (%d bytes), use at least %d random bytes", len(v), minWebhookSecret)
+		}
+		cfg.WebhookSecret = []byte(v)
+	} else {
+		cfg.WebhookSecret, cfg.DevSecret = []byte(devWebhookSecret), true
+	}
+
+	if v := get("PUBLIC_URL"); v != "" {
+		u, err := publicURL(v)
+		if err != nil {
+			bad("PUBLIC_URL=%q: %v", v, err)
+		}
+		cfg.PublicURL = u
+	}
+
+	if v := get("MAX_SEATS_PER_HOLD"); v != "" {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil:
+			bad("MAX_SEATS_PER_HOLD=%q: not a whole number", v)
+		case n < 1 || n > maxSeatsCeiling:
+			bad("MAX_SEATS_PER_HOLD=%q: must be between 1 and %d", v, maxSeatsCeiling)
+		default:
+			cfg.MaxSeatsPerHold = n
+		}
+	}
+
+	if v := get("RATE_LIMITS"); v != "" {
+		switch strings.ToLower(v) {
+		case "on":
+			cfg.RateLimits = true
+		case "off":
+			cfg.RateLimits = false
+		default:
+			bad("RATE_LIMITS=%q: must be on or off", v)
+		}
+	}
+
+	if len(errs) > 0 {
+		return config{}, errors.Join(errs...)
+	}
+	return cfg, nil
+}
+
+// checkAddr accepts host:port or :port with a numeric port.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("want host:port or :port")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q is not a number from 0 to 65535", port)
+	}
+	return nil
+}
+
+// publicURL checks the app's base URL and returns it as scheme://host[:port],
+// the form browsers send as Origin: no trailing slash, no default port.
+func publicURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", errors.New("not a URL")
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return "", errors.New("want http:// or https:// followed by a host, e.g. http://localhost:8080")
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return "", errors.New("no host")
+	}
+	if u.User != nil {
+		return "", errors.New("no user or password allowed")
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		return "", errors.New("want scheme://host[:port] only: Marquee is served from the root of its host")
+	}
+	if strings.HasSuffix(u.Host, ":") {
+		return "", errors.New("empty port")
+	}
+	host := strings.ToLower(u.Host)
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("port %q is not a number from 1 to 65535", port)
+		}
+		if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+			host = strings.TrimSuffix(host, ":"+port)
+		}
+	}
+	return scheme + "://" + host, nil
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+const testDB = "postgres://postgres@127.0.0.1:5432/marquee?sslmode=disable"
+
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+func TestLoadConfig(t *testing.T) {
+	defaults := config{
+		DatabaseURL:     testDB,
+		Addr:            ":8080",
+		HoldTTL:         5 * time.Minute,
+		WebhookSecret:   []byte(devWebhookSecret),
+		DevSecret:       true,
+		PublicURL:       "http://localhost:8080",
+		MaxSeatsPerHold: 10,
+		RateLimits:      true,
+	}
+	with := func(change func(*config)) config {
+		c := defaults
+		change(&c)
+		return c
+	}
+	tests := []struct {
+		name    string
+		env     map[string]string
+		want    config
+		wantErr []string // substrings of the error; nil: no error
+	}{
+		{name: "defaults", env: map[string]string{"DATABASE_URL": testDB}, want: defaults},
+		{name: "empty values mean defaults", env: map[string]string{
+			"DATABASE_URL": testDB, "ADDR": "", "HOLD_TTL": "", "PUBLIC_URL": " ", "MAX_SEATS_PER_HOLD": "", "RATE_LIMITS": "",
+		}, want: defaults},
+		{name: "everything set", env: map[string]string{
+			"DATABASE_URL":           "host=/tmp dbname=marquee",
+			"ADDR":                   "127.0.0.1:18080",
+			"HOLD_TTL":               "90s",
+			"PAYMENT_WEBHOOK_SECRET": "0123456789abcdef0123",
+			"PUBLIC_URL":             "https://tickets.example.com/",
+			"MAX_SEATS_PER_HOLD":     "6",
+			"RATE_LIMITS":            "off",
+		}, want: config{
+			DatabaseURL: "host=/tmp dbname=marquee", Addr: "127.0.0.1:18080", HoldTTL: 90 * time.Second,
+			WebhookSecret: []byte("0123456789abcdef0123"), PublicURL: "https://tickets.example.com",
+			MaxSeatsPerHold: 6, RateLimits: false,
+		}},
+		{name: "RATE_LIMITS ON in capitals", env: map[string]string{"DATABASE_URL": testDB, "RATE_LIMITS": "ON"}, want: defaults},
+		{name: "PUBLIC_URL loses its default port, as in an Origin header",
+			env:  map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "HTTP://LocalHost:80"},
+			want: with(func(c *config) { c.PublicURL = "http://localhost" })},
+		{name: "PUBLIC_URL keeps another port",
+			env:  map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "http://127.0.0.1:18080"},
+			want: with(func(c *config) { c.PublicURL = "http://127.0.0.1:18080" })},
+		{name: "PUBLIC_URL with an IPv6 host",
+			env:  map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "http://[::1]:8080"},
+			want: with(func(c *config) { c.PublicURL = "http://[::1]:8080" })},
+		{name: "ADDR on port 0 (any free port)",
+			env:  map[string]string{"DATABASE_URL": testDB, "ADDR": "localhost:0"},
+			want: with(func(c *config) { c.Addr = "localhost:0" })},
+		{name: "HOLD_TTL at its bounds", env: map[string]string{"DATABASE_URL": testDB, "HOLD_TTL": "1h"},
+			want: with(func(c *config) { c.HoldTTL = time.Hour })},
+		{name: "MAX_SEATS_PER_HOLD at its ceiling", env: map[string]string{"DATABASE_URL": testDB, "MAX_SEATS_PER_HOLD": "100"},
+			want: with(func(c *config) { c.MaxSeatsPerHold = 100 })},
+
+		{name: "DATABASE_URL missing", env: map[string]string{}, wantErr: []string{"DATABASE_URL is required"}},
+		{name: "DATABASE_URL unparsable", env: map[string]string{"DATABASE_URL": "postgres://u:hunter22@db:notaport/x"},
+			wantErr: []string{"DATABASE_URL"}},
+		{name: "ADDR without a port", env: map[string]string{"DATABASE_URL": testDB, "ADDR": "localhost"},
+			wantErr: []string{`ADDR="localhost"`}},
+		{name: "ADDR with a bad port", env: map[string]string{"DATABASE_URL": testDB, "ADDR": ":http-alt"},
+			wantErr: []string{`ADDR=":http-alt"`}},
+		{name: "ADDR port too big", env: map[string]string{"DATABASE_URL": testDB, "ADDR": ":70000"},
+			wantErr: []string{`ADDR=":70000"`}},
+		{name: "HOLD_TTL not a duration", env: map[string]string{"DATABASE_URL": testDB, "HOLD_TTL": "abc"},
+			wantErr: []string{`HOLD_TTL="abc": not a Go duration`}},
+		{name: "HOLD_TTL without a unit", env: map[string]string{"DATABASE_URL": testDB, "HOLD_TTL": "300"},
+			wantErr: []string{`HOLD_TTL="300"`}},
+		{name: "HOLD_TTL zero", env: map[string]string{"DATABASE_URL": testDB, "HOLD_TTL": "0s"},
+			wantErr: []string{`HOLD_TTL="0s": must be between 1s and 1h0m0s`}},
+		{name: "HOLD_TTL negative", env: map[string]string{"DATABASE_URL": testDB, "HOLD_TTL": "-5m"},
+			wantErr: []string{`HOLD_TTL="-5m"`}},
+		{name: "HOLD_TTL over an hour", env: map[string]string{"DATABASE_URL": testDB, "HOLD_TTL": "61m"},
+			wantErr: []string{`HOLD_TTL="61m"`}},
+		{name: "PAYMENT_WEBHOOK_SECRET too short, and not echoed",
+			env:     map[string]string{"DATABASE_URL": testDB, "PAYMENT_WEBHOOK_SECRET": "hunter22"},
+			wantErr: []string{"PAYMENT_WEBHOOK_SECRET: too short (8 bytes)"}},
+		{name: "PUBLIC_URL without a scheme", env: map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "localhost:8080"},
+			wantErr: []string{`PUBLIC_URL="localhost:8080": want http:// or https://`}},
+		{name: "PUBLIC_URL host only", env: map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "tickets.example.com"},
+			wantErr: []string{`PUBLIC_URL="tickets.example.com"`}},
+		{name: "PUBLIC_URL another scheme", env: map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "ftp://example.com"},
+			wantErr: []string{`PUBLIC_URL="ftp://example.com"`}},
+		{name: "PUBLIC_URL without a host", env: map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "http://"},
+			wantErr: []string{`PUBLIC_URL="http://": no host`}},
+		{name: "PUBLIC_URL with a path", env: map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "https://example.com/marquee"},
+			wantErr: []string{`PUBLIC_URL="https://example.com/marquee": want scheme://host[:port] only`}},
+		{name: "PUBLIC_URL with a query", env: map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "https://example.com/?a=1"},
+			wantErr: []string{`PUBLIC_URL="https://example.com/?a=1"`}},
+		{name: "PUBLIC_URL with credentials", env: map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "https://u:p@example.com"},
+			wantErr: []string{`no user or password`}},
+		{name: "PUBLIC_URL with an empty port", env: map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "http://example.com:"},
+			wantErr: []string{`empty port`}},
+		{name: "PUBLIC_URL with port 0", env: map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "http://example.com:0"},
+			wantErr: []string{`port "0"`}},
+		{name: "MAX_SEATS_PER_HOLD zero", env: map[string]string{"DATABASE_URL": testDB, "MAX_SEATS_PER_HOLD": "0"},
+			wantErr: []string{`MAX_SEATS_PER_HOLD="0": must be between 1 and 100`}},
+		{name: "MAX_SEATS_PER_HOLD over the table's limit", env: map[string]string{"DATABASE_URL": testDB, "MAX_SEATS_PER_HOLD": "101"},
+			wantErr: []string{`MAX_SEATS_PER_HOLD="101"`}},
+		{name: "MAX_SEATS_PER_HOLD not a number", env: map[string]string{"DATABASE_URL": testDB, "MAX_SEATS_PER_HOLD": "ten"},
+			wantErr: []string{`MAX_SEATS_PER_HOLD="ten": not a whole number`}},
+		{name: "RATE_LIMITS neither on nor off", env: map[string]string{"DATABASE_URL": testDB, "RATE_LIMITS": "yes"},
+			wantErr: []string{`RATE_LIMITS="yes": must be on or off`}},
+		{name: "every problem at once", env: map[string]string{
+			"HOLD_TTL": "abc", "MAX_SEATS_PER_HOLD": "0", "PUBLIC_URL": "localhost", "RATE_LIMITS": "maybe",
+		}, wantErr: []string{"DATABASE_URL", "HOLD_TTL", "MAX_SEATS_PER_HOLD", "PUBLIC_URL", "RATE_LIMITS"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := loadConfig(env(tt.env))
+			if tt.wantErr == nil {
+				if err != nil {
+					t.Fatalf("error: %v", err)
+				}
+				if !reflect.DeepEqual(got, tt.want) {
+					t.Errorf("config\n got %+v\nwant %+v", got, tt.want)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error, config %+v", got)
+			}
+			for _, want := range tt.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %q", err, want)
+				}
+			}
+			if strings.Contains(err.Error(), "hunter22") {
+				t.Errorf("error %q reveals a secret", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,93 @@
+// Command marquee runs the Marquee web app: `marquee serve [--demo]`.
+//
+// main parses the configuration, wires the concrete types together and runs
+// them; everything else lives in the packages it wires.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+const usage = `usage: marquee serve [--demo]
+
+Commands:
+  serve     apply database migrations, expire lapsed holds in the background
+            and serve the web app and its JSON API until SIGINT or SIGTERM
+
+Flags of serve:
+  --demo    load demo data (two cities, three theatres, a week of shows)
+            when the database has no cities yet; does nothing otherwise
+
+Environment:
+  DATABASE_URL            Postgres connection string (required; make run provides one)
+  ADDR                    listen address (default :8080)
+  HOLD_TTL                hold lifetime, a Go duration from 1s to 1h (default 5m)
+  PAYMENT_WEBHOOK_SECRET  secret of the sandbox provider's webhooks, at least
+                          16 bytes (default: a development value, printed)
+  PUBLIC_URL              the app's base URL, scheme://host[:port]
+                          (default http://localhost:8080)
+  MAX_SEATS_PER_HOLD      seat cap of one hold, 1 to 100 (default 10)
+  RATE_LIMITS             on, or off for load tests and benchmarks (default on)
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+// run is the whole program behind main, returning its exit status: 0 done,
+// 1 failed while running, 2 bad usage or configuration.
+func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "marquee: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+
+	fs := flag.NewFlagSet("marquee serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	demo := fs.Bool("demo", false, "load demo data into a database without cities")
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			return 0
+		}
+		fmt.Fprintf(stderr, "marquee serve: %v\n\n%s", err, usage)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "marquee serve: unexpected argument %q\n\n%s", fs.Arg(0), usage)
+		return 2
+	}
+
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "marquee: invalid configuration:\n  %s\n", strings.ReplaceAll(err.Error(), "\n", "\n  "))
+		return 2
+	}
+
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := serve(ctx, stop, cfg, *demo, log); err != nil {
+		log.Error("marquee stopped", "err", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/marquee-tickets/marquee/internal/demo"
+	"github.com/marquee-tickets/marquee/internal/metrics"
+	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/internal/sweeper"
+	"github.com/marquee-tickets/marquee/web"
+)
+
+const (
+	// drainTimeout is how long requests in flight may finish after a
+	// shutdown signal.
+	drainTimeout = 10 * time.Second
+	// poolCloseTimeout bounds the wait for connections still checked out
+	// when the pool closes (a request cut off after the drain).
+	poolCloseTimeout = 5 * time.Second
+	sweepInterval    = time.Second
+	sweepBatch       = 500
+)
+
+// serve runs the app until ctx is done (a signal), then shuts it down in
+// order: stop accepting, let requests in flight finish, stop the sweeper,
+// close the pool. stopSignals restores default signal handling, so a second
+// Ctrl-C during the drain kills the process.
+func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, log *slog.Logger) error {
+	log.Info("starting marquee",
+		"addr", cfg.Addr, "public_url", cfg.PublicURL, "hold_ttl", cfg.HoldTTL,
+		"max_seats_per_hold", cfg.MaxSeatsPerHold, "rate_limits", cfg.RateLimits,
+		"database", postgres.RedactURL(cfg.DatabaseURL))
+	if cfg.DevSecret {
+		log.Warn("PAYMENT_WEBHOOK_SECRET is not set: using the public development secret; "+
+			"anyone can forge payments with it, so set your own anywhere but on your own machine",
+			"secret", devWebhookSecret)
+	}
+
+	began := time.Now()
+	if err := postgres.Migrate(ctx, cfg.DatabaseURL); err != nil {
+		return err
+	}
+	log.Info("migrations applied", "took", time.Since(began).Round(time.Millisecond))
+
+	pool, err := postgres.Connect(ctx, cfg.DatabaseURL, poolSize())
+	if err != nil {
+		return err
+	}
+	defer closePool(pool, log)
+	store := postgres.NewStore(pool)
+
+	if loadDemo {
+		if err := loadDemoData(ctx, store, cfg.PublicURL, log); err != nil {
+			return err
+		}
+	}
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	m := metrics.New(reg)
+
+	// Listen before anything runs in the background, so a busy port fails
+	// the start at once.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+
+	// The sweeper outlives the signal: it stops after the drain.
+	sweepCtx, stopSweeper := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopSweeper()
+	sw := &sweeper.Sweeper{
+		Store: store, Interval: sweepInterval, Batch: sweepBatch,
+		Metrics: m, Log: log.With("component", "sweeper"),
+	}
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		sw.Run(sweepCtx)
+	}()
+
+	handler := web.New(web.Config{
+		PublicURL:       cfg.PublicURL,
+		HoldTTL:         cfg.HoldTTL,
+		MaxSeatsPerHold: cfg.MaxSeatsPerHold,
+		WebhookSecret:   cfg.WebhookSecret,
+		RateLimits:      cfg.RateLimits,
+	}, store, m, reg, log.With("component", "web"))
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		// Bodies are at most 64 KiB; the handlers give up after 10 s and
+		// still need time to answer. net/http clears these deadlines when a
+		// websocket takes the connection over.
+		ReadTimeout:    30 * time.Second,
+		WriteTimeout:   30 * time.Second,
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(log.With("component", "http").Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	log.Info("listening", "addr", ln.Addr().String(), "url", cfg.PublicURL)
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+		stopSignals()
+		log.Info("shutting down: no new connections; waiting for requests in flight", "up_to", drainTimeout)
+	case err := <-served:
+		runErr = fmt.Errorf("serve http: %w", err)
+	}
+
+	drainCtx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	defer cancel()
+	if err := srv.Shutdown(drainCtx); err != nil {
+		log.Warn("requests still in flight after the drain; closing their connections", "err", err)
+		srv.Close()
+	}
+	stopSweeper()
+	<-swept
+	log.Info("sweeper stopped")
+	return runErr
+}
+
+// poolSize is small on purpose: past a few connections per core, more
+// concurrent transactions only queue on seat row locks.
+func poolSize() int32 {
+	return int32(max(8, 4*runtime.NumCPU()))
+}
+
+// loadDemoData loads the demo catalogue into a database that has no cities,
+// and says so when it does nothing.
+func loadDemoData(ctx context.Context, store *postgres.Store, publicURL string, log *slog.Logger) error {
+	cities, err := store.Cities(ctx)
+	if err != nil {
+		return err
+	}
+	if len(cities) > 0 {
+		names := make([]string, len(cities))
+		for i, c := range cities {
+			names[i] = c.Slug
+		}
+		log.Info("demo data not loaded: the database already has cities", "cities", strings.Join(names, ","))
+		return nil
+	}
+	began := time.Now()
+	if err := demo.Load(ctx, store, began); err != nil {
+		return err
+	}
+	log.Info("demo data loaded", "took", time.Since(began).Round(time.Millisecond),
+		"try", publicURL+"/api/v1/shows?city=bengaluru")
+	return nil
+}
+
+// closePool closes the pool, waiting a bounded time for connections still
+// in use: shutting down must not hang on a stuck request.
+func closePool(pool *pgxpool.Pool, log *slog.Logger) {
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		pool.Close()
+	}()
+	select {
+	case <-closed:
+		log.Info("database pool closed")
+	case <-time.After(poolCloseTimeout):
+		log.Warn("database connections still in use; exiting without waiting for them", "waited", poolCloseTimeout)
+	}
+}
