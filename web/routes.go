@@ -40,6 +40,7 @@ func (s *server) routes(e *echo.Echo, gatherer prometheus.Gatherer) {
 
 	// Browsing: guests welcome.
 	api.GET("/shows", s.shows, guest()...)
+	api.GET("/shows/:show_id", s.show, guest()...)
 	api.GET("/shows/:show_id/seats", s.seatMap, guest()...)
 
 	// Holds.

@@ -153,6 +153,26 @@ func decodeCursor(s string) (booking.ShowCursor, bool) {
 	return booking.ShowCursor{StartsAt: time.UnixMicro(micros).UTC(), ID: id}, true
 }
 
+// show returns one scheduled show with its price per seat category.
+func (s *server) show(c echo.Context) error {
+	showID, err := booking.ParseShowID(c.Param("show_id"))
+	if err != nil {
+		return notFound("show")
+	}
+	sh, err := s.store.Show(c.Request().Context(), showID)
+	if err != nil {
+		return lookup("show", err)
+	}
+	out := struct {
+		showJSON
+		Prices map[string]int64 `json:"prices"`
+	}{showView(sh), sh.Prices}
+	if out.Prices == nil {
+		out.Prices = map[string]int64{}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
 type seatJSON struct {
 	ID         string `json:"id"`
 	Row        string `json:"row"`

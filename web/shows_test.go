@@ -96,4 +96,15 @@ func TestShowListing(t *testing.T) {
 			})
 		}
 	})
+
+	t.Run("one show with its prices", func(t *testing.T) {
+		r := e.guest().get(fmt.Sprintf("/api/v1/shows/%d", o1))
+		want(t, r, http.StatusOK)
+		prices, _ := r.JSON["prices"].(map[string]any)
+		if int64(r.num("id")) != o1 || r.str("currency") != "INR" || prices["STANDARD"] != 25000.0 || prices["PREMIUM"] != 45000.0 {
+			t.Fatalf("show = %s", r)
+		}
+		wantError(t, e.guest().get("/api/v1/shows/424242"), http.StatusNotFound, "not_found")
+		wantError(t, e.guest().get("/api/v1/shows/x1"), http.StatusNotFound, "not_found")
+	})
 }
