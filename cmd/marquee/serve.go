@@ -16,7 +16,9 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/demo"
 	"github.com/marquee-tickets/marquee/internal/metrics"
+	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/internal/refunds"
 	"github.com/marquee-tickets/marquee/internal/sweeper"
 	"github.com/marquee-tickets/marquee/web"
 )
@@ -30,6 +32,9 @@ const (
 	poolCloseTimeout = 5 * time.Second
 	sweepInterval    = time.Second
 	sweepBatch       = 500
+	refundInterval   = 2 * time.Second
+	refundBatch      = 50
+	refundLease      = time.Minute
 )
 
 // serve runs the app until ctx is done (a signal), then shuts it down in
@@ -87,10 +92,20 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		Store: store, Interval: sweepInterval, Batch: sweepBatch,
 		Metrics: m, Log: log.With("component", "sweeper"),
 	}
+	rw := &refunds.Worker{
+		Store: store, Provider: payment.Sandbox{PublicURL: cfg.PublicURL, Secret: cfg.WebhookSecret},
+		Interval: refundInterval, Batch: refundBatch, Lease: refundLease,
+		Log: log.With("component", "refunds"),
+	}
 	swept := make(chan struct{})
 	go func() {
 		defer close(swept)
 		sw.Run(sweepCtx)
+	}()
+	refunded := make(chan struct{})
+	go func() {
+		defer close(refunded)
+		rw.Run(sweepCtx)
 	}()
 
 	handler := web.New(web.Config{
@@ -133,7 +148,8 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	}
 	stopSweeper()
 	<-swept
-	log.Info("sweeper stopped")
+	<-refunded
+	log.Info("sweeper and refund worker stopped")
 	return runErr
 }
 

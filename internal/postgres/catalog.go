@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -179,8 +180,14 @@ func (s *Store) Show(ctx context.Context, id int64) (booking.Show, error) {
 // Shows lists scheduled shows that have not started, soonest first.
 func (s *Store) Shows(ctx context.Context, f booking.ShowFilter) ([]booking.Show, error) {
 	limit := f.Limit
-	if limit <= 0 || limit > 500 {
+	switch {
+	case limit <= 0:
 		limit = 200
+	case limit > 500:
+		limit = 500
+	}
+	if strings.ContainsRune(f.City, 0) {
+		return nil, nil // no city is named so, and Postgres text cannot hold NUL
 	}
 	var cityID *int64
 	var citySlug *string

@@ -117,42 +117,18 @@ func (s *Store) Hold(ctx context.Context, userID, holdID string) (booking.Hold, 
 		return booking.Hold{}, fmt.Errorf("hold %q: %w", holdID, booking.ErrNotFound)
 	}
 	h, err := scanHold(s.pool.QueryRow(ctx, `
-		SELECT `+holdColumns+`
-		  FROM holds WHERE id = $1 AND user_id = $2`, holdID, userID))
+		SELECT id::text, user_id::text, show_id, seat_ids,
+		       CASE WHEN state = 'HELD' AND expires_at <= coalesce($3::timestamptz, clock_timestamp())
+		            THEN 'EXPIRED' ELSE state END,
+		       expires_at, amount_minor, currency, created_at
+		  FROM holds WHERE id = $1 AND user_id = $2`, holdID, userID, s.now()))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return h, fmt.Errorf("hold %s: %w", holdID, booking.ErrNotFound)
 	}
 	if err != nil {
 		return h, fmt.Errorf("read hold %s: %w", holdID, err)
 	}
-	return s.lazyState(ctx, h)
-}
-
-// lazyState reports a lapsed HELD hold as EXPIRED.
-func (s *Store) lazyState(ctx context.Context, h booking.Hold) (booking.Hold, error) {
-	if h.State != booking.HoldHeld {
-		return h, nil
-	}
-	now, err := s.clock(ctx)
-	if err != nil {
-		return h, err
-	}
-	if h.Lapsed(now) {
-		h.State = booking.HoldExpired
-	}
 	return h, nil
-}
-
-// clock returns the authoritative time: the injected clock or the database's.
-func (s *Store) clock(ctx context.Context) (time.Time, error) {
-	if s.Clock != nil {
-		return s.Clock(), nil
-	}
-	var now time.Time
-	if err := s.pool.QueryRow(ctx, `SELECT clock_timestamp()`).Scan(&now); err != nil {
-		return now, fmt.Errorf("read database clock: %w", err)
-	}
-	return now, nil
 }
 
 // CancelHold releases userID's hold holdID if it is still HELD. An expired or

@@ -64,6 +64,10 @@ func Connect(ctx context.Context, databaseURL string, maxConns int32) (*pgxpool.
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
 	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		// An unreachable host must fail the start, not wait for TCP to give up.
+		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
+	}
 	rp := cfg.ConnConfig.RuntimeParams
 	rp["idle_in_transaction_session_timeout"] = "5s"
 	rp["statement_timeout"] = "10s"
@@ -88,6 +92,9 @@ func Migrate(ctx context.Context, databaseURL string) error {
 	cfg, err := pgx.ParseConfig(databaseURL)
 	if err != nil {
 		return fmt.Errorf("parse database url: %w", err)
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 10 * time.Second
 	}
 	db := stdlib.OpenDB(*cfg)
 	defer db.Close()

@@ -29,7 +29,7 @@ func (s *Store) SeatMap(ctx context.Context, showID int64, viewerID string) ([]b
 		  JOIN seats st ON st.screen_id = ss.screen_id AND st.seat_id = ss.seat_id
 		  JOIN show_prices p ON p.show_id = ss.show_id AND p.category = ss.category
 		  LEFT JOIN holds h ON h.id = ss.hold_id AND $3::uuid IS NOT NULL
-		 WHERE ss.show_id = $1
+		 WHERE ss.show_id = $1 AND sh.status = 'SCHEDULED'
 		 ORDER BY st.grid_row, st.grid_col`, showID, s.now(), viewer)
 	if err != nil {
 		return nil, fmt.Errorf("read seat map of show %d: %w", showID, err)

@@ -32,6 +32,9 @@ func (s *Store) CreateUser(ctx context.Context, email, name, passwordHash string
 func (s *Store) UserByEmail(ctx context.Context, email string) (auth.User, string, error) {
 	var u auth.User
 	var hash string
+	if strings.ContainsRune(email, 0) {
+		return u, "", booking.ErrNotFound // Postgres text cannot hold NUL: no such account
+	}
 	err := s.pool.QueryRow(ctx, `
 		SELECT id::text, email, name, role, password_hash FROM users WHERE email = $1`,
 		strings.ToLower(strings.TrimSpace(email))).Scan(&u.ID, &u.Email, &u.Name, &u.Role, &hash)
