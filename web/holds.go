@@ -121,19 +121,3 @@ func (s *server) releaseHold(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, holdView(h))
 }
-
-// checkout returns where the browser pays for the caller's live hold.
-func (s *server) checkout(c echo.Context) error {
-	if err := decodeJSON(c, &struct{}{}, false); err != nil {
-		return err
-	}
-	h, err := s.store.Hold(c.Request().Context(), userID(c), c.Param("hold_id"))
-	if err != nil {
-		return lookup("hold", err)
-	}
-	if h.State != booking.HoldHeld {
-		return newError(http.StatusConflict, "hold_not_active",
-			"This hold is no longer active: pick your seats again.").with("state", string(h.State))
-	}
-	return c.JSON(http.StatusCreated, map[string]string{"checkout_url": s.sandbox.CheckoutURL(h)})
-}

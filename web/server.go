@@ -28,6 +28,12 @@ type Config struct {
 	WebhookSecret   []byte
 	RateLimits      bool
 	PasswordCost    int // bcrypt cost; 0 = bcrypt.DefaultCost (tests use 4)
+
+	// Payments is the payment provider checkouts go to. Nil means Sandbox.
+	Payments payment.Provider
+	// Sandbox, when set, is served under /sandbox/ (its checkout pages).
+	// When both are nil, a sandbox is made on the store's database.
+	Sandbox *payment.Sandbox
 }
 
 const (
@@ -48,7 +54,8 @@ type server struct {
 	metrics  *metrics.Metrics
 	sessions *scs.SessionManager
 	hasher   auth.Hasher
-	sandbox  payment.Sandbox
+	payments payment.Provider
+	sandbox  *payment.Sandbox // nil: no sandbox pages
 	log      *slog.Logger
 
 	// dummyHash is checked against when a login names no account, so that
@@ -82,13 +89,22 @@ func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometh
 	if len(cfg.WebhookSecret) == 0 {
 		log.Warn("no payment webhook secret: every payment webhook will be refused")
 	}
+	if cfg.Payments == nil && cfg.Sandbox == nil {
+		cfg.Sandbox = payment.NewSandbox(store.Pool(), payment.SandboxConfig{
+			PublicURL: cfg.PublicURL, Secret: cfg.WebhookSecret, Log: log.With("component", "sandbox"),
+		})
+	}
+	if cfg.Payments == nil {
+		cfg.Payments = cfg.Sandbox
+	}
 	s := &server{
 		cfg:      cfg,
 		store:    store,
 		metrics:  m,
 		sessions: newSessionManager(store.Pool(), cfg.PublicURL),
 		hasher:   auth.Hasher{Cost: cfg.PasswordCost},
-		sandbox:  payment.Sandbox{PublicURL: cfg.PublicURL, Secret: cfg.WebhookSecret},
+		payments: cfg.Payments,
+		sandbox:  cfg.Sandbox,
 		log:      log,
 	}
 	hash, err := s.hasher.Hash("not a password: equalizes login timing")

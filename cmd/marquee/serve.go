@@ -35,12 +35,13 @@ const (
 	refundInterval   = 2 * time.Second
 	refundBatch      = 50
 	refundLease      = time.Minute
+	webhookInterval  = time.Second
 )
 
 // serve runs the app until ctx is done (a signal), then shuts it down in
-// order: stop accepting, let requests in flight finish, stop the sweeper,
-// close the pool. stopSignals restores default signal handling, so a second
-// Ctrl-C during the drain kills the process.
+// order: stop accepting, let requests in flight finish, stop the sweeper and
+// the workers, close the pool. stopSignals restores default signal handling,
+// so a second Ctrl-C during the drain kills the process.
 func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, log *slog.Logger) error {
 	log.Info("starting marquee",
 		"addr", cfg.Addr, "public_url", cfg.PublicURL, "hold_ttl", cfg.HoldTTL,
@@ -92,8 +93,14 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		Store: store, Interval: sweepInterval, Batch: sweepBatch,
 		Metrics: m, Log: log.With("component", "sweeper"),
 	}
+	// The sandbox payment provider: its pages are served by this binary, its
+	// webhooks sent by its own worker, server to server, to PUBLIC_URL.
+	sandbox := payment.NewSandbox(pool, payment.SandboxConfig{
+		PublicURL: cfg.PublicURL, Secret: cfg.WebhookSecret, Log: log.With("component", "sandbox"),
+	})
+	ww := &payment.WebhookWorker{Sandbox: sandbox, Interval: webhookInterval}
 	rw := &refunds.Worker{
-		Store: store, Provider: payment.Sandbox{PublicURL: cfg.PublicURL, Secret: cfg.WebhookSecret},
+		Store: store, Provider: sandbox,
 		Interval: refundInterval, Batch: refundBatch, Lease: refundLease,
 		Log: log.With("component", "refunds"),
 	}
@@ -107,6 +114,11 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		defer close(refunded)
 		rw.Run(sweepCtx)
 	}()
+	hooked := make(chan struct{})
+	go func() {
+		defer close(hooked)
+		ww.Run(sweepCtx)
+	}()
 
 	handler := web.New(web.Config{
 		PublicURL:       cfg.PublicURL,
@@ -114,6 +126,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		MaxSeatsPerHold: cfg.MaxSeatsPerHold,
 		WebhookSecret:   cfg.WebhookSecret,
 		RateLimits:      cfg.RateLimits,
+		Sandbox:         sandbox,
 	}, store, m, reg, log.With("component", "web"))
 	srv := &http.Server{
 		Handler:           handler,
@@ -149,7 +162,8 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	stopSweeper()
 	<-swept
 	<-refunded
-	log.Info("sweeper and refund worker stopped")
+	<-hooked
+	log.Info("sweeper, refund and webhook workers stopped")
 	return runErr
 }
 

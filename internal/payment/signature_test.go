@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/payment"
 )
 
@@ -106,10 +105,9 @@ func TestSign(t *testing.T) {
 
 func TestSandboxCheckoutURL(t *testing.T) {
 	t.Parallel()
-	h := booking.Hold{ID: "6f1c1d2e-0000-4000-8000-000000000001"}
 	for _, base := range []string{"http://localhost:8080", "http://localhost:8080/"} {
-		got := payment.Sandbox{PublicURL: base}.CheckoutURL(h)
-		if want := "http://localhost:8080/sandbox/checkout/" + h.ID; got != want {
+		got := payment.NewSandbox(nil, payment.SandboxConfig{PublicURL: base}).CheckoutURL("cs_1")
+		if want := "http://localhost:8080/sandbox/checkout/cs_1"; got != want {
 			t.Errorf("CheckoutURL with %q = %q, want %q", base, got, want)
 		}
 	}
