@@ -17,13 +17,13 @@ DEVDB := scripts/devdb.sh
 use_db = DATABASE_URL="$$($(DEVDB))"; export DATABASE_URL; \
 	echo "database: $$(sed -E 's|(://[^:/@]*):[^@/]*@|\1:****@|' <<<"$$DATABASE_URL")"
 
-.PHONY: help run test bench generate generate-check db db-stop clean
+.PHONY: help run test bench generate generate-check vendor db db-stop clean
 
 help:
 	@echo "make run             serve http://localhost:8080 with demo data"
 	@echo "make test            generate-check, go vet, go test -race (needs Postgres: started if missing)"
 	@echo "make bench           run the booking benchmark (cmd/bench)"
-	@echo "make generate        templ + Tailwind code generation"
+	@echo "make generate        templ, vendored htmx and the Tailwind CSS build"
 	@echo "make generate-check  fail if generated files are not committed and current"
 	@echo "make db              print the development database URL"
 	@echo "make db-stop         stop the private Postgres in ./.data"
@@ -40,23 +40,37 @@ test: generate-check
 bench:
 	@$(use_db); RATE_LIMITS=off exec go run ./cmd/bench
 
-# The front end (templ components, Tailwind) may not exist yet: each step runs
-# only when its inputs are there.
+# The front end (templ components, htmx, Tailwind) may not exist yet: each
+# step runs only when its inputs are there. node_modules comes from
+# package-lock.json (npm ci); what the app serves is copied or built into
+# static/ and committed, so a build of the Go binary needs no npm at all.
 generate:
 	@if [ -n "$$(find . \( -name .git -o -name node_modules -o -name .data \) -prune -o -name '*.templ' -print -quit)" ]; then \
 		echo "go tool templ generate"; go tool templ generate; \
 	fi
 	@if [ -f package.json ]; then \
-		[ -d node_modules ] || { echo "npm ci"; npm ci; }; \
+		$(MAKE) --no-print-directory vendor; \
 		echo "tailwindcss -> static/css/app.css"; \
 		npx --no-install tailwindcss -c tailwind.config.js -i web/styles/input.css -o static/css/app.css --minify; \
 	fi
+
+# vendor copies htmx and its websocket extension, at the versions
+# package-lock.json pins, into static/vendor.
+vendor: node_modules/.package-lock.json
+	@mkdir -p static/vendor
+	@cp node_modules/htmx.org/dist/htmx.min.js static/vendor/htmx.min.js
+	@cp node_modules/htmx-ext-ws/dist/ws.js static/vendor/ws.js
+	@echo "vendored htmx $$(node -p 'require("./node_modules/htmx.org/package.json").version') and htmx-ext-ws $$(node -p 'require("./node_modules/htmx-ext-ws/package.json").version') -> static/vendor"
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
 
 generate-check: generate
 	@if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
 		echo "generate-check: not a git checkout, skipped"; exit 0; \
 	fi; \
-	changes="$$(git status --porcelain -- '*_templ.go' static/css)"; \
+	changes="$$(git status --porcelain -- '*_templ.go' static/css static/vendor)"; \
 	if [ -n "$$changes" ]; then \
 		echo "$$changes" >&2; \
 		echo "generate-check: generated files are missing or stale; run 'make generate' and commit them." >&2; \

@@ -208,7 +208,8 @@ func errRateLimited(retryAfterSeconds int) *apiError {
 }
 
 // handleError is Echo's error handler: every error, from a handler, a
-// middleware or the router, is answered as JSON. Internal errors are logged
+// middleware or the router, is answered as JSON, or for pages as a friendly
+// page or htmx fragment (see wantsHTML). Internal errors are logged
 // with the request; their text never reaches the client.
 func (s *server) handleError(err error, c echo.Context) {
 	ae, internal := errorFor(err)
@@ -236,6 +237,12 @@ func (s *server) handleError(err error, c echo.Context) {
 	}
 	if req.Method == http.MethodHead {
 		_ = c.NoContent(ae.Status)
+		return
+	}
+	if wantsHTML(c) {
+		if err := s.renderProblem(c, ae); err != nil {
+			s.log.Debug("write error page", "err", err)
+		}
 		return
 	}
 	body := make(map[string]any, len(ae.Details)+2)

@@ -16,6 +16,9 @@ func (s *server) routes(e *echo.Echo, gatherer prometheus.Gatherer) {
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})))
 
+	// Static files (CSS, htmx, our JavaScript, images), embedded.
+	e.GET("/static/*", staticFiles())
+
 	// The payment provider's server-to-server webhook: signed, no session.
 	e.POST("/payments/webhook", s.paymentWebhook)
 

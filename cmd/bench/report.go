@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"time"
 )
 
@@ -14,18 +15,19 @@ const stampedeTarget = 50 * time.Millisecond
 func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 	fmt.Fprintf(w, "\n## Hold throughput and latency\n\n")
 	fmt.Fprintf(w, "attempts/s counts every answered hold (201 and 409); holds/s only the 201s. Latency is of the hold\n")
-	fmt.Fprintf(w, "request alone (the release that follows a win is untimed), over every answered attempt. bench CPU is\n")
-	fmt.Fprintf(w, "the cores this process kept busy: the clients, and for HTTP the server too; Postgres is not in it.\n\n")
-	fmt.Fprintf(w, "| workload | clients | impl | attempts/s | holds/s | won | p50 ms | p99 ms | errors | bench CPU |\n")
+	fmt.Fprintf(w, "request alone (the release that follows a win is untimed), over every answered attempt. CPU is the\n")
+	fmt.Fprintf(w, "cores kept busy during the cell (of %d) by this process (clients, and the server for HTTP) / the\n", runtime.NumCPU())
+	fmt.Fprintf(w, "Postgres backends of the bench database / everything else on the machine.\n\n")
+	fmt.Fprintf(w, "| workload | clients | impl | attempts/s | holds/s | won | p50 ms | p99 ms | errors | CPU bench / pg / other |\n")
 	fmt.Fprintf(w, "|---|--:|---|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, c := range cells {
 		won := "-"
 		if c.attempts() > 0 {
 			won = fmt.Sprintf("%.0f%%", 100*float64(c.held)/float64(c.attempts()))
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %.0f | %.0f | %s | %s | %s | %d | %.2f |\n",
+		fmt.Fprintf(w, "| %s | %d | %s | %.0f | %.0f | %s | %s | %s | %d | %s |\n",
 			c.workload, c.clients, c.impl, c.perSecond(c.attempts()), c.perSecond(c.held), won,
-			ms(percentile(c.lat, 50)), ms(percentile(c.lat, 99)), c.errs+c.relErrs, c.cpu.Seconds()/c.elapsed.Seconds())
+			ms(percentile(c.lat, 50)), ms(percentile(c.lat, 99)), c.errs+c.relErrs, c.cpu)
 	}
 
 	// Ratios per (workload, clients), in the order the cells ran.
@@ -82,8 +84,8 @@ func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 		fmt.Fprintf(w, "each client asks for a random pair of the %d (so up to 3 win a round). Target: p99 < %s for SQL and HTTP.\n\n",
 			stampedeSeats, stampedeTarget)
 	}
-	fmt.Fprintf(w, "| impl | requests | won | max won/round | p50 ms | p99 ms | max ms | errors | p99 target |\n")
-	fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
+	fmt.Fprintf(w, "| impl | requests | won | max won/round | p50 ms | p99 ms | max ms | errors | p99 target | CPU bench / pg / other |\n")
+	fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|---|--:|\n")
 	for _, s := range stampedes {
 		target := "-"
 		if s.impl != "naive" {
@@ -92,7 +94,7 @@ func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 				target = "missed"
 			}
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s | %s | %d | %s |\n", s.impl, s.requests(), s.held, s.maxWinners,
-			ms(percentile(s.lat, 50)), ms(percentile(s.lat, 99)), ms(percentile(s.lat, 100)), s.errs, target)
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s | %s | %d | %s | %s |\n", s.impl, s.requests(), s.held, s.maxWinners,
+			ms(percentile(s.lat, 50)), ms(percentile(s.lat, 99)), ms(percentile(s.lat, 100)), s.errs, target, s.cpu)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -71,7 +70,7 @@ type cell struct {
 	relErrs   int // failed releases
 	firstErr  error
 	elapsed   time.Duration
-	cpu       time.Duration   // CPU time of this process (clients, and the server for HTTP)
+	cpu       cpuUse
 	lat       []time.Duration // of held and conflicting attempts, sorted
 }
 
@@ -137,12 +136,13 @@ func (b *bench) runCell(ctx context.Context, im impl, w workload, n int, d time.
 			}
 		}()
 	}
-	cpu0 := processCPU()
+	cpu0 := takeCPUSample(ctx, b.pool)
 	began := time.Now()
 	deadline = began.Add(d)
 	close(start)
 	wg.Wait()
-	res := &cell{workload: w.name, clients: n, impl: im.name(), elapsed: time.Since(began), cpu: processCPU() - cpu0}
+	res := &cell{workload: w.name, clients: n, impl: im.name(), elapsed: time.Since(began)}
+	res.cpu = takeCPUSample(ctx, b.pool).since(cpu0, res.elapsed)
 	for _, t := range tallies {
 		res.held += t.held
 		res.conflicts += t.conflicts
@@ -207,9 +207,9 @@ func (b *bench) runAll(ctx context.Context) (string, error) {
 					return "", err
 				}
 				c := b.runCell(ctx, im, w, n, b.cfg.duration, uint64(wi)<<32|uint64(n))
-				status("%-18s %3d clients %-6s %8.0f attempts/s %8.0f holds/s  p50 %s  p99 %s  errors %d",
+				status("%-18s %3d clients %-6s %8.0f attempts/s %8.0f holds/s  p50 %s  p99 %s  errors %d  cpu %s",
 					w.name, n, im.name(), c.perSecond(c.attempts()), c.perSecond(c.held),
-					ms(percentile(c.lat, 50)), ms(percentile(c.lat, 99)), c.errs+c.relErrs)
+					ms(percentile(c.lat, 50)), ms(percentile(c.lat, 99)), c.errs+c.relErrs, c.cpu)
 				if c.firstErr != nil {
 					status("  first error: %v", c.firstErr)
 				}
@@ -251,6 +251,7 @@ type stampede struct {
 	errs            int
 	firstErr        error
 	maxWinners      int
+	cpu             cpuUse
 	lat             []time.Duration // sorted
 }
 
@@ -266,6 +267,7 @@ func (b *bench) runStampede(ctx context.Context, im impl) (*stampede, error) {
 		return nil, err
 	}
 	res := &stampede{impl: im.name(), clients: n, rounds: rounds}
+	cpu0, began := takeCPUSample(ctx, b.pool), time.Now()
 	for r := range rounds {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -322,17 +324,9 @@ func (b *bench) runStampede(ctx context.Context, im impl) (*stampede, error) {
 		}
 		res.maxWinners = max(res.maxWinners, winners)
 	}
+	res.cpu = takeCPUSample(ctx, b.pool).since(cpu0, time.Since(began))
 	slices.Sort(res.lat)
 	return res, nil
-}
-
-// processCPU is the user and system CPU time this process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // percentile returns the p-th percentile (nearest rank) of sorted, exactly.

@@ -1,0 +1,243 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+// pageKey marks a request as one for an HTML page: its errors are answered
+// as a page (or, for htmx, a fragment), never as JSON.
+const pageKey = "marquee.page"
+
+// cityCookie remembers the city a moviegoer browses.
+const cityCookie = "marquee_city"
+
+// pages returns the middleware of every HTML page and page form: security
+// headers, no shared caching, the session and CSRF protection. Extra
+// middleware m runs last, after the session is loaded.
+func (s *server) pages(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
+	return append([]echo.MiddlewareFunc{markPage, securityHeaders(s.secure()), privateCache, s.loadSession, s.csrf()}, m...)
+}
+
+// secure reports whether the app is served over https.
+func (s *server) secure() bool {
+	return strings.HasPrefix(strings.ToLower(s.cfg.PublicURL), "https://")
+}
+
+func markPage(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Set(pageKey, true)
+		return next(c)
+	}
+}
+
+// contentSecurityPolicy lets the page load scripts, styles and images from
+// its own origin only: no inline script or style, no eval (htmx runs with
+// allowEval false), no framing.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
+
+// setSecurityHeaders sets the headers every HTML answer carries.
+func setSecurityHeaders(h http.Header, https bool) {
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()")
+	if https {
+		h.Set("Strict-Transport-Security", "max-age=31536000")
+	}
+}
+
+func securityHeaders(https bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			setSecurityHeaders(c.Response().Header(), https)
+			return next(c)
+		}
+	}
+}
+
+// privateCache keeps pages, which name the signed-in user and carry their
+// CSRF token, out of shared caches, and has browsers revalidate them.
+func privateCache(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Response().Header().Set(echo.HeaderCacheControl, "private, no-cache")
+		return next(c)
+	}
+}
+
+// isHTMX reports whether htmx sent the request (it wants a fragment).
+func isHTMX(c echo.Context) bool {
+	return c.Request().Header.Get("HX-Request") == "true"
+}
+
+// render writes comp with status. It renders into a buffer first, so a
+// failing component still becomes a proper error answer.
+func render(c echo.Context, status int, comp templ.Component) error {
+	buf := templ.GetBuffer()
+	defer templ.ReleaseBuffer(buf)
+	if err := comp.Render(c.Request().Context(), buf); err != nil {
+		return err
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// meta is the layout data of a page for the caller.
+func (s *server) meta(c echo.Context, title string) components.Meta {
+	m := components.Meta{Title: title, CSRF: csrfToken(c), Path: c.Request().URL.RequestURI()}
+	if id := userID(c); id != "" {
+		if u, err := s.store.User(c.Request().Context(), id); err == nil {
+			m.User = &components.User{Name: u.Name, Email: u.Email}
+		}
+	}
+	if ck, err := c.Cookie(cityCookie); err == nil && cityPattern.MatchString(ck.Value) {
+		if city, err := s.store.CityBySlug(c.Request().Context(), ck.Value); err == nil {
+			m.City = &components.City{Name: city.Name, Slug: city.Slug}
+		}
+	}
+	return m
+}
+
+// seeOther redirects to path after a form post. htmx follows a 303 itself
+// and would swap the whole page into its target, so it is told to navigate
+// instead.
+func seeOther(c echo.Context, path string) error {
+	if isHTMX(c) {
+		c.Response().Header().Set("HX-Redirect", path)
+		return c.NoContent(http.StatusNoContent)
+	}
+	return c.Redirect(http.StatusSeeOther, path)
+}
+
+// requirePageUser sends a guest to the login page, to come back to this
+// page (or, for a form post, to back) afterwards.
+func requirePageUser(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if userID(c) != "" {
+			return next(c)
+		}
+		back := c.Request().URL.RequestURI()
+		if c.Request().Method != http.MethodGet {
+			back = safeNext(c.Request().Referer())
+		}
+		return seeOther(c, loginPath(back))
+	}
+}
+
+// loginPath is the login page, coming back to next afterwards.
+func loginPath(next string) string {
+	if next == "" || next == "/" {
+		return "/login"
+	}
+	return "/login?next=" + url.QueryEscape(next)
+}
+
+// safeNext returns next if it is a path of this site, else "/". A full URL
+// (such as a Referer) is reduced to its path and query. Anything that could
+// lead off-site (//host, /\host, a scheme) is refused: an open redirect
+// would let a phishing link borrow our login page.
+func safeNext(next string) string {
+	if next == "" {
+		return "/"
+	}
+	u, err := url.Parse(next)
+	if err != nil {
+		return "/"
+	}
+	if u.Scheme != "" || u.Host != "" {
+		// A Referer is absolute: keep only its path on our own site.
+		u = &url.URL{Path: u.Path, RawPath: u.RawPath, RawQuery: u.RawQuery}
+	}
+	p := u.RequestURI()
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.ContainsAny(p, "\\\r\n\t") {
+		return "/"
+	}
+	return p
+}
+
+// problemFor turns an error answer into what a person reads on a page.
+func problemFor(ae *apiError) components.Problem {
+	p := components.Problem{Status: ae.Status, Message: ae.Message}
+	switch ae.Status {
+	case http.StatusNotFound:
+		p.Title = "We couldn't find that"
+		if ae.Code == "not_found" && ae.Message == "There is nothing at this address." {
+			p.Message = "There is no page at this address. It may have moved, or the link may be mistyped."
+		}
+	case http.StatusForbidden:
+		p.Title = "That didn't go through"
+	case http.StatusConflict:
+		p.Title = "That can't be done right now"
+	case http.StatusUnprocessableEntity, http.StatusBadRequest:
+		p.Title = "Please check and try again"
+	case http.StatusTooManyRequests:
+		p.Title = "Slow down a little"
+	case http.StatusUnauthorized:
+		p.Title = "Please log in"
+	case http.StatusMethodNotAllowed:
+		p.Title = "That doesn't work here"
+	default:
+		p.Title = "Something went wrong"
+		if ae.Status >= 500 {
+			p.Message = "Something went wrong on our side. Please try again in a moment."
+		}
+	}
+	return p
+}
+
+// wantsHTML reports whether an error should be answered as HTML: always for
+// a page route, and for any other address outside the API when a browser
+// asks (htmx, or an Accept header naming text/html).
+func wantsHTML(c echo.Context) bool {
+	if page, _ := c.Get(pageKey).(bool); page {
+		return true
+	}
+	p := c.Request().URL.Path
+	if strings.HasPrefix(p, "/api/") || p == "/payments/webhook" {
+		return false
+	}
+	return isHTMX(c) || strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/html")
+}
+
+// renderProblem answers an error as HTML: a fragment for htmx, swapped into
+// the page's #flash region, else a whole page.
+func (s *server) renderProblem(c echo.Context, ae *apiError) error {
+	h := c.Response().Header()
+	setSecurityHeaders(h, s.secure())
+	h.Set(echo.HeaderCacheControl, "no-store")
+	p := problemFor(ae)
+	if isHTMX(c) {
+		h.Set("HX-Retarget", "#flash")
+		h.Set("HX-Reswap", "innerHTML")
+		return render(c, ae.Status, components.ErrorToast(p))
+	}
+	m := s.errorMeta(c)
+	return render(c, ae.Status, components.ErrorPage(m, p))
+}
+
+// errorMeta is the layout data of an error page. It must not fail: the
+// database may be what failed.
+func (s *server) errorMeta(c echo.Context) components.Meta {
+	m := components.Meta{Title: "Error", CSRF: csrfToken(c)}
+	if userID(c) != "" {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), requestTimeout/5)
+		defer cancel()
+		if u, err := s.store.User(ctx, userID(c)); err == nil {
+			m.User = &components.User{Name: u.Name, Email: u.Email}
+		} else if !errors.Is(err, booking.ErrNotFound) {
+			s.log.Debug("error page: read user", "err", err)
+		}
+	}
+	return m
+}
