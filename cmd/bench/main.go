@@ -45,6 +45,8 @@ type config struct {
 	stampedeRounds  int
 	poolSize        int32
 	holdTTL         time.Duration
+	maxOther        float64 // cores other work may use before a cell is re-run
+	reruns          int
 }
 
 func main() {
@@ -58,6 +60,8 @@ func main() {
 	flag.StringVar(&clients, "clients", "1,8,64", "comma-separated numbers of concurrent clients")
 	flag.IntVar(&cfg.stampedeClients, "stampede-clients", 64, "clients released together in each stampede round")
 	flag.IntVar(&cfg.stampedeRounds, "stampede-rounds", 20, "stampede rounds, each on 6 fresh seats")
+	flag.Float64Var(&cfg.maxOther, "max-other", 0.25, "re-run a cell when other processes used more than this many cores during it (0: never)")
+	flag.IntVar(&cfg.reruns, "reruns", 2, "most re-runs of one disturbed cell")
 	pool := flag.Int("pool", int(cfg.poolSize), "connections in the pool, shared by all implementations (4 x NumCPU)")
 	flag.BoolVar(&quick, "quick", false, "smoke run: short cells, fewer stampede rounds")
 	flag.Parse()

@@ -20,15 +20,35 @@ func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 	fmt.Fprintf(w, "Postgres backends of the bench database / everything else on the machine.\n\n")
 	fmt.Fprintf(w, "| workload | clients | impl | attempts/s | holds/s | won | p50 ms | p99 ms | errors | CPU bench / pg / other |\n")
 	fmt.Fprintf(w, "|---|--:|---|--:|--:|--:|--:|--:|--:|--:|\n")
+	reran, still := 0, 0
+	mark := func(tries int, u cpuUse) string {
+		if tries > 1 {
+			reran++
+		}
+		if b.disturbed(u) {
+			still++
+			return " †"
+		}
+		return ""
+	}
 	for _, c := range cells {
 		won := "-"
 		if c.attempts() > 0 {
 			won = fmt.Sprintf("%.0f%%", 100*float64(c.held)/float64(c.attempts()))
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %.0f | %.0f | %s | %s | %s | %d | %s |\n",
+		fmt.Fprintf(w, "| %s | %d | %s | %.0f | %.0f | %s | %s | %s | %d | %s%s |\n",
 			c.workload, c.clients, c.impl, c.perSecond(c.attempts()), c.perSecond(c.held), won,
-			ms(percentile(c.lat, 50)), ms(percentile(c.lat, 99)), c.errs+c.relErrs, c.cpu)
+			ms(percentile(c.lat, 50)), ms(percentile(c.lat, 99)), c.errs+c.relErrs, c.cpu, mark(c.tries, c.cpu))
 	}
+	disturbance := func() {
+		if b.cfg.maxOther <= 0 {
+			return
+		}
+		fmt.Fprintf(w, "\nA measurement during which other work took more than %.2f cores was run again (at most %d times):\n",
+			b.cfg.maxOther, b.cfg.reruns)
+		fmt.Fprintf(w, "%d were, and %d (marked †) were still disturbed on their last run.\n", reran, still)
+	}
+	disturbance()
 
 	// Ratios per (workload, clients), in the order the cells ran.
 	type key struct {
@@ -59,12 +79,18 @@ func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 		return fmt.Sprintf("%.2fx", n/d)
 	}
 	fmt.Fprintf(w, "\n## Throughput ratios\n\n")
-	fmt.Fprintf(w, "Each cell: attempts/s ratio / holds/s ratio.\n\n")
+	fmt.Fprintf(w, "Each cell: attempts/s ratio / holds/s ratio. † : one of the cells compared was disturbed.\n\n")
 	fmt.Fprintf(w, "| workload | clients | SQL/naive | HTTP/naive | HTTP/SQL |\n")
 	fmt.Fprintf(w, "|---|--:|--:|--:|--:|\n")
 	for _, k := range order {
 		m := byKey[k]
-		fmt.Fprintf(w, "| %s | %d | %s / %s | %s / %s | %s / %s |\n", k.workload, k.clients,
+		dagger := ""
+		for _, c := range m {
+			if b.disturbed(c.cpu) {
+				dagger = " †"
+			}
+		}
+		fmt.Fprintf(w, "| %s%s | %d | %s / %s | %s / %s | %s / %s |\n", k.workload, dagger, k.clients,
 			ratio(m["SQL"], m["naive"], false), ratio(m["SQL"], m["naive"], true),
 			ratio(m["HTTP"], m["naive"], false), ratio(m["HTTP"], m["naive"], true),
 			ratio(m["HTTP"], m["SQL"], false), ratio(m["HTTP"], m["SQL"], true))
@@ -94,7 +120,18 @@ func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 				target = "missed"
 			}
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s | %s | %d | %s | %s |\n", s.impl, s.requests(), s.held, s.maxWinners,
-			ms(percentile(s.lat, 50)), ms(percentile(s.lat, 99)), ms(percentile(s.lat, 100)), s.errs, target, s.cpu)
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s | %s | %d | %s | %s%s |\n", s.impl, s.requests(), s.held, s.maxWinners,
+			ms(percentile(s.lat, 50)), ms(percentile(s.lat, 99)), ms(percentile(s.lat, 100)), s.errs, target, s.cpu,
+			mark(s.tries, s.cpu))
 	}
+	reran, still = 0, 0
+	for _, s := range stampedes {
+		if s.tries > 1 {
+			reran++
+		}
+		if b.disturbed(s.cpu) {
+			still++
+		}
+	}
+	disturbance()
 }
