@@ -137,12 +137,13 @@ func (st Showtime) SoldOut() bool { return st.SeatsLeft == 0 }
 // first, with their seats left. At most 500 are returned.
 func (s *Store) Showtimes(ctx context.Context, f ShowtimeFilter) ([]Showtime, error) {
 	rows, err := s.pool.Query(ctx, nowCTE+`
-		SELECT `+showColumns+`,
-		       (SELECT count(*) FILTER (WHERE ss.status = 'AVAILABLE'
-		                                   OR (ss.status = 'HELD' AND ss.hold_expires_at <= (SELECT t FROM now))),
-		               count(*)
-		          FROM show_seats ss WHERE ss.show_id = sh.id)
+		SELECT `+showColumns+`, n.seats_left, n.total
 		  FROM `+showFrom+`
+		  CROSS JOIN LATERAL (
+			SELECT count(*) FILTER (WHERE ss.status = 'AVAILABLE'
+			                           OR (ss.status = 'HELD' AND ss.hold_expires_at <= (SELECT t FROM now))) AS seats_left,
+			       count(*) AS total
+			  FROM show_seats ss WHERE ss.show_id = sh.id) n
 		 WHERE `+showtimeWhere+`
 		 ORDER BY sh.starts_at, t.name, sh.id
 		 LIMIT 500`, s.showtimeArgs(f)...)
@@ -151,12 +152,8 @@ func (s *Store) Showtimes(ctx context.Context, f ShowtimeFilter) ([]Showtime, er
 	}
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Showtime, error) {
 		var st Showtime
-		var counts []int64
 		err := r.Scan(&st.ID, &st.MovieID, &st.MovieTitle, &st.TheatreID, &st.TheatreName, &st.TimeZone,
-			&st.CityName, &st.ScreenID, &st.ScreenName, &st.StartsAt, &st.EndsAt, &st.Currency, &counts)
-		if err == nil && len(counts) == 2 {
-			st.SeatsLeft, st.TotalSeats = int(counts[0]), int(counts[1])
-		}
+			&st.CityName, &st.ScreenID, &st.ScreenName, &st.StartsAt, &st.EndsAt, &st.Currency, &st.SeatsLeft, &st.TotalSeats)
 		return st, err
 	})
 	if err != nil {
