@@ -37,3 +37,12 @@ type Confirmation struct {
 	Reason    string // empty when BOOKED
 	BookingID string // set when BOOKED
 }
+
+// HoldPayment is a recorded payment for a hold as its owner may see it: its
+// outcome, what it charged and, when money is owed back, the refund.
+type HoldPayment struct {
+	Confirmation
+	AmountMinor int64
+	Currency    string
+	Refund      *Refund // nil when nothing is owed back
+}

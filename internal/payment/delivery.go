@@ -35,6 +35,7 @@ type WebhookWorker struct {
 type Delivery struct {
 	ID            int64
 	PaymentID     string
+	Event         string // the status the webhook reports: succeeded or failed
 	Body          string
 	Status        string // PENDING, DELIVERED or GAVE_UP
 	Attempts      int
@@ -232,7 +233,7 @@ func (s *Sandbox) deliveryFailed(ctx context.Context, id int64, status int, caus
 // first; with id "", the latest limit webhooks of any checkout, newest first.
 func (s *Sandbox) Deliveries(ctx context.Context, checkoutID string, limit int) ([]Delivery, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT w.id, w.payment_id, w.body, w.status, w.attempts, w.next_attempt_at, w.last_status,
+		SELECT w.id, w.payment_id, coalesce(w.body::jsonb->>'status', ''), w.body, w.status, w.attempts, w.next_attempt_at, w.last_status,
 		       coalesce(w.last_error, ''), w.created_at, w.delivered_at
 		  FROM sandbox_webhooks w JOIN sandbox_payments p ON p.id = w.payment_id
 		 WHERE $1 = '' OR p.checkout_id = $1
@@ -243,7 +244,7 @@ func (s *Sandbox) Deliveries(ctx context.Context, checkoutID string, limit int) 
 	}
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Delivery, error) {
 		var d Delivery
-		err := r.Scan(&d.ID, &d.PaymentID, &d.Body, &d.Status, &d.Attempts, &d.NextAttemptAt, &d.LastStatus,
+		err := r.Scan(&d.ID, &d.PaymentID, &d.Event, &d.Body, &d.Status, &d.Attempts, &d.NextAttemptAt, &d.LastStatus,
 			&d.LastError, &d.CreatedAt, &d.DeliveredAt)
 		return d, err
 	})

@@ -224,3 +224,57 @@ func ticketCode() string {
 	}
 	return string(b)
 }
+
+// PaymentsForHold returns the payments recorded for userID's hold holdID,
+// the one that booked it first, then the others newest first, each with its
+// refund if money is owed back. No payment yet is an empty list; another
+// user's hold, or a hold id that names nothing, has none either.
+func (s *Store) PaymentsForHold(ctx context.Context, userID, holdID string) ([]booking.HoldPayment, error) {
+	if !validID(holdID) || !validID(userID) {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT p.payment_id, p.hold_ref, p.outcome, p.reason, p.booking_id::text, p.amount_minor, p.currency,
+		       r.id::text, r.amount_minor, r.currency, r.reason, r.status, r.attempts
+		  FROM payments p LEFT JOIN refunds r ON r.payment_id = p.payment_id
+		 WHERE p.hold_id = $1 AND p.user_id = $2
+		 ORDER BY p.outcome = 'BOOKED' DESC, p.received_at DESC, p.payment_id`, holdID, userID)
+	if err != nil {
+		return nil, fmt.Errorf("payments for hold %s: %w", holdID, err)
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (booking.HoldPayment, error) {
+		var (
+			p                 booking.HoldPayment
+			reason, bookingID *string
+			refundID          *string
+			refund            booking.Refund
+			rAmount           *int64
+			rCurrency, rWhy   *string
+			rStatus           *string
+			rAttempts         *int
+		)
+		err := row.Scan(&p.PaymentID, &p.HoldID, &p.Outcome, &reason, &bookingID, &p.AmountMinor, &p.Currency,
+			&refundID, &rAmount, &rCurrency, &rWhy, &rStatus, &rAttempts)
+		if err != nil {
+			return p, err
+		}
+		if reason != nil {
+			p.Reason = *reason
+		}
+		if bookingID != nil {
+			p.BookingID = *bookingID
+		}
+		if refundID != nil {
+			refund = booking.Refund{
+				ID: *refundID, PaymentID: p.PaymentID, AmountMinor: *rAmount, Currency: *rCurrency,
+				Reason: *rWhy, Status: booking.RefundStatus(*rStatus), Attempts: *rAttempts,
+			}
+			p.Refund = &refund
+		}
+		return p, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("payments for hold %s: %w", holdID, err)
+	}
+	return list, nil
+}
