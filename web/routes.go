@@ -58,4 +58,28 @@ func (s *server) routes(e *echo.Echo, gatherer prometheus.Gatherer) {
 	api.GET("/bookings", s.bookings, member()...)
 	api.GET("/bookings/:booking_id", s.booking, member()...)
 	api.POST("/bookings/:booking_id/cancel", s.cancelBooking, member()...)
+
+	// Pages: the moviegoer's HTML (page_*.go). Each gets security headers,
+	// private caching, the session and CSRF protection (s.pages); every
+	// change is a POST. Guests may browse and pick seats.
+	signedIn := s.pages(requirePageUser)
+	e.GET("/", s.homePage, s.pages()...)
+	e.GET("/cities/:slug", s.cityPage, s.pages()...)
+	e.GET("/movies/:movie_id", s.moviePage, s.pages()...)
+	e.GET("/theatres/:theatre_id", s.theatrePage, s.pages()...)
+	e.GET("/shows/:show_id", s.showPage, s.pages()...)
+	e.GET("/shows/:show_id/seatmap", s.seatMapFragment, s.pages()...)
+	e.GET("/shows/:show_id/booking", s.bookingFragment, s.pages()...)
+	e.POST("/shows/:show_id/hold", s.holdSeatsPage, s.pages(holdLimit)...)
+	e.POST("/holds/:hold_id/release", s.releaseHoldPage, signedIn...)
+	e.GET("/bookings", s.bookingsPage, signedIn...)
+	e.GET("/bookings/:booking_id", s.ticketPage, signedIn...)
+	e.GET("/bookings/:booking_id/qr.png", s.ticketQR, signedIn...)
+	e.GET("/bookings/:booking_id/cancel", s.cancelPreview, signedIn...)
+	e.POST("/bookings/:booking_id/cancel", s.cancelBookingPage, signedIn...)
+	e.GET("/login", s.loginPage, s.pages()...)
+	e.POST("/login", s.loginSubmit, s.pages(accountLimit)...)
+	e.GET("/signup", s.signupPage, s.pages()...)
+	e.POST("/signup", s.signupSubmit, s.pages(accountLimit)...)
+	e.POST("/logout", s.logoutSubmit, s.pages()...)
 }

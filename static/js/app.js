@@ -109,6 +109,11 @@
     var start = selected(map)[0] || seats.filter(isSelectable)[0] || seats[0];
     setRover(map, start);
     syncSelection(map);
+    // A hall wider than the phone opens centred, as seen from the middle.
+    var scroller = map.querySelector('[data-seatmap-scroller]');
+    if (scroller && scroller.scrollWidth > scroller.clientWidth) {
+      scroller.scrollLeft = (scroller.scrollWidth - scroller.clientWidth) / 2;
+    }
   }
 
   function position(seat) {
@@ -159,6 +164,18 @@
     if (dismiss) {
       var toast = dismiss.closest('[data-toast]');
       if (toast) toast.remove();
+      return;
+    }
+    var close = ev.target.closest && ev.target.closest('[data-close-preview]');
+    if (close) {
+      var slot = close.closest('[data-cancel-slot]');
+      if (slot) {
+        ev.preventDefault();
+        var card = slot.closest('li');
+        slot.textContent = '';
+        var again = card && card.querySelector('[hx-get]');
+        if (again) again.focus();
+      }
       return;
     }
     var print = ev.target.closest && ev.target.closest('[data-print]');

@@ -1,0 +1,108 @@
+package web
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+)
+
+// Formatting for pages: money, category names, times in a theatre's zone.
+
+var currencySymbols = map[string]string{"INR": "₹", "USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
+
+// money formats an amount of minor units, e.g. 45000 INR -> ₹450 and
+// 45050 INR -> ₹450.50. The same rule as money() in static/js/app.js.
+func money(minor int64, currency string) string {
+	sign := ""
+	if minor < 0 {
+		sign, minor = "-", -minor
+	}
+	symbol, ok := currencySymbols[currency]
+	if !ok {
+		symbol = currency + " "
+	}
+	whole, frac := minor/100, minor%100
+	s := groupThousands(whole)
+	if frac != 0 {
+		s += "." + strconv.FormatInt(frac/10, 10) + strconv.FormatInt(frac%10, 10)
+	}
+	return sign + symbol + s
+}
+
+// groupThousands writes n with Indian digit grouping (12,34,567), as the
+// browser's en-IN number format does.
+func groupThousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if len(s) <= 3 {
+		return s
+	}
+	head, tail := s[:len(s)-3], s[len(s)-3:]
+	var parts []string
+	for len(head) > 2 {
+		parts = append([]string{head[len(head)-2:]}, parts...)
+		head = head[:len(head)-2]
+	}
+	if head != "" {
+		parts = append([]string{head}, parts...)
+	}
+	return strings.Join(parts, ",") + "," + tail
+}
+
+// categoryName is a seat category as a person reads it: PREMIUM -> Premium.
+func categoryName(c string) string {
+	words := strings.Fields(strings.ReplaceAll(strings.ToLower(c), "_", " "))
+	for i, w := range words {
+		r := []rune(w)
+		r[0] = unicode.ToUpper(r[0])
+		words[i] = string(r)
+	}
+	return strings.Join(words, " ")
+}
+
+var zones sync.Map // IANA name -> *time.Location
+
+// zone returns the location named name, UTC when the name is unknown.
+func zone(name string) *time.Location {
+	if loc, ok := zones.Load(name); ok {
+		return loc.(*time.Location)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		loc = time.UTC
+	}
+	zones.Store(name, loc)
+	return loc
+}
+
+// Times as pages show them, in the theatre's zone.
+func clock(t time.Time, tz string) string    { return t.In(zone(tz)).Format("3:04 PM") }
+func longDate(t time.Time, tz string) string { return t.In(zone(tz)).Format("Monday, 2 January 2006") }
+func shortDate(t time.Time, tz string) string {
+	return t.In(zone(tz)).Format("Mon, 2 Jan")
+}
+
+// zoneAbbrev is the zone's abbreviation at t, e.g. IST.
+func zoneAbbrev(t time.Time, tz string) string {
+	name, _ := t.In(zone(tz)).Zone()
+	return name
+}
+
+// duration formats a running time in minutes as 2h 22m.
+func duration(minutes int) string {
+	h, m := minutes/60, minutes%60
+	switch {
+	case h == 0:
+		return strconv.Itoa(m) + "m"
+	case m == 0:
+		return strconv.Itoa(h) + "h"
+	}
+	return strconv.Itoa(h) + "h " + strconv.Itoa(m) + "m"
+}
+
+// validDate reports whether d is a YYYY-MM-DD day Postgres can hold.
+func validDate(d string) bool {
+	t, err := time.Parse(time.DateOnly, d)
+	return err == nil && t.Year() >= 1 && len(d) == 10
+}

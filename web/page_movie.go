@@ -1,0 +1,88 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/postgres"
+)
+
+// moviePage lists the theatres of a city showing a movie on a day, with
+// their showtimes; sold-out shows say so.
+func (s *server) moviePage(c echo.Context) error {
+	ctx := c.Request().Context()
+	movieID, err := booking.ParseShowID(c.Param("movie_id"))
+	if err != nil {
+		return notFound("movie")
+	}
+	movie, err := s.store.Movie(ctx, movieID)
+	if err != nil {
+		return lookup("movie", err)
+	}
+	slug := c.QueryParam("city")
+	if slug == "" {
+		if ck, err := c.Cookie(cityCookie); err == nil {
+			slug = ck.Value
+		}
+	}
+	if !cityPattern.MatchString(slug) {
+		return c.Redirect(http.StatusSeeOther, "/?choose=1")
+	}
+	city, err := s.store.CityBySlug(ctx, slug)
+	if err != nil {
+		return lookup("city", err)
+	}
+	theatres, err := s.store.CityTheatres(ctx, city.ID)
+	if err != nil {
+		return err
+	}
+	tz := "UTC"
+	if len(theatres) > 0 {
+		tz = theatres[0].TimeZone
+	}
+	now, err := s.store.Now(ctx)
+	if err != nil {
+		return err
+	}
+	w := weekFrom(now, tz)
+	f := postgres.ShowtimeFilter{CityID: city.ID, MovieID: movie.ID, Within: w.within}
+	days, err := s.store.ShowDays(ctx, f)
+	if err != nil {
+		return err
+	}
+	f.Date = w.chooseDay(c.QueryParam("date"), days)
+	shows, err := s.store.Showtimes(ctx, f)
+	if err != nil {
+		return err
+	}
+
+	v := components.MovieView{
+		Title: movie.Title, Rating: movie.Rating, Duration: duration(movie.DurationMinutes), Synopsis: movie.Synopsis,
+		City:     components.City{Name: city.Name, Slug: city.Slug},
+		DayLabel: w.dayLabel(f.Date),
+		Days:     w.strip(f.Date, days, func(d string) string { return moviePath(movie.ID, city.Slug, d) }),
+	}
+	byTheatre := map[int64]int{}
+	for _, sh := range shows {
+		i, ok := byTheatre[sh.TheatreID]
+		if !ok {
+			i = len(v.Theatres)
+			byTheatre[sh.TheatreID] = i
+			addr := ""
+			for _, t := range theatres {
+				if t.ID == sh.TheatreID {
+					addr = t.Address
+				}
+			}
+			v.Theatres = append(v.Theatres, components.TheatreShowtimes{
+				Heading: sh.TheatreName, Href: theatrePath(sh.TheatreID), Sub: addr, TimeZone: sh.TimeZone,
+			})
+		}
+		v.Theatres[i].Times = append(v.Theatres[i].Times, showtimeView(sh))
+	}
+	m := s.meta(c, movie.Title+" in "+city.Name)
+	return render(c, http.StatusOK, components.MoviePage(m, v))
+}

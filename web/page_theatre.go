@@ -1,0 +1,72 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/postgres"
+)
+
+// theatrePage lists a theatre's shows of a day, by movie.
+func (s *server) theatrePage(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, err := booking.ParseShowID(c.Param("theatre_id"))
+	if err != nil {
+		return notFound("theatre")
+	}
+	t, err := s.store.Theatre(ctx, id)
+	if err != nil {
+		return lookup("theatre", err)
+	}
+	cities, err := s.store.Cities(ctx)
+	if err != nil {
+		return err
+	}
+	city := components.City{Name: t.CityName}
+	for _, ci := range cities {
+		if ci.ID == t.CityID {
+			city.Slug = ci.Slug
+		}
+	}
+	now, err := s.store.Now(ctx)
+	if err != nil {
+		return err
+	}
+	w := weekFrom(now, t.TimeZone)
+	f := postgres.ShowtimeFilter{TheatreID: t.ID, Within: w.within}
+	days, err := s.store.ShowDays(ctx, f)
+	if err != nil {
+		return err
+	}
+	f.Date = w.chooseDay(c.QueryParam("date"), days)
+	shows, err := s.store.Showtimes(ctx, f)
+	if err != nil {
+		return err
+	}
+	v := components.TheatreView{
+		Name: t.Name, Address: t.Address, City: city,
+		DayLabel: w.dayLabel(f.Date),
+		Days: w.strip(f.Date, days, func(d string) string {
+			return theatrePath(t.ID) + "?date=" + d
+		}),
+		ZoneNote: "Times are " + zoneAbbrev(now, t.TimeZone) + ", the theatre's local time.",
+	}
+	byMovie := map[int64]int{}
+	for _, sh := range shows {
+		i, ok := byMovie[sh.MovieID]
+		if !ok {
+			i = len(v.Movies)
+			byMovie[sh.MovieID] = i
+			v.Movies = append(v.Movies, components.TheatreShowtimes{
+				Heading: sh.MovieTitle, Href: moviePath(sh.MovieID, city.Slug, f.Date), TimeZone: sh.TimeZone,
+			})
+		}
+		v.Movies[i].Times = append(v.Movies[i].Times, showtimeView(sh))
+	}
+	m := s.meta(c, t.Name)
+	return render(c, http.StatusOK, components.TheatrePage(m, v))
+}
+

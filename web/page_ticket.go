@@ -1,0 +1,54 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	qrcode "github.com/skip2/go-qrcode"
+
+	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+// ticketPage is the e-ticket of one of the caller's bookings: another
+// user's is not found.
+func (s *server) ticketPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	b, sh, err := s.bookingAndShow(ctx, userID(c), c.Param("booking_id"))
+	if err != nil {
+		return err
+	}
+	v := components.TicketView{
+		BookingID: b.ID, Code: b.Code, QRSrc: bookingPath(b.ID) + "/qr.png",
+		Movie: sh.MovieTitle, Theatre: sh.TheatreName, Screen: sh.ScreenName,
+		Date: longDate(sh.StartsAt, sh.TimeZone), Time: clock(sh.StartsAt, sh.TimeZone), Zone: zoneAbbrev(sh.StartsAt, sh.TimeZone),
+		Seats: b.Seats, SeatsText: strings.Join(b.Seats, ", "), Amount: money(b.AmountMinor, b.Currency),
+		Cancelled: b.Status == booking.BookingCancelled, Refund: refundText(b.Refund),
+	}
+	if t, err := s.store.Theatre(ctx, sh.TheatreID); err == nil {
+		v.Address = t.Address
+	}
+	if m, err := s.store.Movie(ctx, sh.MovieID); err == nil {
+		v.Rating = m.Rating
+	}
+	return render(c, http.StatusOK, components.TicketPage(s.meta(c, "Ticket: "+sh.MovieTitle), v))
+}
+
+// ticketQR is the QR code of a booking's ticket code, as a PNG, for its
+// owner only.
+func (s *server) ticketQR(c echo.Context) error {
+	b, err := s.store.Booking(c.Request().Context(), userID(c), c.Param("booking_id"))
+	if err != nil {
+		return lookup("booking", err)
+	}
+	if b.Status != booking.BookingConfirmed {
+		return notFound("ticket")
+	}
+	png, err := qrcode.Encode(b.Code, qrcode.Medium, 320)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "private, max-age=3600")
+	return c.Blob(http.StatusOK, "image/png", png)
+}
