@@ -58,7 +58,8 @@ type Seat struct {
 	PriceMinor int64
 	Currency   string
 	Status     SeatStatus
-	Mine       bool // held by the viewer's own active hold
+	Mine       bool   // held by the viewer's own active hold
+	HolderID   string // the user whose live hold holds it; never shown to others
 }
 
 // BookingStatus is the state of a confirmed purchase.

@@ -1,0 +1,191 @@
+// Package live carries committed seat changes to every browser watching a
+// show, on every app instance: Postgres NOTIFY -> one dedicated listener
+// connection per instance -> an in-process hub keyed by show -> bounded
+// per-subscriber queues. NOTIFY is not durable, so whenever the listener
+// may have missed something it tells every subscriber to resync.
+package live
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+// Change names seats of one show that changed in a committed transaction,
+// or asks for the whole show (Resync).
+type Change struct {
+	ShowID int64    `json:"show"`
+	Seats  []string `json:"seats,omitempty"`
+	Resync bool     `json:"resync,omitempty"`
+}
+
+// Update is what a subscriber receives: the current state of the changed
+// seats (all seats of the show on a resync), read once per instance and
+// shared by every subscriber of the show.
+type Update struct {
+	ShowID int64
+	Seats  []booking.Seat
+	Resync bool
+}
+
+// Loader reads the current state of seats of a show (every seat when seats
+// is nil), with HolderID set so each viewer can tell its own seats.
+type Loader func(ctx context.Context, showID int64, seats []string) ([]booking.Seat, error)
+
+// Hub fans changes out to the subscribers of each show. Publishing never
+// blocks: a subscriber whose queue is full is dropped, never waited on.
+type Hub struct {
+	load  Loader
+	log   *slog.Logger
+	queue chan Change
+
+	mu     sync.Mutex
+	shows  map[int64]map[*Subscription]struct{}
+	lost   bool // the queue overflowed: everyone resyncs
+	notify chan struct{}
+}
+
+// NewHub returns a hub that reads seat states with load. Run must be running
+// for changes to be delivered.
+func NewHub(load Loader, log *slog.Logger) *Hub {
+	return &Hub{
+		load:   load,
+		log:    log,
+		queue:  make(chan Change, 4096),
+		shows:  map[int64]map[*Subscription]struct{}{},
+		notify: make(chan struct{}, 1),
+	}
+}
+
+// Subscription is one viewer of one show.
+type Subscription struct {
+	ShowID  int64
+	updates chan Update
+	dropped chan struct{}
+	once    sync.Once
+	hub     *Hub
+}
+
+// Updates delivers the show's updates in order.
+func (s *Subscription) Updates() <-chan Update { return s.updates }
+
+// Dropped is closed when the hub gave up on a subscriber that fell behind,
+// or when the subscription was closed.
+func (s *Subscription) Dropped() <-chan struct{} { return s.dropped }
+
+// Close ends the subscription.
+func (s *Subscription) Close() { s.hub.remove(s) }
+
+// Subscribe starts watching showID with a queue of buffer updates.
+func (h *Hub) Subscribe(showID int64, buffer int) *Subscription {
+	s := &Subscription{ShowID: showID, updates: make(chan Update, buffer), dropped: make(chan struct{}), hub: h}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.shows[showID] == nil {
+		h.shows[showID] = map[*Subscription]struct{}{}
+	}
+	h.shows[showID][s] = struct{}{}
+	return s
+}
+
+func (h *Hub) remove(s *Subscription) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if subs := h.shows[s.ShowID]; subs != nil {
+		delete(subs, s)
+		if len(subs) == 0 {
+			delete(h.shows, s.ShowID)
+		}
+	}
+	s.once.Do(func() { close(s.dropped) })
+}
+
+// Subscribers returns how many subscriptions watch showID.
+func (h *Hub) Subscribers(showID int64) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.shows[showID])
+}
+
+// Publish queues a change for delivery. It never blocks: if the queue is
+// full, the change is lost and every subscriber will be told to resync.
+func (h *Hub) Publish(c Change) {
+	select {
+	case h.queue <- c:
+	default:
+		h.ResyncAll()
+	}
+}
+
+// ResyncAll tells every subscriber of every show to reload the whole map:
+// changes may have been lost (the listener reconnected, a queue overflowed).
+func (h *Hub) ResyncAll() {
+	h.mu.Lock()
+	h.lost = true
+	h.mu.Unlock()
+	select {
+	case h.notify <- struct{}{}:
+	default:
+	}
+}
+
+// Run delivers queued changes until ctx is done.
+func (h *Hub) Run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case c := <-h.queue:
+			h.deliver(ctx, c)
+		case <-h.notify:
+		}
+		h.mu.Lock()
+		lost := h.lost
+		h.lost = false
+		var shows []int64
+		if lost {
+			for id := range h.shows {
+				shows = append(shows, id)
+			}
+		}
+		h.mu.Unlock()
+		for _, id := range shows {
+			h.deliver(ctx, Change{ShowID: id, Resync: true})
+		}
+	}
+}
+
+// deliver reads the changed seats once and hands the update to every
+// subscriber of the show, dropping those that cannot take it now.
+func (h *Hub) deliver(ctx context.Context, c Change) {
+	if h.Subscribers(c.ShowID) == 0 {
+		return
+	}
+	var seats []string
+	if !c.Resync {
+		seats = c.Seats
+	}
+	states, err := h.load(ctx, c.ShowID, seats)
+	if err != nil {
+		if ctx.Err() == nil {
+			h.log.Error("read changed seats", "show", c.ShowID, "err", err)
+		}
+		return
+	}
+	u := Update{ShowID: c.ShowID, Seats: states, Resync: c.Resync}
+	h.mu.Lock()
+	var slow []*Subscription
+	for s := range h.shows[c.ShowID] {
+		select {
+		case s.updates <- u:
+		default:
+			slow = append(slow, s)
+		}
+	}
+	h.mu.Unlock()
+	for _, s := range slow {
+		s.Close()
+	}
+}
