@@ -82,4 +82,18 @@ func (s *server) routes(e *echo.Echo, gatherer prometheus.Gatherer) {
 	e.GET("/signup", s.signupPage, s.pages()...)
 	e.POST("/signup", s.signupSubmit, s.pages(accountLimit)...)
 	e.POST("/logout", s.logoutSubmit, s.pages()...)
+
+	// Sandbox / checkout: paying for a hold from the pages, the return page
+	// the provider sends the shopper back to (it polls its status fragment),
+	// and Sandbox Pay's own hosted pages when the sandbox is the provider.
+	e.POST("/holds/:hold_id/pay", s.payHold, s.pages(requirePageUser)...)
+	e.GET("/checkout/return", s.checkoutReturn, s.pages(requirePageUser)...)
+	e.GET("/checkout/return/status", s.checkoutReturnStatus, s.pages(requirePageUser)...)
+	if s.sandbox != nil {
+		e.GET("/sandbox", s.sandboxDashboard, s.pages()...)
+		e.POST("/sandbox/settings", s.sandboxSettings, s.pages()...)
+		e.GET("/sandbox/checkout/:checkout_id", s.sandboxCheckout, s.pages()...)
+		e.POST("/sandbox/checkout/:checkout_id/pay", s.sandboxPay, s.pages()...)
+		e.POST("/sandbox/checkout/:checkout_id/decline", s.sandboxDecline, s.pages()...)
+	}
 }

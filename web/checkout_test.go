@@ -1,0 +1,833 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/metrics"
+	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/internal/pgtest"
+	"github.com/marquee-tickets/marquee/internal/refunds"
+	"github.com/marquee-tickets/marquee/web"
+)
+
+// payEnv is the whole payment loop on one test server: the app and the
+// sandbox it serves, whose webhook worker posts to the app over HTTP, as
+// in production. Its PUBLIC_URL is the test server's own address.
+type payEnv struct {
+	*env
+	sandbox *payment.Sandbox
+	worker  *payment.WebhookWorker
+	sbClock *pgtest.Clock // the sandbox's clock: when webhooks are due
+	// failWebhooks makes the app answer the next n webhooks 503.
+	failWebhooks atomic.Int64
+}
+
+func newPayEnv(t *testing.T, opts ...envOption) *payEnv {
+	t.Helper()
+	e := &env{t: t, cfg: web.Config{
+		HoldTTL: holdTTL, MaxSeatsPerHold: maxSeats, WebhookSecret: webhookSecret, PasswordCost: 4,
+	}}
+	for _, o := range opts {
+		o(e)
+	}
+	pe := &payEnv{env: e, sbClock: pgtest.NewClock(time.Now())}
+	e.store = pgtest.NewStore(t, 8)
+	if e.clock != nil {
+		e.store.Clock = e.clock.Now
+	}
+	e.venue = pgtest.NewVenue(t, e.store)
+	e.show = pgtest.NewShow(t, e.store, e.venue, 10, 10, e.now().Add(72*time.Hour))
+	e.reg = prometheus.NewRegistry()
+
+	e.srv = httptest.NewUnstartedServer(nil)
+	e.srv.Start()
+	t.Cleanup(e.srv.Close)
+	e.cfg.PublicURL = e.srv.URL
+	pe.sandbox = payment.NewSandbox(e.store.Pool(), payment.SandboxConfig{PublicURL: e.srv.URL, Secret: webhookSecret})
+	pe.sandbox.Clock = pe.sbClock.Now
+	pe.worker = &payment.WebhookWorker{Sandbox: pe.sandbox}
+	e.cfg.Sandbox = pe.sandbox
+	h := web.New(e.cfg, e.store, metrics.New(e.reg), e.reg, nil)
+	e.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/payments/webhook" && pe.failWebhooks.Add(-1) >= 0 {
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+	e.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
+	t.Cleanup(func() { pgtest.CheckInvariants(t, e.store) })
+	return pe
+}
+
+// shopper is a browser: a cookie jar, no automatic redirects (tests look at
+// each one), and the CSRF token of its cookie for forms.
+type shopper struct {
+	*client
+	e        *payEnv
+	nofollow *http.Client
+}
+
+func (e *payEnv) shopper(t *testing.T, signedIn bool) *shopper {
+	t.Helper()
+	c := e.guest()
+	if signedIn {
+		c.signup(t)
+	}
+	return &shopper{client: c, e: e, nofollow: &http.Client{
+		Transport: c.http.Transport, Jar: c.http.Jar, Timeout: c.http.Timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// page is an HTML answer.
+type page struct {
+	Status int
+	Header http.Header
+	Body   string
+	Doc    *goquery.Document
+}
+
+func (p *page) String() string { return fmt.Sprintf("%d %s", p.Status, p.Body) }
+
+// text is the text of the elements sel matches, spaces squeezed.
+func (p *page) text(sel string) string {
+	return strings.Join(strings.Fields(p.Doc.Find(sel).Text()), " ")
+}
+
+func (s *shopper) do(t *testing.T, method, path string, form url.Values, header map[string]string) *page {
+	t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	target := path
+	if strings.HasPrefix(path, "/") {
+		target = s.e.srv.URL + path
+	}
+	req, err := http.NewRequest(method, target, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := s.nofollow.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &page{Status: resp.StatusCode, Header: resp.Header, Body: string(b), Doc: doc}
+}
+
+func (s *shopper) page(t *testing.T, path string) *page {
+	t.Helper()
+	return s.do(t, "GET", path, nil, nil)
+}
+
+// csrf is the shopper's CSRF token, fetched with a page when it has none.
+func (s *shopper) csrf(t *testing.T) string {
+	t.Helper()
+	u := mustURL(s.e.srv.URL)
+	for range 2 {
+		for _, ck := range s.http.Jar.Cookies(u) {
+			if ck.Name == "marquee_csrf" {
+				return ck.Value
+			}
+		}
+		s.page(t, "/sandbox")
+	}
+	t.Fatal("no CSRF cookie")
+	return ""
+}
+
+// submit posts a form with the shopper's CSRF token.
+func (s *shopper) submit(t *testing.T, path string, form url.Values) *page {
+	t.Helper()
+	if form == nil {
+		form = url.Values{}
+	}
+	form.Set("_csrf", s.csrf(t))
+	return s.do(t, "POST", path, form, nil)
+}
+
+func wantPage(t *testing.T, p *page, status int) {
+	t.Helper()
+	if p.Status != status {
+		t.Fatalf("status = %d, want %d: %s", p.Status, status, p.Body)
+	}
+}
+
+// wantRedirect checks a 303 and returns where it goes.
+func wantRedirect(t *testing.T, p *page) string {
+	t.Helper()
+	wantPage(t, p, http.StatusSeeOther)
+	return p.Header.Get("Location")
+}
+
+var checkoutURLPattern = regexp.MustCompile(`/sandbox/checkout/(cs_[0-9a-f]{32})$`)
+
+// startCheckout presses Pay on hold h and returns the sandbox checkout's path.
+func (s *shopper) startCheckout(t *testing.T, holdID string) string {
+	t.Helper()
+	loc := wantRedirect(t, s.submit(t, "/holds/"+holdID+"/pay", nil))
+	if !strings.HasPrefix(loc, s.e.srv.URL+"/sandbox/checkout/") || !checkoutURLPattern.MatchString(loc) {
+		t.Fatalf("pay redirected to %q, want a sandbox checkout under PUBLIC_URL", loc)
+	}
+	return strings.TrimPrefix(loc, s.e.srv.URL)
+}
+
+// payAt presses Pay at the sandbox with behaviour b and returns where the
+// sandbox sent the browser back to.
+func (s *shopper) payAt(t *testing.T, checkoutPath string, b payment.Behaviour) string {
+	t.Helper()
+	return wantRedirect(t, s.submit(t, checkoutPath+"/pay", url.Values{"behaviour": {string(b)}}))
+}
+
+// returnPath is the return page of hold holdID.
+func returnPath(holdID string) string { return "/checkout/return?hold_id=" + url.QueryEscape(holdID) }
+
+// status reads the return page's status fragment as a plain GET.
+func (s *shopper) status(t *testing.T, holdID string) (state string, p *page) {
+	t.Helper()
+	p = s.page(t, "/checkout/return/status?hold_id="+url.QueryEscape(holdID))
+	wantPage(t, p, http.StatusOK)
+	state, _ = p.Doc.Find("#payment-status").Attr("data-state")
+	return state, p
+}
+
+func (e *payEnv) holdState(t *testing.T, holdID string) string {
+	t.Helper()
+	return pgtest.Scalar[string](t, e.store.Pool(), `SELECT state FROM holds WHERE id = $1`, holdID)
+}
+
+func TestSandboxCheckoutPage(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t)
+	s := e.shopper(t, true)
+	h := s.mustHold(t, "A1", "A2")
+	holdID := h.str("hold_id")
+	path := s.startCheckout(t, holdID)
+
+	t.Run("shows merchant, amount, hold, Pay and Decline with CSRF tokens", func(t *testing.T) {
+		p := s.page(t, path)
+		wantPage(t, p, http.StatusOK)
+		if got := p.text("[data-merchant]"); got != "Marquee" {
+			t.Errorf("merchant = %q", got)
+		}
+		if got := p.text("[data-amount]"); got != "₹500" {
+			t.Errorf("amount = %q, want ₹500", got)
+		}
+		if got := p.text("[data-hold]"); got != holdID {
+			t.Errorf("hold = %q, want %s", got, holdID)
+		}
+		if !strings.Contains(p.text("header"), "Sandbox Pay") || !strings.Contains(p.text("header"), "Test mode") {
+			t.Errorf("header %q does not present Sandbox Pay in test mode", p.text("header"))
+		}
+		pay := p.Doc.Find(`form[action="` + path + `/pay"]`)
+		decline := p.Doc.Find(`form[action="` + path + `/decline"]`)
+		if pay.Length() != 1 || decline.Length() != 1 {
+			t.Fatalf("want one Pay and one Decline form:\n%s", p.Body)
+		}
+		for _, f := range []*goquery.Selection{pay, decline} {
+			if tok, _ := f.Find(`input[name="_csrf"]`).Attr("value"); tok != s.csrf(t) || f.AttrOr("method", "") != "post" {
+				t.Errorf("form %s carries CSRF token %q", f.AttrOr("action", ""), tok)
+			}
+		}
+		if !strings.Contains(pay.Find("button").Text(), "Pay ₹500") {
+			t.Errorf("pay button = %q", pay.Find("button").Text())
+		}
+		var options []string
+		pay.Find(`select[name="behaviour"] option`).Each(func(_ int, o *goquery.Selection) {
+			options = append(options, o.AttrOr("value", ""))
+		})
+		if got := strings.Join(options, ","); got != "normal,delay,duplicate,drop,reorder,two_payments" {
+			t.Errorf("behaviours = %s", got)
+		}
+		if id, _ := pay.Find("select").Attr("id"); p.Doc.Find(`label[for="`+id+`"]`).Length() != 1 {
+			t.Error("the behaviour select has no label")
+		}
+		if csp := p.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") {
+			t.Errorf("CSP = %q", csp)
+		}
+	})
+
+	t.Run("an unknown checkout is 404", func(t *testing.T) {
+		for _, bad := range []string{"/sandbox/checkout/cs_00000000000000000000000000000000", "/sandbox/checkout/nope"} {
+			wantPage(t, s.page(t, bad), http.StatusNotFound)
+			wantPage(t, s.submit(t, bad+"/pay", nil), http.StatusNotFound)
+		}
+	})
+
+	t.Run("a form without the CSRF token changes nothing", func(t *testing.T) {
+		snap := e.snapshot(t)
+		for _, form := range []url.Values{{}, {"_csrf": {"forged-forged-forged-forged-forged-forged-f"}}} {
+			for _, action := range []string{"/pay", "/decline"} {
+				form.Set("behaviour", "normal")
+				wantPage(t, s.do(t, "POST", path+action, form, nil), http.StatusForbidden)
+			}
+		}
+		wantPage(t, s.do(t, "POST", path+"/pay", url.Values{"_csrf": {s.csrf(t)}}, map[string]string{"Sec-Fetch-Site": "cross-site"}), http.StatusForbidden)
+		if n := e.count(t, `SELECT count(*) FROM sandbox_payments`); n != 0 {
+			t.Fatalf("%d sandbox payments after refused forms", n)
+		}
+		if got := e.snapshot(t); got != snap {
+			t.Fatalf("database changed:\n%s\n%s", snap, got)
+		}
+	})
+
+	t.Run("an unknown behaviour is 422 and charges nothing", func(t *testing.T) {
+		wantPage(t, s.submit(t, path+"/pay", url.Values{"behaviour": {"explode"}}), http.StatusUnprocessableEntity)
+		if n := e.count(t, `SELECT count(*) FROM sandbox_payments`); n != 0 {
+			t.Fatal("charged for an unknown behaviour")
+		}
+	})
+
+	t.Run("the JSON checkout gives an address of the same kind", func(t *testing.T) {
+		r := s.post("/api/v1/holds/"+holdID+"/checkout", nil)
+		want(t, r, http.StatusCreated)
+		u := r.str("checkout_url")
+		if !strings.HasPrefix(u, e.srv.URL) || !checkoutURLPattern.MatchString(u) {
+			t.Fatalf("checkout_url = %q", u)
+		}
+		wantPage(t, s.page(t, strings.TrimPrefix(u, e.srv.URL)), http.StatusOK)
+	})
+}
+
+// The purchase of the brief: Pay on the hold, pay at the sandbox, land on
+// the return page, which confirms once the worker has delivered the webhook.
+func TestPayAtSandboxBooksTheHold(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t)
+	s := e.shopper(t, true)
+	holdID := s.mustHold(t, "B1", "B2").str("hold_id")
+	path := s.startCheckout(t, holdID)
+
+	back := s.payAt(t, path, payment.BehaveNormal)
+	if want := e.srv.URL + returnPath(holdID); back != want {
+		t.Fatalf("sandbox sent the browser to %q, want %q", back, want)
+	}
+	if n := e.count(t, `SELECT count(*) FROM sandbox_payments WHERE hold_id = $1 AND status = 'succeeded'`, holdID); n != 1 {
+		t.Fatalf("%d payments recorded, want 1", n)
+	}
+	if n := e.count(t, `SELECT count(*) FROM sandbox_webhooks`); n != 1 {
+		t.Fatalf("%d webhooks queued, want 1", n)
+	}
+
+	t.Run("before the webhook: confirming, polling, nothing booked", func(t *testing.T) {
+		p := s.page(t, returnPath(holdID))
+		wantPage(t, p, http.StatusOK)
+		st := p.Doc.Find("#payment-status")
+		if st.AttrOr("data-state", "") != "confirming" || !strings.Contains(p.text("#payment-status"), "Confirming your payment…") {
+			t.Fatalf("return page status = %q", p.text("#payment-status"))
+		}
+		if st.AttrOr("hx-get", "") != "/checkout/return/status?hold_id="+holdID || st.AttrOr("hx-trigger", "") != "every 1s" {
+			t.Fatalf("status does not poll itself: hx-get=%q hx-trigger=%q", st.AttrOr("hx-get", ""), st.AttrOr("hx-trigger", ""))
+		}
+		region := st.Parent()
+		if region.AttrOr("aria-live", "") != "polite" || region.AttrOr("role", "") != "status" {
+			t.Fatalf("status region is not live: %v", region.Nodes[0].Attr)
+		}
+		if e.holdState(t, holdID) != "HELD" || e.count(t, `SELECT count(*) FROM payments`) != 0 {
+			t.Fatal("the return page or the redirect confirmed something")
+		}
+		// An htmx poll that finds nothing new swaps nothing.
+		poll := s.do(t, "GET", "/checkout/return/status?hold_id="+holdID, nil, map[string]string{"HX-Request": "true"})
+		wantPage(t, poll, http.StatusNoContent)
+	})
+
+	t.Run("the worker delivers the webhook: BOOKED, once", func(t *testing.T) {
+		if n := e.worker.RunOnce(context.Background()); n != 1 {
+			t.Fatalf("delivered %d, want 1", n)
+		}
+		if e.holdState(t, holdID) != "CONFIRMED" || e.count(t, `SELECT count(*) FROM bookings WHERE hold_id = $1`, holdID) != 1 {
+			t.Fatal("the delivered webhook did not book the hold")
+		}
+		if n := e.worker.RunOnce(context.Background()); n != 0 {
+			t.Fatal("a delivered webhook was delivered again")
+		}
+	})
+
+	t.Run("the return page shows the ticket and stops polling", func(t *testing.T) {
+		bookingID := pgtest.Scalar[string](t, e.store.Pool(), `SELECT id::text FROM bookings WHERE hold_id = $1`, holdID)
+		state, p := s.status(t, holdID)
+		if state != "booked" {
+			t.Fatalf("status = %s: %s", state, p.text("#payment-status"))
+		}
+		if href := p.Doc.Find("a[data-booking-link]").AttrOr("href", ""); href != "/bookings/"+bookingID {
+			t.Fatalf("ticket link = %q, want /bookings/%s", href, bookingID)
+		}
+		if p.Doc.Find("[hx-trigger]").Length() != 0 {
+			t.Fatal("a final status still polls")
+		}
+		// htmx gets the final fragment too, to swap in.
+		poll := s.do(t, "GET", "/checkout/return/status?hold_id="+holdID, nil, map[string]string{"HX-Request": "true"})
+		wantPage(t, poll, http.StatusOK)
+		full := s.page(t, returnPath(holdID))
+		if !strings.Contains(full.text("#payment-status"), "your seats are booked") {
+			t.Fatalf("return page = %q", full.text("#payment-status"))
+		}
+	})
+
+	t.Run("paying the same checkout again charges nothing more", func(t *testing.T) {
+		s.payAt(t, path, payment.BehaveNormal)
+		if n := e.count(t, `SELECT count(*) FROM sandbox_payments`); n != 1 {
+			t.Fatalf("%d payments after paying twice", n)
+		}
+		p := s.page(t, path)
+		if p.Doc.Find(`[data-outcome="paid"]`).Length() != 1 || p.Doc.Find(`form[action$="/pay"]`).Length() != 0 {
+			t.Fatalf("a paid checkout still offers to pay:\n%s", p.Body)
+		}
+	})
+}
+
+func TestSandboxBehaviours(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("duplicate: two deliveries, one booking", func(t *testing.T) {
+		t.Parallel()
+		e := newPayEnv(t)
+		s := e.shopper(t, true)
+		holdID := s.mustHold(t, "A1").str("hold_id")
+		s.payAt(t, s.startCheckout(t, holdID), payment.BehaveDuplicate)
+		if n := e.worker.RunOnce(ctx); n != 2 {
+			t.Fatalf("delivered %d, want 2", n)
+		}
+		if e.count(t, `SELECT count(*) FROM bookings`) != 1 || e.count(t, `SELECT count(*) FROM payments`) != 1 ||
+			e.count(t, `SELECT count(*) FROM refunds`) != 0 {
+			t.Fatal("a duplicated webhook did more than one booking")
+		}
+		if state, _ := s.status(t, holdID); state != "booked" {
+			t.Fatalf("status = %s", state)
+		}
+	})
+
+	t.Run("drop: money taken, no booking, the return page keeps confirming", func(t *testing.T) {
+		t.Parallel()
+		e := newPayEnv(t)
+		s := e.shopper(t, true)
+		holdID := s.mustHold(t, "A1").str("hold_id")
+		s.payAt(t, s.startCheckout(t, holdID), payment.BehaveDrop)
+		e.sbClock.Advance(time.Hour)
+		if n := e.worker.RunOnce(ctx); n != 0 {
+			t.Fatalf("delivered %d dropped webhooks", n)
+		}
+		if e.count(t, `SELECT count(*) FROM payments`) != 0 || e.holdState(t, holdID) != "HELD" {
+			t.Fatal("something was booked without a webhook")
+		}
+		for range 3 {
+			if state, p := s.status(t, holdID); state != "confirming" || p.Doc.Find("[hx-trigger]").Length() != 1 {
+				t.Fatalf("status = %s, want confirming and still polling", state)
+			}
+		}
+		// Pressing Pay again (another tab) leads to the return page, not to
+		// a second charge.
+		before := e.count(t, `SELECT count(*) FROM sandbox_checkouts`)
+		if loc := wantRedirect(t, s.submit(t, "/holds/"+holdID+"/pay", nil)); loc != e.srv.URL+returnPath(holdID) {
+			t.Fatalf("Pay on a paid hold redirected to %q", loc)
+		}
+		if e.count(t, `SELECT count(*) FROM sandbox_checkouts`) != before {
+			t.Fatal("a paid hold got a new checkout")
+		}
+	})
+
+	t.Run("delay: nothing before 5 s, booked after", func(t *testing.T) {
+		t.Parallel()
+		e := newPayEnv(t)
+		s := e.shopper(t, true)
+		holdID := s.mustHold(t, "A1").str("hold_id")
+		s.payAt(t, s.startCheckout(t, holdID), payment.BehaveDelay)
+		e.sbClock.Advance(payment.WebhookDelay - time.Millisecond)
+		if n := e.worker.RunOnce(ctx); n != 0 {
+			t.Fatal("the delayed webhook went out early")
+		}
+		if state, _ := s.status(t, holdID); state != "confirming" {
+			t.Fatalf("status = %s during the delay", state)
+		}
+		e.sbClock.Advance(time.Millisecond)
+		if n := e.worker.RunOnce(ctx); n != 1 {
+			t.Fatalf("delivered %d after the delay", n)
+		}
+		if state, _ := s.status(t, holdID); state != "booked" {
+			t.Fatalf("status = %s after the delay", state)
+		}
+	})
+
+	t.Run("reorder: a stale failed event after succeeded changes nothing", func(t *testing.T) {
+		t.Parallel()
+		e := newPayEnv(t)
+		s := e.shopper(t, true)
+		holdID := s.mustHold(t, "A1").str("hold_id")
+		s.payAt(t, s.startCheckout(t, holdID), payment.BehaveReorder)
+		e.sbClock.Advance(time.Minute)
+		if n := e.worker.RunOnce(ctx); n != 2 {
+			t.Fatalf("delivered %d, want 2", n)
+		}
+		if e.holdState(t, holdID) != "CONFIRMED" || e.count(t, `SELECT count(*) FROM payments`) != 1 {
+			t.Fatal("the late failed event undid or doubled the booking")
+		}
+	})
+
+	t.Run("two payments: one books, the other is refunded, and the page says so", func(t *testing.T) {
+		t.Parallel()
+		e := newPayEnv(t)
+		s := e.shopper(t, true)
+		holdID := s.mustHold(t, "A1").str("hold_id")
+		s.payAt(t, s.startCheckout(t, holdID), payment.BehaveTwoPayments)
+		if n := e.worker.RunOnce(ctx); n != 2 {
+			t.Fatalf("delivered %d, want 2", n)
+		}
+		if e.count(t, `SELECT count(*) FROM bookings`) != 1 ||
+			e.count(t, `SELECT count(*) FROM payments WHERE outcome = 'REFUND_REQUIRED' AND reason = 'already_confirmed'`) != 1 {
+			t.Fatal("want one booking and one refunded payment")
+		}
+		state, p := s.status(t, holdID)
+		if state != "booked" || !strings.Contains(p.text("#payment-status"), "The extra ₹250 is being refunded") {
+			t.Fatalf("status = %s: %q", state, p.text("#payment-status"))
+		}
+		rw := &refunds.Worker{Store: e.store, Provider: e.sandbox, Batch: 10, Lease: time.Minute, Log: slog.New(slog.DiscardHandler)}
+		if n := rw.RunOnce(ctx); n != 1 || e.count(t, `SELECT count(*) FROM sandbox_refunds`) != 1 {
+			t.Fatalf("refunded %d through the sandbox, want 1", n)
+		}
+	})
+
+	t.Run("the app answers 503: the webhook is retried, then books", func(t *testing.T) {
+		t.Parallel()
+		e := newPayEnv(t)
+		s := e.shopper(t, true)
+		holdID := s.mustHold(t, "A1").str("hold_id")
+		s.payAt(t, s.startCheckout(t, holdID), payment.BehaveNormal)
+		e.failWebhooks.Store(2)
+		for attempt := 1; attempt <= 2; attempt++ {
+			if n := e.worker.RunOnce(ctx); n != 0 {
+				t.Fatalf("attempt %d: delivered while the app answers 503", attempt)
+			}
+			if got := e.count(t, `SELECT last_status FROM sandbox_webhooks`); got != 503 {
+				t.Fatalf("last_status = %d", got)
+			}
+			e.sbClock.Advance(payment.WebhookBackoff(attempt))
+		}
+		if state, _ := s.status(t, holdID); state != "confirming" {
+			t.Fatalf("status = %s while the webhook is retried", state)
+		}
+		if n := e.worker.RunOnce(ctx); n != 1 || e.holdState(t, holdID) != "CONFIRMED" {
+			t.Fatalf("third attempt delivered %d", n)
+		}
+	})
+}
+
+func TestDeclineAndTryAgain(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t)
+	s := e.shopper(t, true)
+	holdID := s.mustHold(t, "C1").str("hold_id")
+	path := s.startCheckout(t, holdID)
+
+	back := wantRedirect(t, s.submit(t, path+"/decline", nil))
+	if back != e.srv.URL+returnPath(holdID) {
+		t.Fatalf("decline sent the browser to %q", back)
+	}
+	e.worker.RunOnce(context.Background()) // the failed webhook: IGNORED by the app
+
+	t.Run("nothing is recorded in payments", func(t *testing.T) {
+		if n := e.count(t, `SELECT count(*) FROM payments`); n != 0 {
+			t.Fatalf("%d payments after a decline", n)
+		}
+		if e.count(t, `SELECT count(*) FROM sandbox_webhooks WHERE status = 'DELIVERED'`) != 1 || e.holdState(t, holdID) != "HELD" {
+			t.Fatal("the failed webhook was not delivered, or changed the hold")
+		}
+	})
+
+	t.Run("the return page says declined and offers to pay again", func(t *testing.T) {
+		p := s.page(t, returnPath(holdID))
+		wantPage(t, p, http.StatusOK)
+		if st := p.Doc.Find("#payment-status").AttrOr("data-state", ""); st != "declined" || !strings.Contains(p.text("#payment-status"), "Payment declined") {
+			t.Fatalf("status = %s %q", st, p.text("#payment-status"))
+		}
+		form := p.Doc.Find(`#payment-status form[action="/holds/` + holdID + `/pay"]`)
+		if form.Length() != 1 || form.Find(`input[name="_csrf"]`).AttrOr("value", "") != s.csrf(t) {
+			t.Fatalf("no try-again form with a CSRF token:\n%s", p.Body)
+		}
+		if p.Doc.Find("[hx-trigger]").Length() != 0 {
+			t.Fatal("a declined status still polls")
+		}
+	})
+
+	t.Run("trying again opens a new checkout that can be paid", func(t *testing.T) {
+		again := s.startCheckout(t, holdID)
+		if again == path {
+			t.Fatal("the declined checkout was offered again")
+		}
+		if state, _ := s.status(t, holdID); state != "confirming" {
+			t.Fatalf("status with a new open checkout = %s", state)
+		}
+		s.payAt(t, again, payment.BehaveNormal)
+		e.worker.RunOnce(context.Background())
+		if state, _ := s.status(t, holdID); state != "booked" {
+			t.Fatalf("status after paying = %s", state)
+		}
+	})
+}
+
+func TestPayButton(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t, withClock)
+	owner := e.shopper(t, true)
+	other := e.shopper(t, true)
+	holdID := owner.mustHold(t, "D1").str("hold_id")
+
+	t.Run("htmx is told to navigate", func(t *testing.T) {
+		p := owner.do(t, "POST", "/holds/"+holdID+"/pay", url.Values{"_csrf": {owner.csrf(t)}}, map[string]string{"HX-Request": "true"})
+		if p.Status >= 300 || !checkoutURLPattern.MatchString(p.Header.Get("HX-Redirect")) {
+			t.Fatalf("htmx pay = %d HX-Redirect %q", p.Status, p.Header.Get("HX-Redirect"))
+		}
+	})
+
+	t.Run("another user's or an unknown hold is 404 and opens nothing", func(t *testing.T) {
+		before := e.count(t, `SELECT count(*) FROM sandbox_checkouts`)
+		for _, id := range []string{holdID, "6f1c1d2e-0000-4000-8000-000000000001", "garbage"} {
+			p := other.submit(t, "/holds/"+id+"/pay", nil)
+			wantPage(t, p, http.StatusNotFound)
+			if !strings.Contains(p.Header.Get("Content-Type"), "text/html") {
+				t.Errorf("404 of a page form is %s", p.Header.Get("Content-Type"))
+			}
+		}
+		if e.count(t, `SELECT count(*) FROM sandbox_checkouts`) != before {
+			t.Fatal("a checkout was opened for someone else's hold")
+		}
+	})
+
+	t.Run("a guest is sent to log in", func(t *testing.T) {
+		guest := e.shopper(t, false)
+		loc := wantRedirect(t, guest.submit(t, "/holds/"+holdID+"/pay", nil))
+		if !strings.HasPrefix(loc, "/login") {
+			t.Fatalf("guest pay redirected to %q", loc)
+		}
+	})
+
+	t.Run("without the CSRF token nothing happens", func(t *testing.T) {
+		wantPage(t, owner.do(t, "POST", "/holds/"+holdID+"/pay", url.Values{}, nil), http.StatusForbidden)
+	})
+
+	t.Run("a lapsed hold is a friendly 409", func(t *testing.T) {
+		e.clock.Advance(holdTTL)
+		before := e.count(t, `SELECT count(*) FROM sandbox_checkouts`)
+		p := owner.submit(t, "/holds/"+holdID+"/pay", nil)
+		wantPage(t, p, http.StatusConflict)
+		if !strings.Contains(p.text("main"), "no longer active") {
+			t.Fatalf("409 page says %q", p.text("main"))
+		}
+		if e.count(t, `SELECT count(*) FROM sandbox_checkouts`) != before {
+			t.Fatal("a checkout was opened for a lapsed hold")
+		}
+	})
+}
+
+// The return page believes nothing of its query string: another user's hold,
+// an unknown or a garbage id is 404, and looking changes nothing.
+func TestReturnPageForgedQuery(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t)
+	owner := e.shopper(t, true)
+	intruder := e.shopper(t, true)
+	holdID := owner.mustHold(t, "E1").str("hold_id")
+	owner.payAt(t, owner.startCheckout(t, holdID), payment.BehaveNormal)
+	snap := e.snapshot(t)
+
+	for _, q := range []string{
+		"hold_id=" + holdID, // someone else's
+		"hold_id=6f1c1d2e-0000-4000-8000-000000000001",
+		"hold_id=garbage",
+		"hold_id=" + url.QueryEscape("' OR 1=1 --"),
+		"",
+		"hold_id=" + holdID + "&payment_id=pay_forged&outcome=BOOKED",
+	} {
+		for _, path := range []string{"/checkout/return?", "/checkout/return/status?"} {
+			who := intruder
+			if strings.Contains(q, "payment_id=") {
+				who = owner // the owner cannot forge an outcome either
+			}
+			p := who.page(t, path+q)
+			if who == owner {
+				if st := p.Doc.Find("#payment-status").AttrOr("data-state", ""); p.Status != http.StatusOK || st != "confirming" {
+					t.Errorf("%s%s by the owner = %d %s, want confirming", path, q, p.Status, st)
+				}
+				continue
+			}
+			wantPage(t, p, http.StatusNotFound)
+			if strings.Contains(p.Body, holdID) {
+				t.Errorf("%s%s: the 404 names the hold", path, q)
+			}
+		}
+	}
+	if got := e.snapshot(t); got != snap {
+		t.Fatalf("database changed:\n%s\n%s", snap, got)
+	}
+	if e.holdState(t, holdID) != "HELD" {
+		t.Fatal("the return page changed the hold")
+	}
+
+	t.Run("a guest is sent to log in and back", func(t *testing.T) {
+		guest := e.shopper(t, false)
+		loc := wantRedirect(t, guest.page(t, returnPath(holdID)))
+		if loc != "/login?next="+url.QueryEscape(returnPath(holdID)) {
+			t.Fatalf("guest redirected to %q", loc)
+		}
+	})
+}
+
+// A payment that lands after its hold lapsed books nothing: the return page
+// explains and names the refund, whose failures the refund worker retries.
+func TestLatePaymentRefund(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newPayEnv(t, withClock)
+	s := e.shopper(t, true)
+	h := s.mustHold(t, "F1", "F2")
+	holdID := h.str("hold_id")
+	s.payAt(t, s.startCheckout(t, holdID), payment.BehaveNormal)
+
+	e.clock.Advance(holdTTL) // the hold lapses, exactly, before the webhook lands
+	if n := e.worker.RunOnce(ctx); n != 1 {
+		t.Fatalf("delivered %d", n)
+	}
+	if e.holdState(t, holdID) != "EXPIRED" || e.count(t, `SELECT count(*) FROM bookings`) != 0 {
+		t.Fatal("a late payment booked the seats")
+	}
+
+	t.Run("the return page explains and names the refund", func(t *testing.T) {
+		p := s.page(t, returnPath(holdID))
+		wantPage(t, p, http.StatusOK)
+		st := p.Doc.Find("#payment-status")
+		text := p.text("#payment-status")
+		if st.AttrOr("data-state", "") != "refund_required" || !strings.Contains(text, "not booked") ||
+			!strings.Contains(text, "expired") || !strings.Contains(text, "A refund of ₹500 is on its way") {
+			t.Fatalf("status = %s %q", st.AttrOr("data-state", ""), text)
+		}
+		if p.Doc.Find("[hx-trigger]").Length() != 0 || p.Doc.Find(`a[href="/shows/`+fmt.Sprint(e.show)+`"]`).Length() != 1 {
+			t.Fatalf("want a final status with a link back to the show:\n%s", p.Body)
+		}
+	})
+
+	rw := &refunds.Worker{Store: e.store, Provider: e.sandbox, Batch: 10, Lease: time.Minute, Log: slog.New(slog.DiscardHandler)}
+	refundStatus := func() string {
+		return pgtest.Scalar[string](t, e.store.Pool(), `SELECT status FROM refunds`)
+	}
+
+	t.Run("fail refunds: the worker records FAILED", func(t *testing.T) {
+		wantRedirect(t, s.submit(t, "/sandbox/settings", url.Values{"fail_refunds": {"on"}}))
+		if p := s.page(t, "/sandbox"); p.Doc.Find(`[data-refunds="failing"]`).Length() != 1 {
+			t.Fatalf("dashboard does not say refunds fail:\n%s", p.Body)
+		}
+		if n := rw.RunOnce(ctx); n != 0 || refundStatus() != "FAILED" {
+			t.Fatalf("refunded %d, status %s; want FAILED", n, refundStatus())
+		}
+		if !strings.Contains(pgtest.Scalar[string](t, e.store.Pool(), `SELECT last_error FROM refunds`), "set to fail") {
+			t.Fatal("the refund's last error does not say why")
+		}
+		if state, p := s.status(t, holdID); state != "refund_required" || !strings.Contains(p.text("#payment-status"), "on its way") {
+			t.Fatalf("status while the refund is retried = %s %q", state, p.text("#payment-status"))
+		}
+	})
+
+	t.Run("cleared: the retry succeeds", func(t *testing.T) {
+		wantRedirect(t, s.submit(t, "/sandbox/settings", url.Values{"fail_refunds": {"off"}}))
+		e.clock.Advance(refunds.Backoff(1))
+		if n := rw.RunOnce(ctx); n != 1 || refundStatus() != "SUCCEEDED" {
+			t.Fatalf("refunded %d, status %s; want SUCCEEDED", n, refundStatus())
+		}
+		if e.count(t, `SELECT count(*) FROM sandbox_refunds WHERE amount_minor = 50000`) != 1 {
+			t.Fatal("the sandbox did not record the refund")
+		}
+		if _, p := s.status(t, holdID); !strings.Contains(p.text("#payment-status"), "has been refunded") {
+			t.Fatalf("status after the refund = %q", p.text("#payment-status"))
+		}
+	})
+
+	t.Run("a bad setting is 422", func(t *testing.T) {
+		wantPage(t, s.submit(t, "/sandbox/settings", url.Values{"fail_refunds": {"maybe"}}), http.StatusUnprocessableEntity)
+	})
+}
+
+// The outcomes of the return page that need no sandbox: a hold never paid,
+// and one whose payment reached the app straight from the webhook.
+func TestReturnPageWithoutCheckout(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t, withClock)
+	s := e.shopper(t, true)
+	h := s.mustHold(t, "G1")
+	holdID := h.str("hold_id")
+
+	if state, p := s.status(t, holdID); state != "not_paid" || p.Doc.Find(`form[action="/holds/`+holdID+`/pay"]`).Length() != 1 {
+		t.Fatalf("unpaid live hold: status %s, want not_paid with a pay button", state)
+	}
+	s.startCheckout(t, holdID)
+	if state, _ := s.status(t, holdID); state != "confirming" {
+		t.Fatalf("open checkout, live hold: status %s", state)
+	}
+	e.clock.Advance(holdTTL)
+	if state, p := s.status(t, holdID); state != "not_paid" || p.Doc.Find("form").Length() != 0 {
+		t.Fatalf("open checkout, lapsed hold: status %s, want not_paid without a pay button", state)
+	}
+	if _, err := e.store.ConfirmPayment(context.Background(), booking.Payment{
+		ID: "pay_direct", HoldRef: holdID, AmountMinor: int64(h.num("amount_minor")), Currency: "INR",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if state, _ := s.status(t, holdID); state != "refund_required" {
+		t.Fatalf("after a late payment: status %s", state)
+	}
+}
+
+func TestSandboxDashboard(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t)
+	s := e.shopper(t, true)
+	holdID := s.mustHold(t, "H1").str("hold_id")
+	path := s.startCheckout(t, holdID)
+	s.payAt(t, path, payment.BehaveDuplicate)
+	e.worker.RunOnce(context.Background())
+
+	p := s.page(t, "/sandbox")
+	wantPage(t, p, http.StatusOK)
+	if n := p.Doc.Find(`tr[data-delivery="DELIVERED"]`).Length(); n != 2 {
+		t.Fatalf("dashboard lists %d delivered webhooks, want 2", n)
+	}
+	if p.Doc.Find(`[data-refunds="working"]`).Length() != 1 {
+		t.Fatal("dashboard does not say refunds work")
+	}
+	done := s.page(t, path)
+	if n := done.Doc.Find(`tr[data-delivery]`).Length(); n != 2 {
+		t.Fatalf("the paid checkout lists %d webhooks, want 2", n)
+	}
+	if href := done.Doc.Find(`[data-outcome="paid"] a`).AttrOr("href", ""); href != e.srv.URL+returnPath(holdID) {
+		t.Fatalf("return link = %q", href)
+	}
+}
