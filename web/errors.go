@@ -241,7 +241,7 @@ func (s *server) handleError(err error, c echo.Context) {
 	}
 	if wantsHTML(c) {
 		if err := s.renderProblem(c, ae); err != nil {
-			s.log.Debug("write error page", "err", err)
+			s.log.Warn("write error page", "err", err)
 		}
 		return
 	}

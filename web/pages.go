@@ -85,9 +85,13 @@ func isHTMX(c echo.Context) bool {
 // render writes comp with status. It renders into a buffer first, so a
 // failing component still becomes a proper error answer.
 func render(c echo.Context, status int, comp templ.Component) error {
+	return renderIn(c.Request().Context(), c, status, comp)
+}
+
+func renderIn(ctx context.Context, c echo.Context, status int, comp templ.Component) error {
 	buf := templ.GetBuffer()
 	defer templ.ReleaseBuffer(buf)
-	if err := comp.Render(c.Request().Context(), buf); err != nil {
+	if err := comp.Render(ctx, buf); err != nil {
 		return err
 	}
 	return c.HTMLBlob(status, buf.Bytes())
@@ -148,7 +152,7 @@ func loginPath(next string) string {
 // lead off-site (//host, /\host, a scheme) is refused: an open redirect
 // would let a phishing link borrow our login page.
 func safeNext(next string) string {
-	if next == "" {
+	if next == "" || strings.ContainsAny(next, "\\\r\n\t") {
 		return "/"
 	}
 	u, err := url.Parse(next)
@@ -217,13 +221,16 @@ func (s *server) renderProblem(c echo.Context, ae *apiError) error {
 	setSecurityHeaders(h, s.secure())
 	h.Set(echo.HeaderCacheControl, "no-store")
 	p := problemFor(ae)
+	// The request's context may be over (a deadline, or middleware that
+	// has returned): the answer is still owed.
+	ctx := context.WithoutCancel(c.Request().Context())
 	if isHTMX(c) {
 		h.Set("HX-Retarget", "#flash")
 		h.Set("HX-Reswap", "innerHTML")
-		return render(c, ae.Status, components.ErrorToast(p))
+		return renderIn(ctx, c, ae.Status, components.ErrorToast(p))
 	}
 	m := s.errorMeta(c)
-	return render(c, ae.Status, components.ErrorPage(m, p))
+	return renderIn(ctx, c, ae.Status, components.ErrorPage(m, p))
 }
 
 // errorMeta is the layout data of an error page. It must not fail: the

@@ -1,0 +1,134 @@
+package web_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestHomePage(t *testing.T) {
+	e := newEnv(t)
+	slug := e.citySlug(t)
+
+	t.Run("lists the cities", func(t *testing.T) {
+		b := e.browser()
+		p := b.get(t, "/")
+		want200(t, p)
+		if got := p.attr(`a[href="/cities/`+slug+`"]`, "href"); got == "" {
+			t.Fatalf("no link to the city: %s", p)
+		}
+		if !strings.Contains(p.text("main"), "Testville") {
+			t.Fatalf("city name missing: %s", p.text("main"))
+		}
+	})
+
+	t.Run("security headers and a CSP htmx works under", func(t *testing.T) {
+		p := e.browser().get(t, "/")
+		csp := p.Header.Get("Content-Security-Policy")
+		for _, part := range []string{"default-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "object-src 'none'"} {
+			if !strings.Contains(csp, part) {
+				t.Errorf("CSP %q lacks %q", csp, part)
+			}
+		}
+		if strings.Contains(csp, "unsafe-eval") || strings.Contains(csp, "unsafe-inline") {
+			t.Errorf("CSP allows unsafe code: %q", csp)
+		}
+		for h, v := range map[string]string{
+			"X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin", "X-Frame-Options": "DENY",
+		} {
+			if got := p.Header.Get(h); got != v {
+				t.Errorf("%s = %q, want %q", h, got, v)
+			}
+		}
+		var cfg map[string]any
+		if err := json.Unmarshal([]byte(p.attr(`meta[name="htmx-config"]`, "content")), &cfg); err != nil {
+			t.Fatalf("htmx-config: %v", err)
+		}
+		if cfg["allowEval"] != false || cfg["includeIndicatorStyles"] != false || cfg["allowScriptTags"] != false {
+			t.Errorf("htmx-config = %v", cfg)
+		}
+		if p.has("script:not([src])") || p.has("[style]") || p.has("[onclick]") {
+			t.Error("the page has an inline script, style or handler")
+		}
+	})
+
+	t.Run("the body sends the CSRF token with every htmx request", func(t *testing.T) {
+		b := e.browser()
+		p := b.get(t, "/")
+		var headers map[string]string
+		if err := json.Unmarshal([]byte(p.attr("body", "hx-headers")), &headers); err != nil {
+			t.Fatal(err)
+		}
+		if tok := headers["X-CSRF-Token"]; tok == "" || tok != b.token(t) {
+			t.Fatalf("hx-headers token %q, cookie %q", tok, b.token(t))
+		}
+		for _, ck := range p.Header.Values("Set-Cookie") {
+			if strings.HasPrefix(ck, "marquee_csrf=") && (!strings.Contains(ck, "HttpOnly") || !strings.Contains(ck, "SameSite=Lax")) {
+				t.Errorf("CSRF cookie %q is not HttpOnly and SameSite=Lax", ck)
+			}
+		}
+	})
+
+	t.Run("a remembered city goes straight to its page", func(t *testing.T) {
+		b := e.browser()
+		want200(t, b.get(t, "/cities/"+slug))
+		wantSeeOther(t, b.get(t, "/"), "/cities/"+slug)
+		p := b.get(t, "/?choose=1")
+		want200(t, p)
+		if p.attr(`a[aria-current="true"]`, "href") != "/cities/"+slug {
+			t.Fatalf("the remembered city is not marked: %s", p)
+		}
+	})
+
+	t.Run("static files carry a content hash and are cached for a year", func(t *testing.T) {
+		p := e.browser().get(t, "/")
+		for _, sel := range []string{`link[rel="stylesheet"]`, `script[src*="htmx.min.js"]`, `script[src*="ws.js"]`, `script[src*="app.js"]`} {
+			src := p.attr(sel, "href")
+			if src == "" {
+				src = p.attr(sel, "src")
+			}
+			if !strings.HasPrefix(src, "/static/") || !strings.Contains(src, "?v=") {
+				t.Fatalf("%s: %q has no content hash", sel, src)
+			}
+			resp, err := http.Get(e.srv.URL + src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || len(body) == 0 || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
+				t.Fatalf("%s: %d, Cache-Control %q", src, resp.StatusCode, resp.Header.Get("Cache-Control"))
+			}
+		}
+		resp, err := http.Get(e.srv.URL + "/static/js/app.js?v=stale")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if cc := resp.Header.Get("Cache-Control"); strings.Contains(cc, "immutable") {
+			t.Errorf("a stale hash is cached forever: %q", cc)
+		}
+		for _, path := range []string{"/static/", "/static/nope.js", "/static/embed.go", "/static/../go.mod"} {
+			resp, err := http.Get(e.srv.URL + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNotFound {
+				t.Errorf("%s: %d, want 404", path, resp.StatusCode)
+			}
+		}
+	})
+
+	t.Run("an unknown page is a friendly 404 page; the API keeps JSON", func(t *testing.T) {
+		p := e.browser().get(t, "/no/such/page")
+		wantFriendly(t, p, http.StatusNotFound)
+		if !p.has("h1#error-title") || !p.has(`a[href="/"]`) {
+			t.Fatalf("no friendly page: %s", p)
+		}
+		r := e.guest().get("/api/v1/nothing")
+		wantError(t, r, http.StatusNotFound, "not_found")
+	})
+}
