@@ -199,6 +199,48 @@
     }
   });
 
+  // The live seat map (websocket, htmx out-of-band swaps) replaces single
+  // seats by id. A replaced seat keeps the shopper's pick while it is still
+  // available, and its place in the tab order and focus; a picked seat that
+  // someone else just took leaves the selection, and the shopper is told.
+  var liveTaken = [];
+  var liveFocus = null;
+  document.addEventListener('htmx:oobBeforeSwap', function (ev) {
+    var old = ev.detail && ev.detail.target;
+    if (!old || !old.matches || !old.matches('button.seat')) return;
+    var frag = ev.detail.fragment;
+    var incoming = frag && frag.querySelector ? frag.querySelector('button.seat') : null;
+    var map = old.closest('[data-seatmap]');
+    if (!incoming || !map) return;
+    incoming.tabIndex = old.tabIndex;
+    if (document.activeElement === old) liveFocus = incoming.id;
+    var picked = old.getAttribute('aria-pressed') === 'true';
+    var available = incoming.getAttribute('data-status') === 'available';
+    if (map.getAttribute('data-selectable') === 'true' && available) {
+      incoming.setAttribute('aria-pressed', picked ? 'true' : 'false');
+      incoming.removeAttribute('aria-disabled');
+    } else {
+      incoming.removeAttribute('aria-pressed');
+      incoming.setAttribute('aria-disabled', 'true');
+      if (picked) liveTaken.push(incoming.getAttribute('data-seat'));
+    }
+  });
+  document.addEventListener('htmx:oobAfterSwap', function (ev) {
+    var seat = ev.target;
+    var map = seat && seat.closest && seat.closest('[data-seatmap]');
+    if (!map) return;
+    syncSelection(map);
+    if (liveFocus) {
+      var f = document.getElementById(liveFocus);
+      liveFocus = null;
+      if (f) f.focus();
+    }
+    if (liveTaken.length) {
+      announce('Seat ' + liveTaken.join(', ') + ' was just taken by someone else and left your selection.');
+      liveTaken = [];
+    }
+  });
+
   // The hold form sends only when seats are picked; a second click while
   // the first request runs does nothing (and the idempotency key makes even
   // a repeated request harmless).
