@@ -1,6 +1,8 @@
 package web
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,4 +107,37 @@ func duration(minutes int) string {
 func validDate(d string) bool {
 	t, err := time.Parse(time.DateOnly, d)
 	return err == nil && t.Year() >= 1 && len(d) == 10
+}
+
+// seatOrder returns seat ids as a person reads them: by row, then by
+// number (A2 before A10), where the store keeps them in byte order.
+func seatOrder(ids []string) []string {
+	out := slices.Clone(ids)
+	split := func(id string) (string, int, string) {
+		i := strings.IndexFunc(id, unicode.IsDigit)
+		if i < 0 {
+			return id, -1, ""
+		}
+		j := i
+		for j < len(id) && id[j] >= '0' && id[j] <= '9' {
+			j++
+		}
+		n, _ := strconv.Atoi(id[i:j])
+		return id[:i], n, id[j:]
+	}
+	slices.SortStableFunc(out, func(a, b string) int {
+		ra, na, ta := split(a)
+		rb, nb, tb := split(b)
+		if c := cmp.Compare(len(ra), len(rb)); c != 0 && ra != rb {
+			return c
+		}
+		if c := strings.Compare(ra, rb); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(na, nb); c != 0 {
+			return c
+		}
+		return strings.Compare(ta, tb)
+	})
+	return out
 }

@@ -40,7 +40,7 @@ func bookingCard(b booking.Booking, sh booking.Show, upcoming bool) components.B
 	return components.BookingCard{
 		ID: b.ID, Href: bookingPath(b.ID), Movie: sh.MovieTitle, Theatre: sh.TheatreName, Screen: sh.ScreenName,
 		When:  longDate(sh.StartsAt, sh.TimeZone) + ", " + clock(sh.StartsAt, sh.TimeZone) + " " + zoneAbbrev(sh.StartsAt, sh.TimeZone),
-		Seats: strings.Join(b.Seats, ", "), Amount: money(b.AmountMinor, b.Currency),
+		Seats: strings.Join(seatOrder(b.Seats), ", "), Amount: money(b.AmountMinor, b.Currency),
 		Cancelled: b.Status == booking.BookingCancelled, Refund: refundText(b.Refund),
 		CanCancel: upcoming && b.Status == booking.BookingConfirmed,
 	}

@@ -229,7 +229,7 @@ func (s *server) checkoutView(st showState, h booking.Hold) *components.Checkout
 		PayAction: "/holds/" + h.ID + "/pay",
 		Release:   "/holds/" + h.ID + "/release",
 	}
-	for _, id := range h.Seats {
+	for _, id := range seatOrder(h.Seats) {
 		seat := bySeat[id]
 		v.Lines = append(v.Lines, components.CheckoutLine{
 			Seat: id, Category: categoryName(seat.Category), Price: money(seat.PriceMinor, h.Currency),

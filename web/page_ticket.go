@@ -23,7 +23,7 @@ func (s *server) ticketPage(c echo.Context) error {
 		BookingID: b.ID, Code: b.Code, QRSrc: bookingPath(b.ID) + "/qr.png",
 		Movie: sh.MovieTitle, Theatre: sh.TheatreName, Screen: sh.ScreenName,
 		Date: longDate(sh.StartsAt, sh.TimeZone), Time: clock(sh.StartsAt, sh.TimeZone), Zone: zoneAbbrev(sh.StartsAt, sh.TimeZone),
-		Seats: b.Seats, SeatsText: strings.Join(b.Seats, ", "), Amount: money(b.AmountMinor, b.Currency),
+		Seats: seatOrder(b.Seats), SeatsText: strings.Join(seatOrder(b.Seats), ", "), Amount: money(b.AmountMinor, b.Currency),
 		Cancelled: b.Status == booking.BookingCancelled, Refund: refundText(b.Refund),
 	}
 	if t, err := s.store.Theatre(ctx, sh.TheatreID); err == nil {
