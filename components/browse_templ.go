@@ -294,7 +294,7 @@ func DateStrip(label string, days []Day) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<span class=\"chip border-dashed border-ink-200 bg-ink-50 text-ink-400\" aria-disabled=\"true\"><span class=\"text-xs font-medium uppercase tracking-wide\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<span class=\"chip border-dashed border-ink-200 bg-ink-50 text-ink-500\" aria-disabled=\"true\"><span class=\"text-xs font-medium uppercase tracking-wide\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -77,8 +77,14 @@ func (s *server) issueCSRF(c echo.Context) string {
 	return token
 }
 
-// csrfToken is the caller's CSRF token, for the page's forms.
+// csrfToken is the caller's CSRF token, for the page's forms. Outside the
+// csrf middleware (an error page for an unknown address) it is the cookie's.
 func csrfToken(c echo.Context) string {
-	t, _ := c.Get(csrfKey).(string)
-	return t
+	if t, _ := c.Get(csrfKey).(string); t != "" {
+		return t
+	}
+	if ck, err := c.Cookie(csrfCookie); err == nil && csrfTokenPattern.MatchString(ck.Value) {
+		return ck.Value
+	}
+	return ""
 }
