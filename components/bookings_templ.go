@@ -702,7 +702,7 @@ func TicketPage(m Meta, v TicketView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "<article class=\"card print-plain mx-auto max-w-md overflow-hidden\" aria-labelledby=\"ticket-title\"><div class=\"bg-ink-900 px-6 py-5 text-white\"><p class=\"text-xs font-semibold uppercase tracking-widest text-brand-200\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "<article class=\"card print-plain mx-auto max-w-md overflow-hidden\" aria-labelledby=\"ticket-title\"><div class=\"bg-ink-900 px-6 py-5 text-white print:border-b print:border-ink-300 print:bg-white print:px-0 print:text-ink-900\"><p class=\"text-xs font-semibold uppercase tracking-widest text-brand-200 print:text-ink-700\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -735,14 +735,14 @@ func TicketPage(m Meta, v TicketView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if v.Rating != "" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 56, "<p class=\"mt-1 text-sm text-ink-300\"><span class=\"sr-only\">Certificate </span>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 56, "<p class=\"mt-1 text-sm text-ink-300 print:text-ink-700\"><span class=\"sr-only\">Certificate </span>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var35 string
 				templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(v.Rating)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/bookings.templ`, Line: 198, Col: 93}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/bookings.templ`, Line: 198, Col: 112}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var35))
 				if templ_7745c5c3_Err != nil {
@@ -753,7 +753,7 @@ func TicketPage(m Meta, v TicketView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 58, "</div><div class=\"flex flex-col gap-4 px-6 py-5\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 58, "</div><div class=\"flex flex-col gap-4 px-6 py-5 print:px-0\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

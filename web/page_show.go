@@ -244,7 +244,7 @@ func (s *server) showHeading(sh booking.Show, movie booking.Movie, citySlug stri
 		Rating: movie.Rating, Duration: duration(movie.DurationMinutes),
 		Theatre: sh.TheatreName, TheatreHref: theatrePath(sh.TheatreID),
 		Screen: sh.ScreenName, Date: longDate(sh.StartsAt, sh.TimeZone), Time: clock(sh.StartsAt, sh.TimeZone),
-		Zone: zoneAbbrev(sh.StartsAt, sh.TimeZone),
+		Zone: zoneAbbrev(sh.StartsAt, sh.TimeZone), StartsAt: sh.StartsAt.In(zone(sh.TimeZone)).Format(time.RFC3339),
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
 // seatLabel is the accessible name the seat map gives a fixture seat.
@@ -247,5 +249,30 @@ func TestShowPageClosedShow(t *testing.T) {
 	want200(t, p)
 	if p.has("form[data-hold-form]") || !strings.Contains(p.text("#booking"), "no longer on sale") {
 		t.Fatalf("a started show offers seats: %s", p.text("#booking"))
+	}
+}
+
+func TestShowPageHoldElsewhere(t *testing.T) {
+	e := newEnv(t)
+	other := pgtest.NewShow(t, e.store, e.venue, 3, 3, time.Now().Add(96*time.Hour))
+	b := e.pageUser(t)
+	b.api().mustHold(t, "A1")
+	otherPath := fmt.Sprintf("/shows/%d", other)
+
+	p := b.get(t, otherPath)
+	want200(t, p)
+	if !strings.Contains(p.text("[data-notice]"), "holding seats for another show") || p.attr("[data-notice] a", "href") != e.showPath() {
+		t.Fatalf("no pointer to the held seats: %s", p.text("#booking"))
+	}
+	p = b.htmxPost(t, otherPath+"/hold", url.Values{"seat": {"B2"}, "key": {"elsewhere-1"}})
+	wantStatus(t, p, http.StatusConflict)
+	if !strings.Contains(p.text("[data-notice]"), "another show") || p.attr("#seat-B2", "aria-pressed") != "true" {
+		t.Fatalf("hold elsewhere: %s", p.text("#booking"))
+	}
+	// The show of the live hold shows it, whatever the page asked for.
+	p = b.htmxPost(t, e.showPath()+"/hold", url.Values{"seat": {"C3"}, "key": {"elsewhere-2"}})
+	wantStatus(t, p, http.StatusConflict)
+	if !p.has("#checkout") || !strings.Contains(p.text("[data-notice]"), "already hold seats for this show") {
+		t.Fatalf("hold again in the same show: %s", p.text("#booking"))
 	}
 }

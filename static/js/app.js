@@ -254,6 +254,27 @@
     }
   }, true);
 
+  // A plain form (log in, sign up, log out, pay) sends once: its buttons are
+  // disabled right after the browser has taken the form's data, so a
+  // double click cannot send it twice. htmx forms use hx-disabled-elt.
+  document.addEventListener('submit', function (ev) {
+    var form = ev.target;
+    if (ev.defaultPrevented || !form.matches || form.matches('[hx-post],[hx-get],[data-hold-form]')) return;
+    window.setTimeout(function () {
+      Array.prototype.forEach.call(form.querySelectorAll('button[type=submit],button:not([type])'), function (b) {
+        b.disabled = true;
+        b.setAttribute('data-sent', 'true');
+      });
+    }, 0);
+  });
+  // Coming back (browser back button, page cache): the buttons work again.
+  window.addEventListener('pageshow', function () {
+    Array.prototype.forEach.call(document.querySelectorAll('button[data-sent]'), function (b) {
+      b.disabled = false;
+      b.removeAttribute('data-sent');
+    });
+  });
+
   // ---------------------------------------------------------------- countdown
 
   var timers = [];
