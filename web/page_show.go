@@ -403,9 +403,11 @@ func (s *server) holdSeatsPage(c echo.Context) error {
 	if !booking.ValidKey(key) {
 		key = newKey() // an old form without a key: this request gets its own
 	}
+	start := time.Now()
 	res, holdErr := s.store.HoldSeats(ctx, booking.HoldRequest{
 		UserID: userID(c), ShowID: showID, Seats: seats, TTL: s.cfg.HoldTTL, Key: key,
 	}, s.cfg.MaxSeatsPerHold)
+	s.metrics.HoldLatency.Observe(time.Since(start).Seconds())
 	s.countHold(res, holdErr)
 	if errors.Is(holdErr, booking.ErrNotFound) {
 		return notFound("show")

@@ -69,4 +69,3 @@ func (s *server) theatrePage(c echo.Context) error {
 	m := s.meta(c, t.Name)
 	return render(c, http.StatusOK, components.TheatrePage(m, v))
 }
-

@@ -46,7 +46,9 @@ func (p *htmlDoc) String() string {
 }
 
 // text is the trimmed text of the first element sel selects.
-func (p *htmlDoc) text(sel string) string { return strings.Join(strings.Fields(p.Doc.Find(sel).First().Text()), " ") }
+func (p *htmlDoc) text(sel string) string {
+	return strings.Join(strings.Fields(p.Doc.Find(sel).First().Text()), " ")
+}
 
 // attr is attribute name of the first element sel selects.
 func (p *htmlDoc) attr(sel, name string) string {
