@@ -21,7 +21,7 @@ use_db = DATABASE_URL="$$($(DEVDB))"; export DATABASE_URL; \
 
 help:
 	@echo "make run             serve http://localhost:8080 with demo data"
-	@echo "make test            generate-check, go vet, go test -race (needs Postgres: started if missing)"
+	@echo "make test            generate-check, go vet, go test -race (needs Postgres and chromium: set up if missing)"
 	@echo "make bench           run the booking benchmark (cmd/bench)"
 	@echo "make generate        templ, vendored htmx and the Tailwind CSS build"
 	@echo "make generate-check  fail if generated files are not committed and current"
@@ -33,6 +33,7 @@ run:
 	@$(use_db); exec go run ./cmd/marquee serve --demo
 
 test: generate-check
+	@scripts/chromium.sh
 	@$(use_db); \
 	echo "go vet ./..."; go vet ./...; \
 	echo "go test -race -count=1 -timeout 20m ./..."; go test -race -count=1 -timeout 20m ./...

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# chromium.sh: make sure Debian's chromium is installed for the browser tests
+# (web/browser_test.go drives /usr/bin/chromium through chromedp).
+#
+# Fast when it is there already: one file test, no package manager.
+# Otherwise, as root on a system with apt-get, it installs the "chromium"
+# package; anywhere else it says what to do and exits 1.
+#
+# Usage:
+#   scripts/chromium.sh            install if missing, print the version
+#
+# Environment:
+#   CHROMIUM   the browser to check (default /usr/bin/chromium)
+set -euo pipefail
+
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+
+log() { printf 'chromium: %s\n' "$*" >&2; }
+
+version() {
+	# Debian's /usr/bin/chromium is a wrapper script that may complain on
+	# stderr about its environment; the version is on stdout.
+	"$CHROMIUM" --version 2>/dev/null | head -n1 || true
+}
+
+if [ -x "$CHROMIUM" ]; then
+	log "$(version || echo "$CHROMIUM") at $CHROMIUM"
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+	log "$CHROMIUM is missing, and this script can install it only as root on a"
+	log "system with apt-get. Install Debian's chromium package yourself, e.g."
+	log "    sudo apt-get update && sudo apt-get install -y chromium"
+	log "or set CHROMIUM to another Chromium or Chrome binary."
+	exit 1
+fi
+
+log "$CHROMIUM is missing: installing Debian's chromium package (takes a minute)"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+apt-get install -y -qq chromium >&2
+if [ ! -x "$CHROMIUM" ]; then
+	log "installed the chromium package, but $CHROMIUM is still missing"
+	exit 1
+fi
+log "installed $(version) at $CHROMIUM"
