@@ -343,7 +343,7 @@ func (tb *tab) open(path string) {
 	tb.do("open "+path, chromedp.Navigate(tb.site.url+path))
 }
 
-// click clicks the first visible element sel matches, after scrolling it
+// click clicks the first shown element sel matches, after scrolling it
 // to the middle of the screen (as a person would: never under the sticky
 // selection bar).
 func (tb *tab) click(sel string) {
@@ -360,7 +360,7 @@ func (tb *tab) waitVisible(sel string) {
 	tb.do("wait for "+sel, chromedp.WaitVisible(chromedp.CSS(sel)))
 }
 
-// text is the visible text of the first element sel matches, spaces squeezed.
+// text is the rendered text of the first element sel matches, spaces squeezed.
 func (tb *tab) text(sel string) string {
 	tb.t.Helper()
 	return squeeze(run(tb, "read "+sel, chromedp.Text(chromedp.CSS(sel))))
