@@ -7,7 +7,9 @@
 // postgres://postgres@127.0.0.1:5432/postgres), migrates and seeds it, and
 // drops it when done or interrupted.
 //
-//	go run ./cmd/bench [-duration 3s] [-clients 1,8,64] [-quick]
+//	go run ./cmd/bench [-duration 3s] [-clients 1,8,64] [-pool 8] [-quick]
+//
+// docs/benchmarks.md explains the workloads and the figures.
 package main
 
 import (
@@ -66,8 +68,8 @@ func main() {
 	flag.BoolVar(&quick, "quick", false, "smoke run: short cells, fewer stampede rounds")
 	flag.Parse()
 
-	if *pool < 1 || *pool > 1000 {
-		fmt.Fprintln(os.Stderr, "bench: -pool must be 1-1000")
+	if *pool < 1 || *pool > 1000 || cfg.stampedeClients < 1 || cfg.stampedeClients > 1024 || cfg.stampedeRounds < 0 {
+		fmt.Fprintln(os.Stderr, "bench: -pool must be 1-1000, -stampede-clients 1-1024, -stampede-rounds >= 0")
 		os.Exit(2)
 	}
 	cfg.poolSize = int32(*pool)
