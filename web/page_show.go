@@ -272,7 +272,7 @@ func (s *server) renderBooking(c echo.Context, status int, st showState, v compo
 	m := s.meta(c, st.show.MovieTitle+", "+shortDate(st.show.StartsAt, st.show.TimeZone)+" "+clock(st.show.StartsAt, st.show.TimeZone))
 	m.Wide = true
 	return render(c, status, components.ShowPage(m, components.ShowView{
-		Heading: s.showHeading(st.show, movie, slug), Booking: v,
+		Heading: s.showHeading(st.show, movie, slug), Booking: v, Live: s.cfg.Live != nil,
 	}))
 }
 

@@ -69,6 +69,7 @@ func (s *server) routes(e *echo.Echo, gatherer prometheus.Gatherer) {
 	e.GET("/theatres/:theatre_id", s.theatrePage, s.pages()...)
 	e.GET("/shows/:show_id", s.showPage, s.pages()...)
 	e.GET("/shows/:show_id/seatmap", s.seatMapFragment, s.pages()...)
+	e.GET(liveRoute, s.liveSeatMap, s.loadSession)
 	e.GET("/shows/:show_id/booking", s.bookingFragment, s.pages()...)
 	e.POST("/shows/:show_id/hold", s.holdSeatsPage, s.pages(holdLimit)...)
 	e.POST("/holds/:hold_id/release", s.releaseHoldPage, signedIn...)

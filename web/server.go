@@ -6,6 +6,8 @@ package web
 import (
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -15,6 +17,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/marquee-tickets/marquee/internal/auth"
+	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/postgres"
@@ -34,6 +37,9 @@ type Config struct {
 	// Sandbox, when set, is served under /sandbox/ (its checkout pages).
 	// When both are nil, a sandbox is made on the store's database.
 	Sandbox *payment.Sandbox
+
+	// Live, when set, serves the live seat map's websocket from this hub.
+	Live *live.Hub
 }
 
 const (
@@ -49,6 +55,7 @@ const (
 
 // server holds what the handlers share. Handlers are its methods.
 type server struct {
+	origin   string // scheme://host[:port] of PublicURL: the only Origin of our pages
 	cfg      Config
 	store    *postgres.Store
 	metrics  *metrics.Metrics
@@ -98,6 +105,7 @@ func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometh
 		cfg.Payments = cfg.Sandbox
 	}
 	s := &server{
+		origin:   origin(cfg.PublicURL),
 		cfg:      cfg,
 		store:    store,
 		metrics:  m,
@@ -125,6 +133,8 @@ func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometh
 		recoverPanics(),
 		middleware.BodyLimit(bodyLimit),
 		middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
+			// A websocket lives as long as its page; it bounds each write instead.
+			Skipper:      func(c echo.Context) bool { return c.Path() == liveRoute },
 			Timeout:      requestTimeout,
 			ErrorHandler: func(err error, _ echo.Context) error { return err },
 		}),
@@ -141,4 +151,14 @@ func recoverPanics() echo.MiddlewareFunc {
 			return &panicError{err: err, stack: stack}
 		},
 	})
+}
+
+// origin returns the scheme://host[:port] of a URL, as browsers send it in
+// the Origin header.
+func origin(publicURL string) string {
+	u, err := url.Parse(publicURL)
+	if err != nil || u.Host == "" {
+		return strings.TrimRight(publicURL, "/")
+	}
+	return u.Scheme + "://" + u.Host
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -15,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/marquee-tickets/marquee/internal/demo"
+	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/postgres"
@@ -36,6 +38,9 @@ const (
 	refundBatch      = 50
 	refundLease      = time.Minute
 	webhookInterval  = time.Second
+	// announceInterval is the batching delay the live seat map adds.
+	announceInterval = 50 * time.Millisecond
+	announceBatch    = 2000
 )
 
 // serve runs the app until ctx is done (a signal), then shuts it down in
@@ -104,21 +109,24 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		Interval: refundInterval, Batch: refundBatch, Lease: refundLease,
 		Log: log.With("component", "refunds"),
 	}
-	swept := make(chan struct{})
-	go func() {
-		defer close(swept)
-		sw.Run(sweepCtx)
-	}()
-	refunded := make(chan struct{})
-	go func() {
-		defer close(refunded)
-		rw.Run(sweepCtx)
-	}()
-	hooked := make(chan struct{})
-	go func() {
-		defer close(hooked)
-		ww.Run(sweepCtx)
-	}()
+	// The live seat map: committed seat changes are announced in batches by
+	// the notifier, heard by this instance's one listener connection and
+	// fanned out by the hub to the websockets of its viewers.
+	hub := live.NewHub(store.SeatStates, log.With("component", "live"))
+	listener := &live.Listener{
+		DatabaseURL: cfg.DatabaseURL, Hub: hub, Log: log.With("component", "live"),
+		MinBackoff: 100 * time.Millisecond, MaxBackoff: 5 * time.Second,
+	}
+	notifier := &live.Notifier{
+		Flush: func(ctx context.Context, limit int) (int, error) {
+			return store.AnnounceSeatChanges(ctx, live.Channel, limit)
+		},
+		Interval: announceInterval, Batch: announceBatch, Log: log.With("component", "live"),
+	}
+	var workers sync.WaitGroup
+	for _, run := range []func(context.Context){sw.Run, rw.Run, ww.Run, hub.Run, listener.Run, notifier.Run} {
+		workers.Go(func() { run(sweepCtx) })
+	}
 
 	handler := web.New(web.Config{
 		PublicURL:       cfg.PublicURL,
@@ -127,6 +135,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		WebhookSecret:   cfg.WebhookSecret,
 		RateLimits:      cfg.RateLimits,
 		Sandbox:         sandbox,
+		Live:            hub,
 	}, store, m, reg, log.With("component", "web"))
 	srv := &http.Server{
 		Handler:           handler,
@@ -153,6 +162,9 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		runErr = fmt.Errorf("serve http: %w", err)
 	}
 
+	// Websockets are not requests Shutdown waits for: end them, and their
+	// pages reconnect to another instance and resync.
+	hub.CloseAll()
 	drainCtx, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
 	if err := srv.Shutdown(drainCtx); err != nil {
@@ -160,10 +172,8 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		srv.Close()
 	}
 	stopSweeper()
-	<-swept
-	<-refunded
-	<-hooked
-	log.Info("sweeper, refund and webhook workers stopped")
+	workers.Wait()
+	log.Info("background workers stopped")
 	return runErr
 }
 

@@ -189,3 +189,19 @@ func (h *Hub) deliver(ctx context.Context, c Change) {
 		s.Close()
 	}
 }
+
+// CloseAll ends every subscription, as at shutdown: viewers reconnect
+// (to another instance) and resync.
+func (h *Hub) CloseAll() {
+	h.mu.Lock()
+	var all []*Subscription
+	for _, subs := range h.shows {
+		for s := range subs {
+			all = append(all, s)
+		}
+	}
+	h.mu.Unlock()
+	for _, s := range all {
+		s.Close()
+	}
+}

@@ -1,0 +1,80 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// payloadLimit keeps each NOTIFY payload well under Postgres's 8000 bytes.
+const payloadLimit = 7000
+
+// AnnounceSeatChanges takes up to limit committed seat changes off the
+// seat_events queue and announces them on channel: one NOTIFY per show (more
+// when one show's seats do not fit in a payload), all sent by one commit.
+// It returns how many changes it took. Instances running it at once never
+// take the same change, and a change still uncommitted is simply not seen
+// yet: it is taken by a later call.
+func (s *Store) AnnounceSeatChanges(ctx context.Context, channel string, limit int) (int, error) {
+	var n int
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `
+			DELETE FROM seat_events WHERE id IN (
+				SELECT id FROM seat_events ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+			RETURNING show_id, seat_id`, limit)
+		if err != nil {
+			return fmt.Errorf("take seat changes: %w", err)
+		}
+		byShow := map[int64][]string{}
+		var show int64
+		var seat string
+		_, err = pgx.ForEachRow(rows, []any{&show, &seat}, func() error {
+			byShow[show] = append(byShow[show], seat)
+			n++
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("take seat changes: %w", err)
+		}
+		if n == 0 {
+			return nil
+		}
+		payloads, err := changePayloads(byShow)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, p) FROM unnest($2::text[]) p`, channel, payloads); err != nil {
+			return fmt.Errorf("notify seat changes: %w", err)
+		}
+		return nil
+	})
+	return n, err
+}
+
+// changePayloads encodes each show's changed seats as {"show":id,"seats":[...]},
+// split so that no payload exceeds payloadLimit.
+func changePayloads(byShow map[int64][]string) ([]string, error) {
+	type change struct {
+		Show  int64    `json:"show"`
+		Seats []string `json:"seats"`
+	}
+	var out []string
+	for show, seats := range byShow {
+		slices.Sort(seats)
+		seats = slices.Compact(seats)
+		for len(seats) > 0 {
+			// Seat ids are at most 16 bytes; 19 with quotes and a comma.
+			k := min(len(seats), (payloadLimit-64)/19)
+			b, err := json.Marshal(change{Show: show, Seats: seats[:k]})
+			if err != nil {
+				return nil, fmt.Errorf("encode seat change: %w", err)
+			}
+			out = append(out, string(b))
+			seats = seats[k:]
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,147 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/labstack/echo/v4"
+
+	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/live"
+)
+
+// The live seat map: GET /shows/{show_id}/live upgrades to a websocket that
+// carries htmx out-of-band fragments, one seat button per changed seat,
+// rendered for this viewer (their own held seats read "mine").
+
+const (
+	liveRoute = "/shows/:show_id/live"
+
+	// liveBuffer is how many updates a viewer may fall behind before the
+	// hub drops them; the page reconnects and resyncs by itself.
+	liveBuffer = 32
+	// livePing keeps connections alive through proxies and finds dead ones.
+	livePing = 25 * time.Second
+	// liveWrite bounds one message's write: a client that cannot take it
+	// in time is gone or too slow.
+	liveWrite = 10 * time.Second
+)
+
+var errForeignOrigin = newError(http.StatusForbidden, "origin_refused", "The live seat map only serves pages of this site.")
+
+func (s *server) liveSeatMap(c echo.Context) error {
+	if s.cfg.Live == nil {
+		return notFound("live seat map")
+	}
+	showID, err := booking.ParseShowID(c.Param("show_id"))
+	if err != nil {
+		return lookup("show", err)
+	}
+	// A page of another site must not read a signed-in viewer's seats
+	// through their cookie: the Origin must be ours, exactly.
+	if origin := c.Request().Header.Get("Origin"); origin == "" || !strings.EqualFold(origin, s.origin) {
+		return errForeignOrigin
+	}
+	viewer := userID(c)
+	ctx := c.Request().Context()
+	if _, err := s.store.Show(ctx, showID); err != nil {
+		return lookup("show", err)
+	}
+
+	// Subscribe before the first full read, so no change falls between them.
+	sub := s.cfg.Live.Subscribe(showID, liveBuffer)
+	defer sub.Close()
+	conn, err := websocket.Accept(c.Response(), c.Request(), &websocket.AcceptOptions{
+		// The Origin was checked above against PUBLIC_URL, which may differ
+		// from the Host a proxy forwards.
+		InsecureSkipVerify: true,
+	})
+	if err != nil {
+		return nil // Accept has answered the client
+	}
+	defer conn.CloseNow()
+	// The viewer sends nothing; CloseRead answers pings and notices the close.
+	ctx = conn.CloseRead(context.WithoutCancel(ctx))
+
+	v := liveViewer{id: viewer, mine: map[string]bool{}}
+	seats, err := s.store.SeatStates(ctx, showID, nil)
+	if err != nil {
+		s.log.Error("live seat map: read seats", "show", showID, "err", err)
+		conn.Close(websocket.StatusInternalError, "try again")
+		return nil
+	}
+	if err := s.sendSeats(ctx, conn, &v, live.Update{ShowID: showID, Seats: seats, Resync: true}); err != nil {
+		return nil
+	}
+	ping := time.NewTicker(livePing)
+	defer ping.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-sub.Dropped():
+			conn.Close(websocket.StatusPolicyViolation, "too slow: reconnect to resync")
+			return nil
+		case u := <-sub.Updates():
+			if err := s.sendSeats(ctx, conn, &v, u); err != nil {
+				return nil
+			}
+		case <-ping.C:
+			pctx, cancel := context.WithTimeout(ctx, liveWrite)
+			err := conn.Ping(pctx)
+			cancel()
+			if err != nil {
+				return nil // dead: reaped
+			}
+		}
+	}
+}
+
+// liveViewer is one connection's viewer and the seats they hold here: a
+// viewer holding seats cannot pick more, so their buttons are not selectable.
+type liveViewer struct {
+	id   string
+	mine map[string]bool
+}
+
+// sendSeats writes one update as out-of-band seat buttons.
+func (s *server) sendSeats(ctx context.Context, conn *websocket.Conn, v *liveViewer, u live.Update) error {
+	if u.Resync {
+		clear(v.mine)
+	}
+	for i := range u.Seats {
+		seat := &u.Seats[i]
+		seat.Mine = v.id != "" && seat.HolderID == v.id
+		if seat.Mine {
+			v.mine[seat.ID] = true
+		} else {
+			delete(v.mine, seat.ID)
+		}
+	}
+	selectable := len(v.mine) == 0
+	var buf bytes.Buffer
+	for _, seat := range u.Seats {
+		status := seatStatus(seat)
+		view := components.SeatView{
+			ID: seat.ID, Number: seat.Number, Category: seat.Category, PriceMinor: seat.PriceMinor,
+			Status: status, Label: seatLabel(seat, status), Accessible: seat.Accessible,
+			R: seat.GridRow, C: seat.GridCol,
+		}
+		if err := components.Seat(view, selectable).Render(ctx, &buf); err != nil {
+			return err
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, liveWrite)
+	defer cancel()
+	err := conn.Write(wctx, websocket.MessageText, buf.Bytes())
+	if err != nil && !errors.Is(err, context.Canceled) {
+		s.log.Debug("live seat map: write", "err", err)
+	}
+	return err
+}
