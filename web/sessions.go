@@ -30,7 +30,7 @@ func newSessionManager(pool *pgxpool.Pool, publicURL string) *scs.SessionManager
 	// No cleanup goroutine: New has no Close to stop it. Expired rows are
 	// deleted now and then at sign-in (sessionGC), and never read: the
 	// store's Find skips them.
-	sm.Store = pgxstore.NewWithCleanupInterval(pool, 0)
+	sm.Store = newCachedStore(pgxstore.NewWithCleanupInterval(pool, 0), sessionCacheTTL)
 	sm.HashTokenInStore = true
 	sm.Lifetime = sessionLifetime
 	sm.Cookie.Name = SessionCookie

@@ -1,0 +1,90 @@
+package web
+
+import (
+	"sync"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+)
+
+// sessionCacheTTL is how long a session read from the database is trusted
+// without reading it again. It bounds how long a session ended through
+// another instance (a logout there) still works here.
+const sessionCacheTTL = 2 * time.Second
+
+// cachedStore keeps sessions read in the last sessionCacheTTL in memory, so
+// a request costs the database one round trip (its own work) instead of two.
+// Every write and delete through this instance goes through to the database
+// and updates the cache at once.
+type cachedStore struct {
+	inner scs.Store
+	ttl   time.Duration
+	now   func() time.Time
+
+	mu      sync.Mutex
+	entries map[string]cachedSession
+}
+
+type cachedSession struct {
+	data    []byte
+	fetched time.Time
+}
+
+func newCachedStore(inner scs.Store, ttl time.Duration) *cachedStore {
+	return &cachedStore{inner: inner, ttl: ttl, now: time.Now, entries: map[string]cachedSession{}}
+}
+
+// Find returns the session stored under token (a hash of the cookie's token).
+func (c *cachedStore) Find(token string) ([]byte, bool, error) {
+	now := c.now()
+	c.mu.Lock()
+	e, ok := c.entries[token]
+	c.mu.Unlock()
+	if ok && now.Sub(e.fetched) < c.ttl {
+		return e.data, true, nil
+	}
+	b, found, err := c.inner.Find(token)
+	if err != nil {
+		return nil, false, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if found {
+		c.put(token, b, now)
+	} else {
+		delete(c.entries, token)
+	}
+	return b, found, nil
+}
+
+// Commit stores the session, then caches it.
+func (c *cachedStore) Commit(token string, b []byte, expiry time.Time) error {
+	if err := c.inner.Commit(token, b, expiry); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.put(token, b, c.now())
+	return nil
+}
+
+// Delete removes the session from the database and the cache.
+func (c *cachedStore) Delete(token string) error {
+	c.mu.Lock()
+	delete(c.entries, token)
+	c.mu.Unlock()
+	return c.inner.Delete(token)
+}
+
+// put caches a session; c.mu is held. Stale entries are dropped once the
+// cache grows, so it holds about the sessions active in the last TTL.
+func (c *cachedStore) put(token string, b []byte, now time.Time) {
+	if len(c.entries) >= 10000 {
+		for k, e := range c.entries {
+			if now.Sub(e.fetched) >= c.ttl {
+				delete(c.entries, k)
+			}
+		}
+	}
+	c.entries[token] = cachedSession{data: b, fetched: now}
+}

@@ -1,0 +1,70 @@
+package web
+
+import (
+	"testing"
+	"time"
+)
+
+// countingStore is an scs.Store in memory that counts the reads reaching it.
+type countingStore struct {
+	data  map[string][]byte
+	finds int
+}
+
+func (s *countingStore) Find(token string) ([]byte, bool, error) {
+	s.finds++
+	b, ok := s.data[token]
+	return b, ok, nil
+}
+
+func (s *countingStore) Commit(token string, b []byte, _ time.Time) error {
+	s.data[token] = b
+	return nil
+}
+
+func (s *countingStore) Delete(token string) error {
+	delete(s.data, token)
+	return nil
+}
+
+func TestCachedStore(t *testing.T) {
+	inner := &countingStore{data: map[string][]byte{"t": []byte("alice")}}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := newCachedStore(inner, 2*time.Second)
+	c.now = func() time.Time { return now }
+
+	t.Run("a session read recently is not read again", func(t *testing.T) {
+		for range 3 {
+			if b, ok, _ := c.Find("t"); !ok || string(b) != "alice" {
+				t.Fatalf("Find = %q, %v", b, ok)
+			}
+		}
+		if inner.finds != 1 {
+			t.Fatalf("database reads = %d, want 1", inner.finds)
+		}
+	})
+	t.Run("after the TTL it is read again", func(t *testing.T) {
+		now = now.Add(2 * time.Second)
+		c.Find("t")
+		if inner.finds != 2 {
+			t.Fatalf("database reads = %d, want 2", inner.finds)
+		}
+	})
+	t.Run("a delete through this instance ends the session at once", func(t *testing.T) {
+		c.Delete("t")
+		if _, ok, _ := c.Find("t"); ok {
+			t.Fatal("deleted session still found")
+		}
+	})
+	t.Run("a delete elsewhere is seen within the TTL", func(t *testing.T) {
+		c.Commit("u", []byte("bob"), now.Add(time.Hour))
+		delete(inner.data, "u") // a logout through another instance
+		if _, ok, _ := c.Find("u"); !ok {
+			t.Fatal("cached session should still be served within the TTL")
+		}
+		now = now.Add(2 * time.Second)
+		if _, ok, _ := c.Find("u"); ok {
+			t.Fatal("session deleted elsewhere still works after the TTL")
+		}
+	})
+}
