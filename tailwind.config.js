@@ -7,6 +7,7 @@ module.exports = {
   content: [
     './components/**/*.templ',
     './web/**/*.go',
+    '!./web/**/*_test.go',
     './static/js/**/*.js',
   ],
   theme: {
