@@ -148,10 +148,8 @@ func (s *Store) CancelBooking(ctx context.Context, userID, bookingID string) (bo
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		// Lock order: the booking's seats, sorted, then the booking.
-		if _, err := tx.Exec(ctx, `
-			SELECT 1 FROM show_seats WHERE show_id = $1 AND seat_id = ANY ($2)
-			 ORDER BY seat_id FOR UPDATE`, b.ShowID, b.Seats); err != nil {
-			return fmt.Errorf("lock seats: %w", err)
+		if err := lockSeats(ctx, tx, b.ShowID, b.Seats); err != nil {
+			return err
 		}
 		var status booking.BookingStatus
 		if err := tx.QueryRow(ctx, `SELECT status FROM bookings WHERE id = $1 FOR NO KEY UPDATE`, b.ID).Scan(&status); err != nil {

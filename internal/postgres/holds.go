@@ -167,10 +167,8 @@ func (s *Store) endHold(ctx context.Context, holdID, userID string, cancel bool)
 			return nil
 		}
 		// Lock order: the hold's seats, sorted, then the hold; re-check under the locks.
-		if _, err := tx.Exec(ctx, `
-			SELECT 1 FROM show_seats WHERE show_id = $1 AND seat_id = ANY ($2)
-			 ORDER BY seat_id FOR UPDATE`, h.ShowID, h.Seats); err != nil {
-			return fmt.Errorf("lock seats: %w", err)
+		if err := lockSeats(ctx, tx, h.ShowID, h.Seats); err != nil {
+			return err
 		}
 		var now time.Time
 		if err := tx.QueryRow(ctx, `
@@ -187,19 +185,40 @@ func (s *Store) endHold(ctx context.Context, holdID, userID string, cancel bool)
 		} else if !cancel {
 			return nil
 		}
-		if _, err := tx.Exec(ctx, `
-			WITH released AS (
-				UPDATE show_seats SET status = 'AVAILABLE', hold_id = NULL, hold_expires_at = NULL
-				 WHERE show_id = $1 AND seat_id = ANY ($2) AND hold_id = $3 AND status = 'HELD'
-			)
-			UPDATE holds SET state = $4, ended_at = $5 WHERE id = $3`,
-			h.ShowID, h.Seats, holdID, next, now); err != nil {
-			return fmt.Errorf("release hold: %w", err)
+		if err := releaseHold(ctx, tx, h, next, now); err != nil {
+			return err
 		}
 		h.State = next
 		return nil
 	})
 	return h, err
+}
+
+// lockSeats takes the row locks of seats of showID in the global order,
+// (show_id, seat_id): the first step of every path that changes them.
+func lockSeats(ctx context.Context, tx pgx.Tx, showID int64, seats []string) error {
+	if _, err := tx.Exec(ctx, `
+		SELECT 1 FROM show_seats WHERE show_id = $1 AND seat_id = ANY ($2)
+		 ORDER BY seat_id FOR UPDATE`, showID, seats); err != nil {
+		return fmt.Errorf("lock seats of show %d: %w", showID, err)
+	}
+	return nil
+}
+
+// releaseHold ends HELD hold h as state: the seats it still owns return to
+// sale (only those: a seat taken over after h lapsed stays its new owner's)
+// and h becomes terminal. The caller holds the seat and hold locks.
+func releaseHold(ctx context.Context, tx pgx.Tx, h booking.Hold, state booking.HoldState, now time.Time) error {
+	if _, err := tx.Exec(ctx, `
+		WITH released AS (
+			UPDATE show_seats SET status = 'AVAILABLE', hold_id = NULL, hold_expires_at = NULL
+			 WHERE show_id = $1 AND seat_id = ANY ($2) AND hold_id = $3 AND status = 'HELD'
+		)
+		UPDATE holds SET state = $4, ended_at = $5 WHERE id = $3`,
+		h.ShowID, h.Seats, h.ID, state, now); err != nil {
+		return fmt.Errorf("release hold %s: %w", h.ID, err)
+	}
+	return nil
 }
 
 // ExpireHolds ends, as EXPIRED, up to limit holds whose deadline has passed,

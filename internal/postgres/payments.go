@@ -65,10 +65,8 @@ func (s *Store) confirmOnce(ctx context.Context, p booking.Payment) (booking.Con
 		}
 
 		// Lock order: the hold's seats, sorted, then the hold; decide under the locks.
-		if _, err := tx.Exec(ctx, `
-			SELECT 1 FROM show_seats WHERE show_id = $1 AND seat_id = ANY ($2)
-			 ORDER BY seat_id FOR UPDATE`, h.ShowID, h.Seats); err != nil {
-			return fmt.Errorf("lock seats: %w", err)
+		if err := lockSeats(ctx, tx, h.ShowID, h.Seats); err != nil {
+			return err
 		}
 		var now time.Time
 		if err := tx.QueryRow(ctx, `
@@ -86,14 +84,8 @@ func (s *Store) confirmOnce(ctx context.Context, p booking.Payment) (booking.Con
 		case h.State == booking.HoldHeld && !h.Lapsed(now):
 			return s.book(ctx, tx, p, h, now, &c)
 		case h.State == booking.HoldHeld: // lapsed: end it now, as the sweeper would
-			if _, err := tx.Exec(ctx, `
-				WITH released AS (
-					UPDATE show_seats SET status = 'AVAILABLE', hold_id = NULL, hold_expires_at = NULL
-					 WHERE show_id = $1 AND seat_id = ANY ($2) AND hold_id = $3 AND status = 'HELD'
-				)
-				UPDATE holds SET state = 'EXPIRED', ended_at = $4 WHERE id = $3`,
-				h.ShowID, h.Seats, h.ID, now); err != nil {
-				return fmt.Errorf("expire hold: %w", err)
+			if err := releaseHold(ctx, tx, h, booking.HoldExpired, now); err != nil {
+				return err
 			}
 			c.Reason = booking.ReasonHoldExpired
 		case h.State == booking.HoldExpired:
