@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/marquee-tickets/marquee/internal/demo"
+	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
@@ -34,7 +35,8 @@ import (
 // The browser tests' machinery: one headless Chromium per test run of
 // TestBrowser, a real server per scenario (web.New on a fresh database,
 // served by httptest, with the sandbox's webhook worker, the sweeper and the
-// refund worker running as in `marquee serve`), and a tab type that wraps
+// refund worker running as in `marquee serve`, and the live seat map's hub,
+// listener and notifier when a scenario asks for them), and a tab type that wraps
 // chromedp's actions with timeouts and the test's failure reporting.
 
 const (
@@ -134,11 +136,13 @@ type site struct {
 	store *postgres.Store
 	url   string
 	logs  *lockedBuffer
+	hub   *live.Hub // nil unless the live seat map is on
 }
 
 type siteConfig struct {
 	holdTTL time.Duration // 0: 5 minutes
 	demo    bool          // load the demo catalogue
+	live    bool          // serve the live seat map (hub, listener, notifier)
 }
 
 func newSite(t *testing.T, cfg siteConfig) *site {
@@ -161,12 +165,18 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 		PublicURL: s.url, Secret: webhookSecret, Log: log.With("component", "sandbox"),
 	})
 	reg := prometheus.NewRegistry()
+	if cfg.live {
+		s.hub = live.NewHub(s.store.SeatStates, log.With("component", "live"))
+	}
 	srv.Config.Handler = web.New(web.Config{
 		PublicURL: s.url, HoldTTL: cfg.holdTTL, MaxSeatsPerHold: maxSeats,
-		WebhookSecret: webhookSecret, PasswordCost: 4, Sandbox: sandbox,
+		WebhookSecret: webhookSecret, PasswordCost: 4, Sandbox: sandbox, Live: s.hub,
 	}, s.store, metrics.New(reg), reg, log.With("component", "web"))
 	srv.Start()
 	t.Cleanup(srv.Close)
+	if s.hub != nil {
+		runLive(t, s.hub, s.store, log.With("component", "live"))
+	}
 
 	// The background work of `marquee serve`, a little brisker.
 	ctx, stop := context.WithCancel(context.Background())

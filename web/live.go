@@ -68,6 +68,17 @@ func (s *server) liveSeatMap(c echo.Context) error {
 	defer conn.CloseNow()
 	// The viewer sends nothing; CloseRead answers pings and notices the close.
 	ctx = conn.CloseRead(context.WithoutCancel(ctx))
+	// A viewer the hub dropped (too slow, or the server is shutting down)
+	// is let go at once: a write stuck on a full socket ends too.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-sub.Dropped():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 
 	v := liveViewer{id: viewer, mine: map[string]bool{}}
 	seats, err := s.store.SeatStates(ctx, showID, nil)
@@ -84,9 +95,14 @@ func (s *server) liveSeatMap(c echo.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
-		case <-sub.Dropped():
-			conn.Close(websocket.StatusPolicyViolation, "too slow: reconnect to resync")
+			select {
+			case <-sub.Dropped():
+				// 1013: one of the codes the htmx ws extension reconnects
+				// on (a policy violation, 1008, would leave the page dead);
+				// the new connection starts with the whole map.
+				conn.Close(websocket.StatusTryAgainLater, "reconnect to resync")
+			default:
+			}
 			return nil
 		case u := <-sub.Updates():
 			if err := s.sendSeats(ctx, conn, &v, u); err != nil {
@@ -115,10 +131,9 @@ func (s *server) sendSeats(ctx context.Context, conn *websocket.Conn, v *liveVie
 	if u.Resync {
 		clear(v.mine)
 	}
-	for i := range u.Seats {
-		seat := &u.Seats[i]
-		seat.Mine = v.id != "" && seat.HolderID == v.id
-		if seat.Mine {
+	// u.Seats is shared by every viewer of the show: read it, never write it.
+	for _, seat := range u.Seats {
+		if v.id != "" && seat.HolderID == v.id {
 			v.mine[seat.ID] = true
 		} else {
 			delete(v.mine, seat.ID)
@@ -127,6 +142,7 @@ func (s *server) sendSeats(ctx context.Context, conn *websocket.Conn, v *liveVie
 	selectable := len(v.mine) == 0
 	var buf bytes.Buffer
 	for _, seat := range u.Seats {
+		seat.Mine = v.mine[seat.ID]
 		status := seatStatus(seat)
 		view := components.SeatView{
 			ID: seat.ID, Number: seat.Number, Category: seat.Category, PriceMinor: seat.PriceMinor,

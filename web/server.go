@@ -154,11 +154,18 @@ func recoverPanics() echo.MiddlewareFunc {
 }
 
 // origin returns the scheme://host[:port] of a URL, as browsers send it in
-// the Origin header.
+// the Origin header: without the scheme's default port.
 func origin(publicURL string) string {
 	u, err := url.Parse(publicURL)
 	if err != nil || u.Host == "" {
 		return strings.TrimRight(publicURL, "/")
 	}
-	return u.Scheme + "://" + u.Host
+	host := u.Host
+	switch u.Scheme {
+	case "http":
+		host = strings.TrimSuffix(host, ":80")
+	case "https":
+		host = strings.TrimSuffix(host, ":443")
+	}
+	return u.Scheme + "://" + host
 }
