@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/alexedwards/scs/v2"
 	"testing"
 	"time"
 )
@@ -65,6 +66,29 @@ func TestCachedStore(t *testing.T) {
 		now = now.Add(2 * time.Second)
 		if _, ok, _ := c.Find("u"); ok {
 			t.Fatal("session deleted elsewhere still works after the TTL")
+		}
+	})
+}
+
+func TestSessionCodec(t *testing.T) {
+	deadline := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	values := map[string]any{"user_id": "8c0d6d5e-0000-4000-8000-000000000001"}
+	b, err := sessionCodec{}.Encode(deadline, values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, v, err := sessionCodec{}.Decode(b)
+	if err != nil || !d.Equal(deadline) || v["user_id"] != values["user_id"] {
+		t.Fatalf("round trip = %v %v %v", d, v, err)
+	}
+	t.Run("sessions written by the gob codec are still read", func(t *testing.T) {
+		old, err := scs.GobCodec{}.Encode(deadline, values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, v, err := sessionCodec{}.Decode(old)
+		if err != nil || !d.Equal(deadline) || v["user_id"] != values["user_id"] {
+			t.Fatalf("gob session = %v %v %v", d, v, err)
 		}
 	})
 }
