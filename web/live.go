@@ -159,5 +159,8 @@ func (s *server) sendSeats(ctx context.Context, conn *websocket.Conn, v *liveVie
 	if err != nil && !errors.Is(err, context.Canceled) {
 		s.log.Debug("live seat map: write", "err", err)
 	}
+	if err == nil {
+		s.metrics.LiveMessages.Inc()
+	}
 	return err
 }

@@ -113,8 +113,9 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	// the notifier, heard by this instance's one listener connection and
 	// fanned out by the hub to the websockets of its viewers.
 	hub := live.NewHub(store.SeatStates, log.With("component", "live"))
+	hub.Metrics = m
 	listener := &live.Listener{
-		DatabaseURL: cfg.DatabaseURL, Hub: hub, Log: log.With("component", "live"),
+		DatabaseURL: cfg.DatabaseURL, Hub: hub, Log: log.With("component", "live"), Metrics: m,
 		MinBackoff: 100 * time.Millisecond, MaxBackoff: 5 * time.Second,
 	}
 	notifier := &live.Notifier{

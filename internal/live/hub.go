@@ -9,8 +9,10 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/metrics"
 )
 
 // Change names seats of one show that changed in a committed transaction,
@@ -19,6 +21,7 @@ type Change struct {
 	ShowID int64    `json:"show"`
 	Seats  []string `json:"seats,omitempty"`
 	Resync bool     `json:"resync,omitempty"`
+	At     int64    `json:"at,omitempty"` // Unix ms of the earliest change: the lag metric's start
 }
 
 // Update is what a subscriber receives: the current state of the changed
@@ -37,6 +40,9 @@ type Loader func(ctx context.Context, showID int64, seats []string) ([]booking.S
 // Hub fans changes out to the subscribers of each show. Publishing never
 // blocks: a subscriber whose queue is full is dropped, never waited on.
 type Hub struct {
+	// Metrics, when set, counts subscribers, drops and the lag to fan-out.
+	Metrics *metrics.Metrics
+
 	load  Loader
 	log   *slog.Logger
 	queue chan Change
@@ -87,6 +93,9 @@ func (h *Hub) Subscribe(showID int64, buffer int) *Subscription {
 		h.shows[showID] = map[*Subscription]struct{}{}
 	}
 	h.shows[showID][s] = struct{}{}
+	if h.Metrics != nil {
+		h.Metrics.LiveSubscribers.Inc()
+	}
 	return s
 }
 
@@ -99,7 +108,12 @@ func (h *Hub) remove(s *Subscription) {
 			delete(h.shows, s.ShowID)
 		}
 	}
-	s.once.Do(func() { close(s.dropped) })
+	s.once.Do(func() {
+		close(s.dropped)
+		if h.Metrics != nil {
+			h.Metrics.LiveSubscribers.Dec()
+		}
+	})
 }
 
 // Subscribers returns how many subscriptions watch showID.
@@ -185,6 +199,12 @@ func (h *Hub) deliver(ctx context.Context, c Change) {
 		}
 	}
 	h.mu.Unlock()
+	if h.Metrics != nil {
+		if c.At > 0 {
+			h.Metrics.LiveLag.Observe(time.Since(time.UnixMilli(c.At)).Seconds())
+		}
+		h.Metrics.LiveDropped.Add(float64(len(slow)))
+	}
 	for _, s := range slow {
 		s.Close()
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/marquee-tickets/marquee/internal/metrics"
 )
 
 // Channel is the Postgres NOTIFY channel seat changes are announced on.
@@ -20,6 +22,7 @@ type Listener struct {
 	Log         *slog.Logger
 	MinBackoff  time.Duration // first wait before reconnecting
 	MaxBackoff  time.Duration
+	Metrics     *metrics.Metrics // may be nil
 
 	// connected, when set, is called after every successful LISTEN with the
 	// backend pid (tests use it to kill the connection).
@@ -32,8 +35,14 @@ type Listener struct {
 // away are gone.
 func (l *Listener) Run(ctx context.Context) {
 	backoff := l.MinBackoff
+	connects := 0
 	for ctx.Err() == nil {
-		err := l.listen(ctx, func() { backoff = l.MinBackoff })
+		err := l.listen(ctx, func() {
+			backoff = l.MinBackoff
+			if connects++; connects > 1 && l.Metrics != nil {
+				l.Metrics.LiveReconnects.Inc()
+			}
+		})
 		if ctx.Err() != nil {
 			return
 		}

@@ -18,6 +18,13 @@ type Metrics struct {
 	HoldsExpired prometheus.Counter
 	// Payments counts verified payments by outcome.
 	Payments *prometheus.CounterVec
+
+	// The live seat map.
+	LiveSubscribers prometheus.Gauge     // websockets watching a show now
+	LiveMessages    prometheus.Counter   // seat updates written to websockets
+	LiveDropped     prometheus.Counter   // subscribers dropped for falling behind
+	LiveReconnects  prometheus.Counter   // LISTEN connections re-established
+	LiveLag         prometheus.Histogram // seconds from a seat change to its fan-out
 }
 
 // New creates the metrics and registers them on reg.
@@ -44,7 +51,29 @@ func New(reg prometheus.Registerer) *Metrics {
 			Name: "marquee_payments_total",
 			Help: "Verified payments by outcome.",
 		}, []string{"outcome"}),
+		LiveSubscribers: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "marquee_live_subscribers",
+			Help: "Websockets watching a show's seat map now.",
+		}),
+		LiveMessages: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "marquee_live_messages_total",
+			Help: "Seat map updates written to websockets.",
+		}),
+		LiveDropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "marquee_live_dropped_total",
+			Help: "Live seat map subscribers dropped for falling behind.",
+		}),
+		LiveReconnects: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "marquee_live_listener_reconnects_total",
+			Help: "Times the seat change listener re-established its LISTEN connection.",
+		}),
+		LiveLag: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "marquee_live_lag_seconds",
+			Help:    "Seconds from a seat change (its row in seat_events) to its fan-out to subscribers.",
+			Buckets: []float64{.005, .01, .025, .05, .075, .1, .15, .25, .5, 1, 2.5},
+		}),
 	}
-	reg.MustRegister(m.HoldAttempts, m.HoldLatency, m.SeatConflicts, m.HoldsExpired, m.Payments)
+	reg.MustRegister(m.HoldAttempts, m.HoldLatency, m.SeatConflicts, m.HoldsExpired, m.Payments,
+		m.LiveSubscribers, m.LiveMessages, m.LiveDropped, m.LiveReconnects, m.LiveLag)
 	return m
 }

@@ -24,15 +24,19 @@ func (s *Store) AnnounceSeatChanges(ctx context.Context, channel string, limit i
 		rows, err := tx.Query(ctx, `
 			DELETE FROM seat_events WHERE id IN (
 				SELECT id FROM seat_events ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
-			RETURNING show_id, seat_id`, limit)
+			RETURNING show_id, seat_id, (extract(epoch FROM at) * 1000)::bigint`, limit)
 		if err != nil {
 			return fmt.Errorf("take seat changes: %w", err)
 		}
 		byShow := map[int64][]string{}
-		var show int64
+		earliest := map[int64]int64{}
+		var show, at int64
 		var seat string
-		_, err = pgx.ForEachRow(rows, []any{&show, &seat}, func() error {
+		_, err = pgx.ForEachRow(rows, []any{&show, &seat, &at}, func() error {
 			byShow[show] = append(byShow[show], seat)
+			if e, ok := earliest[show]; !ok || at < e {
+				earliest[show] = at
+			}
 			n++
 			return nil
 		})
@@ -42,7 +46,7 @@ func (s *Store) AnnounceSeatChanges(ctx context.Context, channel string, limit i
 		if n == 0 {
 			return nil
 		}
-		payloads, err := changePayloads(byShow)
+		payloads, err := changePayloads(byShow, earliest)
 		if err != nil {
 			return err
 		}
@@ -54,12 +58,14 @@ func (s *Store) AnnounceSeatChanges(ctx context.Context, channel string, limit i
 	return n, err
 }
 
-// changePayloads encodes each show's changed seats as {"show":id,"seats":[...]},
+// changePayloads encodes each show's changed seats as
+// {"show":id,"seats":[...],"at":ms}, at being the earliest change's time,
 // split so that no payload exceeds payloadLimit.
-func changePayloads(byShow map[int64][]string) ([]string, error) {
+func changePayloads(byShow map[int64][]string, earliest map[int64]int64) ([]string, error) {
 	type change struct {
 		Show  int64    `json:"show"`
 		Seats []string `json:"seats"`
+		At    int64    `json:"at"`
 	}
 	var out []string
 	for show, seats := range byShow {
@@ -68,7 +74,7 @@ func changePayloads(byShow map[int64][]string) ([]string, error) {
 		for len(seats) > 0 {
 			// Seat ids are at most 16 bytes; 19 with quotes and a comma.
 			k := min(len(seats), (payloadLimit-64)/19)
-			b, err := json.Marshal(change{Show: show, Seats: seats[:k]})
+			b, err := json.Marshal(change{Show: show, Seats: seats[:k], At: earliest[show]})
 			if err != nil {
 				return nil, fmt.Errorf("encode seat change: %w", err)
 			}

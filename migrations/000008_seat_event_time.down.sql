@@ -1,0 +1,1 @@
+ALTER TABLE seat_events DROP COLUMN IF EXISTS at;
