@@ -19,8 +19,9 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 func validID(s string) bool { return uuidPattern.MatchString(s) }
 
 // HoldSeats claims req's seats for req's user, all or nothing, in one round
-// trip (the hold_seats function). It never waits longer than LockTimeout for
-// a seat another request is claiming: that answers as unavailable.
+// trip (the hold_seats function). A wait for a seat another request is
+// claiming is cut at LockTimeout and the request looked at once more (at
+// most three attempts in all), after which it answers as unavailable.
 func (s *Store) HoldSeats(ctx context.Context, req booking.HoldRequest, maxSeats int) (booking.HoldResult, error) {
 	seats, err := req.Normalize(maxSeats)
 	if err != nil {
