@@ -8,6 +8,10 @@
 // drops it when done or interrupted.
 //
 //	go run ./cmd/bench [-duration 3s] [-clients 1,8,64] [-pool 8] [-quick]
+//	go run ./cmd/bench -live [-live-clients 8,64] [-live-subscribers 1,1000,5000] [-quick]
+//
+// -live measures the live seat map instead (live*.go): hold throughput with
+// and without announcements, commit-to-browser latency and websocket fan-out.
 //
 // docs/benchmarks.md explains the workloads and the figures.
 package main
@@ -66,7 +70,24 @@ func main() {
 	flag.IntVar(&cfg.reruns, "reruns", 2, "most re-runs of one disturbed cell")
 	pool := flag.Int("pool", int(cfg.poolSize), "connections in the pool, shared by all implementations (4 x NumCPU)")
 	flag.BoolVar(&quick, "quick", false, "smoke run: short cells, fewer stampede rounds")
+	liveMode := flag.Bool("live", false, "benchmark the live seat map instead of the hold (see docs/benchmarks.md)")
+	liveClients := flag.String("live-clients", "8,64", "-live: concurrent hold clients")
+	liveSubs := flag.String("live-subscribers", "1,1000,5000", "-live: websocket subscribers of the fan-out runs (1: the quiet latency)")
+	lc := liveConfig{}
+	flag.IntVar(&lc.listeners, "live-listeners", 50, "-live: listening connections of the second naive pg_notify variant")
+	flag.Float64Var(&lc.rate, "live-rate", 10, "-live: seat changes per second during the fan-out")
+	flag.DurationVar(&lc.stream, "live-stream", 10*time.Second, "-live: how long the fan-out's stream of changes runs")
+	flag.IntVar(&lc.rounds, "live-rounds", 2, "-live: rounds over the ways of announcing (every other one in reverse order)")
+	liveServe := flag.Bool("live-serve", false, "internal: be the -live fan-out's app server")
 	flag.Parse()
+
+	if *liveServe {
+		if err := serveLive(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench -live-serve:", err)
+			os.Exit(1)
+		}
+		return
+	}
 
 	if *pool < 1 || *pool > 1000 || cfg.stampedeClients < 1 || cfg.stampedeClients > 1024 || cfg.stampedeRounds < 0 {
 		fmt.Fprintln(os.Stderr, "bench: -pool must be 1-1000, -stampede-clients 1-1024, -stampede-rounds >= 0")
@@ -78,9 +99,23 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
 	}
+	if *liveMode {
+		if lc.clients, err = parseCounts("-live-clients", *liveClients, 1024); err == nil {
+			lc.subscribers, err = parseCounts("-live-subscribers", *liveSubs, 20000)
+		}
+		if err == nil && (lc.listeners < 1 || lc.listeners > 90 || lc.rounds < 1 || lc.rounds > 10 || lc.rate <= 0 || lc.rate > 1000 || lc.stream <= 0) {
+			err = errors.New("-live-listeners must be 1-90, -live-rounds 1-10, -live-rate 0-1000, -live-stream > 0")
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(2)
+		}
+	}
 	if quick {
 		cfg.duration = min(cfg.duration, 300*time.Millisecond)
 		cfg.stampedeRounds = min(cfg.stampedeRounds, 3)
+		lc.stream = min(lc.stream, 2*time.Second)
+		lc.rounds = 1
 	}
 	cfg.warmup = min(cfg.duration/3, time.Second)
 	cfg.holdTTL = 5 * time.Minute
@@ -90,7 +125,11 @@ func main() {
 		<-ctx.Done()
 		stop() // a second Ctrl-C kills at once
 	}()
-	err = run(ctx, cfg, os.Stdout)
+	if *liveMode {
+		err = runLive(ctx, cfg, lc, os.Stdout)
+	} else {
+		err = run(ctx, cfg, os.Stdout)
+	}
 	interrupted := ctx.Err() != nil
 	stop()
 	if interrupted {
@@ -104,11 +143,16 @@ func main() {
 }
 
 func parseClients(s string) ([]int, error) {
+	return parseCounts("-clients", s, 1024)
+}
+
+// parseCounts reads a comma-separated list of numbers from 1 to most.
+func parseCounts(flagName, s string, most int) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 || n > 1024 {
-			return nil, fmt.Errorf("-clients: %q is not a number of clients (1-1024)", f)
+		if err != nil || n < 1 || n > most {
+			return nil, fmt.Errorf("%s: %q is not a number from 1 to %d", flagName, f, most)
 		}
 		out = append(out, n)
 	}
@@ -137,6 +181,14 @@ func run(ctx context.Context, cfg config, w io.Writer) (err error) {
 	}
 	defer pool.Close()
 	store := postgres.NewStore(pool)
+	// The live seat map's announcements run as an app instance runs them:
+	// every hold and release writes seat_events rows (the trigger of
+	// migration 000006), a notifier drains them every 50 ms, one listener.
+	announce, err := startMachinery(ctx, dbURL, store, announcings(1)[1])
+	if err != nil {
+		return err
+	}
+	defer announce.stop()
 
 	maxClients := cfg.stampedeClients
 	for _, n := range cfg.clients {
@@ -206,6 +258,7 @@ func header(ctx context.Context, pool *pgxpool.Pool, cfg config, lockTimeout tim
 		cfg.poolSize, lockTimeout)
 	fmt.Fprintf(&sb, "- each cell: %s measured after a %s warm-up; clients %v; hold TTL %s; 2 seats per hold\n",
 		cfg.duration, cfg.warmup, cfg.clients, cfg.holdTTL)
+	fmt.Fprintf(&sb, "- live seat map announcements on, as in serve: seat_events trigger, notifier every %s, one listener\n", announceInterval)
 	fmt.Fprintf(&sb, "- started %s\n", time.Now().UTC().Format(time.RFC3339))
 	return sb.String()
 }
