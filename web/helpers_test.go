@@ -11,7 +11,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -376,23 +375,4 @@ func mustURL(s string) *url.URL {
 		panic(err)
 	}
 	return u
-}
-
-// release runs fn in n goroutines started together by a barrier, and waits.
-func release(n int, fn func(i int)) {
-	var ready, done sync.WaitGroup
-	start := make(chan struct{})
-	ready.Add(n)
-	done.Add(n)
-	for i := range n {
-		go func() {
-			defer done.Done()
-			ready.Done()
-			<-start
-			fn(i)
-		}()
-	}
-	ready.Wait()
-	close(start)
-	done.Wait()
 }

@@ -569,7 +569,7 @@ func TestLiveSeatMap(t *testing.T) {
 		}
 		holds := make([]booking.Hold, users)
 		ctx := context.Background()
-		release(users, func(i int) {
+		pgtest.Release(users, func(i int) {
 			var seats []string
 			for j := range 4 {
 				k := i*4 + j
@@ -585,7 +585,7 @@ func TestLiveSeatMap(t *testing.T) {
 		if t.Failed() {
 			t.FailNow()
 		}
-		release(users, func(i int) {
+		pgtest.Release(users, func(i int) {
 			var err error
 			switch i % 3 {
 			case 1:

@@ -69,7 +69,7 @@ func TestHoldRaceOverHTTP(t *testing.T) {
 			}
 			answers := make([]*response, clients)
 			errs := make([]error, clients)
-			release(clients, func(i int) {
+			pgtest.Release(clients, func(i int) {
 				seats := slices.Clone(seatGroups[i%groups])
 				if i%2 == 1 {
 					slices.Reverse(seats) // the server must sort: lock order is its business

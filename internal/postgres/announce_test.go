@@ -254,7 +254,7 @@ func TestAnnounceSeatChanges(t *testing.T) {
 		writing.Store(writers)
 		var taken atomic.Int64
 		errs := make(chan error, writers+announcers)
-		release(writers+announcers, func(i int) {
+		pgtest.Release(writers+announcers, func(i int) {
 			if i < writers {
 				defer writing.Add(-1)
 				for j := i; j < seats; j += writers {

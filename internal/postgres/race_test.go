@@ -14,25 +14,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
-// release runs fn in n goroutines started together by a barrier and waits.
-func release(n int, fn func(i int)) {
-	var ready, done sync.WaitGroup
-	start := make(chan struct{})
-	ready.Add(n)
-	done.Add(n)
-	for i := range n {
-		go func() {
-			defer done.Done()
-			ready.Done()
-			<-start
-			fn(i)
-		}()
-	}
-	ready.Wait()
-	close(start)
-	done.Wait()
-}
-
 // raceWorld is a 10x10 show with a pool big enough for real contention.
 func raceWorld(t *testing.T, users int) (*postgres.Store, int64, []string) {
 	t.Helper()
@@ -62,7 +43,7 @@ func TestRaceForTheLastSeats(t *testing.T) {
 			err  error
 		}
 		results := make([]result, clients)
-		release(clients, func(i int) {
+		pgtest.Release(clients, func(i int) {
 			// Overlapping groups: a random non-empty subset of the four seats, in random order.
 			var want []string
 			for _, seat := range seats {
@@ -136,7 +117,7 @@ func TestRaceMixedPathsNeverDeadlock(t *testing.T) {
 	var mu sync.Mutex
 	var failures []error
 	deadline := time.Now().Add(3 * time.Second)
-	release(clients, func(i int) {
+	pgtest.Release(clients, func(i int) {
 		u := users[i]
 		for n := 0; time.Now().Before(deadline); n++ {
 			want := slices.Clone(seats[rand.IntN(3) : 3+rand.IntN(4)])
@@ -195,7 +176,7 @@ func TestRaceOneUsersParallelHolds(t *testing.T) {
 	t.Run("different requests", func(t *testing.T) {
 		const n = 50
 		wins := make([]string, n)
-		release(n, func(i int) {
+		pgtest.Release(n, func(i int) {
 			seat := fmt.Sprintf("%c%d", 'A'+i/10, i%10+1)
 			res, err := s.HoldSeats(ctx, booking.HoldRequest{UserID: users[0], ShowID: show, Seats: []string{seat}, TTL: ttl, Key: seat}, 10)
 			var active *booking.ActiveHoldError
@@ -218,7 +199,7 @@ func TestRaceOneUsersParallelHolds(t *testing.T) {
 	t.Run("the same request under one key", func(t *testing.T) {
 		const n = 50
 		ids := make([]string, n)
-		release(n, func(i int) {
+		pgtest.Release(n, func(i int) {
 			res, err := s.HoldSeats(ctx, booking.HoldRequest{UserID: users[1], ShowID: show, Seats: []string{"J1", "J2"}, TTL: ttl, Key: "one-key"}, 10)
 			if err != nil {
 				t.Errorf("client %d: %v", i, err)
@@ -247,7 +228,7 @@ func TestRacePaymentDeliveries(t *testing.T) {
 	t.Run("one payment delivered many times at once", func(t *testing.T) {
 		h := hold(users[0], "A1")
 		out := make([]booking.Confirmation, 40)
-		release(len(out), func(i int) {
+		pgtest.Release(len(out), func(i int) {
 			c, err := s.ConfirmPayment(ctx, booking.Payment{ID: "pay-dup", HoldRef: h.ID, AmountMinor: h.AmountMinor, Currency: h.Currency})
 			if err != nil {
 				t.Errorf("delivery %d: %v", i, err)
@@ -263,7 +244,7 @@ func TestRacePaymentDeliveries(t *testing.T) {
 	t.Run("distinct payments for one hold", func(t *testing.T) {
 		h := hold(users[1], "B1")
 		out := make([]booking.Confirmation, 40)
-		release(len(out), func(i int) {
+		pgtest.Release(len(out), func(i int) {
 			c, err := s.ConfirmPayment(ctx, booking.Payment{ID: fmt.Sprintf("pay-%d", i), HoldRef: h.ID, AmountMinor: h.AmountMinor, Currency: h.Currency})
 			if err != nil {
 				t.Errorf("payment %d: %v", i, err)
