@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -79,6 +80,7 @@ func main() {
 	flag.DurationVar(&lc.stream, "live-stream", 10*time.Second, "-live: how long the fan-out's stream of changes runs")
 	flag.IntVar(&lc.rounds, "live-rounds", 2, "-live: rounds over the ways of announcing (every other one in reverse order)")
 	liveServe := flag.Bool("live-serve", false, "internal: be the -live fan-out's app server")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (clients, and the server of the HTTP cells) to this file")
 	flag.Parse()
 
 	if *liveServe {
@@ -120,6 +122,20 @@ func main() {
 	cfg.warmup = min(cfg.duration/3, time.Second)
 	cfg.holdTTL = 5 * time.Minute
 
+	stopProfile := func() {}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: -cpuprofile:", err)
+			os.Exit(2)
+		}
+		// Stopped before the exits below, which skip deferred calls.
+		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+	}
+
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()
@@ -132,6 +148,7 @@ func main() {
 	}
 	interrupted := ctx.Err() != nil
 	stop()
+	stopProfile()
 	if interrupted {
 		fmt.Fprintln(os.Stderr, "bench: interrupted")
 		os.Exit(130)

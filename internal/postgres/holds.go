@@ -152,47 +152,25 @@ func (s *Store) CancelHold(ctx context.Context, userID, holdID string) (booking.
 // endHold ends hold holdID if it is HELD: as CANCELLED when cancel is set and
 // it has not lapsed, else as EXPIRED once it has lapsed. It releases only the
 // seats the hold still owns, so a stale release never frees a newer owner's
-// seat. userID, when set, must own the hold.
+// seat. userID, when set, must own the hold. One round trip: the end_hold
+// function (migration 000009) takes the locks in the global order.
 func (s *Store) endHold(ctx context.Context, holdID, userID string, cancel bool) (booking.Hold, error) {
-	var h booking.Hold
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		h, err = scanHold(tx.QueryRow(ctx, `SELECT `+holdColumns+` FROM holds WHERE id = $1`, holdID))
-		if errors.Is(err, pgx.ErrNoRows) || (err == nil && userID != "" && h.UserID != userID) {
-			return fmt.Errorf("hold %s: %w", holdID, booking.ErrNotFound)
+	var user *string
+	if userID != "" {
+		if !validID(userID) {
+			return booking.Hold{}, fmt.Errorf("hold %s: %w", holdID, booking.ErrNotFound)
 		}
-		if err != nil {
-			return fmt.Errorf("read hold: %w", err)
-		}
-		if h.State != booking.HoldHeld {
-			return nil
-		}
-		// Lock order: the hold's seats, sorted, then the hold; re-check under the locks.
-		if err := lockSeats(ctx, tx, h.ShowID, h.Seats); err != nil {
-			return err
-		}
-		var now time.Time
-		if err := tx.QueryRow(ctx, `
-			SELECT state, coalesce($2::timestamptz, clock_timestamp())
-			  FROM holds WHERE id = $1 FOR NO KEY UPDATE`, holdID, s.now()).Scan(&h.State, &now); err != nil {
-			return fmt.Errorf("lock hold: %w", err)
-		}
-		if h.State != booking.HoldHeld {
-			return nil
-		}
-		next := booking.HoldCancelled
-		if h.Lapsed(now) {
-			next = booking.HoldExpired
-		} else if !cancel {
-			return nil
-		}
-		if err := releaseHold(ctx, tx, h, next, now); err != nil {
-			return err
-		}
-		h.State = next
-		return nil
-	})
-	return h, err
+		user = &userID
+	}
+	h, err := scanHold(s.pool.QueryRow(ctx, `SELECT `+holdColumns+` FROM end_hold($1, $2, $3, $4::timestamptz)`,
+		holdID, user, cancel, s.now()))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return h, fmt.Errorf("hold %s: %w", holdID, booking.ErrNotFound)
+	}
+	if err != nil {
+		return h, fmt.Errorf("end hold %s: %w", holdID, err)
+	}
+	return h, nil
 }
 
 // lockSeats takes the row locks of seats of showID in the global order,

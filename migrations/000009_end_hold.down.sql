@@ -1,0 +1,1 @@
+DROP FUNCTION IF EXISTS end_hold(uuid, uuid, boolean, timestamptz);
