@@ -54,6 +54,7 @@ type config struct {
 	holdTTL         time.Duration
 	maxOther        float64 // cores other work may use before a cell is re-run
 	reruns          int
+	rounds          int // runs of every cell; implementations in reverse order every other round
 }
 
 func main() {
@@ -69,6 +70,7 @@ func main() {
 	flag.IntVar(&cfg.stampedeRounds, "stampede-rounds", 20, "stampede rounds, each on 6 fresh seats")
 	flag.Float64Var(&cfg.maxOther, "max-other", 0.25, "re-run a cell when other processes used more than this many cores during it (0: never)")
 	flag.IntVar(&cfg.reruns, "reruns", 2, "most re-runs of one disturbed cell")
+	flag.IntVar(&cfg.rounds, "rounds", 3, "rounds over every cell (the implementations in reverse order every other round); a ratio is the median of its rounds'")
 	pool := flag.Int("pool", int(cfg.poolSize), "connections in the pool, shared by all implementations (4 x NumCPU)")
 	flag.BoolVar(&quick, "quick", false, "smoke run: short cells, fewer stampede rounds")
 	liveMode := flag.Bool("live", false, "benchmark the live seat map instead of the hold (see docs/benchmarks.md)")
@@ -91,8 +93,8 @@ func main() {
 		return
 	}
 
-	if *pool < 1 || *pool > 1000 || cfg.stampedeClients < 1 || cfg.stampedeClients > 1024 || cfg.stampedeRounds < 0 {
-		fmt.Fprintln(os.Stderr, "bench: -pool must be 1-1000, -stampede-clients 1-1024, -stampede-rounds >= 0")
+	if *pool < 1 || *pool > 1000 || cfg.stampedeClients < 1 || cfg.stampedeClients > 1024 || cfg.stampedeRounds < 0 || cfg.rounds < 1 || cfg.rounds > 20 {
+		fmt.Fprintln(os.Stderr, "bench: -pool must be 1-1000, -stampede-clients 1-1024, -stampede-rounds >= 0, -rounds 1-20")
 		os.Exit(2)
 	}
 	cfg.poolSize = int32(*pool)
@@ -116,6 +118,7 @@ func main() {
 	if quick {
 		cfg.duration = min(cfg.duration, 300*time.Millisecond)
 		cfg.stampedeRounds = min(cfg.stampedeRounds, 3)
+		cfg.rounds = 1
 		lc.stream = min(lc.stream, 2*time.Second)
 		lc.rounds = 1
 	}
@@ -275,6 +278,7 @@ func header(ctx context.Context, pool *pgxpool.Pool, cfg config, lockTimeout tim
 		cfg.poolSize, lockTimeout)
 	fmt.Fprintf(&sb, "- each cell: %s measured after a %s warm-up; clients %v; hold TTL %s; 2 seats per hold\n",
 		cfg.duration, cfg.warmup, cfg.clients, cfg.holdTTL)
+	fmt.Fprintf(&sb, "- %d rounds over every cell, the implementations in reverse order every other round\n", cfg.rounds)
 	fmt.Fprintf(&sb, "- live seat map announcements on, as in serve: seat_events trigger, notifier every %s, one listener\n", announceInterval)
 	fmt.Fprintf(&sb, "- started %s\n", time.Now().UTC().Format(time.RFC3339))
 	return sb.String()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -18,8 +20,8 @@ func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 	fmt.Fprintf(w, "request alone (the release that follows a win is untimed), over every answered attempt. CPU is the\n")
 	fmt.Fprintf(w, "cores kept busy during the cell (of %d) by this process (clients, and the server for HTTP) / the\n", runtime.NumCPU())
 	fmt.Fprintf(w, "Postgres backends of the bench database / everything else on the machine.\n\n")
-	fmt.Fprintf(w, "| workload | clients | impl | attempts/s | holds/s | won | p50 ms | p99 ms | errors | CPU bench / pg / other |\n")
-	fmt.Fprintf(w, "|---|--:|---|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(w, "| round | workload | clients | impl | attempts/s | holds/s | won | p50 ms | p99 ms | errors | CPU bench / pg / other |\n")
+	fmt.Fprintf(w, "|--:|---|--:|---|--:|--:|--:|--:|--:|--:|--:|\n")
 	reran, still := 0, 0
 	mark := func(tries int, u cpuUse) string {
 		if tries > 1 {
@@ -36,8 +38,8 @@ func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 		if c.attempts() > 0 {
 			won = fmt.Sprintf("%.0f%%", 100*float64(c.held)/float64(c.attempts()))
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %.0f | %.0f | %s | %s | %s | %d | %s%s |\n",
-			c.workload, c.clients, c.impl, c.perSecond(c.attempts()), c.perSecond(c.held), won,
+		fmt.Fprintf(w, "| %d | %s | %d | %s | %.0f | %.0f | %s | %s | %s | %d | %s%s |\n",
+			c.round+1, c.workload, c.clients, c.impl, c.perSecond(c.attempts()), c.perSecond(c.held), won,
 			ms(percentile(c.lat, 50)), ms(percentile(c.lat, 99)), c.errs+c.relErrs, c.cpu, mark(c.tries, c.cpu))
 	}
 	disturbance := func() {
@@ -50,56 +52,91 @@ func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 	}
 	disturbance()
 
-	// Ratios per (workload, clients), in the order the cells ran.
+	// Ratios per (workload, clients) and round, in the order the cells ran;
+	// a comparison's figure is the median of its rounds'.
 	type key struct {
 		workload string
 		clients  int
 	}
 	var order []key
-	byKey := map[key]map[string]*cell{}
+	byKey := map[key][]map[string]*cell{} // by round, then implementation
 	for _, c := range cells {
 		k := key{c.workload, c.clients}
 		if byKey[k] == nil {
-			byKey[k] = map[string]*cell{}
 			order = append(order, k)
 		}
-		byKey[k][c.impl] = c
+		for len(byKey[k]) <= c.round {
+			byKey[k] = append(byKey[k], map[string]*cell{})
+		}
+		byKey[k][c.round][c.impl] = c
 	}
-	ratio := func(num, den *cell, holds bool) string {
-		if num == nil || den == nil {
+	// ratios returns num/den of every round that has both, by attempts/s
+	// or by holds/s, and whether a cell compared was disturbed.
+	ratios := func(rounds []map[string]*cell, num, den string, holds bool) (rs []float64, disturbed bool) {
+		for _, m := range rounds {
+			n, d := m[num], m[den]
+			if n == nil || d == nil {
+				continue
+			}
+			nv, dv := n.perSecond(n.attempts()), d.perSecond(d.attempts())
+			if holds {
+				nv, dv = n.perSecond(n.held), d.perSecond(d.held)
+			}
+			if dv > 0 {
+				rs = append(rs, nv/dv)
+			}
+			disturbed = disturbed || b.disturbed(n.cpu) || b.disturbed(d.cpu)
+		}
+		return rs, disturbed
+	}
+	median := func(rs []float64) string {
+		if len(rs) == 0 {
 			return "n/a"
 		}
-		n, d := num.perSecond(num.attempts()), den.perSecond(den.attempts())
-		if holds {
-			n, d = num.perSecond(num.held), den.perSecond(den.held)
+		rs = slices.Sorted(slices.Values(rs))
+		m := rs[len(rs)/2]
+		if len(rs)%2 == 0 {
+			m = (rs[len(rs)/2-1] + rs[len(rs)/2]) / 2
 		}
-		if d == 0 {
-			return "n/a"
+		return fmt.Sprintf("%.2fx", m)
+	}
+	each := func(rs []float64) string {
+		parts := make([]string, len(rs))
+		for i, r := range rs {
+			parts[i] = fmt.Sprintf("%.2f", r)
 		}
-		return fmt.Sprintf("%.2fx", n/d)
+		return strings.Join(parts, ", ")
+	}
+	pair := func(rounds []map[string]*cell, num, den string) (string, bool) {
+		a, d1 := ratios(rounds, num, den, false)
+		h, d2 := ratios(rounds, num, den, true)
+		return median(a) + " / " + median(h), d1 || d2
 	}
 	fmt.Fprintf(w, "\n## Throughput ratios\n\n")
-	fmt.Fprintf(w, "Each cell: attempts/s ratio / holds/s ratio. † : one of the cells compared was disturbed.\n\n")
-	fmt.Fprintf(w, "| workload | clients | SQL/naive | HTTP/naive | HTTP/SQL |\n")
-	fmt.Fprintf(w, "|---|--:|--:|--:|--:|\n")
+	fmt.Fprintf(w, "Each cell: attempts/s ratio / holds/s ratio, the median of the rounds' ratios; the last column gives\n")
+	fmt.Fprintf(w, "every round's HTTP/naive attempts/s ratio. † : a cell compared was disturbed.\n\n")
+	fmt.Fprintf(w, "| workload | clients | SQL/naive | HTTP/naive | HTTP/SQL | HTTP/naive by round |\n")
+	fmt.Fprintf(w, "|---|--:|--:|--:|--:|---|\n")
 	for _, k := range order {
-		m := byKey[k]
+		rounds := byKey[k]
+		sn, d1 := pair(rounds, "SQL", "naive")
+		hn, d2 := pair(rounds, "HTTP", "naive")
+		hs, d3 := pair(rounds, "HTTP", "SQL")
 		dagger := ""
-		for _, c := range m {
-			if b.disturbed(c.cpu) {
-				dagger = " †"
-			}
+		if d1 || d2 || d3 {
+			dagger = " †"
 		}
-		fmt.Fprintf(w, "| %s%s | %d | %s / %s | %s / %s | %s / %s |\n", k.workload, dagger, k.clients,
-			ratio(m["SQL"], m["naive"], false), ratio(m["SQL"], m["naive"], true),
-			ratio(m["HTTP"], m["naive"], false), ratio(m["HTTP"], m["naive"], true),
-			ratio(m["HTTP"], m["SQL"], false), ratio(m["HTTP"], m["SQL"], true))
+		byRound, _ := ratios(rounds, "HTTP", "naive", false)
+		fmt.Fprintf(w, "| %s%s | %d | %s | %s | %s | %s |\n", k.workload, dagger, k.clients, sn, hn, hs, each(byRound))
 	}
 	hot := b.workloads()[1].name
-	hk := key{hot, 64}
-	if m, ok := byKey[hk]; ok && m["HTTP"] != nil && m["naive"] != nil {
-		fmt.Fprintf(w, "\nHeadline (target >= 1.00x): HTTP vs naive on the hot show at 64 clients: attempts/s %s, holds/s %s.\n",
-			ratio(m["HTTP"], m["naive"], false), ratio(m["HTTP"], m["naive"], true))
+	if rounds, ok := byKey[key{hot, 64}]; ok {
+		a, _ := ratios(rounds, "HTTP", "naive", false)
+		h, _ := ratios(rounds, "HTTP", "naive", true)
+		if len(a) > 0 {
+			fmt.Fprintf(w, "\nHeadline (target >= 1.00x): HTTP vs naive on the hot show at 64 clients, median of %d rounds:\n", len(a))
+			fmt.Fprintf(w, "attempts/s %s (rounds: %s), holds/s %s (rounds: %s).\n", median(a), each(a), median(h), each(h))
+		}
 	}
 
 	fmt.Fprintf(w, "\n## Stampede\n\n")

@@ -64,6 +64,7 @@ type cell struct {
 	workload  string
 	clients   int
 	impl      string
+	round     int
 	held      int // 201
 	conflicts int // 409 seats_unavailable
 	errs      int // anything else: a bug in the bench or the code under test
@@ -198,31 +199,39 @@ func (b *bench) runAll(ctx context.Context) (string, error) {
 		b.runCell(ctx, im, wls[0], warm, b.cfg.warmup, 0)
 	}
 	var cells []*cell
-	for wi, w := range wls {
-		for _, n := range b.cfg.clients {
-			for _, im := range b.impls {
-				var c *cell
-				for try := 0; ; try++ {
-					if err := b.settle(ctx); err != nil {
-						return "", err
+	for round := range b.cfg.rounds {
+		// Whoever runs first meets the machine in a different state (caches,
+		// WAL, the other tenants): every other round runs the other way round.
+		impls := slices.Clone(b.impls)
+		if round%2 == 1 {
+			slices.Reverse(impls)
+		}
+		for wi, w := range wls {
+			for _, n := range b.cfg.clients {
+				for _, im := range impls {
+					var c *cell
+					for try := 0; ; try++ {
+						if err := b.settle(ctx); err != nil {
+							return "", err
+						}
+						if err := ctx.Err(); err != nil {
+							return "", err
+						}
+						c = b.runCell(ctx, im, w, n, b.cfg.duration, uint64(wi)<<32|uint64(n))
+						c.tries, c.round = try+1, round
+						status("round %d  %-18s %3d clients %-6s %8.0f attempts/s %8.0f holds/s  p50 %s  p99 %s  errors %d  cpu %s",
+							round+1, w.name, n, im.name(), c.perSecond(c.attempts()), c.perSecond(c.held),
+							ms(percentile(c.lat, 50)), ms(percentile(c.lat, 99)), c.errs+c.relErrs, c.cpu)
+						if !b.disturbed(c.cpu) || try == b.cfg.reruns {
+							break
+						}
+						status("  disturbed: other work used %.2f cores; running the cell again", c.cpu.other)
 					}
-					if err := ctx.Err(); err != nil {
-						return "", err
+					if c.firstErr != nil {
+						status("  first error: %v", c.firstErr)
 					}
-					c = b.runCell(ctx, im, w, n, b.cfg.duration, uint64(wi)<<32|uint64(n))
-					c.tries = try + 1
-					status("%-18s %3d clients %-6s %8.0f attempts/s %8.0f holds/s  p50 %s  p99 %s  errors %d  cpu %s",
-						w.name, n, im.name(), c.perSecond(c.attempts()), c.perSecond(c.held),
-						ms(percentile(c.lat, 50)), ms(percentile(c.lat, 99)), c.errs+c.relErrs, c.cpu)
-					if !b.disturbed(c.cpu) || try == b.cfg.reruns {
-						break
-					}
-					status("  disturbed: other work used %.2f cores; running the cell again", c.cpu.other)
+					cells = append(cells, c)
 				}
-				if c.firstErr != nil {
-					status("  first error: %v", c.firstErr)
-				}
-				cells = append(cells, c)
 			}
 		}
 	}

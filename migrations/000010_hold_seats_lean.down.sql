@@ -1,0 +1,106 @@
+-- Back to the hold_seats of 000007.
+CREATE OR REPLACE FUNCTION hold_seats(
+    p_user uuid, p_show bigint, p_seats text[], p_ttl interval,
+    p_key text, p_fingerprint text, p_lock_timeout text, p_now timestamptz
+) RETURNS TABLE (
+    outcome text, hold_id uuid, seat_ids text[], state text,
+    expires_at timestamptz, amount_minor bigint, currency text, created_at timestamptz
+) LANGUAGE plpgsql AS $$
+DECLARE
+    v_now      timestamptz := coalesce(p_now, clock_timestamp());
+    v_key      record;
+    v_active   record;
+    v_currency text;
+    v_starts   timestamptz;
+    v_count    int;
+    v_taken    text[];
+    v_amount   bigint;
+BEGIN
+    PERFORM set_config('lock_timeout', p_lock_timeout, true);
+
+    -- 1. The lock-free look at the seats first: on a hot show most requests
+    -- end here, so they should cost two statements, not five. A seat visibly
+    -- taken is a conflict unless this is a retry of a request that won.
+    SELECT count(*),
+           array_agg(ss.seat_id ORDER BY ss.seat_id) FILTER (
+               WHERE ss.status = 'BOOKED' OR (ss.status = 'HELD' AND ss.hold_expires_at > v_now))
+      INTO v_count, v_taken
+      FROM show_seats ss WHERE ss.show_id = p_show AND ss.seat_id = ANY (p_seats);
+    IF v_taken IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM hold_seats_conflict(p_user, p_key, p_fingerprint, v_now,
+            'UNAVAILABLE', NULL, v_taken, NULL);
+        RETURN;
+    END IF;
+
+    -- 2. Replay.
+    SELECT k.fingerprint, k.hold_id INTO v_key
+      FROM hold_keys k WHERE k.user_id = p_user AND k.key = p_key;
+    IF FOUND THEN
+        RETURN QUERY SELECT * FROM hold_seats_replay(v_key.fingerprint, p_fingerprint, v_key.hold_id, v_now);
+        RETURN;
+    END IF;
+
+    -- 3. The show, the seats it has, and the user.
+    SELECT s.currency, s.starts_at INTO v_currency, v_starts
+      FROM shows s WHERE s.id = p_show AND s.status = 'SCHEDULED';
+    IF NOT FOUND THEN
+        outcome := 'UNKNOWN_SHOW'; RETURN NEXT; RETURN;
+    END IF;
+    IF v_starts <= v_now THEN
+        outcome := 'SHOW_CLOSED'; RETURN NEXT; RETURN;
+    END IF;
+    IF v_count < cardinality(p_seats) THEN
+        outcome := 'UNKNOWN_SEATS';
+        seat_ids := ARRAY(SELECT s FROM unnest(p_seats) s
+                           WHERE NOT EXISTS (SELECT 1 FROM show_seats x WHERE x.show_id = p_show AND x.seat_id = s)
+                           ORDER BY s);
+        RETURN NEXT; RETURN;
+    END IF;
+    SELECT h.id, h.expires_at, h.seat_ids INTO v_active
+      FROM holds h WHERE h.user_id = p_user AND h.state = 'HELD';
+    IF FOUND THEN
+        -- A lapsed hold still marked HELD is ended by the caller in its own
+        -- transaction (its seats may sort anywhere in the lock order).
+        RETURN QUERY SELECT * FROM hold_seats_conflict(p_user, p_key, p_fingerprint, v_now,
+            CASE WHEN v_active.expires_at <= v_now THEN 'LAPSED_HOLD' ELSE 'ACTIVE_HOLD' END,
+            v_active.id, v_active.seat_ids, v_active.expires_at);
+        RETURN;
+    END IF;
+
+    -- 4. Lock in the global order (show_id, seat_id) and decide.
+    SELECT count(*),
+           array_agg(l.seat_id ORDER BY l.seat_id) FILTER (
+               WHERE l.status = 'BOOKED' OR (l.status = 'HELD' AND l.hold_expires_at > coalesce(p_now, clock_timestamp()))),
+           sum(p.price_minor)
+      INTO v_count, v_taken, v_amount
+      FROM (SELECT ss.seat_id, ss.status, ss.hold_expires_at, ss.category
+              FROM show_seats ss
+             WHERE ss.show_id = p_show AND ss.seat_id = ANY (p_seats)
+             ORDER BY ss.seat_id
+               FOR UPDATE) l
+      JOIN show_prices p ON p.show_id = p_show AND p.category = l.category;
+    v_now := coalesce(p_now, clock_timestamp());
+    IF v_taken IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM hold_seats_conflict(p_user, p_key, p_fingerprint, v_now,
+            'UNAVAILABLE', NULL, v_taken, NULL);
+        RETURN;
+    END IF;
+
+    -- 5. Claim. Seats of a lapsed hold are taken over here; that hold keeps
+    -- its state until the sweeper or its own confirm ends it, and its
+    -- conditional release can no longer touch these seats.
+    INSERT INTO holds (user_id, show_id, seat_ids, state, expires_at, amount_minor, currency, created_at)
+    VALUES (p_user, p_show, p_seats, 'HELD', v_now + p_ttl, v_amount, v_currency, v_now)
+    RETURNING holds.id INTO hold_id;
+
+    UPDATE show_seats ss
+       SET status = 'HELD', hold_id = hold_seats.hold_id, hold_expires_at = v_now + p_ttl
+     WHERE ss.show_id = p_show AND ss.seat_id = ANY (p_seats);
+
+    INSERT INTO hold_keys (user_id, key, fingerprint, hold_id, created_at)
+    VALUES (p_user, p_key, p_fingerprint, hold_seats.hold_id, v_now);
+
+    outcome := 'HELD'; seat_ids := p_seats; state := 'HELD'; expires_at := v_now + p_ttl;
+    amount_minor := v_amount; currency := v_currency; created_at := v_now;
+    RETURN NEXT;
+END $$;
