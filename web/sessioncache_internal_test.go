@@ -73,20 +73,29 @@ func TestCachedStore(t *testing.T) {
 func TestSessionCodec(t *testing.T) {
 	deadline := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	values := map[string]any{"user_id": "8c0d6d5e-0000-4000-8000-000000000001"}
-	b, err := sessionCodec{}.Encode(deadline, values)
+	codec := &sessionCodec{}
+	b, err := codec.Encode(deadline, values)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, v, err := sessionCodec{}.Decode(b)
+	d, v, err := codec.Decode(b)
 	if err != nil || !d.Equal(deadline) || v["user_id"] != values["user_id"] {
 		t.Fatalf("round trip = %v %v %v", d, v, err)
 	}
+	t.Run("a remembered session comes back as a map of its own", func(t *testing.T) {
+		v["user_id"] = "changed by the request that got it"
+		v["csrf"] = "added"
+		d, again, err := codec.Decode(b)
+		if err != nil || !d.Equal(deadline) || again["user_id"] != values["user_id"] || len(again) != 1 {
+			t.Fatalf("second decode = %v %v %v", d, again, err)
+		}
+	})
 	t.Run("sessions written by the gob codec are still read", func(t *testing.T) {
 		old, err := scs.GobCodec{}.Encode(deadline, values)
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, v, err := sessionCodec{}.Decode(old)
+		d, v, err := codec.Decode(old)
 		if err != nil || !d.Equal(deadline) || v["user_id"] != values["user_id"] {
 			t.Fatalf("gob session = %v %v %v", d, v, err)
 		}

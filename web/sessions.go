@@ -32,7 +32,7 @@ func newSessionManager(pool *pgxpool.Pool, publicURL string) *scs.SessionManager
 	// store's Find skips them.
 	sm.Store = newCachedStore(pgxstore.NewWithCleanupInterval(pool, 0), sessionCacheTTL)
 	sm.HashTokenInStore = true
-	sm.Codec = sessionCodec{}
+	sm.Codec = &sessionCodec{}
 	sm.Lifetime = sessionLifetime
 	sm.Cookie.Name = SessionCookie
 	sm.Cookie.HttpOnly = true
