@@ -12,32 +12,33 @@ import (
 // payloadLimit keeps each NOTIFY payload well under Postgres's 8000 bytes.
 const payloadLimit = 7000
 
-// AnnounceSeatChanges takes up to limit committed seat changes off the
-// seat_events queue and announces them on channel: one NOTIFY per show (more
-// when one show's seats do not fit in a payload), all sent by one commit.
-// It returns how many changes it took. Instances running it at once never
-// take the same change, and a change still uncommitted is simply not seen
-// yet: it is taken by a later call.
+// AnnounceSeatChanges takes up to limit committed changes off the
+// seat_events queue (a change is one statement's seats of one show) and
+// announces them on channel: one NOTIFY per show (more when one show's seats
+// do not fit in a payload), all sent by one commit. It returns how many
+// seats the changes named. Instances running it at once never take the same
+// change, and a change still uncommitted is simply not seen yet: it is taken
+// by a later call.
 func (s *Store) AnnounceSeatChanges(ctx context.Context, channel string, limit int) (int, error) {
 	var n int
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `
 			DELETE FROM seat_events WHERE id IN (
 				SELECT id FROM seat_events ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
-			RETURNING show_id, seat_id, (extract(epoch FROM at) * 1000)::bigint`, limit)
+			RETURNING show_id, seat_ids, (extract(epoch FROM at) * 1000)::bigint`, limit)
 		if err != nil {
 			return fmt.Errorf("take seat changes: %w", err)
 		}
 		byShow := map[int64][]string{}
 		earliest := map[int64]int64{}
 		var show, at int64
-		var seat string
-		_, err = pgx.ForEachRow(rows, []any{&show, &seat, &at}, func() error {
-			byShow[show] = append(byShow[show], seat)
+		var seats []string
+		_, err = pgx.ForEachRow(rows, []any{&show, &seats, &at}, func() error {
+			byShow[show] = append(byShow[show], seats...)
 			if e, ok := earliest[show]; !ok || at < e {
 				earliest[show] = at
 			}
-			n++
+			n += len(seats)
 			return nil
 		})
 		if err != nil {
