@@ -8,6 +8,8 @@ package live
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,11 +49,18 @@ type Hub struct {
 	log   *slog.Logger
 	queue chan Change
 
-	mu     sync.Mutex
-	shows  map[int64]map[*Subscription]struct{}
-	lost   bool // the queue overflowed: everyone resyncs
-	notify chan struct{}
+	mu      sync.Mutex
+	shows   map[int64]map[*Subscription]struct{}
+	lost    bool               // the queue overflowed: everyone resyncs
+	failed  map[int64]struct{} // shows whose seats could not be read: they resync at retryAt
+	retryAt time.Time
+	notify  chan struct{}
 }
+
+// retryDelay is how long a show whose changed seats could not be read waits
+// before its subscribers get the whole map instead (the database may be
+// restarting); it tries again at this pace until a read succeeds.
+const retryDelay = time.Second
 
 // NewHub returns a hub that reads seat states with load. Run must be running
 // for changes to be delivered.
@@ -61,6 +70,7 @@ func NewHub(load Loader, log *slog.Logger) *Hub {
 		log:    log,
 		queue:  make(chan Change, 4096),
 		shows:  map[int64]map[*Subscription]struct{}{},
+		failed: map[int64]struct{}{},
 		notify: make(chan struct{}, 1),
 	}
 }
@@ -139,6 +149,11 @@ func (h *Hub) ResyncAll() {
 	h.mu.Lock()
 	h.lost = true
 	h.mu.Unlock()
+	h.wake()
+}
+
+// wake makes Run look at the resyncs owed.
+func (h *Hub) wake() {
 	select {
 	case h.notify <- struct{}{}:
 	default:
@@ -156,14 +171,15 @@ func (h *Hub) Run(ctx context.Context) {
 		case <-h.notify:
 		}
 		h.mu.Lock()
-		lost := h.lost
-		h.lost = false
 		var shows []int64
-		if lost {
-			for id := range h.shows {
-				shows = append(shows, id)
-			}
+		if h.lost {
+			shows = slices.Collect(maps.Keys(h.shows))
+			clear(h.failed) // every show resyncs anyway
+		} else if len(h.failed) > 0 && !time.Now().Before(h.retryAt) {
+			shows = slices.Collect(maps.Keys(h.failed))
+			clear(h.failed)
 		}
+		h.lost = false
 		h.mu.Unlock()
 		for _, id := range shows {
 			h.deliver(ctx, Change{ShowID: id, Resync: true})
@@ -183,9 +199,19 @@ func (h *Hub) deliver(ctx context.Context, c Change) {
 	}
 	states, err := h.load(ctx, c.ShowID, seats)
 	if err != nil {
-		if ctx.Err() == nil {
-			h.log.Error("read changed seats", "show", c.ShowID, "err", err)
+		if ctx.Err() != nil {
+			return
 		}
+		// The change must not be lost: the show's subscribers get the
+		// whole map once a read succeeds again.
+		h.log.Error("read changed seats; the show will resync", "show", c.ShowID, "err", err, "retry_in", retryDelay)
+		h.mu.Lock()
+		if len(h.failed) == 0 {
+			h.retryAt = time.Now().Add(retryDelay)
+			time.AfterFunc(retryDelay, h.wake)
+		}
+		h.failed[c.ShowID] = struct{}{}
+		h.mu.Unlock()
 		return
 	}
 	u := Update{ShowID: c.ShowID, Seats: states, Resync: c.Resync}

@@ -5,6 +5,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -229,6 +230,46 @@ func TestHub(t *testing.T) {
 			}
 			if n := f.loads.Load(); n != 2 {
 				t.Fatalf("%d seat reads for a resync of two shows, want 2", n)
+			}
+		})
+	})
+
+	t.Run("a change whose seats cannot be read becomes a resync once reads work again", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			f := newFakeSeats(map[int64]int{1: 4})
+			var failing atomic.Bool
+			failing.Store(true)
+			h := NewHub(func(ctx context.Context, show int64, ids []string) ([]booking.Seat, error) {
+				if failing.Load() {
+					return nil, errors.New("the database is restarting")
+				}
+				return f.load(ctx, show, ids)
+			}, quiet)
+			runHub(t, h)
+			s := h.Subscribe(1, 8)
+			f.set("S002", booking.SeatHeld)
+			h.Publish(Change{ShowID: 1, Seats: []string{"S002"}})
+			synctest.Wait()
+			if got := received(s); len(got) != 0 {
+				t.Fatalf("received %+v while the seats could not be read", got)
+			}
+			// Still failing at the first retry: it tries again later.
+			time.Sleep(retryDelay)
+			synctest.Wait()
+			if got := received(s); len(got) != 0 {
+				t.Fatalf("received %+v while the seats could not be read", got)
+			}
+			failing.Store(false)
+			time.Sleep(retryDelay)
+			synctest.Wait()
+			got := received(s)
+			if len(got) != 1 || !got[0].Resync || len(got[0].Seats) != 4 || got[0].Seats[2].Status != booking.SeatHeld {
+				t.Fatalf("after reads work again received %+v, want one resync with S002 HELD", got)
+			}
+			time.Sleep(10 * retryDelay)
+			synctest.Wait()
+			if got := received(s); len(got) != 0 {
+				t.Fatalf("received %+v after the resync: it should have been the last", got)
 			}
 		})
 	})
