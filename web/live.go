@@ -26,8 +26,9 @@ const (
 	// liveBuffer is how many updates a viewer may fall behind before the
 	// hub drops them; the page reconnects and resyncs by itself.
 	liveBuffer = 32
-	// livePing keeps connections alive through proxies and finds dead ones.
-	livePing = 25 * time.Second
+	// defaultLivePing keeps connections alive through proxies (most close
+	// idle ones after 30 to 60 seconds) and finds dead ones.
+	defaultLivePing = 25 * time.Second
 	// liveWrite bounds one message's write: a client that cannot take it
 	// in time is gone or too slow.
 	liveWrite = 10 * time.Second
@@ -90,7 +91,7 @@ func (s *server) liveSeatMap(c echo.Context) error {
 	if err := s.sendSeats(ctx, conn, &v, live.Update{ShowID: showID, Seats: seats, Resync: true}); err != nil {
 		return nil
 	}
-	ping := time.NewTicker(livePing)
+	ping := time.NewTicker(s.cfg.LivePing)
 	defer ping.Stop()
 	for {
 		select {
@@ -105,11 +106,17 @@ func (s *server) liveSeatMap(c echo.Context) error {
 			}
 			return nil
 		case u := <-sub.Updates():
+			if u.Resync && len(u.Seats) == 0 {
+				// The show has no seats on sale any more (it was cancelled):
+				// a normal close, which the page does not reconnect after.
+				conn.Close(websocket.StatusNormalClosure, "this show is no longer on sale")
+				return nil
+			}
 			if err := s.sendSeats(ctx, conn, &v, u); err != nil {
 				return nil
 			}
 		case <-ping.C:
-			pctx, cancel := context.WithTimeout(ctx, liveWrite)
+			pctx, cancel := context.WithTimeout(ctx, min(liveWrite, s.cfg.LivePing))
 			err := conn.Ping(pctx)
 			cancel()
 			if err != nil {

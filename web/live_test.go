@@ -548,6 +548,48 @@ func TestLiveSeatMap(t *testing.T) {
 		}
 	})
 
+	t.Run("pings keep answering sockets open and reap those that stopped answering", func(t *testing.T) {
+		t.Parallel()
+		const every = 100 * time.Millisecond
+		e, hub := newLiveEnv(t, func(e *env) { e.cfg.LivePing = every })
+		alive := e.watch(t, "reading", e.srv.URL, e.show, nil) // reads, so answers pings
+		alive.waitFor("the first message", liveWithin, func(w *watcher) bool { return w.messages > 0 })
+		// A socket whose other end stopped reading answers no ping.
+		dead, _, err := dialLive(e.srv.URL, e.show, publicURL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer dead.CloseNow()
+		if n := hub.Subscribers(e.show); n != 2 {
+			t.Fatalf("%d subscribers, want 2", n)
+		}
+		deadline := time.Now().Add(20 * every)
+		for hub.Subscribers(e.show) > 1 && time.Now().Before(deadline) {
+			time.Sleep(every / 4)
+		}
+		if n := hub.Subscribers(e.show); n != 1 {
+			t.Fatalf("after %v, %d subscribers: the silent socket was not reaped", 20*every, n)
+		}
+		// The answering one outlived many pings and still gets changes.
+		e.fixtureUser(t).mustHold(t, "F2")
+		alive.waitSeat("F2", "held")
+	})
+
+	t.Run("a show taken off sale closes its sockets normally, so pages do not reconnect", func(t *testing.T) {
+		t.Parallel()
+		e, hub := newLiveEnv(t)
+		w := e.watch(t, "guest", e.srv.URL, e.show, nil)
+		w.waitFor("the first message", liveWithin, func(w *watcher) bool { return w.messages > 0 })
+		if _, err := e.store.Pool().Exec(context.Background(), `UPDATE shows SET status = 'CANCELLED' WHERE id = $1`, e.show); err != nil {
+			t.Fatal(err)
+		}
+		hub.ResyncAll()
+		w.waitFor("the close", liveWithin, func(w *watcher) bool { return w.err != nil })
+		if code := websocket.CloseStatus(w.err); code != websocket.StatusNormalClosure {
+			t.Fatalf("the socket closed with %v (%v), want a normal closure", code, w.err)
+		}
+	})
+
 	t.Run("a burst of changes arrives complete and ends in the database's state", func(t *testing.T) {
 		t.Parallel()
 		e, _ := newLiveEnv(t)

@@ -40,6 +40,10 @@ type Config struct {
 
 	// Live, when set, serves the live seat map's websocket from this hub.
 	Live *live.Hub
+	// LivePing is how often each live seat map socket is pinged, keeping it
+	// open through proxies; a viewer that does not answer within the
+	// interval (or 10 seconds, if sooner) is let go. 0 = 25 seconds.
+	LivePing time.Duration
 }
 
 const (
@@ -80,6 +84,9 @@ func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometh
 	}
 	if cfg.MaxSeatsPerHold <= 0 {
 		cfg.MaxSeatsPerHold = defaultMaxSeats
+	}
+	if cfg.LivePing <= 0 {
+		cfg.LivePing = defaultLivePing
 	}
 	if cfg.PasswordCost == 0 {
 		cfg.PasswordCost = bcrypt.DefaultCost
