@@ -146,23 +146,22 @@ func (s *server) sendSeats(ctx context.Context, conn *websocket.Conn, v *liveVie
 			delete(v.mine, seat.ID)
 		}
 	}
-	selectable := len(v.mine) == 0
-	var buf bytes.Buffer
-	for _, seat := range u.Seats {
-		seat.Mine = v.mine[seat.ID]
-		status := seatStatus(seat)
-		view := components.SeatView{
-			ID: seat.ID, Number: seat.Number, Category: seat.Category, PriceMinor: seat.PriceMinor,
-			Status: status, Label: seatLabel(seat, status), Accessible: seat.Accessible,
-			R: seat.GridRow, C: seat.GridCol,
-		}
-		if err := components.Seat(view, selectable).Render(ctx, &buf); err != nil {
-			return err
-		}
+	var msg []byte
+	var err error
+	if len(v.mine) == 0 {
+		// Guests, and everyone holding none of these seats, see the same
+		// thing: rendered once for all of them (most viewers of a show).
+		// Not this viewer's cancellation: the result is everyone's.
+		msg, err = u.Shared(func() ([]byte, error) { return renderSeats(context.WithoutCancel(ctx), u.Seats, nil) })
+	} else {
+		msg, err = renderSeats(ctx, u.Seats, v.mine)
+	}
+	if err != nil {
+		return err
 	}
 	wctx, cancel := context.WithTimeout(ctx, liveWrite)
 	defer cancel()
-	err := conn.Write(wctx, websocket.MessageText, buf.Bytes())
+	err = conn.Write(wctx, websocket.MessageText, msg)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		s.log.Debug("live seat map: write", "err", err)
 	}
@@ -170,4 +169,24 @@ func (s *server) sendSeats(ctx context.Context, conn *websocket.Conn, v *liveVie
 		s.metrics.LiveMessages.Inc()
 	}
 	return err
+}
+
+// renderSeats renders seats as out-of-band seat buttons for a viewer who
+// holds mine (nil: nothing); a viewer holding seats cannot pick more.
+func renderSeats(ctx context.Context, seats []booking.Seat, mine map[string]bool) ([]byte, error) {
+	selectable := len(mine) == 0
+	var buf bytes.Buffer
+	for _, seat := range seats {
+		seat.Mine = mine[seat.ID]
+		status := seatStatus(seat)
+		view := components.SeatView{
+			ID: seat.ID, Number: seat.Number, Category: seat.Category, PriceMinor: seat.PriceMinor,
+			Status: status, Label: seatLabel(seat, status), Accessible: seat.Accessible,
+			R: seat.GridRow, C: seat.GridCol,
+		}
+		if err := components.Seat(view, selectable).Render(ctx, &buf); err != nil {
+			return nil, err
+		}
+	}
+	return buf.Bytes(), nil
 }

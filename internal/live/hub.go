@@ -33,6 +33,25 @@ type Update struct {
 	ShowID int64
 	Seats  []booking.Seat
 	Resync bool
+
+	shared *shared // one per update, shared by its subscribers
+}
+
+type shared struct {
+	once sync.Once
+	b    []byte
+	err  error
+}
+
+// Shared returns what build returns, built once per update however many
+// subscribers ask for it: what every viewer of the update would render
+// alike (those holding none of its seats) is rendered once.
+func (u Update) Shared(build func() ([]byte, error)) ([]byte, error) {
+	if u.shared == nil {
+		return build()
+	}
+	u.shared.once.Do(func() { u.shared.b, u.shared.err = build() })
+	return u.shared.b, u.shared.err
 }
 
 // Loader reads the current state of seats of a show (every seat when seats
@@ -214,7 +233,7 @@ func (h *Hub) deliver(ctx context.Context, c Change) {
 		h.mu.Unlock()
 		return
 	}
-	u := Update{ShowID: c.ShowID, Seats: states, Resync: c.Resync}
+	u := Update{ShowID: c.ShowID, Seats: states, Resync: c.Resync, shared: &shared{}}
 	h.mu.Lock()
 	var slow []*Subscription
 	for s := range h.shows[c.ShowID] {

@@ -274,6 +274,31 @@ func TestHub(t *testing.T) {
 		})
 	})
 
+	t.Run("what an update's subscribers share is built once", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			f := newFakeSeats(map[int64]int{1: 3})
+			h := NewHub(f.load, quiet)
+			runHub(t, h)
+			subs := []*Subscription{h.Subscribe(1, 4), h.Subscribe(1, 4), h.Subscribe(1, 4)}
+			h.Publish(Change{ShowID: 1, Seats: []string{"S001"}})
+			synctest.Wait()
+			builds := 0
+			for i, s := range subs {
+				got := received(s)
+				if len(got) != 1 {
+					t.Fatalf("subscriber %d received %d updates, want 1", i, len(got))
+				}
+				b, err := got[0].Shared(func() ([]byte, error) { builds++; return []byte("seats"), nil })
+				if err != nil || string(b) != "seats" {
+					t.Fatalf("subscriber %d: Shared = %q, %v", i, b, err)
+				}
+			}
+			if builds != 1 {
+				t.Fatalf("built %d times for 3 subscribers of one update, want once", builds)
+			}
+		})
+	})
+
 	t.Run("Publish never blocks: a full queue becomes a resync", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			f := newFakeSeats(map[int64]int{1: 3})
