@@ -80,7 +80,7 @@ func main() {
 	flag.IntVar(&lc.listeners, "live-listeners", 50, "-live: listening connections of the second naive pg_notify variant")
 	flag.Float64Var(&lc.rate, "live-rate", 10, "-live: seat changes per second during the fan-out")
 	flag.DurationVar(&lc.stream, "live-stream", 10*time.Second, "-live: how long the fan-out's stream of changes runs")
-	flag.IntVar(&lc.rounds, "live-rounds", 2, "-live: rounds over the ways of announcing (every other one in reverse order)")
+	flag.IntVar(&lc.rounds, "live-rounds", 4, "-live: rounds over the ways of announcing (every other one in reverse order)")
 	liveServe := flag.Bool("live-serve", false, "internal: be the -live fan-out's app server")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (clients, and the server of the HTTP cells) to this file")
 	flag.Parse()
