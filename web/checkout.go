@@ -114,7 +114,7 @@ func (s *server) returnView(c echo.Context) (checkout.Return, error) {
 		return checkout.Return{}, lookup("hold", err)
 	}
 	r := checkout.Return{
-		HoldID: h.ID, Seats: strings.Join(h.Seats, ", "), Amount: money(h.AmountMinor, h.Currency),
+		HoldID: h.ID, Seats: strings.Join(seatOrder(h.Seats), ", "), Amount: money(h.AmountMinor, h.Currency),
 		ShowHref: "/shows/" + strconv.FormatInt(h.ShowID, 10), HoldLive: h.State == booking.HoldHeld,
 		CSRF: csrfToken(c),
 	}

@@ -831,3 +831,17 @@ func TestSandboxDashboard(t *testing.T) {
 		t.Fatalf("return link = %q", href)
 	}
 }
+
+// The return page names the seats in seat order (B9 before B10), not in the
+// order they are stored (sorted as text).
+func TestReturnPageListsSeatsInSeatOrder(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t)
+	s := e.shopper(t, true)
+	holdID := s.mustHold(t, "B10", "B9").str("hold_id")
+	p := s.page(t, returnPath(holdID))
+	wantPage(t, p, http.StatusOK)
+	if body := p.text("main"); !strings.Contains(body, "B9, B10") {
+		t.Fatalf("the return page does not list B9, B10 in order: %q", body)
+	}
+}
