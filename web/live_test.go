@@ -550,7 +550,7 @@ func TestLiveSeatMap(t *testing.T) {
 
 	t.Run("pings keep answering sockets open and reap those that stopped answering", func(t *testing.T) {
 		t.Parallel()
-		const every = 100 * time.Millisecond
+		const every = 400 * time.Millisecond
 		e, hub := newLiveEnv(t, func(e *env) { e.cfg.LivePing = every })
 		alive := e.watch(t, "reading", e.srv.URL, e.show, nil) // reads, so answers pings
 		alive.waitFor("the first message", liveWithin, func(w *watcher) bool { return w.messages > 0 })
