@@ -224,27 +224,27 @@ func (lb *liveBench) runAnnounce(ctx context.Context) ([]*announceCell, error) {
 			for i, a := range order {
 				round := i/len(ways) + 1
 				var c *announceCell
-				for try := 0; ; try++ {
+				tries, err := lb.untilUndisturbed("cell", func(int) (cpuUse, error) {
 					if a.listeners > 1 {
 						if ok, why := lb.connectionsFree(ctx, a.listeners+16); !ok {
-							c = &announceCell{cell: &cell{workload: w.name, clients: n, impl: "SQL"}, a: a, round: round, skipped: why}
+							c = &announceCell{cell: &cell{workload: w.name, clients: n, impl: "SQL"}, a: a, skipped: why}
 							status("%-18s %3d clients %-7s skipped: %s", w.name, n, a.key, why)
-							break
+							return cpuUse{}, nil
 						}
 					}
 					var err error
 					if c, err = lb.announceCell(ctx, a, w, n, lb.cfg.duration, uint64(wi)<<32|uint64(n)); err != nil {
-						return nil, err
+						return cpuUse{}, err
 					}
-					c.tries, c.round = try+1, round
 					status("%-18s %3d clients %-7s %8.0f attempts/s %8.0f holds/s  p50 %s  p99 %s  errors %d  observer %s ms  backlog max %d  cpu %s",
 						w.name, n, a.key, c.perSecond(c.attempts()), c.perSecond(c.held),
 						ms(percentile(c.lat, 50)), ms(percentile(c.lat, 99)), c.errs+c.relErrs, c.obs.summary(), c.maxEvents, c.cpu)
-					if !lb.disturbed(c.cpu) || try == lb.cfg.reruns {
-						break
-					}
-					status("  disturbed: other work used %.2f cores; running the cell again", c.cpu.other)
+					return c.cpu, nil
+				})
+				if err != nil {
+					return nil, err
 				}
+				c.tries, c.round = tries, round
 				if c.firstErr != nil {
 					status("  first error: %v", c.firstErr)
 				}

@@ -210,23 +210,23 @@ func (b *bench) runAll(ctx context.Context) (string, error) {
 			for _, n := range b.cfg.clients {
 				for _, im := range impls {
 					var c *cell
-					for try := 0; ; try++ {
+					tries, err := b.untilUndisturbed("cell", func(int) (cpuUse, error) {
 						if err := b.settle(ctx); err != nil {
-							return "", err
+							return cpuUse{}, err
 						}
 						if err := ctx.Err(); err != nil {
-							return "", err
+							return cpuUse{}, err
 						}
 						c = b.runCell(ctx, im, w, n, b.cfg.duration, uint64(wi)<<32|uint64(n))
-						c.tries, c.round = try+1, round
 						status("round %d  %-18s %3d clients %-6s %8.0f attempts/s %8.0f holds/s  p50 %s  p99 %s  errors %d  cpu %s",
 							round+1, w.name, n, im.name(), c.perSecond(c.attempts()), c.perSecond(c.held),
 							ms(percentile(c.lat, 50)), ms(percentile(c.lat, 99)), c.errs+c.relErrs, c.cpu)
-						if !b.disturbed(c.cpu) || try == b.cfg.reruns {
-							break
-						}
-						status("  disturbed: other work used %.2f cores; running the cell again", c.cpu.other)
+						return c.cpu, nil
+					})
+					if err != nil {
+						return "", err
 					}
+					c.tries, c.round = tries, round
 					if c.firstErr != nil {
 						status("  first error: %v", c.firstErr)
 					}
@@ -238,23 +238,23 @@ func (b *bench) runAll(ctx context.Context) (string, error) {
 	var stampedes []*stampede
 	for _, im := range b.impls {
 		var s *stampede
-		for try := 0; ; try++ {
+		tries, err := b.untilUndisturbed("stampede", func(try int) (cpuUse, error) {
 			if err := b.settle(ctx); err != nil {
-				return "", err
+				return cpuUse{}, err
 			}
 			var err error
 			if s, err = b.runStampede(ctx, im, try); err != nil {
-				return "", err
+				return cpuUse{}, err
 			}
-			s.tries = try + 1
 			status("stampede %-6s p50 %s  p99 %s  max %s  won %d of %d  errors %d  cpu %s",
 				im.name(), ms(percentile(s.lat, 50)), ms(percentile(s.lat, 99)), ms(percentile(s.lat, 100)),
 				s.held, s.requests(), s.errs, s.cpu)
-			if !b.disturbed(s.cpu) || try == b.cfg.reruns {
-				break
-			}
-			status("  disturbed: other work used %.2f cores; running the stampede again", s.cpu.other)
+			return s.cpu, nil
+		})
+		if err != nil {
+			return "", err
 		}
+		s.tries = tries
 		if s.firstErr != nil {
 			status("  first error: %v", s.firstErr)
 		}
@@ -266,6 +266,23 @@ func (b *bench) runAll(ctx context.Context) (string, error) {
 	var sb strings.Builder
 	writeReport(&sb, b, cells, stampedes)
 	return sb.String(), nil
+}
+
+// untilUndisturbed runs measure (try 0, 1, ...) until other work on the
+// machine did not disturb it or -reruns re-runs were made, and returns how
+// many runs it made. measure returns the CPU use it saw; a measurement it
+// skipped returns none, which never asks for a re-run.
+func (b *bench) untilUndisturbed(what string, measure func(try int) (cpuUse, error)) (int, error) {
+	for try := 0; ; try++ {
+		u, err := measure(try)
+		if err != nil {
+			return try + 1, err
+		}
+		if !b.disturbed(u) || try == b.cfg.reruns {
+			return try + 1, nil
+		}
+		status("  disturbed: other work used %.2f cores; running the %s again", u.other, what)
+	}
 }
 
 // disturbed reports whether other work on the machine took more CPU during
