@@ -20,8 +20,9 @@ import (
 
 // As in cmd/marquee/serve.go: the notifier's period and batch size.
 const (
-	announceInterval = 50 * time.Millisecond
-	announceBatch    = 2000
+	announceInterval    = 50 * time.Millisecond
+	announceBatch       = 2000
+	announceVacuumEvery = 1000
 )
 
 // naiveNotifySQL installs the naive announcement for comparison: a
@@ -136,6 +137,7 @@ func startMachinery(ctx context.Context, dbURL string, store *postgres.Store, a 
 				return store.AnnounceSeatChanges(ctx, live.Channel, limit)
 			},
 			Interval: announceInterval, Batch: announceBatch, Log: log,
+			Vacuum: store.VacuumSeatEvents, VacuumEvery: announceVacuumEvery,
 		}
 		m.wg.Go(func() { n.Run(mctx) })
 	}

@@ -104,6 +104,7 @@ func serveLive() error {
 			return store.AnnounceSeatChanges(ctx, live.Channel, limit)
 		},
 		Interval: announceInterval, Batch: announceBatch, Log: log,
+		Vacuum: store.VacuumSeatEvents, VacuumEvery: announceVacuumEvery,
 	}
 	wctx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	var workers sync.WaitGroup

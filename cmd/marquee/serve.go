@@ -41,6 +41,9 @@ const (
 	// announceInterval is the batching delay the live seat map adds.
 	announceInterval = 50 * time.Millisecond
 	announceBatch    = 2000
+	// announceVacuumEvery is how many announced seat changes the notifier
+	// lets pile up as dead rows in seat_events before it vacuums them.
+	announceVacuumEvery = 1000
 )
 
 // serve runs the app until ctx is done (a signal), then shuts it down in
@@ -123,6 +126,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 			return store.AnnounceSeatChanges(ctx, live.Channel, limit)
 		},
 		Interval: announceInterval, Batch: announceBatch, Log: log.With("component", "live"),
+		Vacuum: store.VacuumSeatEvents, VacuumEvery: announceVacuumEvery,
 	}
 	var workers sync.WaitGroup
 	for _, run := range []func(context.Context){sw.Run, rw.Run, ww.Run, hub.Run, listener.Run, notifier.Run} {

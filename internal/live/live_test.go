@@ -407,6 +407,40 @@ func TestNotifier(t *testing.T) {
 			}
 		})
 	})
+
+	t.Run("it vacuums once VacuumEvery changes were announced", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			var taken, vacuums atomic.Int64
+			n := &Notifier{Interval: 50 * time.Millisecond, Batch: 1000, Log: quiet, VacuumEvery: 1000,
+				Flush: func(context.Context, int) (int, error) {
+					taken.Add(600)
+					return 600, nil
+				},
+				Vacuum: func(context.Context) error {
+					vacuums.Add(1)
+					return nil
+				}}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				n.Run(ctx)
+			}()
+			defer func() {
+				cancel()
+				<-done
+			}()
+			time.Sleep(25 * time.Millisecond) // fake time: check between ticks
+			// After 600, 1200, 600 and 1200 changes since the last vacuum.
+			for _, want := range []int64{0, 1, 1, 2} {
+				time.Sleep(50 * time.Millisecond)
+				synctest.Wait()
+				if got := vacuums.Load(); got != want {
+					t.Fatalf("after %d changes: %d vacuums, want %d", taken.Load(), got, want)
+				}
+			}
+		})
+	})
 }
 
 // dbWorld is a show on a fresh database with the live machinery of one
@@ -436,7 +470,8 @@ func newDBWorld(t *testing.T, minBackoff time.Duration) *dbWorld {
 	n := &Notifier{Interval: 10 * time.Millisecond, Batch: 100, Log: quiet,
 		Flush: func(ctx context.Context, limit int) (int, error) {
 			return store.AnnounceSeatChanges(ctx, Channel, limit)
-		}}
+		},
+		Vacuum: store.VacuumSeatEvents, VacuumEvery: 1}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for _, run := range []func(context.Context){w.hub.Run, l.Run, n.Run} {

@@ -19,12 +19,21 @@ type Notifier struct {
 	Interval time.Duration
 	Batch    int
 	Log      *slog.Logger
+
+	// Vacuum, when set, is called after every VacuumEvery changes announced
+	// (see postgres.Store.VacuumSeatEvents). The queue is taken by a scan
+	// that also walks the rows already taken until a vacuum frees them, and
+	// autovacuum comes by once a minute at best, or never where it is off:
+	// without this, a busy minute would make every batch scan the whole of it.
+	Vacuum      func(ctx context.Context) error
+	VacuumEvery int
 }
 
 // Run flushes until ctx is done.
 func (n *Notifier) Run(ctx context.Context) {
 	t := time.NewTicker(n.Interval)
 	defer t.Stop()
+	taken := 0 // changes announced since the last vacuum
 	for {
 		select {
 		case <-ctx.Done():
@@ -39,9 +48,16 @@ func (n *Notifier) Run(ctx context.Context) {
 				}
 				break
 			}
+			taken += k
 			if k < n.Batch {
 				break
 			}
+		}
+		if n.Vacuum != nil && taken >= n.VacuumEvery && ctx.Err() == nil {
+			if err := n.Vacuum(ctx); err != nil && ctx.Err() == nil {
+				n.Log.Error("vacuum the announced seat changes", "err", err)
+			}
+			taken = 0
 		}
 	}
 }

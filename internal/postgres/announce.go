@@ -23,8 +23,8 @@ func (s *Store) AnnounceSeatChanges(ctx context.Context, channel string, limit i
 	var n int
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `
-			DELETE FROM seat_events WHERE id IN (
-				SELECT id FROM seat_events ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+			DELETE FROM seat_events WHERE ctid = ANY (ARRAY(
+				SELECT ctid FROM seat_events LIMIT $1 FOR UPDATE SKIP LOCKED))
 			RETURNING show_id, seat_ids, (extract(epoch FROM at) * 1000)::bigint`, limit)
 		if err != nil {
 			return fmt.Errorf("take seat changes: %w", err)
@@ -84,4 +84,16 @@ func changePayloads(byShow map[int64][]string, earliest map[int64]int64) ([]stri
 		}
 	}
 	return out, nil
+}
+
+// VacuumSeatEvents frees the space of the changes already announced, so
+// that taking the next ones scans no more than the queue holds. It leaves
+// the emptied pages in the table (TRUNCATE false): giving them back takes a
+// lock that would stall every statement changing seats meanwhile; inserts
+// reuse them instead. An instance that finds another one vacuuming skips.
+func (s *Store) VacuumSeatEvents(ctx context.Context) error {
+	if _, err := s.pool.Exec(ctx, `VACUUM (SKIP_LOCKED, TRUNCATE false) seat_events`); err != nil {
+		return fmt.Errorf("vacuum seat_events: %w", err)
+	}
+	return nil
 }

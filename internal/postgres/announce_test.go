@@ -371,4 +371,28 @@ func TestAnnounceSeatChanges(t *testing.T) {
 			t.Fatalf("announced %v, want show %d [A1 C4] and show %d [A1 B2]", got, w.show, other)
 		}
 	})
+	t.Run("after a vacuum new changes reuse the space of the announced ones", func(t *testing.T) {
+		w := newWorld(t)
+		size := func() int { return count(t, w.store, `SELECT pg_relation_size('seat_events')::int`) }
+		cycle := func() {
+			pgtest.Exec(t, w.store.Pool(), `
+				INSERT INTO seat_events (show_id, seat_ids) SELECT $1, ARRAY['A1'] FROM generate_series(1, 5000)`, w.show)
+			for announce(t, w.store, 2000) > 0 {
+			}
+			if n := pendingEvents(t, w.store); n != 0 {
+				t.Fatalf("%d changes pending after announcing all", n)
+			}
+			if err := w.store.VacuumSeatEvents(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cycle()
+		first := size()
+		for range 3 {
+			cycle()
+		}
+		if after := size(); after > first {
+			t.Fatalf("seat_events grew from %d to %d bytes over three more vacuumed rounds of 5000 changes", first, after)
+		}
+	})
 }
