@@ -155,21 +155,11 @@ func createUsers(ctx context.Context, s *postgres.Store, prefix string, n int) (
 
 func (lb *liveBench) header(ctx context.Context, fileLimit uint64) string {
 	pool := lb.pool
-	var version string
-	if err := pool.QueryRow(ctx, `SHOW server_version`).Scan(&version); err != nil {
-		version = "unknown (" + err.Error() + ")"
-	}
-	var fsync, commit string
-	_ = pool.QueryRow(ctx, `SELECT current_setting('fsync'), current_setting('synchronous_commit')`).Scan(&fsync, &commit)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "# Marquee live seat map benchmark\n\n")
 	fmt.Fprintf(&sb, "- machine: %d CPUs (NumCPU), GOMAXPROCS %d, %s/%s, %s\n",
 		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
-	host := "?"
-	if cc := pool.Config().ConnConfig; cc != nil {
-		host = fmt.Sprintf("%s:%d", cc.Host, cc.Port)
-	}
-	fmt.Fprintf(&sb, "- PostgreSQL %s at %s (fsync %s, synchronous_commit %s)\n", version, host, fsync, commit)
+	sb.WriteString(serverLine(ctx, pool))
 	fmt.Fprintf(&sb, "- load average at start: %s\n", loadAverage())
 	fmt.Fprintf(&sb, "- pool: %d connections; Store.LockTimeout %s; notifier every %s, batches of %d\n",
 		lb.cfg.poolSize, lb.store.LockTimeout, announceInterval, announceBatch)

@@ -256,23 +256,29 @@ func run(ctx context.Context, cfg config, w io.Writer) (err error) {
 	return nil
 }
 
-// header describes the machine and the settings, for the top of the report.
-func header(ctx context.Context, pool *pgxpool.Pool, cfg config, lockTimeout time.Duration) string {
-	var version string
-	if err := pool.QueryRow(ctx, `SHOW server_version`).Scan(&version); err != nil {
+// serverLine describes the Postgres server and the settings that move the
+// figures most: a flush per commit, and whether autovacuum cleans up behind
+// the cells (the benchmark vacuums before each cell either way).
+func serverLine(ctx context.Context, pool *pgxpool.Pool) string {
+	var version, fsync, commit, autovacuum string
+	if err := pool.QueryRow(ctx, `SELECT current_setting('server_version'), current_setting('fsync'),
+		current_setting('synchronous_commit'), current_setting('autovacuum')`).Scan(&version, &fsync, &commit, &autovacuum); err != nil {
 		version = "unknown (" + err.Error() + ")"
 	}
-	var fsync, commit string
-	_ = pool.QueryRow(ctx, `SELECT current_setting('fsync'), current_setting('synchronous_commit')`).Scan(&fsync, &commit)
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "# Marquee hold benchmark\n\n")
-	fmt.Fprintf(&sb, "- machine: %d CPUs (NumCPU), GOMAXPROCS %d, %s/%s, %s\n",
-		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
 	host := "?"
 	if cc := pool.Config().ConnConfig; cc != nil {
 		host = fmt.Sprintf("%s:%d", cc.Host, cc.Port)
 	}
-	fmt.Fprintf(&sb, "- PostgreSQL %s at %s (fsync %s, synchronous_commit %s)\n", version, host, fsync, commit)
+	return fmt.Sprintf("- PostgreSQL %s at %s (fsync %s, synchronous_commit %s, autovacuum %s)\n", version, host, fsync, commit, autovacuum)
+}
+
+// header describes the machine and the settings, for the top of the report.
+func header(ctx context.Context, pool *pgxpool.Pool, cfg config, lockTimeout time.Duration) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "# Marquee hold benchmark\n\n")
+	fmt.Fprintf(&sb, "- machine: %d CPUs (NumCPU), GOMAXPROCS %d, %s/%s, %s\n",
+		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
+	sb.WriteString(serverLine(ctx, pool))
 	fmt.Fprintf(&sb, "- load average at start: %s\n", loadAverage())
 	fmt.Fprintf(&sb, "- pool: %d connections, shared by all three implementations; Store.LockTimeout %s\n",
 		cfg.poolSize, lockTimeout)
