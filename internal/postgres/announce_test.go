@@ -166,6 +166,67 @@ func TestAnnounceSeatChanges(t *testing.T) {
 		l.nothingMore()
 	})
 
+	t.Run("the hold path records its own changes once; the trigger records the rest", func(t *testing.T) {
+		w := newWorld(t)
+		rows := func() [][]string {
+			t.Helper()
+			r, err := w.store.Pool().Query(ctx, `SELECT seat_ids FROM seat_events ORDER BY at`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := pgx.CollectRows(r, pgx.RowTo[[]string])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got
+		}
+		want := func(what string, seats ...[]string) {
+			t.Helper()
+			got := rows()
+			if len(got) != len(seats) {
+				t.Fatalf("after %s: seat_events rows %v, want %v", what, got, seats)
+			}
+			for i := range seats {
+				if !slices.Equal(got[i], seats[i]) {
+					t.Fatalf("after %s: seat_events rows %v, want %v", what, got, seats)
+				}
+			}
+			pgtest.Exec(t, w.store.Pool(), `DELETE FROM seat_events`)
+		}
+		user := w.user()
+		h := w.hold(user, "A2", "A1")
+		want("a hold (hold_seats)", []string{"A1", "A2"})
+		if _, err := w.store.CancelHold(ctx, user, h.ID); err != nil {
+			t.Fatal(err)
+		}
+		want("its cancel (end_hold)", []string{"A1", "A2"})
+		if _, err := w.store.CancelHold(ctx, user, h.ID); err != nil {
+			t.Fatal(err)
+		}
+		want("a second cancel, which changes nothing")
+
+		// The setting that makes the trigger skip the functions' statements
+		// lasts only while they run: an UPDATE after one, in the same
+		// transaction, is recorded by the trigger.
+		tx, err := w.store.Pool().Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		if _, err := tx.Exec(ctx, `
+			SELECT * FROM hold_seats($1, $2, ARRAY['B1'], interval '5 minutes', 'key-b1', 'fp', '100ms', $3)`,
+			w.user(), w.show, w.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE show_seats SET category = category WHERE show_id = $1 AND seat_id = 'C1'`, w.show); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want("hold_seats and an UPDATE in one transaction", []string{"B1"}, []string{"C1"})
+	})
+
 	t.Run("a rolled-back change is never announced", func(t *testing.T) {
 		w := newWorld(t)
 		l := listen(t, w.store)
