@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/golang-migrate/migrate/v4"
+
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -56,6 +58,7 @@ type liveBench struct {
 	*bench
 	lc        liveConfig
 	dbURL     string
+	migrator  *migrate.Migrate // moves the schema between the ways of announcing
 	observer  int64
 	slotUsers []user
 }
@@ -96,9 +99,14 @@ func runLive(ctx context.Context, cfg config, lc liveConfig, w io.Writer) (err e
 	if err != nil {
 		return err
 	}
+	m, closeMigrator, err := postgres.Migrator(dbURL)
+	if err != nil {
+		return err
+	}
+	defer closeMigrator()
 	lb := &liveBench{
 		bench: &bench{cfg: cfg, pool: pool, store: store, world: world, impls: []impl{&sqlImpl{store: store, ttl: cfg.holdTTL}}},
-		lc:    lc, dbURL: dbURL,
+		lc:    lc, dbURL: dbURL, migrator: m,
 	}
 	for i, u := range world.users {
 		lb.clients = append(lb.clients, &client{user: u, n: i})
@@ -274,7 +282,7 @@ func (lb *liveBench) announceCell(ctx context.Context, a announcing, w workload,
 	if err := lb.settle(ctx); err != nil {
 		return nil, err
 	}
-	if err := setTriggers(ctx, lb.store, a); err != nil {
+	if err := lb.setAnnouncing(ctx, a); err != nil {
 		return nil, err
 	}
 	if _, err := lb.pool.Exec(ctx, `TRUNCATE seat_events`); err != nil {
@@ -400,7 +408,7 @@ func (lb *liveBench) runFanout(ctx context.Context, a announcing, n, try int) (*
 	if err := lb.settle(ctx); err != nil {
 		return nil, err
 	}
-	if err := setTriggers(ctx, lb.store, a); err != nil {
+	if err := lb.setAnnouncing(ctx, a); err != nil {
 		return nil, err
 	}
 	if _, err := lb.pool.Exec(ctx, `TRUNCATE seat_events`); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/golang-migrate/migrate/v4"
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -63,24 +65,34 @@ func announcings(listeners int) []announcing {
 	}
 }
 
-// setTriggers enables exactly the triggers a wants on show_seats. Without
-// the seat_events trigger it also turns the hold path's own rows off
-// (hold_seats and end_hold insert them directly, migration 000013): a rule
-// rewrites their INSERT into nothing, which costs them less than the insert.
-func setTriggers(ctx context.Context, store *postgres.Store, a announcing) error {
+// selfRecordingVersion is the migration (000013) from which hold_seats and
+// end_hold insert their own seat_events rows instead of the trigger.
+const selfRecordingVersion = 13
+
+// setAnnouncing puts the schema in the state a measures. The ways without
+// seat_events run at the migration before selfRecordingVersion, whose
+// hold_seats and end_hold record nothing themselves, with the trigger off:
+// the hold path exactly as it was, minus the announcements. The design runs
+// at the latest migration, as serve does.
+func (lb *liveBench) setAnnouncing(ctx context.Context, a announcing) error {
+	var err error
+	if a.events {
+		err = lb.migrator.Up()
+	} else {
+		err = lb.migrator.Migrate(selfRecordingVersion - 1)
+	}
+	if err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return fmt.Errorf("migrate for %s: %w", a.key, err)
+	}
 	state := func(on bool) string {
 		if on {
 			return "ENABLE"
 		}
 		return "DISABLE"
 	}
-	rule := `CREATE OR REPLACE RULE bench_seat_events_off AS ON INSERT TO seat_events DO INSTEAD NOTHING`
-	if a.events {
-		rule = `DROP RULE IF EXISTS bench_seat_events_off ON seat_events`
-	}
-	_, err := store.Pool().Exec(ctx, fmt.Sprintf(
-		`ALTER TABLE show_seats %s TRIGGER show_seats_changed, %s TRIGGER bench_show_seats_notify; %s`,
-		state(a.events), state(a.naive), rule))
+	_, err = lb.pool.Exec(ctx, fmt.Sprintf(
+		`ALTER TABLE show_seats %s TRIGGER show_seats_changed, %s TRIGGER bench_show_seats_notify`,
+		state(a.events), state(a.naive)))
 	if err != nil {
 		return fmt.Errorf("set triggers for %s: %w", a.key, err)
 	}

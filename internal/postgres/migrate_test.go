@@ -4,13 +4,9 @@ import (
 	"testing"
 
 	"github.com/golang-migrate/migrate/v4"
-	migratepgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
-	"github.com/golang-migrate/migrate/v4/source/iofs"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
-	"github.com/marquee-tickets/marquee/migrations"
+	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 // Every migration after the schema can be undone with data in the tables
@@ -65,23 +61,10 @@ func TestMigrationsDownAndUpAgainWithData(t *testing.T) {
 
 func migrator(t *testing.T, dbURL string) *migrate.Migrate {
 	t.Helper()
-	src, err := iofs.New(migrations.FS, ".")
+	m, done, err := postgres.Migrator(dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := pgx.ParseConfig(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := stdlib.OpenDB(*cfg)
-	t.Cleanup(func() { db.Close() })
-	driver, err := migratepgx.WithInstance(db, &migratepgx.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := migrate.NewWithInstance("iofs", src, "pgx5", driver)
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(done)
 	return m
 }

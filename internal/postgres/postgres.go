@@ -85,31 +85,44 @@ func Connect(ctx context.Context, databaseURL string, maxConns int32) (*pgxpool.
 
 // Migrate applies every embedded migration not yet applied to databaseURL.
 func Migrate(ctx context.Context, databaseURL string) error {
+	m, done, err := Migrator(databaseURL)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	return nil
+}
+
+// Migrator returns the embedded migrations bound to databaseURL, for moving
+// to a given version (tests of the down migrations, the benchmark's
+// baselines), and a func that closes its connection.
+func Migrator(databaseURL string) (*migrate.Migrate, func(), error) {
 	src, err := iofs.New(migrations.FS, ".")
 	if err != nil {
-		return fmt.Errorf("migrations source: %w", err)
+		return nil, nil, fmt.Errorf("migrations source: %w", err)
 	}
 	cfg, err := pgx.ParseConfig(databaseURL)
 	if err != nil {
-		return fmt.Errorf("parse database url: %w", err)
+		return nil, nil, fmt.Errorf("parse database url: %w", err)
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
 	}
 	db := stdlib.OpenDB(*cfg)
-	defer db.Close()
 	driver, err := migratepgx.WithInstance(db, &migratepgx.Config{})
 	if err != nil {
-		return fmt.Errorf("migrations driver: %w", err)
+		db.Close()
+		return nil, nil, fmt.Errorf("migrations driver: %w", err)
 	}
 	m, err := migrate.NewWithInstance("iofs", src, "pgx5", driver)
 	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
+		db.Close()
+		return nil, nil, fmt.Errorf("migrations: %w", err)
 	}
-	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
-		return fmt.Errorf("apply migrations: %w", err)
-	}
-	return nil
+	return m, func() { m.Close() }, nil
 }
 
 // Ready reports whether the database answers and every migration is applied.
