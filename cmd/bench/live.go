@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"runtime"
@@ -35,12 +36,14 @@ import (
 
 // liveConfig is what the -live flags decide.
 type liveConfig struct {
-	clients     []int         // (a): concurrent hold clients
-	listeners   int           // (a): LISTEN connections of the second naive variant
-	subscribers []int         // (b) and (c): websocket subscribers (1 is (b))
-	rate        float64       // (b) and (c): seat changes per second
-	stream      time.Duration // (b) and (c): how long the stream runs
-	rounds      int           // (a): rounds over the ways of announcing, every other one in reverse order
+	clients     []int           // (a): concurrent hold clients
+	listeners   int             // (a): LISTEN connections of the second naive variant
+	subscribers []int           // (b) and (c): websocket subscribers (1 is (b))
+	rate        float64         // (b) and (c): seat changes per second
+	stream      time.Duration   // (b) and (c): how long the stream runs
+	rounds      int             // (a): rounds over the ways of announcing, every other one in reverse order
+	ways        map[string]bool // (a): the ways of announcing compared (keys of announcings)
+	workloads   map[string]bool // (a): "many" and/or "hot"
 }
 
 const (
@@ -173,6 +176,8 @@ func (lb *liveBench) header(ctx context.Context, fileLimit uint64) string {
 		lb.cfg.poolSize, lb.store.LockTimeout, announceInterval, announceBatch)
 	fmt.Fprintf(&sb, "- hold cells: SQL (Store.HoldSeats), %s measured after a warm-up; clients %v; observer stream %d changes/s\n",
 		lb.cfg.duration, lb.lc.clients, observerRate)
+	fmt.Fprintf(&sb, "- ways of announcing %v, workloads %v, %d rounds\n",
+		slices.Sorted(maps.Keys(lb.lc.ways)), slices.Sorted(maps.Keys(lb.lc.workloads)), lb.lc.rounds)
 	fmt.Fprintf(&sb, "- fan-out: subscribers %v; stream %.0f changes/s for %s; open-files limit %d\n",
 		lb.lc.subscribers, lb.lc.rate, lb.lc.stream, fileLimit)
 	fmt.Fprintf(&sb, "- started %s\n", time.Now().UTC().Format(time.RFC3339))
@@ -197,12 +202,26 @@ type announceCell struct {
 
 // runAnnounce runs (a): every workload x clients x way of announcing.
 func (lb *liveBench) runAnnounce(ctx context.Context) ([]*announceCell, error) {
-	ways := announcings(lb.lc.listeners)
-	wls := lb.workloads()
-	// Warm up each way once (plans of the trigger functions, the pool).
-	for _, a := range ways[:3] {
+	var ways []announcing
+	for _, a := range announcings(lb.lc.listeners) {
+		if lb.lc.ways[a.key] {
+			ways = append(ways, a)
+		}
+	}
+	var wls []workload
+	for _, w := range lb.workloads() {
+		if lb.lc.workloads[w.key] {
+			wls = append(wls, w)
+		}
+	}
+	// Warm up each way once (plans of the trigger functions, the pool);
+	// the 50 listeners need no warming.
+	for _, a := range ways {
+		if a.listeners > 1 {
+			continue
+		}
 		status("warming up SQL holds, announcements %s (%d clients, %s)", a.key, slices.Max(lb.lc.clients), lb.cfg.warmup)
-		if _, err := lb.announceCell(ctx, a, wls[1], slices.Max(lb.lc.clients), lb.cfg.warmup, 1<<40); err != nil {
+		if _, err := lb.announceCell(ctx, a, wls[len(wls)-1], slices.Max(lb.lc.clients), lb.cfg.warmup, 1<<40); err != nil {
 			return nil, err
 		}
 	}

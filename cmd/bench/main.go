@@ -29,6 +29,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -81,6 +82,8 @@ func main() {
 	flag.Float64Var(&lc.rate, "live-rate", 10, "-live: seat changes per second during the fan-out")
 	flag.DurationVar(&lc.stream, "live-stream", 10*time.Second, "-live: how long the fan-out's stream of changes runs")
 	flag.IntVar(&lc.rounds, "live-rounds", 4, "-live: rounds over the ways of announcing (every other one in reverse order)")
+	liveWays := flag.String("live-ways", "none,design,naive1,naiveN", "-live: the ways of announcing (a) compares; none is the baseline")
+	liveWorkloads := flag.String("live-workloads", "many,hot", "-live: the workloads of (a): many (shows) and hot (show)")
 	liveServe := flag.Bool("live-serve", false, "internal: be the -live fan-out's app server")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (clients, and the server of the HTTP cells) to this file")
 	flag.Parse()
@@ -107,8 +110,14 @@ func main() {
 		if lc.clients, err = parseCounts("-live-clients", *liveClients, 1024); err == nil {
 			lc.subscribers, err = parseCounts("-live-subscribers", *liveSubs, 20000)
 		}
-		if err == nil && (lc.listeners < 1 || lc.listeners > 90 || lc.rounds < 1 || lc.rounds > 10 || lc.rate <= 0 || lc.rate > 1000 || lc.stream <= 0) {
-			err = errors.New("-live-listeners must be 1-90, -live-rounds 1-10, -live-rate 0-1000, -live-stream > 0")
+		if err == nil {
+			lc.ways, err = parseChoice("-live-ways", *liveWays, []string{"none", "design", "naive1", "naiveN"}, "none")
+		}
+		if err == nil {
+			lc.workloads, err = parseChoice("-live-workloads", *liveWorkloads, []string{"many", "hot"}, "")
+		}
+		if err == nil && (lc.listeners < 1 || lc.listeners > 90 || lc.rounds < 1 || lc.rounds > 30 || lc.rate <= 0 || lc.rate > 1000 || lc.stream <= 0) {
+			err = errors.New("-live-listeners must be 1-90, -live-rounds 1-30, -live-rate 0-1000, -live-stream > 0")
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -175,6 +184,23 @@ func parseCounts(flagName, s string, most int) ([]int, error) {
 			return nil, fmt.Errorf("%s: %q is not a number from 1 to %d", flagName, f, most)
 		}
 		out = append(out, n)
+	}
+	return out, nil
+}
+
+// parseChoice parses a comma-separated subset of known, which must contain
+// required when that is set.
+func parseChoice(flagName, s string, known []string, required string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if !slices.Contains(known, f) {
+			return nil, fmt.Errorf("%s: %q is not one of %s", flagName, f, strings.Join(known, ", "))
+		}
+		out[f] = true
+	}
+	if required != "" && !out[required] {
+		return nil, fmt.Errorf("%s must include %s, the baseline", flagName, required)
 	}
 	return out, nil
 }

@@ -29,6 +29,7 @@ type bench struct {
 // workload decides what client c asks for next. It draws only from rng, so
 // a client asks for the same sequence of seats whatever the implementation.
 type workload struct {
+	key  string // as -live-workloads names it
 	name string
 	pick func(rng *rand.Rand, c int) (showID int64, seats []string)
 }
@@ -45,12 +46,14 @@ func (b *bench) workloads() []workload {
 	return []workload{{
 		// Each client on its own show (while clients <= shows): contention
 		// only for the pool, the WAL and the CPUs.
+		key:  "many",
 		name: fmt.Sprintf("many shows (%d)", len(shows)),
 		pick: func(rng *rand.Rand, c int) (int64, []string) {
 			return shows[c%len(shows)], pair(rng, rng.IntN(showRows))
 		},
 	}, {
 		// Everyone on adjacent pairs of the same 2 rows (18 possible pairs).
+		key:  "hot",
 		name: fmt.Sprintf("hot show (%d rows)", hotRows),
 		pick: func(rng *rand.Rand, c int) (int64, []string) {
 			return hot, pair(rng, rng.IntN(hotRows))
