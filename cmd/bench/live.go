@@ -73,24 +73,15 @@ func runLive(ctx context.Context, cfg config, lc liveConfig, w io.Writer) (err e
 	if err != nil {
 		return err
 	}
-	dbURL, drop, err := createDatabase(ctx, cfg.serverURL)
+	dbURL, pool, done, err := benchDatabase(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if derr := drop(); derr != nil && err == nil {
+		if derr := done(); derr != nil && err == nil {
 			err = derr
 		}
 	}()
-	status("migrating %s", postgres.RedactURL(dbURL))
-	if err := postgres.Migrate(ctx, dbURL); err != nil {
-		return err
-	}
-	pool, err := postgres.Connect(ctx, dbURL, cfg.poolSize)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
 	store := postgres.NewStore(pool)
 	if _, err := pool.Exec(ctx, naiveNotifySQL); err != nil {
 		return fmt.Errorf("install the naive notify trigger: %w", err)
@@ -133,19 +124,7 @@ func runLive(ctx context.Context, cfg config, lc liveConfig, w io.Writer) (err e
 	fmt.Fprint(w, h)
 	fmt.Fprintf(w, "- load average at end: %s\n", loadAverage())
 	writeLiveReport(w, lb, cells, fanouts)
-
-	violations, err := store.InvariantViolations(context.WithoutCancel(ctx))
-	if err != nil {
-		return fmt.Errorf("check invariants: %w", err)
-	}
-	if len(violations) > 0 {
-		for _, v := range violations {
-			fmt.Fprintln(w, "invariant violated:", v)
-		}
-		return fmt.Errorf("%d invariant violations after the run", len(violations))
-	}
-	fmt.Fprintln(w, "\nInvariants I1-I5 hold after the run (booking_invariant_violations() is empty).")
-	return nil
+	return checkInvariants(ctx, store, w)
 }
 
 func createUsers(ctx context.Context, s *postgres.Store, prefix string, n int) ([]user, error) {
@@ -298,14 +277,8 @@ func (lb *liveBench) connectionsFree(ctx context.Context, need int) (bool, strin
 // announceCell runs one hold cell with announcements a, the observer stream
 // beside it, and leaves seat_events empty.
 func (lb *liveBench) announceCell(ctx context.Context, a announcing, w workload, n int, d time.Duration, seed uint64) (*announceCell, error) {
-	if err := lb.settle(ctx); err != nil {
+	if err := lb.prepare(ctx, a); err != nil {
 		return nil, err
-	}
-	if err := lb.setAnnouncing(ctx, a); err != nil {
-		return nil, err
-	}
-	if _, err := lb.pool.Exec(ctx, `TRUNCATE seat_events`); err != nil {
-		return nil, fmt.Errorf("clear seat_events: %w", err)
 	}
 	obs, err := newStream(lb.store, lb.observer, liveRows, showCols, lb.slotUsers, observerRate, d)
 	if err != nil {
@@ -424,14 +397,8 @@ func (f *fanout) serverPerSub() float64 {
 }
 
 func (lb *liveBench) runFanout(ctx context.Context, a announcing, n, try int) (*fanout, error) {
-	if err := lb.settle(ctx); err != nil {
+	if err := lb.prepare(ctx, a); err != nil {
 		return nil, err
-	}
-	if err := lb.setAnnouncing(ctx, a); err != nil {
-		return nil, err
-	}
-	if _, err := lb.pool.Exec(ctx, `TRUNCATE seat_events`); err != nil {
-		return nil, fmt.Errorf("clear seat_events: %w", err)
 	}
 	show, err := lb.world.venue.newShow(ctx, lb.store, fmt.Sprintf("Fan-out %d %s %d", n, a.key, try), grid(liveRows, showCols))
 	if err != nil {

@@ -69,12 +69,17 @@ func announcings(listeners int) []announcing {
 // end_hold insert their own seat_events rows instead of the trigger.
 const selfRecordingVersion = 13
 
-// setAnnouncing puts the schema in the state a measures. The ways without
-// seat_events run at the migration before selfRecordingVersion, whose
-// hold_seats and end_hold record nothing themselves, with the trigger off:
-// the hold path exactly as it was, minus the announcements. The design runs
-// at the latest migration, as serve does.
-func (lb *liveBench) setAnnouncing(ctx context.Context, a announcing) error {
+// prepare readies the database for a cell of way a: settled (see
+// bench.settle), the schema in the state a measures and seat_events empty.
+// The ways without seat_events run at the migration before
+// selfRecordingVersion, whose hold_seats and end_hold record nothing
+// themselves, with the trigger off: the hold path exactly as it was, minus
+// the announcements. The design runs at the latest migration, as serve
+// does.
+func (lb *liveBench) prepare(ctx context.Context, a announcing) error {
+	if err := lb.settle(ctx); err != nil {
+		return err
+	}
 	var err error
 	if a.events {
 		err = lb.migrator.Up()
@@ -95,6 +100,9 @@ func (lb *liveBench) setAnnouncing(ctx context.Context, a announcing) error {
 		state(a.events), state(a.naive)))
 	if err != nil {
 		return fmt.Errorf("set triggers for %s: %w", a.key, err)
+	}
+	if _, err := lb.pool.Exec(ctx, `TRUNCATE seat_events`); err != nil {
+		return fmt.Errorf("clear seat_events: %w", err)
 	}
 	return nil
 }

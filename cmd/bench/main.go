@@ -205,31 +205,44 @@ func parseChoice(flagName, s string, known []string, required string) (map[strin
 	return out, nil
 }
 
+// benchDatabase creates a database of its own on cfg.serverURL, migrates
+// it and opens a pool of cfg.poolSize connections on it. done closes the
+// pool and drops the database.
+func benchDatabase(ctx context.Context, cfg config) (dbURL string, pool *pgxpool.Pool, done func() error, err error) {
+	dbURL, drop, err := createDatabase(ctx, cfg.serverURL)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	status("migrating %s", postgres.RedactURL(dbURL))
+	if err := postgres.Migrate(ctx, dbURL); err != nil {
+		return "", nil, nil, errors.Join(err, drop())
+	}
+	if pool, err = postgres.Connect(ctx, dbURL, cfg.poolSize); err != nil {
+		return "", nil, nil, errors.Join(err, drop())
+	}
+	return dbURL, pool, func() error {
+		pool.Close()
+		return drop()
+	}, nil
+}
+
 // run creates the benchmark database, runs every cell and the stampede, and
 // prints the report to w. The database is dropped whatever happens.
 func run(ctx context.Context, cfg config, w io.Writer) (err error) {
-	dbURL, drop, err := createDatabase(ctx, cfg.serverURL)
+	dbURL, pool, done, err := benchDatabase(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if derr := drop(); derr != nil && err == nil {
+		if derr := done(); derr != nil && err == nil {
 			err = derr
 		}
 	}()
-	status("migrating %s", postgres.RedactURL(dbURL))
-	if err := postgres.Migrate(ctx, dbURL); err != nil {
-		return err
-	}
-	pool, err := postgres.Connect(ctx, dbURL, cfg.poolSize)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
 	store := postgres.NewStore(pool)
 	// The live seat map's announcements run as an app instance runs them:
-	// every hold and release writes seat_events rows (the trigger of
-	// migration 000006), a notifier drains them every 50 ms, one listener.
+	// every hold and release writes a seat_events row (hold_seats and
+	// end_hold themselves, migration 000013), a notifier drains them every
+	// 50 ms, one listener.
 	announce, err := startMachinery(ctx, dbURL, store, announcings(1)[1])
 	if err != nil {
 		return err
@@ -267,15 +280,20 @@ func run(ctx context.Context, cfg config, w io.Writer) (err error) {
 	fmt.Fprint(w, h)
 	fmt.Fprintf(w, "- load average at end: %s\n", loadAverage())
 	fmt.Fprint(w, report)
+	return checkInvariants(ctx, store, w)
+}
 
+// checkInvariants ends a report: it fails the run, naming each violation,
+// unless booking_invariant_violations() is empty.
+func checkInvariants(ctx context.Context, store *postgres.Store, w io.Writer) error {
 	violations, err := store.InvariantViolations(context.WithoutCancel(ctx))
 	if err != nil {
 		return fmt.Errorf("check invariants: %w", err)
 	}
+	for _, v := range violations {
+		fmt.Fprintln(w, "invariant violated:", v)
+	}
 	if len(violations) > 0 {
-		for _, v := range violations {
-			fmt.Fprintln(w, "invariant violated:", v)
-		}
 		return fmt.Errorf("%d invariant violations after the run", len(violations))
 	}
 	fmt.Fprintln(w, "\nInvariants I1-I5 hold after the run (booking_invariant_violations() is empty).")

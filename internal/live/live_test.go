@@ -65,13 +65,14 @@ func (f *fakeSeats) load(_ context.Context, show int64, ids []string) ([]booking
 	return out, nil
 }
 
-// runHub runs a hub until the test (or synctest bubble) ends.
-func runHub(t *testing.T, h *Hub) {
+// runUntilEnd runs a worker's Run (a hub's, a notifier's) until the test
+// (or synctest bubble) ends, and waits for it to return.
+func runUntilEnd(t *testing.T, run func(context.Context)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		h.Run(ctx)
+		run(ctx)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -114,7 +115,7 @@ func TestHub(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			f := newFakeSeats(map[int64]int{1: 50})
 			h := NewHub(f.load, quiet)
-			runHub(t, h)
+			runUntilEnd(t, h.Run)
 			s := h.Subscribe(1, 100)
 			f.set("S007", booking.SeatHeld)
 			for i := range 50 {
@@ -140,7 +141,7 @@ func TestHub(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			f := newFakeSeats(map[int64]int{1: 3, 2: 3})
 			h := NewHub(f.load, quiet)
-			runHub(t, h)
+			runUntilEnd(t, h.Run)
 			s := h.Subscribe(1, 10)
 			h.Publish(Change{ShowID: 2, Seats: []string{"S001"}})
 			h.Publish(Change{ShowID: 3, Seats: []string{"S001"}}) // nobody watches: not even read
@@ -158,7 +159,7 @@ func TestHub(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			f := newFakeSeats(map[int64]int{1: 20})
 			h := NewHub(f.load, quiet)
-			runHub(t, h)
+			runUntilEnd(t, h.Run)
 			slow := h.Subscribe(1, 2)
 			fast := h.Subscribe(1, 2)
 			var got []Update
@@ -209,7 +210,7 @@ func TestHub(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			f := newFakeSeats(map[int64]int{1: 5, 2: 7})
 			h := NewHub(f.load, quiet)
-			runHub(t, h)
+			runUntilEnd(t, h.Run)
 			a, b := h.Subscribe(1, 4), h.Subscribe(1, 4)
 			c := h.Subscribe(2, 4)
 			f.set("S003", booking.SeatBooked)
@@ -245,7 +246,7 @@ func TestHub(t *testing.T) {
 				}
 				return f.load(ctx, show, ids)
 			}, quiet)
-			runHub(t, h)
+			runUntilEnd(t, h.Run)
 			s := h.Subscribe(1, 8)
 			f.set("S002", booking.SeatHeld)
 			h.Publish(Change{ShowID: 1, Seats: []string{"S002"}})
@@ -278,7 +279,7 @@ func TestHub(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			f := newFakeSeats(map[int64]int{1: 3})
 			h := NewHub(f.load, quiet)
-			runHub(t, h)
+			runUntilEnd(t, h.Run)
 			subs := []*Subscription{h.Subscribe(1, 4), h.Subscribe(1, 4), h.Subscribe(1, 4)}
 			h.Publish(Change{ShowID: 1, Seats: []string{"S001"}})
 			synctest.Wait()
@@ -308,7 +309,7 @@ func TestHub(t *testing.T) {
 			for range cap(h.queue) + 100 {
 				h.Publish(Change{ShowID: 1, Seats: []string{"S001"}})
 			}
-			runHub(t, h)
+			runUntilEnd(t, h.Run)
 			synctest.Wait()
 			got := received(s)
 			if !slices.ContainsFunc(got, func(u Update) bool { return u.Resync && len(u.Seats) == 3 }) {
@@ -321,7 +322,7 @@ func TestHub(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			f := newFakeSeats(map[int64]int{1: 3, 2: 3})
 			h := NewHub(f.load, quiet)
-			runHub(t, h)
+			runUntilEnd(t, h.Run)
 			a := h.Subscribe(1, 4)
 			a.Close()
 			a.Close() // twice is harmless
@@ -378,16 +379,7 @@ func TestNotifier(t *testing.T) {
 				defer mu.Unlock()
 				return slices.Clone(calls), pending
 			}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				n.Run(ctx)
-			}()
-			defer func() {
-				cancel()
-				<-done
-			}()
+			runUntilEnd(t, n.Run)
 			start := time.Now()
 			time.Sleep(75 * time.Millisecond) // fake time: one tick
 			synctest.Wait()
@@ -420,16 +412,7 @@ func TestNotifier(t *testing.T) {
 					vacuums.Add(1)
 					return nil
 				}}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				n.Run(ctx)
-			}()
-			defer func() {
-				cancel()
-				<-done
-			}()
+			runUntilEnd(t, n.Run)
 			time.Sleep(25 * time.Millisecond) // fake time: check between ticks
 			// After 600, 1200, 600 and 1200 changes since the last vacuum.
 			for _, want := range []int64{0, 1, 1, 2} {
