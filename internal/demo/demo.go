@@ -92,7 +92,7 @@ func theatres() []theatrePlan {
 		{
 			city: "bengaluru", name: "Lakeside Cinemas Whitefield", address: "Lakeside Mall, ITPL Main Road, Whitefield, Bengaluru 560066",
 			timeZone: "Asia/Kolkata",
-			screens:  []screenPlan{{"Grand", LargeHall()}},
+			screens:  []screenPlan{{"Grand", LargeHall()}, {"Mega", MegaHall()}},
 		},
 		{
 			city: "mumbai", name: "Seaview Talkies Bandra", address: "4 Carter Road, Bandra West, Mumbai 400050",
@@ -324,6 +324,34 @@ func LargeHall() []booking.SeatSpec {
 			if rs[i].GridCol >= 7 && rs[i].GridCol <= 18 {
 				rs[i].Category = centreCategory
 			}
+		}
+		seats = append(seats, rs...)
+	}
+	return seats
+}
+
+// MegaHall is a 1,000-seat hall of 25 rows (A-Y) of 40 seats in blocks of
+// 10, 20 and 10 with an aisle after each of the first two (grid columns 10
+// and 31 are empty): the biggest layout the seat map must stay fast on.
+// Rows A-E are STANDARD, the centre block of rows F-T PREMIUM, rows U-Y
+// RECLINER; the two outer seats of row A are accessible.
+func MegaHall() []booking.SeatSpec {
+	var seats []booking.SeatSpec
+	cols := append(append(span(0, 9), span(11, 30)...), span(32, 41)...)
+	for r := 0; r < 25; r++ {
+		rs := row(r, Standard, cols)
+		for i := range rs {
+			centre := rs[i].GridCol >= 11 && rs[i].GridCol <= 30
+			switch {
+			case r >= 20:
+				rs[i].Category = Recliner
+			case r >= 5 && centre:
+				rs[i].Category = Premium
+			}
+		}
+		if r == 0 {
+			rs[0].Category, rs[0].Accessible = Accessible, true
+			rs[len(rs)-1].Category, rs[len(rs)-1].Accessible = Accessible, true
 		}
 		seats = append(seats, rs...)
 	}

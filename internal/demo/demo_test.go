@@ -59,6 +59,7 @@ func TestLoad(t *testing.T) {
 			"Marquee Indiranagar/Audi 1":        152, // 9 rows of 16 + 8 recliners
 			"Marquee Indiranagar/Studio":        60,
 			"Lakeside Cinemas Whitefield/Grand": 360,
+			"Lakeside Cinemas Whitefield/Mega":  1000,
 			"Seaview Talkies Bandra/Screen 1":   152,
 			"Seaview Talkies Bandra/Screen 2":   360,
 		}
@@ -96,6 +97,7 @@ func TestLoad(t *testing.T) {
 		checkHall(t, demo.Hall())
 		checkSmallRoom(t, demo.SmallRoom())
 		checkLargeHall(t, demo.LargeHall())
+		checkMegaHall(t, demo.MegaHall())
 	})
 
 	t.Run("small room has accessible seats and a gap aisle", func(t *testing.T) {
@@ -377,5 +379,23 @@ func checkLargeHall(t *testing.T, seats []booking.SeatSpec) {
 	}
 	if premium == 0 || premium == len(seats) {
 		t.Errorf("large hall has %d PREMIUM seats of %d, want a block", premium, len(seats))
+	}
+}
+
+func checkMegaHall(t *testing.T, seats []booking.SeatSpec) {
+	checkLabels(t, "mega hall", seats)
+	rows := rowsOf(seats)
+	if len(rows) != 25 || len(seats) != 1000 {
+		t.Errorf("mega hall has %d rows, %d seats; want 25 rows of 40", len(rows), len(seats))
+	}
+	for r, row := range rows {
+		if len(row) != 40 {
+			t.Errorf("mega hall row %s has %d seats, want 40", r, len(row))
+		}
+	}
+	got := categories(seats)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"ACCESSIBLE", "PREMIUM", "RECLINER", "STANDARD"}) {
+		t.Errorf("mega hall categories = %v", got)
 	}
 }
