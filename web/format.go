@@ -21,16 +21,22 @@ func money(minor int64, currency string) string {
 	if minor < 0 {
 		sign, minor = "-", -minor
 	}
-	symbol, ok := currencySymbols[currency]
-	if !ok {
-		symbol = currency + " "
-	}
+	symbol := currencySymbol(currency)
 	whole, frac := minor/100, minor%100
 	s := groupThousands(whole)
 	if frac != 0 {
 		s += "." + strconv.FormatInt(frac/10, 10) + strconv.FormatInt(frac%10, 10)
 	}
 	return sign + symbol + s
+}
+
+// currencySymbol is what prices in currency start with: its symbol, or its
+// code and a space.
+func currencySymbol(currency string) string {
+	if symbol, ok := currencySymbols[currency]; ok {
+		return symbol
+	}
+	return currency + " "
 }
 
 // groupThousands writes n with Indian digit grouping (12,34,567), as the

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -19,6 +20,13 @@ import (
 // The live seat map: GET /shows/{show_id}/live upgrades to a websocket that
 // carries htmx out-of-band fragments, one seat button per changed seat,
 // rendered for this viewer (their own held seats read "mine").
+//
+// A client gets the whole map on connect, unless it asks with ?diff=1 to
+// say what it shows instead: its first message is then {"seats": {"A1":
+// "held", ...}} naming every seat it does not show as available, and the
+// server sends only the seats that differ, or nothing. The show page does
+// that on every connection, so a page rendered a moment ago, or one that
+// reconnects after a dropped socket, is not sent a map it already has.
 
 const (
 	liveRoute = "/shows/:show_id/live"
@@ -32,7 +40,17 @@ const (
 	// liveWrite bounds one message's write: a client that cannot take it
 	// in time is gone or too slow.
 	liveWrite = 10 * time.Second
+	// liveHello bounds the wait for a ?diff=1 client's first message, and
+	// liveHelloLimit its size: a seat's id and status take under 32 bytes.
+	liveHello      = 10 * time.Second
+	liveHelloLimit = 256 << 10
 )
+
+// pageState is what a ?diff=1 client says it shows: the status of every seat
+// it does not show as available.
+type pageState struct {
+	Seats map[string]string `json:"seats"`
+}
 
 var errForeignOrigin = newError(http.StatusForbidden, "origin_refused", "The live seat map only serves pages of this site.")
 
@@ -67,8 +85,18 @@ func (s *server) liveSeatMap(c echo.Context) error {
 		return nil // Accept has answered the client
 	}
 	defer conn.CloseNow()
-	// The viewer sends nothing; CloseRead answers pings and notices the close.
-	ctx = conn.CloseRead(context.WithoutCancel(ctx))
+	ctx = context.WithoutCancel(ctx)
+	var have *pageState
+	if c.QueryParam("diff") == "1" {
+		if have, err = readPageState(ctx, conn); err != nil {
+			s.log.Debug("live seat map: first message", "err", err)
+			conn.Close(websocket.StatusPolicyViolation, "say what the page shows first")
+			return nil
+		}
+	}
+	// The viewer sends nothing more; CloseRead answers pings and notices
+	// the close.
+	ctx = conn.CloseRead(ctx)
 	// A viewer the hub dropped (too slow, or the server is shutting down)
 	// is let go at once: a write stuck on a full socket ends too.
 	ctx, cancel := context.WithCancel(ctx)
@@ -87,6 +115,12 @@ func (s *server) liveSeatMap(c echo.Context) error {
 		s.log.Error("live seat map: read seats", "show", showID, "err", err)
 		conn.Close(websocket.StatusInternalError, "try again")
 		return nil
+	}
+	if have != nil {
+		v.shown = have.Seats
+		if v.shown == nil {
+			v.shown = map[string]string{}
+		}
 	}
 	if err := s.sendSeats(ctx, conn, &v, live.Update{ShowID: showID, Seats: seats, Resync: true}); err != nil {
 		return nil
@@ -131,19 +165,88 @@ func (s *server) liveSeatMap(c echo.Context) error {
 type liveViewer struct {
 	id   string
 	mine map[string]bool
+	// shown, for a ?diff=1 page, is what it shows: the status of every seat
+	// it does not show as available. A resync (the connection's first, or
+	// the hub's after the listener reconnected) sends it only what differs.
+	// nil for other clients, who get the whole map on every resync.
+	shown map[string]string
+}
+
+// readPageState reads a ?diff=1 client's first message.
+func readPageState(ctx context.Context, conn *websocket.Conn) (*pageState, error) {
+	conn.SetReadLimit(liveHelloLimit)
+	ctx, cancel := context.WithTimeout(ctx, liveHello)
+	defer cancel()
+	typ, b, err := conn.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var st pageState
+	if typ != websocket.MessageText {
+		return nil, errors.New("the first message is not text")
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// news keeps of update u only the seats whose status for this viewer
+// differs from what the page shows (v.shown), and records them as shown.
+// On a resync (u is the whole show) that is the page's whole difference
+// from the truth. u comes back as it is when every seat in it is news, so
+// its rendering stays shared with the other viewers.
+func (v *liveViewer) news(u live.Update) live.Update {
+	if u.Resync {
+		clear(v.mine)
+	}
+	keep := make([]booking.Seat, 0, len(u.Seats))
+	for _, seat := range u.Seats {
+		seat.Mine = v.id != "" && seat.HolderID == v.id
+		if seat.Mine {
+			v.mine[seat.ID] = true
+		} else {
+			delete(v.mine, seat.ID)
+		}
+		status := seatStatus(seat)
+		shown, ok := v.shown[seat.ID]
+		if !ok {
+			shown = "available"
+		}
+		if status == shown {
+			continue
+		}
+		if status == "available" {
+			delete(v.shown, seat.ID)
+		} else {
+			v.shown[seat.ID] = status
+		}
+		keep = append(keep, seat)
+	}
+	if len(keep) == len(u.Seats) {
+		return u
+	}
+	return live.Update{ShowID: u.ShowID, Seats: keep}
 }
 
 // sendSeats writes one update as out-of-band seat buttons.
 func (s *server) sendSeats(ctx context.Context, conn *websocket.Conn, v *liveViewer, u live.Update) error {
-	if u.Resync {
-		clear(v.mine)
-	}
-	// u.Seats is shared by every viewer of the show: read it, never write it.
-	for _, seat := range u.Seats {
-		if v.id != "" && seat.HolderID == v.id {
-			v.mine[seat.ID] = true
-		} else {
-			delete(v.mine, seat.ID)
+	if v.shown != nil {
+		if u = v.news(u); len(u.Seats) == 0 {
+			return nil
+		}
+	} else {
+		if u.Resync {
+			clear(v.mine)
+		}
+		// u.Seats is shared by every viewer of the show: read it, never
+		// write it.
+		for _, seat := range u.Seats {
+			if v.id != "" && seat.HolderID == v.id {
+				v.mine[seat.ID] = true
+			} else {
+				delete(v.mine, seat.ID)
+			}
 		}
 	}
 	var msg []byte

@@ -166,6 +166,7 @@ func seatLabel(seat booking.Seat, status string) string {
 func (s *server) seatMapView(st showState, selectable bool, picked, taken map[string]bool) components.SeatMapView {
 	v := components.SeatMapView{
 		ShowID: st.show.ID, Selectable: selectable, MaxSeats: s.cfg.MaxSeatsPerHold, Currency: st.show.Currency,
+		Symbol: currencySymbol(st.show.Currency),
 	}
 	if len(st.seats) == 0 {
 		return v
@@ -249,8 +250,10 @@ func (s *server) showHeading(sh booking.Show, movie booking.Movie, citySlug stri
 }
 
 // renderBooking answers with the booking section: the fragment for htmx,
-// else the whole show page.
+// else the whole show page. Neither is ever kept: a show page restored from
+// the browser's cache would offer seats and a hold that have moved on.
 func (s *server) renderBooking(c echo.Context, status int, st showState, v components.BookingView) error {
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	if isHTMX(c) {
 		return render(c, status, components.BookingSection(v))
 	}
@@ -347,6 +350,7 @@ func (s *server) bookingFragment(c echo.Context) error {
 			Text: "The seats were released and nothing was charged. Pick seats again to continue.",
 		}
 	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	return render(c, http.StatusOK, components.BookingSection(s.bookingView(c, st, sel)))
 }
 
@@ -484,8 +488,9 @@ func (s *server) releaseHoldPage(c echo.Context) error {
 	case err != nil:
 		return lookup("hold", err)
 	case h.State == booking.HoldCancelled:
-		sel.notice = &components.Notice{Kind: "success", Title: "Seats released", Text: "Nothing was charged."}
-		sel.seats = h.Seats
+		// The selection starts empty: the released seats are not picked
+		// again behind the shopper's back.
+		sel.notice = &components.Notice{Kind: "success", Title: "Seats released", Text: "Nothing was charged. Pick seats again whenever you like."}
 	default:
 		sel.notice = &components.Notice{Kind: "info", Title: "This hold had already ended", Text: "Nothing was charged."}
 	}
@@ -499,9 +504,6 @@ func (s *server) releaseHoldPage(c echo.Context) error {
 	st, err := s.loadShow(ctx, showID, userID(c))
 	if err != nil {
 		return err
-	}
-	if showID != h.ShowID {
-		sel.seats = nil
 	}
 	return s.renderBooking(c, http.StatusOK, st, s.bookingView(c, st, sel))
 }

@@ -7,32 +7,44 @@
 
   // ---------------------------------------------------------------- money
 
-  var formatters = {};
-  function money(minor, currency) {
-    var f = formatters[currency];
-    if (!f) {
-      try {
-        f = new Intl.NumberFormat('en-IN', { style: 'currency', currency: currency, currencyDisplay: 'narrowSymbol', minimumFractionDigits: 0, maximumFractionDigits: 2 });
-      } catch (e) {
-        f = { format: function (v) { return currency + ' ' + v.toFixed(2); } };
-      }
-      formatters[currency] = f;
+  // money formats minor units as the server does (₹1,23,450.50: Indian digit
+  // grouping), with the symbol the server gives. Not Intl.NumberFormat: its
+  // first use costs a long task on a slow phone, right when a seat is tapped.
+  function money(minor, symbol) {
+    var sign = minor < 0 ? '-' : '';
+    minor = Math.abs(minor);
+    var whole = String(Math.floor(minor / 100));
+    var frac = minor % 100;
+    var head = whole.slice(0, -3), grouped = whole.slice(-3);
+    while (head.length > 2) {
+      grouped = head.slice(-2) + ',' + grouped;
+      head = head.slice(0, -2);
     }
-    return f.format(minor / 100);
+    if (head) grouped = head + ',' + grouped;
+    return sign + symbol + grouped + (frac ? '.' + (frac < 10 ? '0' : '') + frac : '');
   }
 
   // ---------------------------------------------------------------- seat map
 
-  function seatsOf(map) {
-    return Array.prototype.slice.call(map.querySelectorAll('button.seat'));
+  // A map's picks are an ordered list of seat ids kept on the map element.
+  // Every handler works on the picks and the seats named in an update, never
+  // on all the seats of the map: a 1,000-seat hall costs what a 60-seat room
+  // does once it has loaded.
+  function picksOf(map) {
+    if (!map._picks) {
+      map._picks = Array.prototype.map.call(
+        map.querySelectorAll('button.seat[aria-pressed="true"]'),
+        function (s) { return s.getAttribute('data-seat'); });
+    }
+    return map._picks;
+  }
+
+  function seatByID(id) {
+    return document.getElementById('seat-' + id);
   }
 
   function isSelectable(seat) {
     return seat.getAttribute('data-status') === 'available';
-  }
-
-  function selected(map) {
-    return seatsOf(map).filter(function (s) { return s.getAttribute('aria-pressed') === 'true'; });
   }
 
   // announce says msg in the page's polite live region (#sr-status).
@@ -43,36 +55,60 @@
     window.setTimeout(function () { region.textContent = msg; }, 50);
   }
 
-  // syncSelection writes the selection into the hold form (hidden inputs),
-  // the summary and the running total, and enables the hold button.
+  function seatWord(n) { return n === 1 ? '1 seat' : n + ' seats'; }
+
+  // syncSelection writes the picks into the hold form (hidden inputs), the
+  // summary, the running total and the hold button, and into the address
+  // (?seats=), so a refresh keeps them.
   function syncSelection(map) {
     var form = map.closest('form');
-    if (!form) return;
-    var picked = selected(map);
-    var inputs = form.querySelector('[data-selected-inputs]');
-    if (inputs) {
-      inputs.textContent = '';
-      picked.forEach(function (s) {
-        var i = document.createElement('input');
-        i.type = 'hidden';
-        i.name = 'seat';
-        i.value = s.getAttribute('data-seat');
-        inputs.appendChild(i);
-      });
+    var picks = picksOf(map);
+    if (form) {
+      var inputs = form.querySelector('[data-selected-inputs]');
+      if (inputs) {
+        inputs.textContent = '';
+        picks.forEach(function (id) {
+          var i = document.createElement('input');
+          i.type = 'hidden';
+          i.name = 'seat';
+          i.value = id;
+          inputs.appendChild(i);
+        });
+      }
+      var symbol = map.getAttribute('data-currency-symbol') || '';
+      var total = picks.reduce(function (sum, id) {
+        var s = seatByID(id);
+        return sum + Number((s && s.getAttribute('data-price')) || 0);
+      }, 0);
+      var summary = form.querySelector('[data-selection-summary]');
+      if (summary) {
+        summary.textContent = picks.length === 0
+          ? 'No seats selected yet.'
+          : seatWord(picks.length) + ': ' + picks.join(', ');
+      }
+      var totalEl = form.querySelector('[data-selection-total]');
+      if (totalEl) totalEl.textContent = money(total, symbol);
+      var button = form.querySelector('[data-hold-button]');
+      if (button) {
+        button.disabled = picks.length === 0;
+        var label = button.querySelector('[data-hold-label]');
+        if (label && button.getAttribute('data-guest') !== 'true') {
+          label.textContent = picks.length === 0 ? 'Hold seats' : 'Hold ' + seatWord(picks.length);
+        }
+      }
     }
-    var currency = map.getAttribute('data-currency') || 'INR';
-    var total = picked.reduce(function (sum, s) { return sum + Number(s.getAttribute('data-price') || 0); }, 0);
-    var names = picked.map(function (s) { return s.getAttribute('data-seat'); });
-    var summary = form.querySelector('[data-selection-summary]');
-    if (summary) {
-      summary.textContent = picked.length === 0
-        ? 'No seats selected yet.'
-        : (picked.length === 1 ? '1 seat: ' : picked.length + ' seats: ') + names.join(', ');
-    }
-    var totalEl = form.querySelector('[data-selection-total]');
-    if (totalEl) totalEl.textContent = money(total, currency);
-    var button = form.querySelector('[data-hold-button]');
-    if (button) button.disabled = picked.length === 0;
+    rememberPicks(map, picks);
+  }
+
+  // rememberPicks keeps the picks in the address bar (?seats=A1,A2) without
+  // a new history entry: a refresh renders them again, naming any seat
+  // taken meanwhile.
+  function rememberPicks(map, picks) {
+    if (map.getAttribute('data-selectable') !== 'true' || !window.history.replaceState) return;
+    var url = new URL(window.location.href);
+    if (picks.length) url.searchParams.set('seats', picks.join(','));
+    else url.searchParams.delete('seats');
+    if (url.href !== window.location.href) window.history.replaceState(window.history.state, '', url.href);
   }
 
   function toggleSeat(map, seat) {
@@ -80,55 +116,54 @@
       announce(seat.getAttribute('aria-label') + '. This seat cannot be selected.');
       return;
     }
-    var on = seat.getAttribute('aria-pressed') !== 'true';
+    var picks = picksOf(map);
+    var id = seat.getAttribute('data-seat');
+    var at = picks.indexOf(id);
     var max = Number(map.getAttribute('data-max') || 10);
-    if (on && selected(map).length >= max) {
+    if (at < 0 && picks.length >= max) {
       announce('You can pick at most ' + max + ' seats at a time.');
       var note = map.closest('form') && map.closest('form').querySelector('[data-limit-note]');
       if (note) { note.hidden = false; }
       return;
     }
-    seat.setAttribute('aria-pressed', on ? 'true' : 'false');
+    if (at < 0) picks.push(id); else picks.splice(at, 1);
+    seat.setAttribute('aria-pressed', at < 0 ? 'true' : 'false');
     seat.removeAttribute('data-taken');
     syncSelection(map);
     var total = map.closest('form') && map.closest('form').querySelector('[data-selection-total]');
-    announce((on ? 'Selected ' : 'Removed ') + seat.getAttribute('data-seat') + '. ' +
-      selected(map).length + ' selected' + (total ? ', total ' + total.textContent : '') + '.');
+    announce((at < 0 ? 'Selected ' : 'Removed ') + id + '. ' +
+      picks.length + ' selected' + (total ? ', total ' + total.textContent : '') + '.');
   }
 
   // Roving tabindex: the map is one tab stop; arrow keys move between seats.
   function setRover(map, seat) {
-    seatsOf(map).forEach(function (s) { s.tabIndex = s === seat ? 0 : -1; });
+    var old = map.querySelector('button.seat[tabindex="0"]');
+    if (old && old !== seat) old.tabIndex = -1;
+    seat.tabIndex = 0;
   }
 
   function initMap(map) {
     if (map.getAttribute('data-ready') === 'true') return;
     map.setAttribute('data-ready', 'true');
-    var seats = seatsOf(map);
-    if (seats.length === 0) return;
-    var start = selected(map)[0] || seats.filter(isSelectable)[0] || seats[0];
+    map._picks = null;
+    var start = map.querySelector('button.seat[aria-pressed="true"]') ||
+      map.querySelector('button.seat[data-status="available"]') || map.querySelector('button.seat');
+    if (!start) return;
     setRover(map, start);
     syncSelection(map);
-    // A hall wider than the phone opens centred, as seen from the middle.
-    var scroller = map.querySelector('[data-seatmap-scroller]');
-    if (scroller && scroller.scrollWidth > scroller.clientWidth) {
-      scroller.scrollLeft = (scroller.scrollWidth - scroller.clientWidth) / 2;
-    }
+    initZoom(map);
   }
 
   function position(seat) {
     return { row: Number(seat.getAttribute('data-r')), col: Number(seat.getAttribute('data-c')) };
   }
 
-  // neighbour finds the seat to move to from seat for an arrow key.
+  // neighbour finds the seat to move to from seat for an arrow key: along
+  // its row group, or the nearest seat by grid column in the next row group.
   function neighbour(map, seat, key) {
-    var here = position(seat);
-    var seats = seatsOf(map);
-    var rows = [];
-    seats.forEach(function (s) { var r = position(s).row; if (rows.indexOf(r) < 0) rows.push(r); });
-    rows.sort(function (a, b) { return a - b; });
-    function inRow(r) { return seats.filter(function (s) { return position(s).row === r; }); }
-    var row = inRow(here.row);
+    var rowEl = seat.closest('[data-row]');
+    if (!rowEl) return null;
+    var row = Array.prototype.slice.call(rowEl.querySelectorAll('button.seat'));
     var i = row.indexOf(seat);
     switch (key) {
       case 'ArrowLeft': return row[i - 1] || null;
@@ -137,11 +172,15 @@
       case 'End': return row[row.length - 1];
       case 'ArrowUp':
       case 'ArrowDown': {
-        var ri = rows.indexOf(here.row) + (key === 'ArrowUp' ? -1 : 1);
-        if (ri < 0 || ri >= rows.length) return null;
+        var next = key === 'ArrowUp' ? rowEl.previousElementSibling : rowEl.nextElementSibling;
+        while (next && !next.querySelector('button.seat')) {
+          next = key === 'ArrowUp' ? next.previousElementSibling : next.nextElementSibling;
+        }
+        if (!next) return null;
+        var col = position(seat).col;
         var best = null, bestDist = Infinity;
-        inRow(rows[ri]).forEach(function (s) {
-          var d = Math.abs(position(s).col - here.col);
+        Array.prototype.forEach.call(next.querySelectorAll('button.seat'), function (s) {
+          var d = Math.abs(position(s).col - col);
           if (d < bestDist) { best = s; bestDist = d; }
         });
         return best;
@@ -150,14 +189,105 @@
     return null;
   }
 
+  // ------------------------------------------------------------ zoom
+
+  // A hall wider than its box opens as an overview that fits the width. Where
+  // the overview's seats are too small to tap (a phone), a tap zooms into
+  // that part of the hall at full size (32 px seats); a button zooms out.
+  // The smallest seat that may be picked directly: 24 px for a finger, 14
+  // for a mouse.
+  function tapMin() {
+    return window.matchMedia && window.matchMedia('(pointer: coarse)').matches ? 24 : 14;
+  }
+
+  function initZoom(map) {
+    var scroller = map.querySelector('[data-seatmap-scroller]');
+    var grid = map.querySelector('[data-seatmap-grid]');
+    if (!scroller || !grid) return;
+    map._zoom = { scroller: scroller, grid: grid, fit: 1 };
+    fitZoom(map);
+    if (!map._zoom.zoomed && map._zoom.fit === 1) return;
+    setZoomed(map, false);
+  }
+
+  function fitZoom(map) {
+    var z = map._zoom;
+    z.grid.style.zoom = '';
+    var natural = z.grid.scrollWidth;
+    var room = z.scroller.clientWidth;
+    z.fit = natural > room && room > 0 ? Math.max(0.2, room / natural) : 1;
+    var seat = map.querySelector('button.seat');
+    z.seat = seat ? seat.offsetWidth : 32;
+    if (!z.zoomed) z.grid.style.zoom = z.fit === 1 ? '' : String(z.fit);
+  }
+
+  // overviewOnly: the overview's seats are too small to pick.
+  function overviewOnly(map) {
+    var z = map._zoom;
+    return !!z && !z.zoomed && z.fit < 1 && z.seat * z.fit < tapMin();
+  }
+
+  function setZoomed(map, zoomed, at) {
+    var z = map._zoom;
+    if (!z) return;
+    z.zoomed = zoomed;
+    z.grid.style.zoom = zoomed || z.fit === 1 ? '' : String(z.fit);
+    map.setAttribute('data-zoom', zoomed ? 'in' : (overviewOnly(map) ? 'overview' : 'fit'));
+    var out = map.querySelector('[data-zoom-out]');
+    if (out) out.hidden = !zoomed;
+    var hint = map.querySelector('[data-zoom-hint]');
+    if (hint) hint.hidden = !overviewOnly(map);
+    if (zoomed && at) {
+      // Keep the tapped spot under the finger: it was at (x, y) of the
+      // overview, it is at (x, y) / fit now.
+      z.scroller.scrollLeft = at.x / z.fit - z.scroller.clientWidth / 2;
+      var top = z.scroller.getBoundingClientRect().top + window.scrollY;
+      window.scrollTo(window.scrollX, Math.max(0, top + at.y / z.fit - window.innerHeight / 2));
+    }
+  }
+
+  window.addEventListener('resize', function () {
+    Array.prototype.forEach.call(document.querySelectorAll('[data-seatmap][data-zoom]'), function (map) {
+      fitZoom(map);
+      setZoomed(map, map._zoom.zoomed);
+    });
+  });
+
   document.addEventListener('click', function (ev) {
+    var out = ev.target.closest && ev.target.closest('[data-zoom-out]');
+    if (out) {
+      var m = out.closest('[data-seatmap]');
+      ev.preventDefault();
+      setZoomed(m, false);
+      var scroller = m.querySelector('[data-seatmap-scroller]');
+      if (scroller) scroller.scrollIntoView({ block: 'nearest' });
+      return;
+    }
     var seat = ev.target.closest && ev.target.closest('button.seat');
     if (seat) {
       var map = seat.closest('[data-seatmap]');
-      if (!map || map.getAttribute('data-selectable') !== 'true') return;
+      if (!map || map.getAttribute('data-selectable') !== 'true' && !overviewOnly(map)) return;
       ev.preventDefault();
+      // A pointer tap on the overview zooms in (a keyboard's click, detail
+      // 0, picks as usual).
+      if (overviewOnly(map) && ev.detail > 0) {
+        var box = map._zoom.grid.getBoundingClientRect();
+        setZoomed(map, true, { x: (ev.clientX - box.left), y: (ev.clientY - box.top) });
+        announce('Zoomed in. Tap a seat to pick it.');
+        return;
+      }
+      if (map.getAttribute('data-selectable') !== 'true') return;
       setRover(map, seat);
       toggleSeat(map, seat);
+      return;
+    }
+    var grid = ev.target.closest && ev.target.closest('[data-seatmap-grid]');
+    if (grid) {
+      var gm = grid.closest('[data-seatmap]');
+      if (gm && overviewOnly(gm)) {
+        var b = grid.getBoundingClientRect();
+        setZoomed(gm, true, { x: ev.clientX - b.left, y: ev.clientY - b.top });
+      }
       return;
     }
     var dismiss = ev.target.closest && ev.target.closest('[data-dismiss]');
@@ -189,69 +319,161 @@
     if (!seat) return;
     var map = seat.closest('[data-seatmap]');
     if (!map) return;
-    var next = neighbour(map, seat, ev.key);
     if (ev.key.indexOf('Arrow') === 0 || ev.key === 'Home' || ev.key === 'End') {
       ev.preventDefault();
+      var next = neighbour(map, seat, ev.key);
       if (next) {
         setRover(map, next);
         next.focus();
       }
     }
   });
-
-  // The live seat map (websocket, htmx out-of-band swaps) replaces single
-  // seats by id. A replaced seat keeps the shopper's pick while it is still
-  // available, and its place in the tab order and focus; a picked seat that
-  // someone else just took leaves the selection, and the shopper is told.
-  var liveTaken = [];
-  var liveFocus = null;
-  document.addEventListener('htmx:oobBeforeSwap', function (ev) {
-    var old = ev.detail && ev.detail.target;
-    if (!old || !old.matches || !old.matches('button.seat')) return;
-    var frag = ev.detail.fragment;
-    var incoming = frag && frag.querySelector ? frag.querySelector('button.seat') : null;
-    var map = old.closest('[data-seatmap]');
-    if (!incoming || !map) return;
-    incoming.tabIndex = old.tabIndex;
-    if (document.activeElement === old) liveFocus = incoming.id;
-    var picked = old.getAttribute('aria-pressed') === 'true';
-    var available = incoming.getAttribute('data-status') === 'available';
-    if (map.getAttribute('data-selectable') === 'true' && available) {
-      incoming.setAttribute('aria-pressed', picked ? 'true' : 'false');
-      incoming.removeAttribute('aria-disabled');
-    } else {
-      incoming.removeAttribute('aria-pressed');
-      incoming.setAttribute('aria-disabled', 'true');
-      if (picked) liveTaken.push(incoming.getAttribute('data-seat'));
+  // A keyboard on the overview reads seats at full size.
+  document.addEventListener('focusin', function (ev) {
+    var seat = ev.target.closest && ev.target.closest('button.seat');
+    var map = seat && seat.closest('[data-seatmap]');
+    if (map && overviewOnly(map) && seat.matches(':focus-visible')) {
+      setZoomed(map, true);
+      seat.scrollIntoView({ block: 'nearest', inline: 'center' });
     }
   });
-  document.addEventListener('htmx:oobAfterSwap', function (ev) {
-    var seat = ev.target;
-    var map = seat && seat.closest && seat.closest('[data-seatmap]');
-    if (!map) return;
-    syncSelection(map);
-    if (liveFocus) {
-      var f = document.getElementById(liveFocus);
-      liveFocus = null;
-      if (f) f.focus();
+
+  // ------------------------------------------------------------ live seat map
+
+  // The live seat map's messages are htmx out-of-band seat buttons. The page
+  // applies them itself, in place: each named seat takes the new status,
+  // label and content, and keeps its element, its place in the tab order,
+  // focus and the shopper's pick while it is still available. A picked seat
+  // that someone else just took leaves the selection, and the shopper is
+  // told on the page, not only by the screen reader.
+  function applyLive(message) {
+    var tpl = document.createElement('template');
+    tpl.innerHTML = message;
+    var changed = {};
+    var lost = [];
+    Array.prototype.forEach.call(tpl.content.children, function (incoming) {
+      if (!incoming.matches('button.seat')) return;
+      var seat = document.getElementById(incoming.id);
+      var map = seat && seat.closest('[data-seatmap]');
+      if (!map) return;
+      var status = incoming.getAttribute('data-status');
+      var label = incoming.getAttribute('aria-label');
+      if (seat.getAttribute('data-status') !== status || seat.getAttribute('aria-label') !== label) {
+        seat.setAttribute('data-status', status);
+        seat.setAttribute('aria-label', label);
+        seat.setAttribute('data-price', incoming.getAttribute('data-price') || '0');
+        seat.setAttribute('data-category', incoming.getAttribute('data-category') || '');
+        seat.innerHTML = incoming.innerHTML;
+      }
+      var id = seat.getAttribute('data-seat');
+      var picks = picksOf(map);
+      var at = picks.indexOf(id);
+      if (map.getAttribute('data-selectable') === 'true' && status === 'available') {
+        seat.setAttribute('aria-pressed', at >= 0 ? 'true' : 'false');
+        seat.removeAttribute('aria-disabled');
+      } else {
+        seat.removeAttribute('aria-pressed');
+        seat.setAttribute('aria-disabled', 'true');
+        if (at >= 0) {
+          picks.splice(at, 1);
+          seat.setAttribute('data-taken', 'true');
+          lost.push(id);
+        }
+      }
+      changed[map.id] = map;
+    });
+    Object.keys(changed).forEach(function (k) {
+      var map = changed[k];
+      syncSelection(map);
+      if (lost.length) takenNotice(map, lost);
+    });
+  }
+
+  // takenNotice shows, next to the hold button, which picks someone else
+  // took, and what is left: the shopper decides what to hold.
+  function takenNotice(map, lost) {
+    var form = map.closest('form');
+    var box = form && form.querySelector('[data-taken-notice]');
+    var rest = picksOf(map);
+    var msg = (lost.length === 1 ? 'Seat ' + lost[0] + ' was' : 'Seats ' + lost.join(', ') + ' were') +
+      ' just taken by someone else and left your selection. ' +
+      (rest.length ? 'You still have ' + rest.join(', ') + ': pick another seat, or hold ' + (rest.length === 1 ? 'it' : 'them') + ' as they are.'
+        : 'Pick other seats to continue.');
+    if (box) {
+      box.textContent = msg;
+      box.hidden = false;
     }
-    if (liveTaken.length) {
-      announce('Seat ' + liveTaken.join(', ') + ' was just taken by someone else and left your selection.');
-      liveTaken = [];
+    announce(msg);
+  }
+
+  // What the page shows, sent as the socket's first message: the server
+  // answers with only the seats that differ (nothing when none do), on the
+  // first connection and on every reconnection alike.
+  function pageState(root) {
+    var seats = {};
+    Array.prototype.forEach.call(root.querySelectorAll('button.seat:not([data-status="available"])'), function (s) {
+      seats[s.getAttribute('data-seat')] = s.getAttribute('data-status');
+    });
+    return JSON.stringify({ seats: seats });
+  }
+
+  function liveIndicator(root, state) {
+    var el = root.querySelector('[data-live-status]');
+    if (!el || el.getAttribute('data-live-status') === state) return;
+    el.setAttribute('data-live-status', state);
+    var text = el.querySelector('[data-live-text]');
+    if (text) {
+      text.textContent = {
+        live: 'Live: seats update as others book',
+        connecting: 'Connecting to live updates…',
+        reconnecting: 'Reconnecting… seats may be out of date',
+        closed: 'Live updates stopped. Reload for the latest seats.'
+      }[state];
     }
+  }
+
+  document.addEventListener('htmx:wsOpen', function (ev) {
+    var root = ev.target;
+    liveIndicator(root, 'live');
+    if (ev.detail && ev.detail.socketWrapper) ev.detail.socketWrapper.send(pageState(root));
+  });
+  document.addEventListener('htmx:wsClose', function (ev) {
+    var code = ev.detail && ev.detail.event ? ev.detail.event.code : 0;
+    liveIndicator(ev.target, [1006, 1011, 1012, 1013].indexOf(code) >= 0 ? 'reconnecting' : 'closed');
+  });
+  document.addEventListener('htmx:wsError', function (ev) {
+    liveIndicator(ev.target, 'reconnecting');
+  });
+  document.addEventListener('htmx:wsBeforeMessage', function (ev) {
+    ev.preventDefault(); // applied here, not swapped by htmx
+    applyLive(ev.detail.message);
   });
 
   // The hold form sends only when seats are picked; a second click while
   // the first request runs does nothing (and the idempotency key makes even
-  // a repeated request harmless).
+  // a repeated request harmless). A key names one intent: sent again with
+  // other seats (a page come back to with Back, a pick changed after an
+  // error) it is replaced, so a new request is never mistaken for a retry.
+  var sentKeys = {};
+  function randomKey() {
+    var b = new Uint8Array(16);
+    window.crypto.getRandomValues(b);
+    return 'page-' + Array.prototype.map.call(b, function (x) { return (x < 16 ? '0' : '') + x.toString(16); }).join('');
+  }
   document.addEventListener('submit', function (ev) {
     var form = ev.target;
     if (!form.matches || !form.matches('[data-hold-form]')) return;
     var map = form.querySelector('[data-seatmap]');
-    if (map && selected(map).length === 0) {
+    if (map && picksOf(map).length === 0) {
       ev.preventDefault();
       announce('Pick at least one seat first.');
+      return;
     }
+    var key = form.querySelector('input[name="key"]');
+    if (!key || !map) return;
+    var intent = picksOf(map).slice().sort().join(',');
+    if (sentKeys[key.value] !== undefined && sentKeys[key.value] !== intent) key.value = randomKey();
+    sentKeys[key.value] = intent;
   }, true);
 
   // A plain form (log in, sign up, log out, pay) sends once: its buttons are
@@ -267,12 +489,29 @@
       });
     }, 0);
   });
-  // Coming back (browser back button, page cache): the buttons work again.
-  window.addEventListener('pageshow', function () {
+  // Coming back (browser back button, page cache): a page whose state moves
+  // on without it (the seat map, a hold's countdown) is fetched again rather
+  // than shown as it was; on other pages the buttons work again.
+  window.addEventListener('pageshow', function (ev) {
+    if (ev.persisted && document.querySelector('[data-always-fresh]')) {
+      window.location.reload();
+      return;
+    }
     Array.prototype.forEach.call(document.querySelectorAll('button[data-sent]'), function (b) {
       b.disabled = false;
       b.removeAttribute('data-sent');
     });
+  });
+
+  // After a step swaps the booking section (hold, release, a hold that ran
+  // out), focus goes to what changed: the notice saying what happened, else
+  // the checkout panel's heading, else the seat map.
+  document.addEventListener('htmx:afterSettle', function (ev) {
+    var section = ev.detail && ev.detail.elt;
+    if (!section || section.id !== 'booking' || !document.body.contains(section)) return;
+    var to = section.querySelector('[data-notice]') || section.querySelector('#checkout-title') ||
+      section.querySelector('button.seat[tabindex="0"]');
+    if (to) to.focus();
   });
 
   // ---------------------------------------------------------------- countdown
