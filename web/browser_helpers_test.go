@@ -365,6 +365,17 @@ func (tb *tab) click(sel string) {
 		chromedp.Click(chromedp.CSS(sel)))
 }
 
+// pick taps seat id as a person would: on a hall's overview (a phone), the
+// first tap zooms in there and the second picks.
+func (tb *tab) pick(id string) {
+	tb.t.Helper()
+	if tb.attr("#seatmap", "data-zoom") == "overview" {
+		tb.click("#seat-" + id)
+		tb.waitFor("the map to zoom in", `document.querySelector("#seatmap").dataset.zoom === "in"`)
+	}
+	tb.click("#seat-" + id)
+}
+
 func (tb *tab) waitVisible(sel string) {
 	tb.t.Helper()
 	tb.do("wait for "+sel, chromedp.WaitVisible(chromedp.CSS(sel)))

@@ -3,6 +3,8 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,6 +42,18 @@ func liveSeatMap(t *testing.T, browser context.Context) {
 		time.Sleep(pollEvery)
 	}
 	eval[bool](b, `(window.liveTestMark = true)`)
+	b.waitFor("B's page to say it is live", `document.querySelector("[data-live-status]").dataset.liveStatus === "live"`)
+	wantText(t, "live indicator", b.text("[data-live-status]"), "Live")
+	// What B's page hears from now on: the live status it shows, and the
+	// seats each message names.
+	eval[bool](b, `(() => {
+		window.liveStates = [];
+		new MutationObserver(() => window.liveStates.push(document.querySelector("[data-live-status]").dataset.liveStatus))
+			.observe(document.querySelector("[data-live-status]"), { attributes: true, attributeFilter: ["data-live-status"] });
+		window.liveSeats = [];
+		document.addEventListener("htmx:wsBeforeMessage", (ev) => window.liveSeats.push((ev.detail.message.match(/<button/g) || []).length));
+		return true;
+	})()`)
 	b.click("#seat-C5")
 	b.click("#seat-C6")
 	b.wantSeat("C5", "available", "true")
@@ -49,7 +63,7 @@ func liveSeatMap(t *testing.T, browser context.Context) {
 	a.click("[data-hold-button]")
 	a.waitVisible("#checkout [data-countdown-display]")
 	held := time.Now() // the hold has committed: A has its answer
-	b.waitForWithin("C5 to turn held on B's page", `document.querySelector("#seat-C5").dataset.status === "held"`, time.Second)
+	b.waitFor("C5 to turn held on B's page", `document.querySelector("#seat-C5").dataset.status === "held"`)
 	t.Logf("A's hold showed on B's page %v after A had its answer", time.Since(held).Round(time.Millisecond))
 	if !eval[bool](b, `window.liveTestMark === true`) {
 		t.Fatal("B's page was reloaded: the change must arrive live")
@@ -61,6 +75,7 @@ func liveSeatMap(t *testing.T, browser context.Context) {
 	b.wantSeat("C6", "available", "true")
 	b.waitFor("B's selection to lose C5", `document.querySelector("[data-selection-summary]").textContent.trim() === "1 seat: C6"`)
 	b.waitFor("the screen reader to be told", `document.getElementById("sr-status").textContent.includes("C5 was just taken")`)
+	wantText(t, "the notice by the hold button", b.text("[data-taken-notice]"), "Seat C5 was just taken by someone else")
 	a.wantSeat("C5", "mine", "")
 	b.shot("seat-taken-live")
 
@@ -90,7 +105,7 @@ func liveSeatMap(t *testing.T, browser context.Context) {
 	if n := s.hub.Subscribers(show); n != 0 {
 		t.Logf("%d pages were back before H8 was announced: they may have heard it live", n)
 	}
-	b.waitForWithin("B's page to reconnect and show H8 held", `document.querySelector("#seat-H8").dataset.status === "held"`, 10*time.Second)
+	b.waitFor("B's page to reconnect and show H8 held", `document.querySelector("#seat-H8").dataset.status === "held"`)
 	deadline = time.Now().Add(stepTimeout)
 	for s.hub.Subscribers(show) < 2 {
 		if time.Now().After(deadline) {
@@ -100,6 +115,15 @@ func liveSeatMap(t *testing.T, browser context.Context) {
 	}
 	if !eval[bool](b, `window.liveTestMark === true`) {
 		t.Fatal("B's page was reloaded to reconnect")
+	}
+	b.waitFor("B's page to say it is live again", `document.querySelector("[data-live-status]").dataset.liveStatus === "live"`)
+	if states := eval[[]string](b, `window.liveStates`); !strings.Contains(strings.Join(states, " "), "reconnecting live") {
+		t.Errorf("B's live indicator went %v; want it to say it was reconnecting, then live", states)
+	}
+	// Every message named the seats that changed, never the whole map
+	// again, not even after the reconnection.
+	if sizes := eval[[]int](b, `window.liveSeats`); len(sizes) == 0 || slices.Max(sizes) > 2 {
+		t.Errorf("B's page was sent messages naming %v seats; want only the seats that changed", sizes)
 	}
 	b.wantSeat("C6", "available", "true") // the pick survives the resync
 

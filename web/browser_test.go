@@ -55,6 +55,18 @@ func TestBrowser(t *testing.T) {
 		t.Parallel()
 		liveSeatMap(t, browser)
 	})
+	t.Run("BackAndRefresh", func(t *testing.T) {
+		t.Parallel()
+		backAndRefresh(t, browser)
+	})
+	t.Run("StolenPick", func(t *testing.T) {
+		t.Parallel()
+		stolenPick(t, browser)
+	})
+	t.Run("PhoneMap", func(t *testing.T) {
+		t.Parallel()
+		phoneMap(t, browser)
+	})
 }
 
 type route int
@@ -165,7 +177,7 @@ func purchase(t *testing.T, browser context.Context, s *site, vp viewport, r rou
 	}
 	for _, id := range seats {
 		tb.wantSeat(id, "available", "false")
-		tb.click("#seat-" + id)
+		tb.pick(id)
 		tb.wantSeat(id, "available", "true") // picked, nothing reserved yet
 	}
 	price := eval[int64](tb, fmt.Sprintf(`Number(document.querySelector("#seat-%s").dataset.price) + Number(document.querySelector("#seat-%s").dataset.price)`, seats[0], seats[1]))
@@ -305,6 +317,7 @@ func holdExpiry(t *testing.T, browser context.Context) {
 	t.Logf("hold expired in the browser %v after holding (TTL %v)", time.Since(held).Round(100*time.Millisecond), ttl)
 	tb.wantSeat("E5", "available", "false")
 	wantText(t, "expired notice", tb.text("[data-notice]"), "Your hold expired", "nothing was charged")
+	tb.waitFor("the focus on the expired notice", `document.activeElement && document.activeElement.matches("[data-notice]")`)
 	if got := tb.text("[data-selection-summary]"); got != "No seats selected yet." {
 		t.Fatalf("after expiry the selection summary says %q", got)
 	}

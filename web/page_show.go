@@ -407,12 +407,22 @@ func (s *server) holdSeatsPage(c echo.Context) error {
 	if !booking.ValidKey(key) {
 		key = newKey() // an old form without a key: this request gets its own
 	}
-	start := time.Now()
-	res, holdErr := s.store.HoldSeats(ctx, booking.HoldRequest{
-		UserID: userID(c), ShowID: showID, Seats: seats, TTL: s.cfg.HoldTTL, Key: key,
-	}, s.cfg.MaxSeatsPerHold)
-	s.metrics.HoldLatency.Observe(time.Since(start).Seconds())
-	s.countHold(res, holdErr)
+	hold := func(key string) (booking.HoldResult, error) {
+		start := time.Now()
+		res, err := s.store.HoldSeats(ctx, booking.HoldRequest{
+			UserID: userID(c), ShowID: showID, Seats: seats, TTL: s.cfg.HoldTTL, Key: key,
+		}, s.cfg.MaxSeatsPerHold)
+		s.metrics.HoldLatency.Observe(time.Since(start).Seconds())
+		s.countHold(res, err)
+		return res, err
+	}
+	res, holdErr := hold(key)
+	if errors.Is(holdErr, booking.ErrKeyReused) {
+		// A form's key covers a double submit of that form. Sent with
+		// other seats (a page restored from the browser's cache, an old
+		// tab), it is a new request: it gets a key of its own.
+		res, holdErr = hold(newKey())
+	}
 	if errors.Is(holdErr, booking.ErrNotFound) {
 		return notFound("show")
 	}
@@ -470,9 +480,23 @@ func (s *server) holdSeatsPage(c echo.Context) error {
 		if errors.As(holdErr, &tooMany) {
 			sel.seats = seats[:min(len(seats), tooMany.Max)]
 		}
-		sel.notice = &components.Notice{Kind: "error", Title: "We couldn't hold those seats", Text: ae.Message}
+		sel.notice = &components.Notice{Kind: "error", Title: "We couldn't hold those seats", Text: holdProblem(ae)}
 	}
 	return s.renderBooking(c, status, st, s.bookingView(c, st, sel))
+}
+
+// holdProblem says in a moviegoer's words why a hold was refused: the
+// API's messages speak to programmers (ids, keys), the page's never do.
+func holdProblem(ae *apiError) string {
+	switch ae.Code {
+	case "too_many_seats", "no_seats", "show_closed", "active_hold_exists":
+		return ae.Message // already plain
+	case "duplicate_seats":
+		return "A seat was picked twice. Check your selection and try again."
+	case "invalid_seat", "unknown_seats":
+		return "Some of those seats are not on this map. Pick seats on the map below."
+	}
+	return "Please pick your seats again and press Hold."
 }
 
 // releaseHoldPage gives the caller's held seats back, and shows the booking

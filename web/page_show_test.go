@@ -155,6 +155,41 @@ func TestShowPage(t *testing.T) {
 		})
 	})
 
+	t.Run("after a release nothing is picked, and the form's key with other seats is a new hold", func(t *testing.T) {
+		b := e.pageUser(t)
+		p := b.htmxPost(t, e.showPath()+"/hold", url.Values{"seat": {"H5"}, "key": {"render-stale"}})
+		want200(t, p)
+		pay := p.attr(`#checkout form[action$="/pay"]`, "action")
+		holdID := strings.TrimSuffix(strings.TrimPrefix(pay, "/holds/"), "/pay")
+		p = b.htmxPost(t, "/holds/"+holdID+"/release", url.Values{"show": {fmt.Sprint(e.show)}})
+		want200(t, p)
+		if p.has(`#seatmap button.seat[aria-pressed="true"]`) || p.has(`[data-selected-inputs] input`) {
+			t.Fatalf("after Release the released seats are picked again: %s", p.text("[data-selection-summary]"))
+		}
+		if got := p.text("[data-selection-summary]"); got != "No seats selected yet." {
+			t.Fatalf("after Release the summary says %q", got)
+		}
+		// The page the shopper came back to (Back, an old tab) still
+		// carries the first form's key; with other seats it must hold them.
+		p = b.htmxPost(t, e.showPath()+"/hold", url.Values{"seat": {"H7", "H8"}, "key": {"render-stale"}})
+		want200(t, p)
+		if !p.has("#checkout") || p.attr("#seat-H7", "data-status") != "mine" || p.attr("#seat-H8", "data-status") != "mine" {
+			t.Fatalf("the old key with new seats did not hold them: %s", p.text("#booking"))
+		}
+		if strings.Contains(p.Body, "Idempotency") {
+			t.Fatalf("developer wording on the page: %s", p.text("#booking"))
+		}
+	})
+
+	t.Run("show pages and their fragments are never cached", func(t *testing.T) {
+		b := e.pageUser(t)
+		for path, r := range map[string]*htmlDoc{e.showPath(): b.get(t, e.showPath()), e.showPath() + "/booking": b.htmxGet(t, e.showPath()+"/booking")} {
+			if got := r.Header.Get("Cache-Control"); got != "no-store" {
+				t.Errorf("%s: Cache-Control %q, want no-store", path, got)
+			}
+		}
+	})
+
 	t.Run("a conflict names the taken seats and keeps the rest", func(t *testing.T) {
 		e.user(t).mustHold(t, "E2")
 		b := e.pageUser(t)
