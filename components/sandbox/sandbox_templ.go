@@ -446,7 +446,7 @@ func CheckoutPage(c Checkout) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				if c.Outcome == "expired" {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<p class=\"font-semibold text-slate-900\" tabindex=\"-1\" autofocus>The time to pay has run out.</p><p class=\"mt-2 text-sm text-slate-700\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<p class=\"font-semibold text-slate-900 focus:outline-none\" tabindex=\"-1\" autofocus>The time to pay has run out.</p><p class=\"mt-2 text-sm text-slate-700\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
