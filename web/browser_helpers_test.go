@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,6 +28,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/internal/reconcile"
 	"github.com/marquee-tickets/marquee/internal/refunds"
 	"github.com/marquee-tickets/marquee/internal/sweeper"
 	"github.com/marquee-tickets/marquee/web"
@@ -34,8 +36,8 @@ import (
 
 // The browser tests' machinery: one headless Chromium per test run of
 // TestBrowser, a real server per scenario (web.New on a fresh database,
-// served by httptest, with the sandbox's webhook worker, the sweeper and the
-// refund worker running as in `marquee serve`, and the live seat map's hub,
+// served by httptest, with the sandbox's webhook worker, the sweeper, the
+// refund worker and the reconciler running as in `marquee serve`, and the live seat map's hub,
 // listener and notifier when a scenario asks for them), and a tab type that wraps
 // chromedp's actions with timeouts and the test's failure reporting.
 
@@ -143,6 +145,10 @@ type siteConfig struct {
 	holdTTL time.Duration // 0: 5 minutes
 	demo    bool          // load the demo catalogue
 	live    bool          // serve the live seat map (hub, listener, notifier)
+	// reconcileDelay is how long after a checkout opens the provider is
+	// first asked about it; 0: 1 s. returnPatience is how long the return
+	// page says "confirming" before it explains; 0: 1 minute.
+	reconcileDelay, returnPatience time.Duration
 }
 
 func newSite(t *testing.T, cfg siteConfig) *site {
@@ -171,6 +177,7 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	srv.Config.Handler = web.New(web.Config{
 		PublicURL: s.url, HoldTTL: cfg.holdTTL, MaxSeatsPerHold: maxSeats,
 		WebhookSecret: webhookSecret, PasswordCost: 4, Sandbox: sandbox, Live: s.hub,
+		ReturnPatience: cfg.returnPatience,
 	}, s.store, metrics.New(reg), reg, log.With("component", "web"))
 	srv.Start()
 	t.Cleanup(srv.Close)
@@ -188,6 +195,11 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	wg.Go(func() {
 		(&refunds.Worker{Store: s.store, Provider: sandbox, Interval: 500 * time.Millisecond,
 			Batch: 10, Lease: time.Minute, Log: log}).Run(ctx)
+	})
+	wg.Go(func() {
+		delay := cmp.Or(cfg.reconcileDelay, time.Second)
+		(&reconcile.Worker{Store: s.store, Provider: sandbox, Receiver: &payment.Receiver{Store: s.store},
+			Interval: 250 * time.Millisecond, Delay: delay, MaxWait: delay, Settle: 10 * time.Second, Log: log}).Run(ctx)
 	})
 	t.Cleanup(func() {
 		stop()

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -28,8 +29,16 @@ func (s *server) returnURL(holdID string) string {
 	return strings.TrimRight(s.cfg.PublicURL, "/") + "/checkout/return?hold_id=" + url.QueryEscape(holdID)
 }
 
+// showURL is the show's page, where a shopper who leaves the provider
+// without paying goes back to.
+func (s *server) showURL(showID int64) string {
+	return strings.TrimRight(s.cfg.PublicURL, "/") + "/shows/" + strconv.FormatInt(showID, 10)
+}
+
 // openCheckout asks the provider, server to server, for a hosted checkout of
-// the caller's live hold and returns its address.
+// the caller's live hold and returns its address. Reconciliation watches the
+// hold from before the shopper can pay, so a payment whose webhook is lost
+// still ends in a booking or a refund.
 func (s *server) openCheckout(ctx context.Context, userID, holdID string) (booking.Hold, string, error) {
 	h, err := s.store.Hold(ctx, userID, holdID)
 	if err != nil {
@@ -38,7 +47,10 @@ func (s *server) openCheckout(ctx context.Context, userID, holdID string) (booki
 	if h.State != booking.HoldHeld {
 		return h, "", errHoldNotActive.with("state", string(h.State))
 	}
-	checkoutURL, err := s.payments.CreateCheckout(ctx, h, s.returnURL(h.ID))
+	if err := s.store.WatchPayments(ctx, h.ID); err != nil {
+		return h, "", err
+	}
+	checkoutURL, err := s.payments.CreateCheckout(ctx, h, payment.Links{Return: s.returnURL(h.ID), Back: s.showURL(h.ShowID)})
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Error("create checkout", "hold", h.ID, "err", err)
@@ -68,7 +80,7 @@ func (s *server) payHold(c echo.Context) error {
 	// Paid already, and the webhook is on its way (a second tab, the back
 	// button): show the return page rather than take the money twice.
 	if h, err := s.store.Hold(ctx, userID(c), c.Param("hold_id")); err == nil && h.State == booking.HoldHeld {
-		if st, err := s.payments.PaymentStatus(ctx, h.ID); err == nil && st == payment.StatusSucceeded {
+		if rep, err := s.payments.PaymentStatus(ctx, h.ID); err == nil && rep.Status == payment.StatusSucceeded {
 			return seeOther(c, s.returnURL(h.ID))
 		}
 	}
@@ -92,17 +104,33 @@ func (s *server) checkoutReturn(c echo.Context) error {
 }
 
 // checkoutReturnStatus is the return page's changing part, polled by htmx
-// while the payment is being confirmed. An htmx poll that finds nothing new
-// is answered 204, so nothing is swapped and nothing is read out again.
+// while the payment is being confirmed. An htmx poll that finds the state
+// the page shows (shown) is answered 204, so nothing is swapped and nothing
+// is read out again.
 func (s *server) checkoutReturnStatus(c echo.Context) error {
 	r, err := s.returnView(c)
 	if err != nil {
 		return err
 	}
-	if r.State == checkout.Confirming && isHTMX(c) {
+	shown := checkout.State(c.QueryParam("shown"))
+	if shown == "" {
+		shown = checkout.Confirming
+	}
+	if r.State.Waiting() && r.State == shown && isHTMX(c) {
 		return c.NoContent(http.StatusNoContent)
 	}
 	return render(c, http.StatusOK, checkout.Status(r))
+}
+
+// waitingSince is when the return page began waiting for an outcome: the
+// since of its status address, set by the first render; a missing, garbled
+// or future one is now. It only decides the page's wording.
+func waitingSince(c echo.Context, now time.Time) time.Time {
+	since, err := strconv.ParseInt(c.QueryParam("since"), 10, 64)
+	if err != nil || since > now.Unix() {
+		return now
+	}
+	return time.Unix(since, 0)
 }
 
 // returnView decides what the return page says about the caller's hold.
@@ -127,27 +155,47 @@ func (s *server) returnView(c echo.Context) (checkout.Return, error) {
 		return r, nil
 	}
 	// No outcome stored yet: the webhook may be on its way, or there was
-	// no payment. Only the provider can tell, and only for telling.
-	status, err := s.payments.PaymentStatus(ctx, h.ID)
+	// no payment. Only the provider can tell; the page only tells, and
+	// reconciliation does the rest.
+	rep, err := s.payments.PaymentStatus(ctx, h.ID)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Warn("payment status", "hold", h.ID, "err", err)
 		}
-		status = payment.StatusPending
+		rep.Status = payment.StatusPending
 	}
 	switch {
-	case status == payment.StatusDeclined:
+	case rep.Status == payment.StatusDeclined:
 		r.State = checkout.Declined
-	case status == payment.StatusNone:
+	case rep.Status == payment.StatusNone:
 		r.State = checkout.NotPaid
-	case status == payment.StatusPending && !r.HoldLive:
+	case rep.Status == payment.StatusPending && !r.HoldLive:
 		// An open checkout nobody paid, for a hold that has ended.
 		r.State = checkout.NotPaid
 	default:
-		// Succeeded (the webhook is on its way) or pending while the hold lasts.
+		// Succeeded (the webhook is on its way) or pending while the hold
+		// lasts: confirming, and after a while an explanation.
+		now, err := s.store.Now(ctx)
+		if err != nil {
+			return r, err
+		}
+		since := waitingSince(c, now)
+		r.Since = since.Unix()
 		r.State = checkout.Confirming
+		if now.Sub(since) >= s.returnPatience() {
+			r.State = checkout.Delayed
+		}
 	}
 	return r, nil
+}
+
+// returnPatience is how long the return page says "confirming" before it
+// explains instead.
+func (s *server) returnPatience() time.Duration {
+	if s.cfg.ReturnPatience > 0 {
+		return s.cfg.ReturnPatience
+	}
+	return time.Minute
 }
 
 // outcomeView fills r from the stored payments of its hold, the one that

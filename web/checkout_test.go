@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,6 +22,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
+	"github.com/marquee-tickets/marquee/internal/reconcile"
 	"github.com/marquee-tickets/marquee/internal/refunds"
 	"github.com/marquee-tickets/marquee/web"
 )
@@ -347,7 +349,9 @@ func TestPayAtSandboxBooksTheHold(t *testing.T) {
 		if st.AttrOr("data-state", "") != "confirming" || !strings.Contains(p.text("#payment-status"), "Confirming your payment…") {
 			t.Fatalf("return page status = %q", p.text("#payment-status"))
 		}
-		if st.AttrOr("hx-get", "") != "/checkout/return/status?hold_id="+holdID || st.AttrOr("hx-trigger", "") != "every 1s" {
+		pollURL, _ := url.Parse(st.AttrOr("hx-get", ""))
+		if pollURL.Path != "/checkout/return/status" || pollURL.Query().Get("hold_id") != holdID || pollURL.Query().Get("shown") != "confirming" ||
+			st.AttrOr("hx-trigger", "") != "every 1s" {
 			t.Fatalf("status does not poll itself: hx-get=%q hx-trigger=%q", st.AttrOr("hx-get", ""), st.AttrOr("hx-trigger", ""))
 		}
 		region := st.Parent()
@@ -843,5 +847,174 @@ func TestReturnPageListsSeatsInSeatOrder(t *testing.T) {
 	wantPage(t, p, http.StatusOK)
 	if body := p.text("main"); !strings.Contains(body, "B9, B10") {
 		t.Fatalf("the return page does not list B9, B10 in order: %q", body)
+	}
+}
+
+// The sandbox page counts down to the hold's deadline and, from the
+// deadline on, refuses the money: a plain message, the way back to the
+// show, nothing charged.
+func TestSandboxRefusesPaymentOnceTheHoldExpired(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t)
+	s := e.shopper(t, true)
+	holdID := s.mustHold(t, "A5").str("hold_id")
+	path := s.startCheckout(t, holdID)
+	expires := pgtest.Scalar[time.Time](t, e.store.Pool(), `SELECT expires_at FROM holds WHERE id = $1`, holdID)
+
+	e.sbClock.Set(expires.Add(-90 * time.Second))
+	p := s.page(t, path)
+	wantPage(t, p, http.StatusOK)
+	cd := p.Doc.Find("[data-sandbox-countdown]")
+	if got := p.text("[data-countdown-display]"); cd.Length() != 1 || got != "1:30" {
+		t.Fatalf("countdown shows %q, want 1:30", got)
+	}
+	if at, _ := time.Parse(time.RFC3339Nano, cd.AttrOr("data-expires-at", "")); !at.Equal(expires) {
+		t.Fatalf("countdown counts to %q, want the hold's deadline %v", cd.AttrOr("data-expires-at", ""), expires)
+	}
+	if p.Doc.Find(`link[rel="icon"]`).Length() != 1 {
+		t.Fatal("the sandbox page has no favicon")
+	}
+
+	e.sbClock.Set(expires)
+	t.Run("Pay at the deadline is refused, and nothing is charged", func(t *testing.T) {
+		p := s.submit(t, path+"/pay", url.Values{"behaviour": {"normal"}})
+		wantPage(t, p, http.StatusConflict)
+		if text := p.text("[data-outcome=expired]"); !strings.Contains(text, "The time to pay has run out") || !strings.Contains(text, "Nothing was charged") {
+			t.Fatalf("refusal says %q", text)
+		}
+		if back := p.Doc.Find("a[data-back-link]").AttrOr("href", ""); back != e.srv.URL+fmt.Sprintf("/shows/%d", e.show) {
+			t.Fatalf("the way back leads to %q, want the show", back)
+		}
+		if p.Doc.Find(`form[action$="/pay"]`).Length() != 0 {
+			t.Fatal("the refusal still offers to pay")
+		}
+		wantPage(t, s.submit(t, path+"/decline", nil), http.StatusConflict)
+		if n := e.count(t, `SELECT count(*) FROM sandbox_payments`); n != 0 {
+			t.Fatalf("%d payments taken after the deadline", n)
+		}
+	})
+	t.Run("the page itself says so", func(t *testing.T) {
+		p := s.page(t, path)
+		wantPage(t, p, http.StatusOK)
+		if p.Doc.Find("[data-outcome=expired]").Length() != 1 || p.Doc.Find("[data-sandbox-countdown]").Length() != 0 {
+			t.Fatalf("an expired checkout's page:\n%s", p.Body)
+		}
+	})
+}
+
+// A lost webhook: after about a minute the return page stops saying
+// "confirming" and explains, with a link to My bookings, and keeps asking.
+func TestReturnPageExplainsALateOutcome(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t, withClock)
+	s := e.shopper(t, true)
+	holdID := s.mustHold(t, "A6").str("hold_id")
+	s.payAt(t, s.startCheckout(t, holdID), payment.BehaveDrop)
+
+	first := s.page(t, returnPath(holdID))
+	poll := first.Doc.Find("#payment-status").AttrOr("hx-get", "")
+	if st := first.Doc.Find("#payment-status").AttrOr("data-state", ""); st != "confirming" || poll == "" {
+		t.Fatalf("return page state %s, polling %q", st, poll)
+	}
+	htmx := map[string]string{"HX-Request": "true"}
+	e.clock.Advance(58 * time.Second)
+	wantPage(t, s.do(t, "GET", poll, nil, htmx), http.StatusNoContent)
+
+	e.clock.Advance(3 * time.Second)
+	p := s.do(t, "GET", poll, nil, htmx)
+	wantPage(t, p, http.StatusOK)
+	st := p.Doc.Find("#payment-status")
+	if st.AttrOr("data-state", "") != "delayed" || !strings.Contains(p.text("#payment-status"), "taking longer than usual") {
+		t.Fatalf("after a minute: %s %q", st.AttrOr("data-state", ""), p.text("#payment-status"))
+	}
+	if p.Doc.Find(`#payment-status a[href="/bookings"]`).Length() != 1 {
+		t.Fatal("the explanation has no link to My bookings")
+	}
+	slower, _ := url.Parse(st.AttrOr("hx-get", ""))
+	if slower.Query().Get("shown") != "delayed" || slower.Query().Get("since") != mustURL(poll).Query().Get("since") || st.AttrOr("hx-trigger", "") != "every 5s" {
+		t.Fatalf("the explanation polls %q (%s)", st.AttrOr("hx-get", ""), st.AttrOr("hx-trigger", ""))
+	}
+	wantPage(t, s.do(t, "GET", slower.String(), nil, htmx), http.StatusNoContent)
+
+	t.Run("a garbled or future since is now", func(t *testing.T) {
+		for _, since := range []string{"yesterday", strconv.FormatInt(e.clock.Now().Add(time.Hour).Unix(), 10)} {
+			p := s.page(t, "/checkout/return/status?"+url.Values{"hold_id": {holdID}, "since": {since}}.Encode())
+			if state := p.Doc.Find("#payment-status").AttrOr("data-state", ""); p.Status != http.StatusOK || state != "confirming" {
+				t.Errorf("since=%s: state %s, want confirming", since, state)
+			}
+		}
+	})
+
+	t.Run("reconciled: the page shows the outcome", func(t *testing.T) {
+		rc := e.reconciler()
+		rc.RunOnce(context.Background())
+		state, p := s.status(t, holdID)
+		if state != "booked" || p.Doc.Find("a[data-booking-link]").Length() != 1 {
+			t.Fatalf("after reconciliation: %s %q", state, p.text("#payment-status"))
+		}
+		wantPage(t, s.do(t, "GET", slower.String(), nil, htmx), http.StatusOK)
+	})
+}
+
+// reconciler is the reconciliation worker of the env, on the store's clock,
+// asking after the default delay.
+func (e *payEnv) reconciler() *reconcile.Worker {
+	return &reconcile.Worker{Store: e.store, Provider: e.sandbox, Receiver: &payment.Receiver{Store: e.store}}
+}
+
+// A webhook arriving after reconciliation processed its payment (or
+// before) changes nothing: one outcome per payment, invariants clean.
+func TestReconciliationAndALateWebhook(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		lapse    bool   // the hold lapses before either report
+		webhook1 bool   // the webhook arrives first
+		want     string // the one stored outcome
+	}{
+		{"reconciled, then the webhook: booked once", false, false, "BOOKED"},
+		{"the webhook, then reconciled: booked once", false, true, "BOOKED"},
+		{"reconciled after expiry, then the webhook: refunded once", true, false, "REFUND_REQUIRED"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newPayEnv(t, withClock)
+			s := e.shopper(t, true)
+			holdID := s.mustHold(t, "A7").str("hold_id")
+			s.payAt(t, s.startCheckout(t, holdID), payment.BehaveDelay) // a webhook that comes late
+			rc := e.reconciler()
+			webhook := func() {
+				e.sbClock.Advance(payment.WebhookDelay)
+				if n := e.worker.RunOnce(ctx); n != 1 {
+					t.Fatalf("the webhook was not delivered (%d)", n)
+				}
+			}
+			if tc.lapse {
+				e.clock.Advance(holdTTL)
+			}
+			if tc.webhook1 {
+				webhook()
+				e.clock.Advance(holdTTL + reconcile.DefaultSettle) // the check after the deadline asks anyway
+			} else {
+				e.clock.Advance(reconcile.DefaultDelay)
+			}
+			if n := rc.RunOnce(ctx); n != 1 {
+				t.Fatalf("the reconciler asked %d times, want 1", n)
+			}
+			if !tc.webhook1 {
+				webhook()
+			}
+			if got := pgtest.Scalar[string](t, e.store.Pool(), `SELECT string_agg(outcome, ',') FROM payments`); got != tc.want {
+				t.Fatalf("stored outcomes %s, want %s", got, tc.want)
+			}
+			bookings, refunds := e.count(t, `SELECT count(*) FROM bookings`), e.count(t, `SELECT count(*) FROM refunds`)
+			if (tc.want == "BOOKED") != (bookings == 1 && refunds == 0) || (tc.want != "BOOKED") != (bookings == 0 && refunds == 1) {
+				t.Fatalf("%d bookings and %d refunds for one payment stored %s", bookings, refunds, tc.want)
+			}
+			if got := e.count(t, `SELECT last_status FROM sandbox_webhooks`); got != 200 {
+				t.Fatalf("the late webhook was answered %d", got)
+			}
+		})
 	}
 }

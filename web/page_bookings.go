@@ -5,7 +5,9 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -35,38 +37,76 @@ func refundText(r *booking.Refund) string {
 	return "Refund of " + amount + " is on its way to your original payment method."
 }
 
-// bookingCard is one booking as My bookings lists it.
-func bookingCard(b booking.Booking, sh booking.Show, upcoming bool) components.BookingCard {
+// bookingCard is one booking as My bookings lists it. canCancel: the refund
+// policy still allows cancelling it.
+func bookingCard(b booking.Booking, sh booking.Show, upcoming, canCancel bool) components.BookingCard {
+	live := upcoming && b.Status == booking.BookingConfirmed
 	return components.BookingCard{
 		ID: b.ID, Href: bookingPath(b.ID), Movie: sh.MovieTitle, Theatre: sh.TheatreName, Screen: sh.ScreenName,
-		When:  longDate(sh.StartsAt, sh.TimeZone) + ", " + clock(sh.StartsAt, sh.TimeZone) + " " + zoneAbbrev(sh.StartsAt, sh.TimeZone),
+		When:  showWhen(sh),
 		Seats: strings.Join(seatOrder(b.Seats), ", "), Amount: money(b.AmountMinor, b.Currency),
 		Cancelled: b.Status == booking.BookingCancelled, Refund: refundText(b.Refund),
-		CanCancel: upcoming && b.Status == booking.BookingConfirmed,
+		CanCancel: live && canCancel, CancelClosed: live && !canCancel,
 	}
 }
 
-// bookingsPage lists the caller's bookings: upcoming ones soonest first,
-// then past and cancelled ones, latest first.
+func showWhen(sh booking.Show) string {
+	return longDate(sh.StartsAt, sh.TimeZone) + ", " + clock(sh.StartsAt, sh.TimeZone) + " " + zoneAbbrev(sh.StartsAt, sh.TimeZone)
+}
+
+// paymentReason says, in a line, why a refunded payment bought nothing.
+func paymentReason(reason string) string {
+	switch reason {
+	case booking.ReasonHoldExpired:
+		return "The payment reached us after your hold on these seats had expired, so they were not booked."
+	case booking.ReasonHoldCancelled:
+		return "You had released these seats before the payment reached us, so they were not booked."
+	case booking.ReasonAlreadyConfirmed:
+		return "These seats were already paid for by another payment: this one was extra."
+	case booking.ReasonAmountMismatch:
+		return "The payment did not match the price of the seats, so nothing was booked."
+	}
+	return "The payment could not be used to book seats."
+}
+
+// bookingsPage lists the caller's bookings and refunded payments.
 func (s *server) bookingsPage(c echo.Context) error {
-	ctx := c.Request().Context()
-	list, err := s.store.Bookings(ctx, userID(c))
+	v, err := s.bookingsView(c.Request().Context(), userID(c))
 	if err != nil {
 		return err
 	}
-	ids := make([]int64, 0, len(list))
+	v.CSRF = csrfToken(c)
+	return render(c, http.StatusOK, components.BookingsPage(s.meta(c, "My bookings"), v))
+}
+
+// bookingsView is My bookings of user: upcoming bookings soonest first, the
+// payments that bought nothing and are refunded, then past and cancelled
+// bookings, latest first.
+func (s *server) bookingsView(ctx context.Context, user string) (components.BookingsView, error) {
+	var v components.BookingsView
+	list, err := s.store.Bookings(ctx, user)
+	if err != nil {
+		return v, err
+	}
+	refunded, err := s.store.RefundedPayments(ctx, user)
+	if err != nil {
+		return v, err
+	}
+	ids := make([]int64, 0, len(list)+len(refunded))
 	for _, b := range list {
 		ids = append(ids, b.ShowID)
 	}
+	for _, p := range refunded {
+		ids = append(ids, p.ShowID)
+	}
 	shows, err := s.store.ShowsByID(ctx, ids)
 	if err != nil {
-		return err
+		return v, err
 	}
 	now, err := s.store.Now(ctx)
 	if err != nil {
-		return err
+		return v, err
 	}
-	v := components.BookingsView{CSRF: csrfToken(c)}
 	type dated struct {
 		card  components.BookingCard
 		start int64
@@ -75,12 +115,16 @@ func (s *server) bookingsPage(c echo.Context) error {
 	for _, b := range list {
 		sh := shows[b.ShowID]
 		ahead := sh.StartsAt.After(now)
-		d := dated{bookingCard(b, sh, ahead), sh.StartsAt.UnixMicro()}
-		if ahead && b.Status == booking.BookingConfirmed {
-			upcoming = append(upcoming, d)
-		} else {
-			past = append(past, d)
+		if !ahead || b.Status != booking.BookingConfirmed {
+			past = append(past, dated{bookingCard(b, sh, false, false), sh.StartsAt.UnixMicro()})
+			continue
 		}
+		// Offer cancelling only while the refund policy allows it.
+		q, err := s.store.QuoteCancellation(ctx, user, b.ID)
+		if err != nil {
+			return v, err
+		}
+		upcoming = append(upcoming, dated{bookingCard(b, sh, true, q.Allowed), sh.StartsAt.UnixMicro()})
 	}
 	slices.SortStableFunc(upcoming, func(a, b dated) int { return cmp.Compare(a.start, b.start) })
 	slices.SortStableFunc(past, func(a, b dated) int { return cmp.Compare(b.start, a.start) })
@@ -90,7 +134,15 @@ func (s *server) bookingsPage(c echo.Context) error {
 	for _, d := range past {
 		v.Past = append(v.Past, d.card)
 	}
-	return render(c, http.StatusOK, components.BookingsPage(s.meta(c, "My bookings"), v))
+	for _, p := range refunded {
+		sh := shows[p.ShowID]
+		v.Refunded = append(v.Refunded, components.RefundedCard{
+			ID: p.PaymentID, Movie: sh.MovieTitle, Theatre: sh.TheatreName, When: showWhen(sh),
+			Seats: strings.Join(seatOrder(p.Seats), ", "), Amount: money(p.AmountMinor, p.Currency),
+			Why: paymentReason(p.Reason), Refund: refundText(&p.Refund), Refunded: p.Refund.Status == booking.RefundSucceeded,
+		})
+	}
+	return v, nil
 }
 
 // bookingAndShow is one of the caller's bookings with its show.
@@ -129,7 +181,7 @@ func (s *server) cancelPreview(c echo.Context) error {
 		BookingID: b.ID, Href: bookingPath(b.ID), Movie: sh.MovieTitle,
 		When:   longDate(sh.StartsAt, sh.TimeZone) + ", " + clock(sh.StartsAt, sh.TimeZone),
 		Amount: money(b.AmountMinor, b.Currency), Refund: money(q.AmountMinor, q.Currency),
-		Allowed: q.Allowed, CSRF: csrfToken(c),
+		Tier: tierText(q.Tier), Allowed: q.Allowed, InList: isHTMX(c), CSRF: csrfToken(c),
 	}
 	if b.AmountMinor > 0 {
 		v.Percent = int(q.AmountMinor * 100 / b.AmountMinor)
@@ -140,8 +192,23 @@ func (s *server) cancelPreview(c echo.Context) error {
 	return render(c, http.StatusOK, components.CancelPage(s.meta(c, "Cancel booking"), v))
 }
 
+// tierText says what a tier of a refund policy gives back, and until when.
+func tierText(t booking.RefundTier) string {
+	until := "until the show starts"
+	switch {
+	case t.Before <= 0:
+	case t.Before%time.Hour == 0:
+		until = plural(int(t.Before/time.Hour), "hour") + " or more before the show"
+	default:
+		until = plural(int(t.Before/time.Minute), "minute") + " or more before the show"
+	}
+	return strconv.Itoa(t.Percent) + "% back when you cancel " + until
+}
+
 // cancelBookingPage cancels the booking under the refund policy. Cancelling
 // twice answers the same; once the policy no longer allows it, a 409 says so.
+// htmx gets My bookings' lists again, the booking now under Past and
+// cancelled, with a notice of what was cancelled.
 func (s *server) cancelBookingPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	b, err := s.store.CancelBooking(ctx, userID(c), c.Param("booking_id"))
@@ -155,5 +222,11 @@ func (s *server) cancelBookingPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, components.BookingItem(bookingCard(b, sh, false), csrfToken(c)))
+	v, err := s.bookingsView(ctx, userID(c))
+	if err != nil {
+		return err
+	}
+	v.CSRF = csrfToken(c)
+	v.Notice = "Booking cancelled: " + sh.MovieTitle + ", " + showWhen(sh) + ". " + refundText(b.Refund)
+	return render(c, http.StatusOK, components.BookingsLists(v))
 }

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -20,11 +22,17 @@ import (
 var errInvalidBehaviour = newError(http.StatusUnprocessableEntity, "invalid_behaviour",
 	"Pick one of the test behaviours offered.")
 
-// sandboxCheckout shows a hosted checkout: merchant, amount, hold, and Pay
-// and Decline while it is open.
+// sandboxCheckout shows a hosted checkout: merchant, amount, hold, the time
+// left to pay, and Pay and Decline while it is open; once its hold has
+// expired, a refusal with the way back to the show.
 func (s *server) sandboxCheckout(c echo.Context) error {
+	return s.renderCheckout(c, http.StatusOK, c.Param("checkout_id"))
+}
+
+// renderCheckout renders checkout id's page with status.
+func (s *server) renderCheckout(c echo.Context, status int, id string) error {
 	ctx := c.Request().Context()
-	co, err := s.sandbox.Checkout(ctx, c.Param("checkout_id"))
+	co, err := s.sandbox.Checkout(ctx, id)
 	if err != nil {
 		return lookup("checkout", err)
 	}
@@ -32,29 +40,53 @@ func (s *server) sandboxCheckout(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	now, err := s.sandbox.Now(ctx)
+	if err != nil {
+		return err
+	}
+	expired := co.Expired(now)
 	v := sandbox.Checkout{
 		ID: co.ID, Merchant: co.Merchant, Amount: money(co.AmountMinor, co.Currency), HoldID: co.HoldID,
-		Open: co.Status == payment.CheckoutOpen, Behaviour: string(co.Behaviour), ReturnURL: co.ReturnURL,
-		CSRF: csrfToken(c), FailRefunds: settings.FailRefunds,
+		Open: co.Status == payment.CheckoutOpen && !expired, Behaviour: string(co.Behaviour), ReturnURL: co.ReturnURL,
+		BackURL: co.BackURL, CSRF: csrfToken(c), FailRefunds: settings.FailRefunds,
 	}
-	switch co.Status {
-	case payment.CheckoutOpen:
+	if v.BackURL == "" {
+		v.BackURL = co.ReturnURL
+	}
+	if co.ExpiresAt != nil {
+		v.Deadline = co.ExpiresAt.UTC().Format("15:04:05") + " UTC"
+		if v.Open {
+			v.ExpiresAt, v.ServerNow = co.ExpiresAt.UTC().Format(time.RFC3339Nano), now.UTC().Format(time.RFC3339Nano)
+			v.TimeLeft = timeLeft(co.ExpiresAt.Sub(now))
+		}
+	}
+	switch {
+	case expired:
+		v.Outcome = "expired"
+	case co.Status == payment.CheckoutOpen:
 		for _, b := range payment.Behaviours {
 			v.Behaviours = append(v.Behaviours, sandbox.Option{Value: string(b.Behaviour), Label: b.Description})
 		}
-	case payment.CheckoutPaid:
+	case co.Status == payment.CheckoutPaid:
 		v.Outcome = "paid"
 	default:
 		v.Outcome = "declined"
 	}
-	if !v.Open {
+	if !v.Open && !expired {
 		list, err := s.sandbox.Deliveries(ctx, co.ID, 20)
 		if err != nil {
 			return err
 		}
 		v.Deliveries = deliveryViews(list)
 	}
-	return render(c, http.StatusOK, sandbox.CheckoutPage(v))
+	return render(c, status, sandbox.CheckoutPage(v))
+}
+
+// timeLeft formats a positive duration as the countdown shows it: 4:59,
+// rounded up to the second.
+func timeLeft(d time.Duration) string {
+	secs := int64((d + time.Second - 1) / time.Second)
+	return strconv.FormatInt(secs/60, 10) + ":" + fmt.Sprintf("%02d", secs%60)
 }
 
 // sandboxPay charges the checkout with the chosen test behaviour and sends
@@ -65,6 +97,10 @@ func (s *server) sandboxPay(c echo.Context) error {
 		return errInvalidBehaviour
 	}
 	co, err := s.sandbox.Pay(c.Request().Context(), c.Param("checkout_id"), b)
+	if errors.Is(err, payment.ErrCheckoutExpired) {
+		// Too late: no money taken; the page says so and leads back.
+		return s.renderCheckout(c, http.StatusConflict, c.Param("checkout_id"))
+	}
 	if err != nil {
 		return lookup("checkout", err)
 	}
@@ -74,6 +110,9 @@ func (s *server) sandboxPay(c echo.Context) error {
 // sandboxDecline declines the checkout and sends the shopper back.
 func (s *server) sandboxDecline(c echo.Context) error {
 	co, err := s.sandbox.Decline(c.Request().Context(), c.Param("checkout_id"))
+	if errors.Is(err, payment.ErrCheckoutExpired) {
+		return s.renderCheckout(c, http.StatusConflict, c.Param("checkout_id"))
+	}
 	if err != nil {
 		return lookup("checkout", err)
 	}

@@ -38,6 +38,11 @@ type Config struct {
 	// When both are nil, a sandbox is made on the store's database.
 	Sandbox *payment.Sandbox
 
+	// ReturnPatience is how long the payment return page says
+	// "confirming" before it explains that the outcome will follow (and
+	// where to see it). 0 = 1 minute.
+	ReturnPatience time.Duration
+
 	// Live, when set, serves the live seat map's websocket from this hub.
 	Live *live.Hub
 	// LivePing is how often each live seat map socket is pinged, keeping it

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 	"regexp"
 	"time"
@@ -78,37 +77,26 @@ func (s *server) paymentWebhook(c echo.Context) error {
 	if err := req.validate(); err != nil {
 		return err
 	}
-	if req.Status == paymentFailed {
+	// The same use case reconciliation processes a charge with: a payment
+	// is received one way, whichever way its report came.
+	conf, err := s.receiver().Receive(c.Request().Context(), booking.Payment{
+		ID: req.PaymentID, HoldRef: req.HoldID, AmountMinor: *req.AmountMinor, Currency: req.Currency,
+	}, req.Status == paymentSucceeded)
+	if err != nil {
+		return err
+	}
+	if conf.Outcome == payment.Ignored {
 		// A declined payment changes nothing, and its id stays free: the
 		// shopper may retry and succeed under the same id.
-		s.metrics.Payments.WithLabelValues("ignored").Inc()
-		return c.JSON(http.StatusOK, map[string]string{"outcome": "IGNORED"})
+		return c.JSON(http.StatusOK, map[string]string{"outcome": string(payment.Ignored)})
 	}
-
-	conf, err := s.store.ConfirmPayment(c.Request().Context(), booking.Payment{
-		ID: req.PaymentID, HoldRef: req.HoldID, AmountMinor: *req.AmountMinor, Currency: req.Currency,
-	})
-	var mismatch *booking.AmountMismatchError
-	switch {
-	case errors.As(err, &mismatch):
-		s.metrics.Payments.WithLabelValues("amount_mismatch").Inc()
-		return err
-	case errors.Is(err, booking.ErrPaymentConflict):
-		s.metrics.Payments.WithLabelValues("conflict").Inc()
-		return err
-	case err != nil:
-		return err
-	}
-	s.metrics.Payments.WithLabelValues(outcomeLabel(conf.Outcome)).Inc()
 	return c.JSON(http.StatusOK, confirmationJSON{
 		PaymentID: conf.PaymentID, HoldID: conf.HoldID, Outcome: string(conf.Outcome),
 		Reason: conf.Reason, BookingID: conf.BookingID,
 	})
 }
 
-func outcomeLabel(o booking.Outcome) string {
-	if o == booking.OutcomeBooked {
-		return "booked"
-	}
-	return "refund_required"
+// receiver records reported payments: the webhook's, and reconciliation's.
+func (s *server) receiver() *payment.Receiver {
+	return &payment.Receiver{Store: s.store, Metrics: s.metrics}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/marquee-tickets/marquee/internal/reconcile"
 )
 
 // config is the environment of `marquee serve`, checked.
@@ -22,6 +24,9 @@ type config struct {
 	PublicURL       string
 	MaxSeatsPerHold int
 	RateLimits      bool
+	// ReconcileDelay is how long after a checkout opens the payment
+	// provider is first asked how paying went, if no webhook said so.
+	ReconcileDelay time.Duration
 }
 
 // devWebhookSecret signs sandbox webhooks when PAYMENT_WEBHOOK_SECRET is not
@@ -34,6 +39,8 @@ const (
 	maxHoldTTL       = time.Hour
 	maxSeatsCeiling  = 100 // the holds table allows at most 100 seats a hold
 	minWebhookSecret = 16
+	minReconcile     = time.Second
+	maxReconcile     = 10 * time.Minute
 )
 
 // loadConfig reads the configuration through getenv (os.Getenv in main),
@@ -46,6 +53,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		PublicURL:       "http://localhost:8080",
 		MaxSeatsPerHold: 10,
 		RateLimits:      true,
+		ReconcileDelay:  reconcile.DefaultDelay,
 	}
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -116,6 +124,18 @@ func loadConfig(getenv func(string) string) (config, error) {
 			cfg.RateLimits = false
 		default:
 			bad("RATE_LIMITS=%q: must be on or off", v)
+		}
+	}
+
+	if v := get("RECONCILE_DELAY"); v != "" {
+		d, err := time.ParseDuration(v)
+		switch {
+		case err != nil:
+			bad("RECONCILE_DELAY=%q: not a Go duration (e.g. 10s, 1m)", v)
+		case d < minReconcile || d > maxReconcile:
+			bad("RECONCILE_DELAY=%q: must be between %v and %v", v, minReconcile, maxReconcile)
+		default:
+			cfg.ReconcileDelay = d
 		}
 	}
 

@@ -23,6 +23,7 @@ func TestLoadConfig(t *testing.T) {
 		PublicURL:       "http://localhost:8080",
 		MaxSeatsPerHold: 10,
 		RateLimits:      true,
+		ReconcileDelay:  10 * time.Second,
 	}
 	with := func(change func(*config)) config {
 		c := defaults
@@ -47,10 +48,11 @@ func TestLoadConfig(t *testing.T) {
 			"PUBLIC_URL":             "https://tickets.example.com/",
 			"MAX_SEATS_PER_HOLD":     "6",
 			"RATE_LIMITS":            "off",
+			"RECONCILE_DELAY":        "30s",
 		}, want: config{
 			DatabaseURL: "host=/tmp dbname=marquee", Addr: "127.0.0.1:18080", HoldTTL: 90 * time.Second,
 			WebhookSecret: []byte("0123456789abcdef0123"), PublicURL: "https://tickets.example.com",
-			MaxSeatsPerHold: 6, RateLimits: false,
+			MaxSeatsPerHold: 6, RateLimits: false, ReconcileDelay: 30 * time.Second,
 		}},
 		{name: "RATE_LIMITS ON in capitals", env: map[string]string{"DATABASE_URL": testDB, "RATE_LIMITS": "ON"}, want: defaults},
 		{name: "PUBLIC_URL loses its default port, as in an Origin header",
@@ -118,6 +120,10 @@ func TestLoadConfig(t *testing.T) {
 			wantErr: []string{`MAX_SEATS_PER_HOLD="ten": not a whole number`}},
 		{name: "RATE_LIMITS neither on nor off", env: map[string]string{"DATABASE_URL": testDB, "RATE_LIMITS": "yes"},
 			wantErr: []string{`RATE_LIMITS="yes": must be on or off`}},
+		{name: "RECONCILE_DELAY not a duration", env: map[string]string{"DATABASE_URL": testDB, "RECONCILE_DELAY": "soon"},
+			wantErr: []string{`RECONCILE_DELAY="soon": not a Go duration`}},
+		{name: "RECONCILE_DELAY under a second", env: map[string]string{"DATABASE_URL": testDB, "RECONCILE_DELAY": "500ms"},
+			wantErr: []string{`RECONCILE_DELAY="500ms": must be between 1s and 10m0s`}},
 		{name: "every problem at once", env: map[string]string{
 			"HOLD_TTL": "abc", "MAX_SEATS_PER_HOLD": "0", "PUBLIC_URL": "localhost", "RATE_LIMITS": "maybe",
 		}, wantErr: []string{"DATABASE_URL", "HOLD_TTL", "MAX_SEATS_PER_HOLD", "PUBLIC_URL", "RATE_LIMITS"}},

@@ -20,6 +20,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/internal/reconcile"
 	"github.com/marquee-tickets/marquee/internal/refunds"
 	"github.com/marquee-tickets/marquee/internal/sweeper"
 	"github.com/marquee-tickets/marquee/web"
@@ -38,6 +39,7 @@ const (
 	refundBatch      = 50
 	refundLease      = time.Minute
 	webhookInterval  = time.Second
+	reconcileBatch   = 20
 	// announceInterval is the batching delay the live seat map adds.
 	announceInterval = 50 * time.Millisecond
 	announceBatch    = 2000
@@ -53,7 +55,7 @@ const (
 func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, log *slog.Logger) error {
 	log.Info("starting marquee",
 		"addr", cfg.Addr, "public_url", cfg.PublicURL, "hold_ttl", cfg.HoldTTL,
-		"max_seats_per_hold", cfg.MaxSeatsPerHold, "rate_limits", cfg.RateLimits,
+		"max_seats_per_hold", cfg.MaxSeatsPerHold, "rate_limits", cfg.RateLimits, "reconcile_delay", cfg.ReconcileDelay,
 		"database", postgres.RedactURL(cfg.DatabaseURL))
 	if cfg.DevSecret {
 		log.Warn("PAYMENT_WEBHOOK_SECRET is not set: using the public development secret; "+
@@ -112,6 +114,12 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		Interval: refundInterval, Batch: refundBatch, Lease: refundLease,
 		Log: log.With("component", "refunds"),
 	}
+	// Reconciliation: asks the provider about every checkout opened, so a
+	// payment whose webhook is lost still ends in a booking or a refund.
+	rc := &reconcile.Worker{
+		Store: store, Provider: sandbox, Receiver: &payment.Receiver{Store: store, Metrics: m},
+		Batch: reconcileBatch, Delay: cfg.ReconcileDelay, Log: log.With("component", "reconcile"),
+	}
 	// The live seat map: committed seat changes are announced in batches by
 	// the notifier, heard by this instance's one listener connection and
 	// fanned out by the hub to the websockets of its viewers.
@@ -129,7 +137,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		Vacuum: store.VacuumSeatEvents, VacuumEvery: announceVacuumEvery,
 	}
 	var workers sync.WaitGroup
-	for _, run := range []func(context.Context){sw.Run, rw.Run, ww.Run, hub.Run, listener.Run, notifier.Run} {
+	for _, run := range []func(context.Context){sw.Run, rw.Run, ww.Run, rc.Run, hub.Run, listener.Run, notifier.Run} {
 		workers.Go(func() { run(sweepCtx) })
 	}
 

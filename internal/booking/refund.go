@@ -28,12 +28,23 @@ var DefaultRefundPolicy = RefundPolicy{Tiers: []RefundTier{
 // minor units when untilShow remains before it starts. ok is false when no
 // tier allows cancelling any more. Amounts round down to the minor unit.
 func (p RefundPolicy) Refund(amount int64, untilShow time.Duration) (refund int64, ok bool) {
+	t, ok := p.Tier(untilShow)
+	if !ok {
+		return 0, false
+	}
+	return amount * int64(t.Percent) / 100, true
+}
+
+// Tier returns the tier that applies when untilShow remains before the
+// show: the one with the longest Before that untilShow still reaches. ok is
+// false when none does (cancelling is closed).
+func (p RefundPolicy) Tier(untilShow time.Duration) (tier RefundTier, ok bool) {
 	tiers := slices.Clone(p.Tiers)
 	slices.SortFunc(tiers, func(a, b RefundTier) int { return cmp.Compare(b.Before, a.Before) })
 	for _, t := range tiers {
 		if untilShow >= t.Before {
-			return amount * int64(t.Percent) / 100, true
+			return t, true
 		}
 	}
-	return 0, false
+	return RefundTier{}, false
 }

@@ -114,10 +114,18 @@ type Checkout struct {
 	Currency    string
 	Merchant    string
 	ReturnURL   string
+	BackURL     string     // the merchant's page to leave to without paying; "" if none
+	ExpiresAt   *time.Time // money is taken only before this (the hold's deadline); nil: no deadline
 	Status      CheckoutStatus
 	Behaviour   Behaviour // how the webhooks of the payment were sent; "" while open
 	CreatedAt   time.Time
 	CompletedAt *time.Time
+}
+
+// Expired reports whether open checkout c can no longer be paid at now:
+// its hold's deadline has come (exactly at ExpiresAt, as the hold itself).
+func (c Checkout) Expired(now time.Time) bool {
+	return c.Status == CheckoutOpen && c.ExpiresAt != nil && !now.Before(*c.ExpiresAt)
 }
 
 // Behaviour is how the sandbox reports a payment: like a well-behaved
@@ -186,6 +194,9 @@ var (
 	ErrUnknownPayment = errors.New("sandbox: no succeeded payment with this id")
 	// ErrRefundTooLarge: refunds of a payment would exceed what it charged.
 	ErrRefundTooLarge = errors.New("sandbox: refunds would exceed the payment")
+	// ErrCheckoutExpired: paying or declining a checkout whose hold's
+	// deadline has passed. Nothing is charged.
+	ErrCheckoutExpired = errors.New("sandbox: the checkout's hold has expired")
 )
 
 // newID returns prefix and n random bytes in hex.
@@ -196,16 +207,25 @@ func newID(prefix string, n int) string {
 }
 
 // CreateCheckout opens a hosted checkout for hold h and returns its page's
-// address. Each call opens a new checkout; an abandoned one costs nothing.
-func (s *Sandbox) CreateCheckout(ctx context.Context, h booking.Hold, returnURL string) (string, error) {
-	if h.ID == "" || h.AmountMinor < 0 || returnURL == "" {
+// address. It takes money only before h.ExpiresAt (a zero ExpiresAt sets no
+// deadline). Each call opens a new checkout; an abandoned one costs nothing.
+func (s *Sandbox) CreateCheckout(ctx context.Context, h booking.Hold, links Links) (string, error) {
+	if h.ID == "" || h.AmountMinor < 0 || links.Return == "" {
 		return "", fmt.Errorf("sandbox: create checkout: incomplete hold %q or no return url", h.ID)
+	}
+	var expires *time.Time
+	if !h.ExpiresAt.IsZero() {
+		expires = &h.ExpiresAt
+	}
+	var back *string
+	if links.Back != "" {
+		back = &links.Back
 	}
 	id := newID("cs_", 16)
 	if _, err := s.pool.Exec(ctx, `
-		INSERT INTO sandbox_checkouts (id, hold_id, customer, amount_minor, currency, merchant, return_url, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, coalesce($8::timestamptz, clock_timestamp()))`,
-		id, h.ID, h.UserID, h.AmountMinor, h.Currency, s.cfg.Merchant, returnURL, s.now()); err != nil {
+		INSERT INTO sandbox_checkouts (id, hold_id, customer, amount_minor, currency, merchant, return_url, back_url, expires_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10::timestamptz, clock_timestamp()))`,
+		id, h.ID, h.UserID, h.AmountMinor, h.Currency, s.cfg.Merchant, links.Return, back, expires, s.now()); err != nil {
 		return "", fmt.Errorf("sandbox: create checkout: %w", err)
 	}
 	return s.CheckoutURL(id), nil
@@ -216,14 +236,24 @@ func (s *Sandbox) CheckoutURL(id string) string {
 	return s.cfg.PublicURL + SandboxPrefix + "/checkout/" + url.PathEscape(id)
 }
 
-const checkoutColumns = `id, hold_id, customer, amount_minor, currency, merchant, return_url, status,
-	coalesce(behaviour, ''), created_at, completed_at`
+const checkoutColumns = `id, hold_id, customer, amount_minor, currency, merchant, return_url,
+	coalesce(back_url, ''), expires_at, status, coalesce(behaviour, ''), created_at, completed_at`
 
-func scanCheckout(row pgx.Row) (Checkout, error) {
+func scanCheckout(row pgx.Row, extra ...any) (Checkout, error) {
 	var c Checkout
-	err := row.Scan(&c.ID, &c.HoldID, &c.Customer, &c.AmountMinor, &c.Currency, &c.Merchant, &c.ReturnURL,
-		&c.Status, &c.Behaviour, &c.CreatedAt, &c.CompletedAt)
+	err := row.Scan(append([]any{&c.ID, &c.HoldID, &c.Customer, &c.AmountMinor, &c.Currency, &c.Merchant, &c.ReturnURL,
+		&c.BackURL, &c.ExpiresAt, &c.Status, &c.Behaviour, &c.CreatedAt, &c.CompletedAt}, extra...)...)
 	return c, err
+}
+
+// Now is the sandbox's clock: the database's, or Clock when set. A
+// checkout's deadline is decided by it.
+func (s *Sandbox) Now(ctx context.Context) (time.Time, error) {
+	var now time.Time
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce($1::timestamptz, clock_timestamp())`, s.now()).Scan(&now); err != nil {
+		return now, fmt.Errorf("sandbox: read clock: %w", err)
+	}
+	return now, nil
 }
 
 // Checkout returns checkout id; booking.ErrNotFound if there is none.
@@ -257,8 +287,9 @@ type webhook struct {
 // Pay charges checkout id and queues its webhooks as behaviour b says, in
 // one transaction: no payment without its webhook, no webhook without its
 // payment. A checkout already paid or declined is returned unchanged (a
-// double-submitted Pay charges once). The caller sends the shopper to the
-// checkout's ReturnURL.
+// double-submitted Pay charges once); one whose hold has expired charges
+// nothing and fails with ErrCheckoutExpired. The caller sends the shopper to
+// the checkout's ReturnURL.
 func (s *Sandbox) Pay(ctx context.Context, id string, b Behaviour) (Checkout, error) {
 	if _, err := ParseBehaviour(string(b)); err != nil {
 		return Checkout{}, err
@@ -297,7 +328,8 @@ func (s *Sandbox) Pay(ctx context.Context, id string, b Behaviour) (Checkout, er
 
 // Decline refuses to pay checkout id: nothing is charged, and a failed
 // webhook reports the declined attempt. A checkout already paid or declined
-// is returned unchanged.
+// is returned unchanged; one whose hold has expired fails with
+// ErrCheckoutExpired (there is nothing left to decline).
 func (s *Sandbox) Decline(ctx context.Context, id string) (Checkout, error) {
 	c, changed, err := s.complete(ctx, id, func(ctx context.Context, tx pgx.Tx, c Checkout) error {
 		p := newID("pay_", 12)
@@ -313,11 +345,14 @@ func (s *Sandbox) Decline(ctx context.Context, id string) (Checkout, error) {
 }
 
 // complete ends open checkout id as status, running charge under its lock.
+// The deadline is decided under the lock too, so no payment slips past it.
 func (s *Sandbox) complete(ctx context.Context, id string, charge func(context.Context, pgx.Tx, Checkout) error,
 	status CheckoutStatus, b Behaviour) (c Checkout, changed bool, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
-		c, err = scanCheckout(tx.QueryRow(ctx, `SELECT `+checkoutColumns+` FROM sandbox_checkouts WHERE id = $1 FOR UPDATE`, id))
+		var now time.Time
+		c, err = scanCheckout(tx.QueryRow(ctx, `SELECT `+checkoutColumns+`, coalesce($2::timestamptz, clock_timestamp())
+			FROM sandbox_checkouts WHERE id = $1 FOR UPDATE`, id, s.now()), &now)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("sandbox checkout %q: %w", id, booking.ErrNotFound)
 		}
@@ -326,6 +361,9 @@ func (s *Sandbox) complete(ctx context.Context, id string, charge func(context.C
 		}
 		if c.Status != CheckoutOpen {
 			return nil
+		}
+		if c.Expired(now) {
+			return fmt.Errorf("checkout %s of hold %s at %s: %w", c.ID, c.HoldID, now.Format(time.RFC3339), ErrCheckoutExpired)
 		}
 		if err := charge(ctx, tx, c); err != nil {
 			return err
@@ -375,23 +413,38 @@ func enqueueWebhooks(ctx context.Context, tx pgx.Tx, now any, c Checkout, hooks 
 }
 
 // PaymentStatus says how paying for hold holdID went: succeeded if any of its
-// checkouts was paid, else as its latest checkout stands.
-func (s *Sandbox) PaymentStatus(ctx context.Context, holdID string) (Status, error) {
+// checkouts was paid, with every succeeded payment of them, else as its
+// latest checkout stands.
+func (s *Sandbox) PaymentStatus(ctx context.Context, holdID string) (Report, error) {
 	var st CheckoutStatus
 	err := s.pool.QueryRow(ctx, `
 		SELECT status FROM sandbox_checkouts WHERE hold_id = $1
 		 ORDER BY status = 'PAID' DESC, seq DESC LIMIT 1`, holdID).Scan(&st)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return StatusNone, nil
+		return Report{Status: StatusNone}, nil
 	case err != nil:
-		return "", fmt.Errorf("sandbox: payment status: %w", err)
-	case st == CheckoutPaid:
-		return StatusSucceeded, nil
+		return Report{}, fmt.Errorf("sandbox: payment status: %w", err)
 	case st == CheckoutDeclined:
-		return StatusDeclined, nil
+		return Report{Status: StatusDeclined}, nil
+	case st == CheckoutOpen:
+		return Report{Status: StatusPending}, nil
 	}
-	return StatusPending, nil
+	rows, err := s.pool.Query(ctx, `
+		SELECT id, hold_id, amount_minor, currency FROM sandbox_payments
+		 WHERE hold_id = $1 AND status = 'succeeded' ORDER BY created_at, id`, holdID)
+	if err != nil {
+		return Report{}, fmt.Errorf("sandbox: payments of hold %s: %w", holdID, err)
+	}
+	charges, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Payment, error) {
+		var p booking.Payment
+		err := r.Scan(&p.ID, &p.HoldRef, &p.AmountMinor, &p.Currency)
+		return p, err
+	})
+	if err != nil {
+		return Report{}, fmt.Errorf("sandbox: payments of hold %s: %w", holdID, err)
+	}
+	return Report{Status: StatusSucceeded, Charges: charges}, nil
 }
 
 // Refund pays refund r back against the payment it names. The refund id is

@@ -107,7 +107,7 @@ func newSandboxEnv(t *testing.T, webhookURL string) *sandboxEnv {
 	e.worker = &payment.WebhookWorker{Sandbox: e.sandbox, MaxAttempts: 4}
 	e.hold = booking.Hold{
 		ID: "6f1c1d2e-0000-4000-8000-000000000001", UserID: "6f1c1d2e-0000-4000-8000-0000000000aa",
-		AmountMinor: 50000, Currency: "INR",
+		AmountMinor: 50000, Currency: "INR", ExpiresAt: e.clock.Now().Add(5 * time.Minute),
 	}
 	return e
 }
@@ -115,7 +115,9 @@ func newSandboxEnv(t *testing.T, webhookURL string) *sandboxEnv {
 // checkout opens a checkout of the env's hold and returns its id.
 func (e *sandboxEnv) checkout(t *testing.T) string {
 	t.Helper()
-	u, err := e.sandbox.CreateCheckout(ctx, e.hold, "http://marquee.test/checkout/return?hold_id="+e.hold.ID)
+	u, err := e.sandbox.CreateCheckout(ctx, e.hold, payment.Links{
+		Return: "http://marquee.test/checkout/return?hold_id=" + e.hold.ID, Back: "http://marquee.test/shows/7",
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,11 +135,16 @@ func (e *sandboxEnv) count(t *testing.T, sql string, args ...any) int {
 
 func (e *sandboxEnv) status(t *testing.T) payment.Status {
 	t.Helper()
-	st, err := e.sandbox.PaymentStatus(ctx, e.hold.ID)
+	return e.report(t).Status
+}
+
+func (e *sandboxEnv) report(t *testing.T) payment.Report {
+	t.Helper()
+	r, err := e.sandbox.PaymentStatus(ctx, e.hold.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st
+	return r
 }
 
 func TestSandboxCheckout(t *testing.T) {
@@ -158,7 +165,8 @@ func TestSandboxCheckout(t *testing.T) {
 		}
 		if c.HoldID != e.hold.ID || c.Customer != e.hold.UserID || c.AmountMinor != 50000 || c.Currency != "INR" ||
 			c.Merchant != "Marquee" || c.Status != payment.CheckoutOpen || c.Behaviour != "" ||
-			c.ReturnURL != "http://marquee.test/checkout/return?hold_id="+e.hold.ID {
+			c.ReturnURL != "http://marquee.test/checkout/return?hold_id="+e.hold.ID || c.BackURL != "http://marquee.test/shows/7" ||
+			c.ExpiresAt == nil || !c.ExpiresAt.Equal(e.hold.ExpiresAt) {
 			t.Fatalf("checkout = %+v", c)
 		}
 		if st := e.status(t); st != payment.StatusPending {
@@ -237,8 +245,11 @@ func TestSandboxCheckout(t *testing.T) {
 			body["status"] != "succeeded" || !strings.HasPrefix(body["payment_id"].(string), "pay_") || len(body) != 5 {
 			t.Fatalf("webhook body = %s", raw)
 		}
-		if st := e.status(t); st != payment.StatusSucceeded {
-			t.Fatalf("status = %s, want succeeded", st)
+		r := e.report(t)
+		if r.Status != payment.StatusSucceeded || len(r.Charges) != 1 || r.Charges[0] != (booking.Payment{
+			ID: body["payment_id"].(string), HoldRef: e.hold.ID, AmountMinor: 50000, Currency: "INR",
+		}) {
+			t.Fatalf("report = %+v, want succeeded with the charge its webhook carries", r)
 		}
 	})
 
@@ -293,6 +304,61 @@ func TestSandboxParallelPayChargesOnce(t *testing.T) {
 	}
 	if n := e.count(t, `SELECT count(*) FROM sandbox_webhooks`); n != 1 {
 		t.Fatalf("%d webhooks, want 1", n)
+	}
+}
+
+// A checkout takes money only while its hold is valid: up to the instant
+// before the deadline, never at it or after.
+func TestSandboxRefusesPaymentAfterTheHoldExpired(t *testing.T) {
+	t.Parallel()
+	e := newSandboxEnv(t, "http://127.0.0.1:1/payments/webhook")
+	late, onTime, declined := e.checkout(t), e.checkout(t), e.checkout(t)
+
+	e.clock.Set(e.hold.ExpiresAt.Add(-time.Microsecond))
+	if c, err := e.sandbox.Pay(ctx, onTime, payment.BehaveNormal); err != nil || c.Status != payment.CheckoutPaid {
+		t.Fatalf("Pay 1 µs before the deadline = %+v, %v", c, err)
+	}
+
+	e.clock.Set(e.hold.ExpiresAt)
+	for _, b := range []payment.Behaviour{payment.BehaveNormal, payment.BehaveDrop, payment.BehaveTwoPayments} {
+		if _, err := e.sandbox.Pay(ctx, late, b); !errors.Is(err, payment.ErrCheckoutExpired) {
+			t.Fatalf("Pay (%s) at the deadline = %v, want ErrCheckoutExpired", b, err)
+		}
+	}
+	if _, err := e.sandbox.Decline(ctx, declined); !errors.Is(err, payment.ErrCheckoutExpired) {
+		t.Fatalf("Decline at the deadline = %v, want ErrCheckoutExpired", err)
+	}
+	for _, id := range []string{late, declined} {
+		c, err := e.sandbox.Checkout(ctx, id)
+		if err != nil || c.Status != payment.CheckoutOpen || !c.Expired(e.clock.Now()) {
+			t.Fatalf("refused checkout = %+v, %v; want open and expired", c, err)
+		}
+	}
+	if n := e.count(t, `SELECT count(*) FROM sandbox_payments`); n != 1 {
+		t.Fatalf("%d payments recorded, want only the one in time", n)
+	}
+	if n := e.count(t, `SELECT count(*) FROM sandbox_webhooks`); n != 1 {
+		t.Fatalf("%d webhooks queued, want only the one in time", n)
+	}
+}
+
+// The provider's report lists every charge of a hold, for reconciliation:
+// two payments, and a dropped one, with what their webhooks would carry.
+func TestSandboxReportListsEveryCharge(t *testing.T) {
+	t.Parallel()
+	e := newSandboxEnv(t, "http://127.0.0.1:1/payments/webhook")
+	e.pay(t, payment.BehaveTwoPayments)
+	e.clock.Advance(time.Second)
+	e.pay(t, payment.BehaveDrop)
+	r := e.report(t)
+	ids := pgtest.Scalar[[]string](t, e.pool, `SELECT array_agg(id ORDER BY created_at, id) FROM sandbox_payments`)
+	if r.Status != payment.StatusSucceeded || len(r.Charges) != 3 || len(ids) != 3 {
+		t.Fatalf("report = %+v, payments %v", r, ids)
+	}
+	for i, c := range r.Charges {
+		if c != (booking.Payment{ID: ids[i], HoldRef: e.hold.ID, AmountMinor: 50000, Currency: "INR"}) {
+			t.Errorf("charge %d = %+v, want payment %s", i, c, ids[i])
+		}
 	}
 }
 

@@ -74,7 +74,9 @@ func (s *Store) Booking(ctx context.Context, userID, bookingID string) (booking.
 type RefundQuote struct {
 	AmountMinor int64
 	Currency    string
-	Allowed     bool // false once the policy no longer allows cancelling
+	Allowed     bool               // false once the policy no longer allows cancelling
+	Tier        booking.RefundTier // the tier of the policy that applies, when allowed
+	StartsAt    time.Time          // the show's start, which the tier counts back from
 }
 
 // QuoteCancellation returns what cancelling userID's booking would refund now,
@@ -89,7 +91,11 @@ func (s *Store) QuoteCancellation(ctx context.Context, userID, bookingID string)
 		return RefundQuote{}, err
 	}
 	amount, ok := policy.Refund(b.AmountMinor, startsAt.Sub(now))
-	return RefundQuote{AmountMinor: amount, Currency: b.Currency, Allowed: ok && b.Status == booking.BookingConfirmed}, nil
+	tier, _ := policy.Tier(startsAt.Sub(now))
+	return RefundQuote{
+		AmountMinor: amount, Currency: b.Currency, Allowed: ok && b.Status == booking.BookingConfirmed,
+		Tier: tier, StartsAt: startsAt,
+	}, nil
 }
 
 type querier interface {

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -216,8 +217,8 @@ func TestCancelBooking(t *testing.T) {
 			if err != nil || got.Status != booking.BookingCancelled || got.Refund == nil || got.Refund.AmountMinor != want {
 				t.Fatalf("cancel = %+v (refund %+v), %v; want refund %d", got, got.Refund, err, want)
 			}
-			if quote.AmountMinor != want || !quote.Allowed {
-				t.Fatalf("quote = %+v, want %d", quote, want)
+			if quote.AmountMinor != want || !quote.Allowed || int64(quote.Tier.Percent) != tc.percent {
+				t.Fatalf("quote = %+v, want %d under the %d%% tier", quote, want, tc.percent)
 			}
 			for _, s := range []string{"A1", "A2"} {
 				if st, _ := w.seat(s); st != booking.SeatAvailable {
@@ -279,4 +280,54 @@ func TestHoldRejectsBadInput(t *testing.T) {
 			t.Fatalf("err = %v, want ErrShowClosed", err)
 		}
 	})
+}
+
+// My bookings lists the payments that bought nothing: each with its hold's
+// seats, why, and its refund as it stands; another user's never.
+func TestRefundedPayments(t *testing.T) {
+	w := newWorld(t)
+	u, other := w.user(), w.user()
+	late := w.hold(u, "A1")
+	booked := w.hold(other, "B1")
+	if _, err := w.pay(booked, "pay-other"); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Set(late.ExpiresAt)
+	if c, err := w.pay(late, "pay-late"); err != nil || c.Reason != booking.ReasonHoldExpired {
+		t.Fatalf("late payment = %+v, %v", c, err)
+	}
+	w.clock.Advance(time.Second)
+	again := w.hold(u, "A2")
+	if _, err := w.pay(again, "pay-first"); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Second)
+	if c, err := w.pay(again, "pay-twice"); err != nil || c.Reason != booking.ReasonAlreadyConfirmed {
+		t.Fatalf("second payment = %+v, %v", c, err)
+	}
+
+	list, err := w.store.RefundedPayments(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].PaymentID != "pay-twice" || list[1].PaymentID != "pay-late" {
+		t.Fatalf("refunded payments = %+v, want pay-twice then pay-late", list)
+	}
+	p := list[1]
+	if p.HoldID != late.ID || p.ShowID != w.show || !slices.Equal(p.Seats, []string{"A1"}) || p.AmountMinor != late.AmountMinor ||
+		p.Reason != booking.ReasonHoldExpired || p.Refund.Status != booking.RefundPending || p.Refund.AmountMinor != late.AmountMinor {
+		t.Fatalf("late payment listed as %+v", p)
+	}
+	if err := w.store.RefundSucceeded(ctx, p.Refund.ID); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := w.store.RefundedPayments(ctx, u); list[1].Refund.Status != booking.RefundSucceeded {
+		t.Fatalf("after paying it back: %+v", list[1].Refund)
+	}
+	if list, err := w.store.RefundedPayments(ctx, other); err != nil || len(list) != 0 {
+		t.Fatalf("the other user's refunded payments = %+v, %v", list, err)
+	}
+	if list, err := w.store.RefundedPayments(ctx, "garbage"); err != nil || len(list) != 0 {
+		t.Fatalf("garbage user: %+v, %v", list, err)
+	}
 }

@@ -1,0 +1,101 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// PaymentCheck is a hold whose payments reconciliation is asking the
+// provider about, as one worker leased it.
+type PaymentCheck struct {
+	HoldID string
+	// ArmedAt is when the hold's latest checkout was opened: the schedule
+	// this lease belongs to. Opening another checkout re-arms the check, and
+	// then a reschedule or finish of the older lease changes nothing.
+	ArmedAt   time.Time
+	Checks    int       // questions to the provider so far, this one included
+	ExpiresAt time.Time // the hold's deadline
+	// Settled: an outcome is stored for a payment of the hold (its webhook
+	// arrived, or an earlier check processed it).
+	Settled bool
+	Now     time.Time // the store's clock at the lease
+}
+
+// WatchPayments arms reconciliation of hold holdID's payments: called when a
+// checkout is opened for it, before the shopper can pay. The first check is
+// due the worker's delay after now; an armed hold is armed again from now.
+func (s *Store) WatchPayments(ctx context.Context, holdID string) error {
+	if _, err := s.pool.Exec(ctx, `
+		INSERT INTO payment_checks (hold_id, armed_at)
+		VALUES ($1, coalesce($2::timestamptz, clock_timestamp()))
+		ON CONFLICT (hold_id) DO UPDATE
+		   SET armed_at = EXCLUDED.armed_at, next_check_at = NULL, checks = 0, last_error = NULL`,
+		holdID, s.now()); err != nil {
+		return fmt.Errorf("watch payments of hold %s: %w", holdID, err)
+	}
+	return nil
+}
+
+// LeasePaymentChecks claims up to limit checks that are due (the first one
+// delay after arming, later ones when rescheduled) for lease, so that no
+// other worker takes them meanwhile, and returns them. The provider is asked
+// after this returns, outside any transaction; a worker that dies leaves the
+// check to be taken again when the lease ends.
+func (s *Store) LeasePaymentChecks(ctx context.Context, limit int, delay, lease time.Duration) ([]PaymentCheck, error) {
+	rows, err := s.pool.Query(ctx, `
+		WITH now AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS t),
+		due AS (
+			SELECT c.hold_id FROM payment_checks c, now
+			 WHERE c.next_check_at <= now.t
+			    OR (c.next_check_at IS NULL AND c.armed_at <= now.t - $3 * interval '1 microsecond')
+			 ORDER BY coalesce(c.next_check_at, c.armed_at) LIMIT $2
+			 FOR UPDATE OF c SKIP LOCKED
+		)
+		UPDATE payment_checks c SET next_check_at = now.t + $4 * interval '1 microsecond', checks = c.checks + 1
+		  FROM due, now
+		 WHERE c.hold_id = due.hold_id
+		RETURNING c.hold_id::text, c.armed_at, c.checks,
+		          (SELECT h.expires_at FROM holds h WHERE h.id = c.hold_id),
+		          EXISTS (SELECT 1 FROM payments p WHERE p.hold_id = c.hold_id),
+		          now.t`,
+		s.now(), limit, delay.Microseconds(), lease.Microseconds())
+	if err != nil {
+		return nil, fmt.Errorf("lease payment checks: %w", err)
+	}
+	checks, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PaymentCheck, error) {
+		var c PaymentCheck
+		err := r.Scan(&c.HoldID, &c.ArmedAt, &c.Checks, &c.ExpiresAt, &c.Settled, &c.Now)
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lease payment checks: %w", err)
+	}
+	return checks, nil
+}
+
+// ReschedulePaymentCheck sets when leased check c is due again, recording
+// why the last one failed (nil: it did not).
+func (s *Store) ReschedulePaymentCheck(ctx context.Context, c PaymentCheck, next time.Time, cause error) error {
+	var lastError *string
+	if cause != nil {
+		msg := cause.Error()
+		lastError = &msg
+	}
+	if _, err := s.pool.Exec(ctx, `
+		UPDATE payment_checks SET next_check_at = $3, last_error = $4
+		 WHERE hold_id = $1 AND armed_at = $2`, c.HoldID, c.ArmedAt, next, lastError); err != nil {
+		return fmt.Errorf("reschedule payment check of hold %s: %w", c.HoldID, err)
+	}
+	return nil
+}
+
+// FinishPaymentCheck ends leased check c: nothing more to ask the provider.
+func (s *Store) FinishPaymentCheck(ctx context.Context, c PaymentCheck) error {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM payment_checks WHERE hold_id = $1 AND armed_at = $2`, c.HoldID, c.ArmedAt); err != nil {
+		return fmt.Errorf("finish payment check of hold %s: %w", c.HoldID, err)
+	}
+	return nil
+}
