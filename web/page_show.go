@@ -32,6 +32,7 @@ type showState struct {
 	now       time.Time
 	hold      *booking.Hold // the viewer's live hold of this show
 	otherHold *booking.Hold // the viewer's live hold of another show
+	policy    booking.RefundPolicy
 }
 
 func (s *server) loadShow(ctx context.Context, showID int64, viewer string) (showState, error) {
@@ -44,6 +45,9 @@ func (s *server) loadShow(ctx context.Context, showID int64, viewer string) (sho
 		return st, lookup("show", err)
 	}
 	if st.now, err = s.store.Now(ctx); err != nil {
+		return st, err
+	}
+	if st.policy, err = s.store.RefundPolicy(ctx, st.show.TheatreID); err != nil {
 		return st, err
 	}
 	if viewer != "" {
@@ -229,6 +233,8 @@ func (s *server) checkoutView(st showState, h booking.Hold) *components.Checkout
 		Until:     clock(h.ExpiresAt, st.show.TimeZone),
 		PayAction: "/holds/" + h.ID + "/pay",
 		Release:   "/holds/" + h.ID + "/release",
+		Fees:      "None", // Marquee charges no booking fee: the total is the seats' prices
+		Policy:    policyLines(st.policy),
 	}
 	for _, id := range seatOrder(h.Seats) {
 		seat := bySeat[id]
@@ -276,7 +282,48 @@ func (s *server) renderBooking(c echo.Context, status int, st showState, v compo
 	m.Wide = true
 	return render(c, status, components.ShowPage(m, components.ShowView{
 		Heading: s.showHeading(st.show, movie, slug), Booking: v, Live: s.cfg.Live != nil,
+		Policy: policyLines(st.policy),
 	}))
+}
+
+// policyLines says a refund policy in a moviegoer's words, the most generous
+// tier first: "Full refund if you cancel 48 hours or more before the show",
+// "75% back if you cancel 6 hours or more before", "No cancellation in the
+// last 6 hours".
+func policyLines(p booking.RefundPolicy) []string {
+	tiers := slices.Clone(p.Tiers)
+	slices.SortFunc(tiers, func(a, b booking.RefundTier) int { return int(b.Before - a.Before) })
+	var lines []string
+	for i, t := range tiers {
+		back := strconv.Itoa(t.Percent) + "% back"
+		if t.Percent == 100 {
+			back = "Full refund"
+		}
+		before := "before the show"
+		if i > 0 {
+			before = "before"
+		}
+		if t.Before <= 0 {
+			lines = append(lines, back+" if you cancel any time before the show")
+			continue
+		}
+		lines = append(lines, back+" if you cancel "+span(t.Before)+" or more "+before)
+	}
+	if len(tiers) == 0 {
+		return []string{"Bookings cannot be cancelled"}
+	}
+	if last := tiers[len(tiers)-1]; last.Before > 0 {
+		lines = append(lines, "No cancellation in the last "+span(last.Before))
+	}
+	return lines
+}
+
+// span writes a duration of a refund tier: "48 hours", "90 minutes".
+func span(d time.Duration) string {
+	if d%time.Hour == 0 {
+		return plural(int(d/time.Hour), "hour")
+	}
+	return plural(int(d/time.Minute), "minute")
 }
 
 // seatList reads a comma-separated list of seat ids (?seats=A1,A2), keeping

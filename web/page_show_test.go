@@ -55,6 +55,12 @@ func TestShowPage(t *testing.T) {
 		if p.attr("#seat-A1", "aria-pressed") != "false" {
 			t.Error("an available seat is not a toggle button")
 		}
+		if got := p.text("[data-refund-policy] summary"); got != "Cancellation policy: Full refund if you cancel 24 hours or more before the show" {
+			t.Errorf("the show page's policy reads %q", got)
+		}
+		if got := p.text("#seat-B1"); got != "1" {
+			t.Errorf("a held seat shows %q, want its number", got)
+		}
 		legend := p.text(`[aria-label="Prices"]`)
 		if !strings.Contains(legend, "Standard ₹250") || !strings.Contains(legend, "Premium ₹450") {
 			t.Errorf("legend = %q", legend)
@@ -115,6 +121,20 @@ func TestShowPage(t *testing.T) {
 		}
 		if !strings.Contains(p.text("#checkout"), "₹500") {
 			t.Errorf("total missing: %s", p.text("#checkout"))
+		}
+		// Before paying: what it costs, line by line, and what cancelling
+		// would give back (the fixture theatre has the default policy).
+		breakdown := strings.ReplaceAll(p.text("#checkout [data-price-breakdown]"), " ", "")
+		for _, want := range []string{"Tickets(2)₹500", "BookingfeeNone", "Total₹500"} {
+			if !strings.Contains(breakdown, want) {
+				t.Errorf("price breakdown %q lacks %q", breakdown, want)
+			}
+		}
+		policy := p.text("#checkout [data-refund-policy]")
+		for _, want := range []string{"Full refund if you cancel 24 hours or more before the show", "50% back if you cancel 2 hours or more before", "No cancellation in the last 2 hours"} {
+			if !strings.Contains(policy, want) {
+				t.Errorf("the policy before Pay %q lacks %q", policy, want)
+			}
 		}
 		pay := p.attr(`#checkout form[action$="/pay"]`, "action")
 		if !regexp.MustCompile(`^/holds/[0-9a-f-]{36}/pay$`).MatchString(pay) || !p.has(`#checkout form[action$="/pay"] input[name="_csrf"]`) {

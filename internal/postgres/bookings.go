@@ -120,6 +120,12 @@ func (s *Store) cancellationTerms(ctx context.Context, q querier, showID int64) 
 	return policy, startsAt, now, err
 }
 
+// RefundPolicy returns the refund policy of a theatre (the default one when
+// it set none), to show before anyone pays.
+func (s *Store) RefundPolicy(ctx context.Context, theatreID int64) (booking.RefundPolicy, error) {
+	return refundPolicy(ctx, s.pool, theatreID)
+}
+
 func refundPolicy(ctx context.Context, q querier, theatreID int64) (booking.RefundPolicy, error) {
 	rows, err := q.Query(ctx, `
 		SELECT (extract(epoch FROM min_before) * 1000000)::bigint, percent
