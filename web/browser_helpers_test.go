@@ -143,6 +143,7 @@ type siteConfig struct {
 	holdTTL time.Duration // 0: 5 minutes
 	demo    bool          // load the demo catalogue
 	live    bool          // serve the live seat map (hub, listener, notifier)
+	limits  bool          // rate limits on, as in production
 }
 
 func newSite(t *testing.T, cfg siteConfig) *site {
@@ -170,7 +171,7 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	}
 	srv.Config.Handler = web.New(web.Config{
 		PublicURL: s.url, HoldTTL: cfg.holdTTL, MaxSeatsPerHold: maxSeats,
-		WebhookSecret: webhookSecret, PasswordCost: 4, Sandbox: sandbox, Live: s.hub,
+		WebhookSecret: webhookSecret, PasswordCost: 4, Sandbox: sandbox, Live: s.hub, RateLimits: cfg.limits,
 	}, s.store, metrics.New(reg), reg, log.With("component", "web"))
 	srv.Start()
 	t.Cleanup(srv.Close)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -38,13 +39,20 @@ func (s *server) rateLimit(l limit, key func(echo.Context) string) echo.Middlewa
 	})
 	// A refused request's token comes back within one interval.
 	retryAfter := max(1, int(math.Ceil(l.every.Seconds())))
-	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Store:               store,
-		IdentifierExtractor: func(c echo.Context) (string, error) { return key(c), nil },
-		DenyHandler: func(echo.Context, string, error) error {
-			return errRateLimited(retryAfter)
-		},
-	})
+	// The refusal is returned, not answered here (as Echo's RateLimiter
+	// middleware does), so a page can still answer it its own way.
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			ok, err := store.Allow(key(c))
+			if err != nil {
+				return fmt.Errorf("rate limit: %w", err)
+			}
+			if !ok {
+				return errRateLimited(retryAfter)
+			}
+			return next(c)
+		}
+	}
 }
 
 func clientIP(c echo.Context) string { return "ip:" + c.RealIP() }
