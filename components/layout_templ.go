@@ -243,7 +243,7 @@ func Layout(m Meta) templ.Component {
 	})
 }
 
-// header is the site's top bar. It fits a 320 px phone: below 360 px the
+// header is the site's top bar. It fits a 320 px phone: below 390 px the
 // logo stands without its word, and the city's name gives way (truncated)
 // before Bookings or Log out would leave the screen.
 func header(m Meta) templ.Component {
@@ -275,7 +275,7 @@ func header(m Meta) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var13 = []any{"mx-auto flex items-center gap-2 px-4 py-3 sm:gap-4 sm:px-6", templ.KV("max-w-6xl", m.Wide), templ.KV("max-w-5xl", !m.Wide)}
+			var templ_7745c5c3_Var13 = []any{"mx-auto flex items-center gap-1.5 px-4 py-3 sm:gap-4 sm:px-6", templ.KV("max-w-6xl", m.Wide), templ.KV("max-w-5xl", !m.Wide)}
 			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var13...)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -316,7 +316,7 @@ func header(m Meta) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "\" alt=\"\" width=\"28\" height=\"28\" class=\"h-7 w-7\"> <span class=\"max-[359px]:sr-only\">Marquee</span></a> ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "\" alt=\"\" width=\"28\" height=\"28\" class=\"h-7 w-7\"> <span class=\"max-[389px]:sr-only\">Marquee</span></a> ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
