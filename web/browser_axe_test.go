@@ -28,8 +28,8 @@ var axeScript struct {
 
 // axeSource returns axe-core's source. Without it the test is skipped,
 // unless CI is set: there a missing node_modules is a broken set-up and fails.
-func (tb *tab) axeSource() string {
-	tb.t.Helper()
+func axeSource(t *testing.T) string {
+	t.Helper()
 	axeScript.once.Do(func() {
 		root, err := repoRoot()
 		if err != nil {
@@ -46,9 +46,9 @@ func (tb *tab) axeSource() string {
 	})
 	if axeScript.err != nil {
 		if os.Getenv("CI") != "" {
-			tb.t.Fatalf("%v; CI is set, so a missing axe-core fails the run", axeScript.err)
+			t.Fatalf("%v; CI is set, so a missing axe-core fails the run", axeScript.err)
 		}
-		tb.t.Skip(axeScript.err)
+		t.Skip(axeScript.err)
 	}
 	return axeScript.src
 }
@@ -88,7 +88,7 @@ type axeViolation struct {
 // rule, what it asks, and each element at fault.
 func (tb *tab) axe(page string) {
 	tb.t.Helper()
-	src := tb.axeSource()
+	src := axeSource(tb.t)
 	if !eval[bool](tb, `typeof window.axe === "object"`) {
 		// DevTools evaluation is not bound by the page's CSP: the page
 		// itself could never load this script.
@@ -128,6 +128,7 @@ var narrow = viewport{name: "narrow", width: 320, height: 640, mobile: true}
 // sees of accounts: the header of a page that does not exist, every mistake
 // of a form at once with the focus on the first.
 func TestBrowserPages(t *testing.T) {
+	axeSource(t) // before any work: without axe-core the test cannot judge
 	browser := startChromium(t)
 	t.Logf("screenshots: %s", screenshotDir(t))
 
