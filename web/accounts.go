@@ -32,14 +32,6 @@ func (s *server) signup(c echo.Context) error {
 	if err := decodeJSON(c, &req, true); err != nil {
 		return err
 	}
-	// Control characters (NUL above all, which Postgres text cannot hold)
-	// belong in no name or address.
-	if hasControl(req.Email) {
-		return &auth.ErrInvalid{Field: "email", Message: "enter a valid email address"}
-	}
-	if hasControl(req.Name) {
-		return &auth.ErrInvalid{Field: "name", Message: "enter your name without control characters"}
-	}
 	su, err := auth.SignUp{Email: req.Email, Password: req.Password, Name: req.Name}.Normalize()
 	if err != nil {
 		return err

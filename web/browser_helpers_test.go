@@ -145,6 +145,7 @@ type siteConfig struct {
 	holdTTL time.Duration // 0: 5 minutes
 	demo    bool          // load the demo catalogue
 	live    bool          // serve the live seat map (hub, listener, notifier)
+	limits  bool          // rate limits on, as in production
 	// reconcileDelay is how long after a checkout opens the provider is
 	// first asked about it; 0: 1 s. returnPatience is how long the return
 	// page says "confirming" before it explains; 0: 1 minute.
@@ -176,7 +177,7 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	}
 	srv.Config.Handler = web.New(web.Config{
 		PublicURL: s.url, HoldTTL: cfg.holdTTL, MaxSeatsPerHold: maxSeats,
-		WebhookSecret: webhookSecret, PasswordCost: 4, Sandbox: sandbox, Live: s.hub,
+		WebhookSecret: webhookSecret, PasswordCost: 4, Sandbox: sandbox, Live: s.hub, RateLimits: cfg.limits,
 		ReturnPatience: cfg.returnPatience,
 	}, s.store, metrics.New(reg), reg, log.With("component", "web"))
 	srv.Start()

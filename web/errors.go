@@ -147,8 +147,13 @@ func errorFor(err error) (ae *apiError, internal bool) {
 
 	// Accounts.
 	case errors.As(err, &invalid):
+		// The code and field name the first problem; fields has them all.
+		fields := map[string]string{}
+		for _, p := range auth.Problems(err) {
+			fields[p.Field] = sentence(p.Message)
+		}
 		return newError(http.StatusUnprocessableEntity, "invalid_"+invalid.Field, sentence(invalid.Message)).
-			with("field", invalid.Field), false
+			with("field", invalid.Field).with("fields", fields), false
 	case errors.Is(err, booking.ErrEmailTaken):
 		return newError(http.StatusConflict, "email_taken", "An account with this email already exists. Sign in instead."), false
 	case errors.Is(err, booking.ErrBadCredentials):

@@ -233,18 +233,45 @@ func (s *server) renderProblem(c echo.Context, ae *apiError) error {
 	return renderIn(ctx, c, ae.Status, components.ErrorPage(m, p))
 }
 
-// errorMeta is the layout data of an error page. It must not fail: the
-// database may be what failed.
+// errorMeta is the layout data of an error page, with the same header as
+// every other page. It must not fail: the database may be what failed.
 func (s *server) errorMeta(c echo.Context) components.Meta {
 	m := components.Meta{Title: "Error", CSRF: csrfToken(c)}
-	if userID(c) != "" {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), requestTimeout/5)
-		defer cancel()
-		if u, err := s.store.User(ctx, userID(c)); err == nil {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), requestTimeout/5)
+	defer cancel()
+	id := userID(c)
+	if id == "" {
+		// An address no route knows never loaded the session.
+		id = s.sessionUser(ctx, c)
+	}
+	if id != "" {
+		if u, err := s.store.User(ctx, id); err == nil {
 			m.User = &components.User{Name: u.Name, Email: u.Email}
 		} else if !errors.Is(err, booking.ErrNotFound) {
 			s.log.Debug("error page: read user", "err", err)
 		}
 	}
+	if ck, err := c.Cookie(cityCookie); err == nil && cityPattern.MatchString(ck.Value) {
+		if city, err := s.store.CityBySlug(ctx, ck.Value); err == nil {
+			m.City = &components.City{Name: city.Name, Slug: city.Slug}
+		}
+	}
 	return m
+}
+
+// sessionUser is the user of the caller's session cookie, for an answer
+// that did not go through loadSession; "" for a guest or a session that
+// cannot be read.
+func (s *server) sessionUser(ctx context.Context, c echo.Context) string {
+	ck, err := c.Cookie(SessionCookie)
+	if err != nil || ck.Value == "" {
+		return ""
+	}
+	// Load keeps a session the request already carries.
+	ctx, err = s.sessions.Load(ctx, ck.Value)
+	if err != nil {
+		s.log.Debug("error page: read session", "err", err)
+		return ""
+	}
+	return s.sessions.GetString(ctx, sessionUserKey)
 }

@@ -79,9 +79,9 @@ func (s *server) routes(e *echo.Echo, gatherer prometheus.Gatherer) {
 	e.GET("/bookings/:booking_id/cancel", s.cancelPreview, signedIn...)
 	e.POST("/bookings/:booking_id/cancel", s.cancelBookingPage, signedIn...)
 	e.GET("/login", s.loginPage, s.pages()...)
-	e.POST("/login", s.loginSubmit, s.pages(accountLimit)...)
+	e.POST("/login", s.loginSubmit, s.pages(s.keepForm(accountLimit, loginPage))...)
 	e.GET("/signup", s.signupPage, s.pages()...)
-	e.POST("/signup", s.signupSubmit, s.pages(accountLimit)...)
+	e.POST("/signup", s.signupSubmit, s.pages(s.keepForm(accountLimit, signupPage))...)
 	e.POST("/logout", s.logoutSubmit, s.pages()...)
 
 	// Sandbox / checkout: paying for a hold from the pages, the return page

@@ -143,6 +143,8 @@ func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometh
 	e.IPExtractor = echo.ExtractIPFromXFFHeader()
 	e.Use(
 		recoverPanics(),
+		compress(),
+		answerErrors,
 		middleware.BodyLimit(bodyLimit),
 		middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
 			// A websocket lives as long as its page; it bounds each write instead.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/mail"
 	"strings"
+	"unicode"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -55,31 +56,66 @@ type SignUp struct {
 	Name     string
 }
 
-// ErrInvalid describes a sign-up a person must correct.
+// ErrInvalid describes a field of a sign-up a person must correct.
 type ErrInvalid struct{ Field, Message string }
 
 func (e *ErrInvalid) Error() string { return e.Field + ": " + e.Message }
 
 // Normalize validates a sign-up and returns it with the email lower-cased
-// and the name trimmed.
+// and the name trimmed. It reports every field at fault at once, so a
+// person fixes them in one go: the error joins one *ErrInvalid per field,
+// in the order email, name, password (errors.As finds the first; Problems
+// lists them all).
 func (s SignUp) Normalize() (SignUp, error) {
 	s.Email = strings.ToLower(strings.TrimSpace(s.Email))
 	s.Name = strings.TrimSpace(s.Name)
-	if a, err := mail.ParseAddress(s.Email); err != nil || a.Address != s.Email || len(s.Email) > 254 {
-		return s, &ErrInvalid{Field: "email", Message: "enter a valid email address"}
+	var problems []error
+	bad := func(field, message string) { problems = append(problems, &ErrInvalid{Field: field, Message: message}) }
+	switch a, err := mail.ParseAddress(s.Email); {
+	case s.Email == "":
+		bad("email", "enter your email address")
+	case err != nil || a.Address != s.Email || len(s.Email) > 254 || hasControl(s.Email):
+		bad("email", "enter a valid email address, like name@example.com")
 	}
-	if s.Name == "" || len([]rune(s.Name)) > 100 {
-		return s, &ErrInvalid{Field: "name", Message: "enter your name (up to 100 characters)"}
+	switch {
+	case s.Name == "":
+		bad("name", "enter your name")
+	case len([]rune(s.Name)) > 100:
+		bad("name", "enter your name in at most 100 characters")
+	case hasControl(s.Name):
+		// NUL above all, which Postgres text cannot hold.
+		bad("name", "enter your name without control characters")
 	}
-	if len(s.Password) < 8 {
-		return s, &ErrInvalid{Field: "password", Message: "use at least 8 characters"}
-	}
-	if len(s.Password) > 72 {
+	switch {
+	case s.Password == "":
+		bad("password", "choose a password of at least 8 characters")
+	case len(s.Password) < 8:
+		bad("password", "use at least 8 characters")
+	case len(s.Password) > 72:
 		// bcrypt reads only 72 bytes; a longer password would be silently truncated.
-		return s, &ErrInvalid{Field: "password", Message: "use at most 72 characters"}
+		bad("password", "use at most 72 characters")
 	}
-	return s, nil
+	return s, errors.Join(problems...)
 }
+
+// Problems lists each field of err a person must correct, in the order
+// Normalize checks them; none if err is not about the sign-up's fields.
+func Problems(err error) []*ErrInvalid {
+	var all []*ErrInvalid
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			all = append(all, Problems(e)...)
+		}
+		return all
+	}
+	var one *ErrInvalid
+	if errors.As(err, &one) {
+		all = append(all, one)
+	}
+	return all
+}
+
+func hasControl(s string) bool { return strings.IndexFunc(s, unicode.IsControl) >= 0 }
 
 // IsInvalid reports whether err is a sign-up a person must correct.
 func IsInvalid(err error) bool {

@@ -25,6 +25,20 @@ func TestSignUpNormalize(t *testing.T) {
 			t.Errorf("%s: err = %v, want invalid", name, err)
 		}
 	}
+	t.Run("every field at fault is reported at once", func(t *testing.T) {
+		_, err := auth.SignUp{Email: "nope", Password: "short", Name: "A\x00"}.Normalize()
+		var fields []string
+		for _, p := range auth.Problems(err) {
+			fields = append(fields, p.Field)
+		}
+		if strings.Join(fields, ",") != "email,name,password" {
+			t.Fatalf("problems of %v: %v, want email, name and password", err, fields)
+		}
+		_, err = auth.SignUp{Email: "a@example.com", Password: "password1"}.Normalize()
+		if p := auth.Problems(err); len(p) != 1 || p[0].Field != "name" {
+			t.Fatalf("a sign-up without a name: %v", p)
+		}
+	})
 }
 
 func TestHasher(t *testing.T) {

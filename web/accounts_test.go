@@ -1,0 +1,28 @@
+package web_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// A sign-up with several mistakes names them all: the code and field are
+// the first's, as ever, and fields has every one.
+func TestSignupReportsEveryField(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.guest().post("/api/v1/signup", map[string]string{"email": "nope", "password": "short", "name": " "})
+	wantError(t, r, http.StatusUnprocessableEntity, "invalid_email")
+	if r.str("field") != "email" {
+		t.Fatalf("field = %q, want email", r.str("field"))
+	}
+	fields, _ := r.JSON["fields"].(map[string]any)
+	for field, want := range map[string]string{"email": "valid email", "name": "Enter your name", "password": "at least 8 characters"} {
+		if got, _ := fields[field].(string); !strings.Contains(got, want) {
+			t.Errorf("fields[%s] = %q, want it to say %q", field, got, want)
+		}
+	}
+	if n := e.count(t, `SELECT count(*) FROM users WHERE email = 'nope'`); n != 0 {
+		t.Fatal("an invalid sign-up made an account")
+	}
+}
