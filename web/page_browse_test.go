@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/chromedp/chromedp"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/demo"
@@ -400,4 +401,86 @@ func wantLabelledAndUnique(t *testing.T, p *htmlDoc) {
 			t.Errorf("input %s %q has no label", s.AttrOr("name", ""), id)
 		}
 	})
+}
+
+// TestBrowseFiltersInBrowser ticks a filter in Chromium, on the demo
+// catalogue: the showtimes change in place, the URL follows, the ticked box
+// keeps the focus, Back brings the list back, and the posters show.
+func TestBrowseFiltersInBrowser(t *testing.T) {
+	browser := startChromium(t)
+	s := newSite(t, siteConfig{demo: true})
+	t.Logf("screenshots: %s", screenshotDir(t))
+	// A movie with IMAX and other shows in Bengaluru three days ahead.
+	day := time.Now().In(zoneOf(t, "Asia/Kolkata")).AddDate(0, 0, 3).Format(time.DateOnly)
+	movie := scalar[int64](s, `
+		SELECT sh.movie_id FROM shows sh
+		  JOIN screens sc ON sc.id = sh.screen_id JOIN theatres t ON t.id = sc.theatre_id JOIN cities c ON c.id = t.city_id
+		 WHERE c.slug = 'bengaluru' AND (sh.starts_at AT TIME ZONE t.timezone)::date = $1::date
+		 GROUP BY sh.movie_id
+		HAVING count(*) FILTER (WHERE sh.format = 'IMAX 2D') > 0 AND count(*) FILTER (WHERE sh.format <> 'IMAX 2D') > 0
+		 ORDER BY sh.movie_id LIMIT 1`, day)
+	count := func(where string) int {
+		return scalar[int](s, `
+			SELECT count(*) FROM shows sh
+			  JOIN screens sc ON sc.id = sh.screen_id JOIN theatres t ON t.id = sc.theatre_id JOIN cities c ON c.id = t.city_id
+			 WHERE c.slug = 'bengaluru' AND sh.movie_id = $1 AND (sh.starts_at AT TIME ZONE t.timezone)::date = $2::date AND `+where,
+			movie, day)
+	}
+	all, imax := count("true"), count("sh.format = 'IMAX 2D'")
+	imaxEvening := count(`sh.format = 'IMAX 2D' AND extract(hour FROM sh.starts_at AT TIME ZONE t.timezone) BETWEEN 16 AND 18`)
+	const chips = `document.querySelectorAll('section[aria-labelledby="showtimes-title"] a.chip, section[aria-labelledby="showtimes-title"] span.chip')`
+	posterShown := `(() => { const i = document.querySelector('main img'); return !!i && i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().height > 100; })()`
+
+	for _, vp := range []viewport{desktop, phone} {
+		t.Run(vp.name, func(t *testing.T) {
+			tb := s.openTab(t, browser, "filters-"+vp.name, vp)
+			tb.open(fmt.Sprintf("/movies/%d?city=bengaluru&date=%s", movie, day))
+			tb.waitFor("the showtimes", fmt.Sprintf(`%s.length === %d`, chips, all))
+			tb.waitFor("the poster", posterShown)
+			tb.noSidewaysScroll("the movie page")
+			tb.shot("movie")
+
+			tb.click(`label[for="filter-format-imax-2d"]`)
+			tb.waitFor("only IMAX showtimes", fmt.Sprintf(`%s.length === %d && [...%s].every(c => c.textContent.includes("IMAX 2D"))
+				&& new URLSearchParams(location.search).getAll("format").join() === "IMAX 2D"`, chips, imax, chips))
+			if got := eval[bool](tb, `document.getElementById("filter-format-imax-2d").checked`); !got {
+				t.Fatal("the IMAX box is not ticked after the swap")
+			}
+			tb.waitFor("the poster after the swap", posterShown)
+			tb.shot("imax")
+
+			// By keyboard: the box keeps the focus as the list is replaced.
+			tb.do("focus the evening box", chromedp.Focus(chromedp.ID("filter-time-evening")))
+			tb.press(" ")
+			tb.waitFor("IMAX evening showtimes", fmt.Sprintf(`new URLSearchParams(location.search).getAll("time").join() === "evening" && %s.length === %d`, chips, imaxEvening))
+			if imaxEvening == 0 {
+				tb.waitFor("the empty result", `document.querySelector("main").textContent.includes("No showtimes match these filters.")`)
+			}
+			if id := tb.focused(); id != "filter-time-evening" {
+				t.Errorf("focus is on %q after the swap, want the evening box", id)
+			}
+			if status := tb.text("#listing-status"); !strings.Contains(status, "showtime") {
+				t.Errorf("screen readers are told %q", status)
+			}
+
+			tb.do("go back", chromedp.NavigateBack())
+			tb.waitFor("the IMAX list again", fmt.Sprintf(`new URLSearchParams(location.search).getAll("time").length === 0 && %s.length === %d`, chips, imax))
+			tb.click(`a[href="/movies/` + fmt.Sprint(movie) + `?city=bengaluru&date=` + day + `"]`) // Clear filters
+			tb.waitFor("every showtime again", fmt.Sprintf(`%s.length === %d && !location.search.includes("format")`, chips, all))
+
+			tb.open("/cities/bengaluru")
+			tb.waitFor("the city's posters", `(() => { const i = document.querySelector('section[aria-labelledby="movies-title"] img'); return !!i && i.complete && i.naturalWidth > 0; })()`)
+			tb.noSidewaysScroll("the city page")
+			tb.shot("city")
+		})
+	}
+}
+
+func zoneOf(t *testing.T, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
 }
