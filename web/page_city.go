@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -42,7 +43,11 @@ func (s *server) cityPage(c echo.Context) error {
 		return err
 	}
 	w := weekFrom(now, tz)
-	f := postgres.ShowtimeFilter{CityID: city.ID, Within: w.within}
+	lf, err := parseListingFilter(c.QueryParams())
+	if err != nil {
+		return err
+	}
+	f := lf.narrow(postgres.ShowtimeFilter{CityID: city.ID, Within: w.within})
 	days, err := s.store.ShowDays(ctx, f)
 	if err != nil {
 		return err
@@ -52,22 +57,31 @@ func (s *server) cityPage(c echo.Context) error {
 		day = ""
 	}
 	f.Date = day
+	languages, formats, err := s.store.ShowFacets(ctx, f)
+	if err != nil {
+		return err
+	}
 	movies, err := s.store.MoviesShowing(ctx, f)
 	if err != nil {
 		return err
 	}
 
+	var hidden []components.Param
+	if day != "" {
+		hidden = append(hidden, components.Param{Name: "date", Value: day})
+	}
 	v := components.CityView{
 		City:     components.City{Name: city.Name, Slug: city.Slug},
 		DayLabel: w.dayLabel(day),
 		Days: w.strip(day, days, func(d string) string {
 			if d == day {
-				return "/cities/" + city.Slug // a second click shows the whole week again
+				return cityPath(city.Slug, "", lf) // a second click shows the whole week again
 			}
-			return "/cities/" + city.Slug + "?date=" + d
+			return cityPath(city.Slug, d, lf)
 		}),
+		Filters: lf.view("/cities/"+city.Slug, hidden, languages, formats, plural(len(movies), "movie")+" showing "+w.dayLabel(day)),
 	}
-	for _, mv := range movies {
+	for i, mv := range movies {
 		first := day
 		if first == "" {
 			first = mv.FirstShow.In(zone(tz)).Format(time.DateOnly)
@@ -77,8 +91,14 @@ func (s *server) cityPage(c echo.Context) error {
 			note += " · next " + shortDate(mv.FirstShow, tz) + ", " + clock(mv.FirstShow, tz)
 		}
 		v.Movies = append(v.Movies, components.MovieCard{
-			Href: moviePath(mv.ID, city.Slug, first), Title: mv.Title, Rating: mv.Rating,
+			Href: filteredMoviePath(mv.ID, city.Slug, first, lf), Title: mv.Title, Rating: mv.Rating,
 			Duration: duration(mv.DurationMinutes), Synopsis: mv.Synopsis, Note: note,
+			Genres: strings.Join(mv.Genres, ", "), Languages: strings.Join(mv.Languages, ", "),
+			Formats: strings.Join(mv.Formats, ", "),
+			Poster:  posterView(mv.ID, mv.Poster),
+			// The first row of cards is on screen at once; the rest load as
+			// they scroll into view.
+			LazyPoster: i >= 2,
 		})
 	}
 	for _, t := range theatres {

@@ -2,6 +2,8 @@ package web
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -48,22 +50,34 @@ func (s *server) moviePage(c echo.Context) error {
 		return err
 	}
 	w := weekFrom(now, tz)
-	f := postgres.ShowtimeFilter{CityID: city.ID, MovieID: movie.ID, Within: w.within}
+	lf, err := parseListingFilter(c.QueryParams())
+	if err != nil {
+		return err
+	}
+	f := lf.narrow(postgres.ShowtimeFilter{CityID: city.ID, MovieID: movie.ID, Within: w.within})
 	days, err := s.store.ShowDays(ctx, f)
 	if err != nil {
 		return err
 	}
 	f.Date = w.chooseDay(c.QueryParam("date"), days)
+	languages, formats, err := s.store.ShowFacets(ctx, f)
+	if err != nil {
+		return err
+	}
 	shows, err := s.store.Showtimes(ctx, f)
 	if err != nil {
 		return err
 	}
 
+	hidden := []components.Param{{Name: "city", Value: city.Slug}, {Name: "date", Value: f.Date}}
+	action := "/movies/" + strconv.FormatInt(movie.ID, 10)
 	v := components.MovieView{
 		Title: movie.Title, Rating: movie.Rating, Duration: duration(movie.DurationMinutes), Synopsis: movie.Synopsis,
+		Language: movie.Language, Genres: strings.Join(movie.Genres, ", "), Poster: posterView(movie.ID, movie.Poster),
 		City:     components.City{Name: city.Name, Slug: city.Slug},
 		DayLabel: w.dayLabel(f.Date),
-		Days:     w.strip(f.Date, days, func(d string) string { return moviePath(movie.ID, city.Slug, d) }),
+		Days:     w.strip(f.Date, days, func(d string) string { return filteredMoviePath(movie.ID, city.Slug, d, lf) }),
+		Filters:  lf.view(action, hidden, languages, formats, plural(len(shows), "showtime")+" "+w.dayLabel(f.Date)),
 	}
 	byTheatre := map[int64]int{}
 	for _, sh := range shows {

@@ -66,6 +66,7 @@ func (s *server) routes(e *echo.Echo, gatherer prometheus.Gatherer) {
 	e.GET("/", s.homePage, s.pages()...)
 	e.GET("/cities/:slug", s.cityPage, s.pages()...)
 	e.GET("/movies/:movie_id", s.moviePage, s.pages()...)
+	e.Match([]string{"GET", "HEAD"}, "/movies/:movie_id/poster", s.moviePoster) // an image: public, no session
 	e.GET("/theatres/:theatre_id", s.theatrePage, s.pages()...)
 	e.GET("/shows/:show_id", s.showPage, s.pages()...)
 	e.GET("/shows/:show_id/seatmap", s.seatMapFragment, s.pages()...)

@@ -26,6 +26,9 @@ type showJSON struct {
 	StartsAt time.Time `json:"starts_at"`
 	EndsAt   time.Time `json:"ends_at"`
 	Currency string    `json:"currency"`
+	Format   string    `json:"format"`   // 2D, 3D, IMAX 2D...
+	Language string    `json:"language"` // what the show plays in; "" when its movie names none
+	Dubbed   bool      `json:"dubbed"`   // language is not the movie's own
 }
 
 type idTitle struct {
@@ -54,6 +57,9 @@ func showView(sh booking.Show) showJSON {
 		StartsAt: sh.StartsAt.UTC(),
 		EndsAt:   sh.EndsAt.UTC(),
 		Currency: sh.Currency,
+		Format:   sh.Format,
+		Language: sh.Language,
+		Dubbed:   sh.Dubbed,
 	}
 }
 

@@ -45,23 +45,28 @@ const (
 
 // The demo's movies. Titles and synopses are made up.
 var movies = []booking.Movie{
-	{Title: "The Monsoon Cartographer", DurationMinutes: 142, Rating: "UA",
+	{Title: "The Monsoon Cartographer", DurationMinutes: 142, Rating: "UA", Language: "Malayalam", Genres: []string{"Adventure", "Mystery"},
 		Synopsis: "A surveyor racing the rains across the Western Ghats finds a village that appears on no map, and a reason it wants to stay that way."},
-	{Title: "Last Local to Churchgate", DurationMinutes: 128, Rating: "UA",
+	{Title: "Last Local to Churchgate", DurationMinutes: 128, Rating: "UA", Language: "Hindi", Genres: []string{"Thriller", "Mystery"},
 		Synopsis: "Seven strangers on the final train of the night have until the terminus to solve a theft none of them admits to."},
-	{Title: "Grandmother's Chess Club", DurationMinutes: 104, Rating: "U",
+	{Title: "Grandmother's Chess Club", DurationMinutes: 104, Rating: "U", Language: "Tamil", Genres: []string{"Comedy", "Drama"},
 		Synopsis: "A retired maths teacher coaches a building full of misfits toward the state championship, one opening at a time."},
-	{Title: "Signal Lost at Kalsubai", DurationMinutes: 118, Rating: "A",
+	{Title: "Signal Lost at Kalsubai", DurationMinutes: 118, Rating: "A", Language: "Marathi", Genres: []string{"Thriller"},
 		Synopsis: "A night trek turns into a manhunt when the only phone with a signal records something it should not have."},
-	{Title: "Orbit of Small Things", DurationMinutes: 156, Rating: "UA",
+	{Title: "Orbit of Small Things", DurationMinutes: 156, Rating: "UA", Language: "English", Genres: []string{"Science fiction", "Drama"},
 		Synopsis: "An engineer's daughter decodes a message hidden in the telemetry of a satellite everyone else forgot."},
-	{Title: "Paper Moons Over Hampi", DurationMinutes: 96, Rating: "U",
+	{Title: "Paper Moons Over Hampi", DurationMinutes: 96, Rating: "U", Language: "Kannada", Genres: []string{"Comedy", "Family"},
 		Synopsis: "Two rival tour guides must share one last group of tourists, and one very determined goat."},
 }
 
+// screenPlan is a screen and what it shows in: its shows take the formats
+// in turn, and the dubs in turn (a dub of "" or of the movie's own
+// language plays the original).
 type screenPlan struct {
-	name  string
-	seats []booking.SeatSpec
+	name    string
+	seats   []booking.SeatSpec
+	formats []string // nil: 2D only
+	dubs    []string
 }
 
 type theatrePlan struct {
@@ -87,17 +92,26 @@ func theatres() []theatrePlan {
 				{Before: 48 * time.Hour, Percent: 100},
 				{Before: 6 * time.Hour, Percent: 75},
 			}},
-			screens: []screenPlan{{"Audi 1", Hall()}, {"Studio", SmallRoom()}},
+			screens: []screenPlan{
+				{name: "Audi 1", seats: Hall(), formats: []string{"2D", "3D"}},
+				{name: "Studio", seats: SmallRoom()},
+			},
 		},
 		{
 			city: "bengaluru", name: "Lakeside Cinemas Whitefield", address: "Lakeside Mall, ITPL Main Road, Whitefield, Bengaluru 560066",
 			timeZone: "Asia/Kolkata",
-			screens:  []screenPlan{{"Grand", LargeHall()}, {"Mega", MegaHall()}},
+			screens: []screenPlan{
+				{name: "Grand", seats: LargeHall(), dubs: []string{"", "Hindi"}},
+				{name: "Mega", seats: MegaHall(), formats: []string{"IMAX 2D", "IMAX 2D", "IMAX 3D"}},
+			},
 		},
 		{
 			city: "mumbai", name: "Seaview Talkies Bandra", address: "4 Carter Road, Bandra West, Mumbai 400050",
 			timeZone: "Asia/Kolkata",
-			screens:  []screenPlan{{"Screen 1", Hall()}, {"Screen 2", LargeHall()}},
+			screens: []screenPlan{
+				{name: "Screen 1", seats: Hall(), dubs: []string{"", "Hindi"}},
+				{name: "Screen 2", seats: LargeHall(), formats: []string{"2D", "4DX"}},
+			},
 		},
 	}
 }
@@ -122,6 +136,13 @@ func Load(ctx context.Context, s *postgres.Store, now time.Time) error {
 			return fmt.Errorf("demo: %w", err)
 		}
 		movieIDs[i] = id
+		poster, err := posterOf(i, m)
+		if err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		if _, err := s.SetPoster(ctx, id, poster); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
 	}
 	// The catalogue first, then every screen's week of shows in parallel:
 	// putting a show on sale writes a row per seat, and one screen after
@@ -147,6 +168,8 @@ func Load(ctx context.Context, s *postgres.Store, now time.Time) error {
 				name:     tp.name + ", " + sp.name,
 				screenID: screenID,
 				prices:   pricesFor(sp.seats),
+				formats:  sp.formats,
+				dubs:     sp.dubs,
 				slots:    schedule(now, loc, len(plans)),
 				loc:      loc,
 			})
@@ -179,18 +202,27 @@ type screenShows struct {
 	name     string
 	screenID int64
 	prices   map[string]int64
+	formats  []string
+	dubs     []string
 	slots    []slot
 	loc      *time.Location
 }
 
 func (p screenShows) create(ctx context.Context, s *postgres.Store, movieIDs []int64) error {
-	for _, sl := range p.slots {
+	for i, sl := range p.slots {
 		m := movies[sl.movie]
-		_, err := s.CreateShow(ctx, booking.Show{
+		sh := booking.Show{
 			MovieID: movieIDs[sl.movie], ScreenID: p.screenID,
 			StartsAt: sl.startsAt, EndsAt: sl.startsAt.Add(time.Duration(m.DurationMinutes) * time.Minute),
 			Currency: "INR", Prices: p.prices,
-		})
+		}
+		if len(p.formats) > 0 {
+			sh.Format = p.formats[i%len(p.formats)]
+		}
+		if len(p.dubs) > 0 {
+			sh.Language = p.dubs[i%len(p.dubs)]
+		}
+		_, err := s.CreateShow(ctx, sh)
 		if err != nil {
 			return fmt.Errorf("demo: %s at %s: %w", p.name, sl.startsAt.In(p.loc).Format(time.DateTime), err)
 		}

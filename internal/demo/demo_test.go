@@ -1,11 +1,17 @@
 package demo_test
 
 import (
+	"bytes"
 	"context"
+	"image"
+	_ "image/png"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/demo"
@@ -125,6 +131,62 @@ func TestLoad(t *testing.T) {
 		if bad := pgtest.Scalar[int](t, pool, `
 			SELECT count(*) FROM movies WHERE rating NOT IN ('U', 'UA', 'A') OR synopsis = ''`); bad != 0 {
 			t.Errorf("%d movies without a U/UA/A rating or a synopsis", bad)
+		}
+	})
+
+	t.Run("every movie has a language, genres and a PNG poster of its stated size", func(t *testing.T) {
+		rows, err := pool.Query(ctx, `SELECT id FROM movies ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil || len(ids) == 0 {
+			t.Fatalf("movies: %v, %v", ids, err)
+		}
+		versions := map[string]bool{}
+		for _, id := range ids {
+			m, err := s.Movie(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Language == "" || len(m.Genres) == 0 || m.Poster == nil {
+				t.Errorf("%s: language %q, genres %v, poster %+v", m.Title, m.Language, m.Genres, m.Poster)
+				continue
+			}
+			p, err := s.Poster(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, format, err := image.DecodeConfig(bytes.NewReader(p.Data))
+			if err != nil || format != "png" || p.ContentType != "image/png" {
+				t.Errorf("%s: poster is %q (%s), %v", m.Title, format, p.ContentType, err)
+				continue
+			}
+			if cfg.Width != p.Width || cfg.Height != p.Height || p.Width != demo.PosterWidth || p.Height != demo.PosterHeight {
+				t.Errorf("%s: poster is %dx%d, says %dx%d", m.Title, cfg.Width, cfg.Height, p.Width, p.Height)
+			}
+			if !strings.HasPrefix(p.Alt, "Poster of "+m.Title+": ") || len(p.Data) > 64<<10 {
+				t.Errorf("%s: alt %q, %d bytes", m.Title, p.Alt, len(p.Data))
+			}
+			versions[p.Version] = true
+		}
+		if len(versions) != len(ids) {
+			t.Errorf("%d movies share %d posters", len(ids), len(versions))
+		}
+	})
+
+	t.Run("shows come in several formats, and some are dubbed", func(t *testing.T) {
+		formats := pgtest.Scalar[[]string](t, pool, `SELECT array_agg(DISTINCT format ORDER BY format) FROM shows`)
+		if !slices.Equal(formats, []string{"2D", "3D", "4DX", "IMAX 2D", "IMAX 3D"}) {
+			t.Errorf("formats = %v", formats)
+		}
+		if n := pgtest.Scalar[int](t, pool, `
+			SELECT count(*) FROM shows sh JOIN screens sc ON sc.id = sh.screen_id
+			 WHERE sc.name = 'Mega' AND sh.format NOT LIKE 'IMAX%'`); n != 0 {
+			t.Errorf("%d shows in the Mega hall are not IMAX", n)
+		}
+		if n := pgtest.Scalar[int](t, pool, `SELECT count(*) FROM shows WHERE language = 'Hindi'`); n == 0 {
+			t.Error("no show is dubbed into Hindi")
 		}
 	})
 

@@ -1,9 +1,11 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -77,32 +79,62 @@ func (s *Store) CityTheatres(ctx context.Context, cityID int64) ([]booking.Theat
 	return list, nil
 }
 
+// movieColumns are a movie's columns and its poster's, over movies m LEFT
+// JOIN posters po; scanMovie reads them.
+const movieColumns = `m.id, m.title, m.duration_minutes, m.rating, m.synopsis, m.language, m.genres,
+	po.width, po.height, po.alt, encode(substr(po.sha256, 1, 8), 'hex')`
+
+func movieScanTargets(m *booking.Movie, poster *posterColumns) []any {
+	return []any{&m.ID, &m.Title, &m.DurationMinutes, &m.Rating, &m.Synopsis, &m.Language, &m.Genres,
+		&poster.width, &poster.height, &poster.alt, &poster.version}
+}
+
+// posterColumns are the poster columns of a movie row, NULL without one.
+type posterColumns struct {
+	width, height *int
+	alt, version  *string
+}
+
+func (p posterColumns) info() *booking.PosterInfo {
+	if p.version == nil || p.width == nil || p.height == nil || p.alt == nil {
+		return nil
+	}
+	return &booking.PosterInfo{Version: *p.version, Width: *p.width, Height: *p.height, Alt: *p.alt}
+}
+
 // Movie returns the movie with id.
 func (s *Store) Movie(ctx context.Context, id int64) (booking.Movie, error) {
 	var m booking.Movie
-	err := s.pool.QueryRow(ctx, `SELECT id, title, duration_minutes, rating, synopsis FROM movies WHERE id = $1`, id).
-		Scan(&m.ID, &m.Title, &m.DurationMinutes, &m.Rating, &m.Synopsis)
+	var po posterColumns
+	err := s.pool.QueryRow(ctx, `
+		SELECT `+movieColumns+` FROM movies m LEFT JOIN posters po ON po.movie_id = m.id WHERE m.id = $1`, id).
+		Scan(movieScanTargets(&m, &po)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return m, fmt.Errorf("movie %d: %w", id, booking.ErrNotFound)
 	}
 	if err != nil {
 		return m, fmt.Errorf("read movie %d: %w", id, err)
 	}
+	m.Poster = po.info()
 	return m, nil
 }
 
 // ShowtimeFilter narrows the upcoming scheduled shows of a listing. Zero
 // fields do not filter. Within bounds how far ahead to look (0: no bound).
+// Languages, Formats and Times each keep the shows that match any of theirs.
 type ShowtimeFilter struct {
 	CityID    int64
 	MovieID   int64
 	TheatreID int64
 	Date      string // YYYY-MM-DD in each show's theatre's time zone
 	Within    time.Duration
+	Languages []string // the language a show plays in (its movie's, or its dub)
+	Formats   []string
+	Times     []booking.TimeOfDay // by the theatre's wall clock
 }
 
 // showtimeWhere is the condition of ShowtimeFilter over showFrom; its
-// parameters are $1..$6 of showtimeArgs.
+// parameters are $1..$10 of showtimeArgs.
 const showtimeWhere = `
 	sh.status = 'SCHEDULED'
 	AND sh.starts_at > (SELECT t FROM now)
@@ -110,7 +142,13 @@ const showtimeWhere = `
 	AND ($3::bigint = 0 OR sh.movie_id = $3)
 	AND ($4::bigint = 0 OR t.id = $4)
 	AND ($5::date IS NULL OR (sh.starts_at AT TIME ZONE t.timezone)::date = $5::date)
-	AND ($6::bigint = 0 OR sh.starts_at < (SELECT t FROM now) + $6 * interval '1 microsecond')`
+	AND ($6::bigint = 0 OR sh.starts_at < (SELECT t FROM now) + $6 * interval '1 microsecond')
+	AND (coalesce(cardinality($7::text[]), 0) = 0 OR coalesce(sh.language, m.language) = ANY ($7))
+	AND (coalesce(cardinality($8::text[]), 0) = 0 OR sh.format = ANY ($8))
+	AND (coalesce(cardinality($9::int[]), 0) = 0 OR EXISTS (
+		SELECT 1 FROM unnest($9::int[], $10::int[]) AS part (from_hour, to_hour)
+		 WHERE extract(hour FROM sh.starts_at AT TIME ZONE t.timezone) >= part.from_hour
+		   AND extract(hour FROM sh.starts_at AT TIME ZONE t.timezone) < part.to_hour))`
 
 const nowCTE = `WITH now AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS t) `
 
@@ -119,31 +157,52 @@ func (s *Store) showtimeArgs(f ShowtimeFilter) []any {
 	if f.Date != "" {
 		date = &f.Date
 	}
-	return []any{s.now(), f.CityID, f.MovieID, f.TheatreID, date, f.Within.Microseconds()}
+	from, to := make([]int32, len(f.Times)), make([]int32, len(f.Times))
+	for i, part := range f.Times {
+		from[i], to[i] = int32(part.From), int32(part.To)
+	}
+	return []any{s.now(), f.CityID, f.MovieID, f.TheatreID, date, f.Within.Microseconds(),
+		f.Languages, f.Formats, from, to}
 }
 
 // Showtime is an upcoming show as a listing shows it, with how many of its
-// seats can still be bought (held seats of lapsed holds count as free).
+// seats can still be bought (held seats of lapsed holds count as free) and
+// the lowest price among them.
 type Showtime struct {
 	booking.Show
 	SeatsLeft  int
 	TotalSeats int
+	// FromMinor is the lowest price of a seat still on sale; of any seat
+	// when none is.
+	FromMinor int64
 }
 
 // SoldOut reports whether no seat of the show can be bought now.
 func (st Showtime) SoldOut() bool { return st.SeatsLeft == 0 }
 
+// Availability describes the show's seats left.
+func (st Showtime) Availability() booking.Availability {
+	return booking.AvailabilityOf(st.SeatsLeft, st.TotalSeats)
+}
+
 // Showtimes lists the upcoming scheduled shows that f selects, soonest
-// first, with their seats left. At most 500 are returned.
+// first, with their seats left and lowest price, in one query. At most 500
+// are returned.
 func (s *Store) Showtimes(ctx context.Context, f ShowtimeFilter) ([]Showtime, error) {
 	rows, err := s.pool.Query(ctx, nowCTE+`
-		SELECT `+showColumns+`, n.seats_left, n.total
+		SELECT `+showColumns+`, n.seats_left, n.total, coalesce(n.from_free, n.from_any, 0)
 		  FROM `+showFrom+`
 		  CROSS JOIN LATERAL (
-			SELECT count(*) FILTER (WHERE ss.status = 'AVAILABLE'
-			                           OR (ss.status = 'HELD' AND ss.hold_expires_at <= (SELECT t FROM now))) AS seats_left,
-			       count(*) AS total
-			  FROM show_seats ss WHERE ss.show_id = sh.id) n
+			SELECT count(*) FILTER (WHERE seat.free) AS seats_left,
+			       count(*) AS total,
+			       min(p.price_minor) FILTER (WHERE seat.free) AS from_free,
+			       min(p.price_minor) AS from_any
+			  FROM show_seats ss
+			  JOIN show_prices p ON p.show_id = ss.show_id AND p.category = ss.category
+			  CROSS JOIN LATERAL (
+				SELECT ss.status = 'AVAILABLE'
+				    OR (ss.status = 'HELD' AND ss.hold_expires_at <= (SELECT t FROM now)) AS free) seat
+			 WHERE ss.show_id = sh.id) n
 		 WHERE `+showtimeWhere+`
 		 ORDER BY sh.starts_at, t.name, sh.id
 		 LIMIT 500`, s.showtimeArgs(f)...)
@@ -153,13 +212,53 @@ func (s *Store) Showtimes(ctx context.Context, f ShowtimeFilter) ([]Showtime, er
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Showtime, error) {
 		var st Showtime
 		err := r.Scan(&st.ID, &st.MovieID, &st.MovieTitle, &st.TheatreID, &st.TheatreName, &st.TimeZone,
-			&st.CityName, &st.ScreenID, &st.ScreenName, &st.StartsAt, &st.EndsAt, &st.Currency, &st.SeatsLeft, &st.TotalSeats)
+			&st.CityName, &st.ScreenID, &st.ScreenName, &st.StartsAt, &st.EndsAt, &st.Currency,
+			&st.Format, &st.Language, &st.Dubbed, &st.SeatsLeft, &st.TotalSeats, &st.FromMinor)
 		return st, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list showtimes: %w", err)
 	}
 	return list, nil
+}
+
+// ShowFacets returns the languages (by name) and formats (in the order of
+// booking.Formats) of the upcoming shows f selects, ignoring f's own
+// language, format and time filters: the choices a listing offers stay on
+// offer whatever is chosen.
+func (s *Store) ShowFacets(ctx context.Context, f ShowtimeFilter) (languages, formats []string, err error) {
+	f.Languages, f.Formats, f.Times = nil, nil, nil
+	rows, err := s.pool.Query(ctx, nowCTE+`
+		SELECT DISTINCT coalesce(sh.language, m.language), sh.format
+		  FROM `+showFrom+`
+		 WHERE `+showtimeWhere, s.showtimeArgs(f)...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list show facets: %w", err)
+	}
+	var language, format string
+	seenL, seenF := map[string]bool{}, map[string]bool{}
+	_, err = pgx.ForEachRow(rows, []any{&language, &format}, func() error {
+		if language != "" && !seenL[language] {
+			seenL[language] = true
+			languages = append(languages, language)
+		}
+		if !seenF[format] {
+			seenF[format] = true
+			formats = append(formats, format)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list show facets: %w", err)
+	}
+	slices.Sort(languages)
+	slices.SortFunc(formats, byFormat)
+	return languages, formats, nil
+}
+
+// byFormat orders formats as booking.Formats lists them.
+func byFormat(a, b string) int {
+	return cmp.Compare(slices.Index(booking.Formats, a), slices.Index(booking.Formats, b))
 }
 
 // ShowDays returns the days (YYYY-MM-DD, in each theatre's time zone) on
@@ -187,24 +286,33 @@ type MovieListing struct {
 	Shows     int       // upcoming shows the filter selects
 	Theatres  int       // theatres showing it
 	FirstShow time.Time // the soonest of them
+	Languages []string  // the languages they play in, by name
+	Formats   []string  // their formats, in the order of booking.Formats
 }
 
 // MoviesShowing lists the movies that f selects upcoming shows of, the
-// soonest-showing first.
+// soonest-showing first, with their posters.
 func (s *Store) MoviesShowing(ctx context.Context, f ShowtimeFilter) ([]MovieListing, error) {
 	rows, err := s.pool.Query(ctx, nowCTE+`
-		SELECT m.id, m.title, m.duration_minutes, m.rating, m.synopsis,
-		       count(*), count(DISTINCT t.id), min(sh.starts_at)
+		SELECT `+movieColumns+`,
+		       count(*), count(DISTINCT t.id), min(sh.starts_at),
+		       array_remove(array_agg(DISTINCT coalesce(sh.language, m.language) ORDER BY coalesce(sh.language, m.language)), ''),
+		       array_agg(DISTINCT sh.format)
 		  FROM `+showFrom+`
+		  LEFT JOIN posters po ON po.movie_id = m.id
 		 WHERE `+showtimeWhere+`
-		 GROUP BY m.id
+		 GROUP BY m.id, po.movie_id
 		 ORDER BY min(sh.starts_at), m.title, m.id`, s.showtimeArgs(f)...)
 	if err != nil {
 		return nil, fmt.Errorf("list movies showing: %w", err)
 	}
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (MovieListing, error) {
 		var m MovieListing
-		err := r.Scan(&m.ID, &m.Title, &m.DurationMinutes, &m.Rating, &m.Synopsis, &m.Shows, &m.Theatres, &m.FirstShow)
+		var po posterColumns
+		err := r.Scan(append(movieScanTargets(&m.Movie, &po),
+			&m.Shows, &m.Theatres, &m.FirstShow, &m.Languages, &m.Formats)...)
+		m.Poster = po.info()
+		slices.SortFunc(m.Formats, byFormat)
 		return m, err
 	})
 	if err != nil {

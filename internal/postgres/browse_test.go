@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -178,4 +179,191 @@ func showIDs(list []postgres.Showtime) []int64 {
 		ids[i] = st.ID
 	}
 	return ids
+}
+
+// The 3x4 show of newWorld: rows A and B are STANDARD (₹250), C PREMIUM
+// (₹450).
+func TestShowtimeAvailability(t *testing.T) {
+	w := newWorld(t)
+	s := w.store
+	only := func(t *testing.T) postgres.Showtime {
+		t.Helper()
+		list, err := s.Showtimes(ctx, postgres.ShowtimeFilter{TheatreID: w.venue.TheatreID})
+		if err != nil || len(list) != 1 {
+			t.Fatalf("showtimes = %+v, %v", list, err)
+		}
+		return list[0]
+	}
+	want := func(t *testing.T, left int, from int64, a booking.Availability) {
+		t.Helper()
+		st := only(t)
+		if st.SeatsLeft != left || st.TotalSeats != 12 || st.FromMinor != from || st.Availability() != a {
+			t.Fatalf("seats left %d of %d from %d (%v); want %d of 12 from %d (%v)",
+				st.SeatsLeft, st.TotalSeats, st.FromMinor, st.Availability(), left, from, a)
+		}
+	}
+
+	t.Run("an empty show is available from its cheapest category", func(t *testing.T) {
+		want(t, 12, 25000, booking.Available)
+	})
+	standard := w.hold(w.user(), "A1", "A2", "A3", "A4", "B1", "B2", "B3", "B4")
+	t.Run("with every cheap seat held, the lowest price is of the seats left", func(t *testing.T) {
+		want(t, 4, 45000, booking.Available) // 4 of 12 is a third
+	})
+	booked := w.hold(w.user(), "C1", "C2")
+	if c, err := w.pay(booked, "pay_filling"); err != nil || c.Outcome != booking.OutcomeBooked {
+		t.Fatalf("pay = %+v, %v", c, err)
+	}
+	t.Run("under a fifth of the seats left is filling fast", func(t *testing.T) {
+		want(t, 2, 45000, booking.FillingFast) // 2 of 12
+	})
+	t.Run("an expired hold's seats count as on sale before any sweep", func(t *testing.T) {
+		w.clock.Set(standard.ExpiresAt.Add(-time.Millisecond))
+		want(t, 2, 45000, booking.FillingFast)
+		w.clock.Set(standard.ExpiresAt)
+		want(t, 10, 25000, booking.Available)
+		if n := count(t, s, `SELECT count(*) FROM show_seats WHERE status = 'HELD'`); n != 8 {
+			t.Fatalf("%d seats still stored HELD, want 8 (no sweep ran)", n)
+		}
+	})
+	t.Run("a show with no seat left is sold out", func(t *testing.T) {
+		w.hold(w.user(), "A1", "A2", "A3", "A4", "B1", "B2", "B3", "B4", "C3", "C4")
+		st := only(t)
+		if !st.SoldOut() || st.Availability() != booking.SoldOut || st.SeatsLeft != 0 || st.FromMinor != 25000 {
+			t.Fatalf("sold-out show = %+v", st)
+		}
+	})
+}
+
+func TestShowtimeFilters(t *testing.T) {
+	w := newWorld(t)
+	s := w.store
+	kolkata, _ := time.LoadLocation("Asia/Kolkata")
+	// Three days ahead, at local wall-clock hours, so "today" never cuts in.
+	day := w.start.In(kolkata).AddDate(0, 0, 3)
+	at := func(hour, minute int) time.Time {
+		return time.Date(day.Year(), day.Month(), day.Day(), hour, minute, 0, 0, kolkata)
+	}
+	hindi, err := s.CreateMovie(ctx, booking.Movie{Title: "Monsoon", DurationMinutes: 90, Language: "Hindi", Genres: []string{"Drama"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var screen int64
+	show := func(movie int64, start time.Time, format, language string) int64 {
+		t.Helper()
+		// A screen each: the evening and night shows overlap.
+		screen, err = s.CreateScreen(ctx, w.venue.TheatreID, "Screen at "+start.Format(time.Kitchen), pgtest.Grid(2, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := s.CreateShow(ctx, booking.Show{MovieID: movie, ScreenID: screen, StartsAt: start, EndsAt: start.Add(100 * time.Minute),
+			Currency: "INR", Prices: pgtest.Prices, Format: format, Language: language})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	morning := show(hindi, at(9, 0), "", "")                // 2D, Hindi
+	afternoon := show(hindi, at(12, 0), "IMAX 2D", "Tamil") // dubbed
+	evening := show(hindi, at(18, 59), "3D", "Hindi")       // the movie's own language: not a dub
+	night := show(hindi, at(19, 0), "IMAX 2D", "")
+	f := postgres.ShowtimeFilter{MovieID: hindi, Date: day.Format(time.DateOnly)}
+
+	filtered := func(t *testing.T, f postgres.ShowtimeFilter, want ...int64) []postgres.Showtime {
+		t.Helper()
+		list, err := s.Showtimes(ctx, f)
+		if err != nil || !slices.Equal(showIDs(list), want) {
+			t.Fatalf("showtimes = %v, %v; want %v", showIDs(list), err, want)
+		}
+		return list
+	}
+	part := func(slug string) booking.TimeOfDay {
+		i := slices.IndexFunc(booking.TimesOfDay, func(p booking.TimeOfDay) bool { return p.Slug == slug })
+		return booking.TimesOfDay[i]
+	}
+
+	t.Run("a show plays in its movie's language unless dubbed", func(t *testing.T) {
+		list := filtered(t, f, morning, afternoon, evening, night)
+		got := func(st postgres.Showtime) string { return fmt.Sprintf("%s %s %v", st.Format, st.Language, st.Dubbed) }
+		for i, w := range []string{"2D Hindi false", "IMAX 2D Tamil true", "3D Hindi false", "IMAX 2D Hindi false"} {
+			if got(list[i]) != w {
+				t.Errorf("show %d: %s, want %s", list[i].ID, got(list[i]), w)
+			}
+		}
+	})
+	t.Run("by language", func(t *testing.T) {
+		g := f
+		g.Languages = []string{"Tamil"}
+		filtered(t, g, afternoon)
+		g.Languages = []string{"Hindi", "Tamil"}
+		filtered(t, g, morning, afternoon, evening, night)
+		g.Languages = []string{"Klingon"}
+		filtered(t, g)
+	})
+	t.Run("by format", func(t *testing.T) {
+		g := f
+		g.Formats = []string{"IMAX 2D"}
+		filtered(t, g, afternoon, night)
+		g.Formats = []string{"3D", "2D"}
+		filtered(t, g, morning, evening)
+	})
+	t.Run("by time of day, on the theatre's wall clock", func(t *testing.T) {
+		g := f
+		g.Times = []booking.TimeOfDay{part("morning")}
+		filtered(t, g, morning)
+		g.Times = []booking.TimeOfDay{part("afternoon")}
+		filtered(t, g, afternoon)
+		g.Times = []booking.TimeOfDay{part("evening"), part("night")}
+		filtered(t, g, evening, night)
+		g.Times = []booking.TimeOfDay{part("night")}
+		filtered(t, g, night)
+	})
+	t.Run("filters combine", func(t *testing.T) {
+		g := f
+		g.Formats, g.Languages, g.Times = []string{"IMAX 2D"}, []string{"Hindi"}, []booking.TimeOfDay{part("night"), part("morning")}
+		filtered(t, g, night)
+		days, err := s.ShowDays(ctx, g)
+		if err != nil || !slices.Equal(days, []string{day.Format(time.DateOnly)}) {
+			t.Fatalf("days = %v, %v", days, err)
+		}
+		g.Times = []booking.TimeOfDay{part("morning")}
+		if days, err := s.ShowDays(ctx, g); err != nil || len(days) != 0 {
+			t.Fatalf("days of no show = %v, %v", days, err)
+		}
+	})
+	t.Run("facets list every choice whatever is chosen", func(t *testing.T) {
+		g := f
+		g.Formats, g.Languages = []string{"3D"}, []string{"Tamil"}
+		languages, formats, err := s.ShowFacets(ctx, g)
+		if err != nil || !slices.Equal(languages, []string{"Hindi", "Tamil"}) || !slices.Equal(formats, []string{"2D", "3D", "IMAX 2D"}) {
+			t.Fatalf("facets = %v %v, %v", languages, formats, err)
+		}
+	})
+	t.Run("MoviesShowing names the languages and formats of the shows selected", func(t *testing.T) {
+		g := postgres.ShowtimeFilter{CityID: w.venue.CityID}
+		movies, err := s.MoviesShowing(ctx, g)
+		if err != nil || len(movies) != 2 {
+			t.Fatalf("movies = %+v, %v", movies, err)
+		}
+		m := movies[0] // the venue's movie starts two days ahead, before these
+		if m.ID != w.venue.MovieID || len(m.Languages) != 0 || !slices.Equal(m.Formats, []string{"2D"}) {
+			t.Errorf("venue movie = %+v", m)
+		}
+		m = movies[1]
+		if m.ID != hindi || m.Language != "Hindi" || !slices.Equal(m.Genres, []string{"Drama"}) ||
+			!slices.Equal(m.Languages, []string{"Hindi", "Tamil"}) || !slices.Equal(m.Formats, []string{"2D", "3D", "IMAX 2D"}) {
+			t.Errorf("Hindi movie = %+v", m)
+		}
+		g.Formats = []string{"3D"}
+		movies, err = s.MoviesShowing(ctx, g)
+		if err != nil || len(movies) != 1 || movies[0].ID != hindi || movies[0].Shows != 1 || !slices.Equal(movies[0].Languages, []string{"Hindi"}) {
+			t.Fatalf("3D movies = %+v, %v", movies, err)
+		}
+	})
+	t.Run("a show in an unknown format is refused", func(t *testing.T) {
+		if _, err := s.CreateShow(ctx, booking.Show{MovieID: hindi, ScreenID: screen, StartsAt: at(23, 0), EndsAt: at(23, 50),
+			Currency: "INR", Prices: pgtest.Prices, Format: "8K smell-o-vision"}); err == nil {
+			t.Fatal("created a show in an unknown format")
+		}
+	})
 }

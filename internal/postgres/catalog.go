@@ -90,16 +90,58 @@ func (s *Store) CreateScreen(ctx context.Context, theatreID int64, name string, 
 	return id, nil
 }
 
-// CreateMovie adds a movie and returns its id.
+// CreateMovie adds a movie and returns its id. Its poster is set apart,
+// with SetPoster.
 func (s *Store) CreateMovie(ctx context.Context, m booking.Movie) (int64, error) {
 	var id int64
 	err := s.pool.QueryRow(ctx, `
-		INSERT INTO movies (title, duration_minutes, rating, synopsis) VALUES ($1, $2, $3, $4) RETURNING id`,
-		m.Title, m.DurationMinutes, m.Rating, m.Synopsis).Scan(&id)
+		INSERT INTO movies (title, duration_minutes, rating, synopsis, language, genres)
+		VALUES ($1, $2, $3, $4, $5, coalesce($6::text[], '{}')) RETURNING id`,
+		m.Title, m.DurationMinutes, m.Rating, m.Synopsis, m.Language, m.Genres).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("create movie %q: %w", m.Title, err)
 	}
 	return id, nil
+}
+
+// SetPoster stores p as movieID's poster, replacing any before it, and
+// returns what pages need to show it. p.Version is ignored: the database
+// hashes the bytes.
+func (s *Store) SetPoster(ctx context.Context, movieID int64, p booking.Poster) (booking.PosterInfo, error) {
+	info := booking.PosterInfo{Width: p.Width, Height: p.Height, Alt: p.Alt}
+	err := s.pool.QueryRow(ctx, `
+		INSERT INTO posters (movie_id, content_type, data, width, height, alt, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, coalesce($7::timestamptz, clock_timestamp()))
+		ON CONFLICT (movie_id) DO UPDATE SET content_type = excluded.content_type, data = excluded.data,
+		       width = excluded.width, height = excluded.height, alt = excluded.alt, updated_at = excluded.updated_at
+		RETURNING `+posterVersion,
+		movieID, p.ContentType, p.Data, p.Width, p.Height, p.Alt, s.now()).Scan(&info.Version)
+	if code, _ := pgCode(err); code == codeForeignKey {
+		return info, fmt.Errorf("poster of movie %d: %w", movieID, booking.ErrNotFound)
+	}
+	if err != nil {
+		return info, fmt.Errorf("set poster of movie %d: %w", movieID, err)
+	}
+	return info, nil
+}
+
+// posterVersion is a poster's version: the first 64 bits of its SHA-256,
+// in hex, enough to tell one upload of a movie's poster from another.
+const posterVersion = `encode(substr(sha256, 1, 8), 'hex')`
+
+// Poster returns movieID's poster with its bytes, or booking.ErrNotFound.
+func (s *Store) Poster(ctx context.Context, movieID int64) (booking.Poster, error) {
+	var p booking.Poster
+	err := s.pool.QueryRow(ctx, `
+		SELECT `+posterVersion+`, width, height, alt, content_type, data FROM posters WHERE movie_id = $1`, movieID).
+		Scan(&p.Version, &p.Width, &p.Height, &p.Alt, &p.ContentType, &p.Data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return p, fmt.Errorf("poster of movie %d: %w", movieID, booking.ErrNotFound)
+	}
+	if err != nil {
+		return p, fmt.Errorf("read poster of movie %d: %w", movieID, err)
+	}
+	return p, nil
 }
 
 // CreateShow schedules a show and puts every seat of its screen on sale. It
@@ -109,9 +151,10 @@ func (s *Store) CreateShow(ctx context.Context, sh booking.Show) (int64, error) 
 	var id int64
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, `
-			INSERT INTO shows (movie_id, screen_id, starts_at, ends_at, currency)
-			VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-			sh.MovieID, sh.ScreenID, sh.StartsAt, sh.EndsAt, sh.Currency).Scan(&id); err != nil {
+			INSERT INTO shows (movie_id, screen_id, starts_at, ends_at, currency, format, language)
+			VALUES ($1, $2, $3, $4, $5, coalesce(nullif($6, ''), '`+booking.DefaultFormat+`'),
+			        nullif(nullif($7, ''), (SELECT language FROM movies WHERE id = $1))) RETURNING id`,
+			sh.MovieID, sh.ScreenID, sh.StartsAt, sh.EndsAt, sh.Currency, sh.Format, sh.Language).Scan(&id); err != nil {
 			return err
 		}
 		for category, price := range sh.Prices {
@@ -135,7 +178,7 @@ func (s *Store) CreateShow(ctx context.Context, sh booking.Show) (int64, error) 
 }
 
 const showColumns = `sh.id, sh.movie_id, m.title, t.id, t.name, t.timezone, c.name, sc.id, sc.name,
-	sh.starts_at, sh.ends_at, sh.currency`
+	sh.starts_at, sh.ends_at, sh.currency, sh.format, coalesce(sh.language, m.language), sh.language IS NOT NULL`
 
 const showFrom = `shows sh
 	JOIN movies m ON m.id = sh.movie_id
@@ -146,7 +189,8 @@ const showFrom = `shows sh
 func scanShow(row pgx.Row) (booking.Show, error) {
 	var sh booking.Show
 	err := row.Scan(&sh.ID, &sh.MovieID, &sh.MovieTitle, &sh.TheatreID, &sh.TheatreName, &sh.TimeZone,
-		&sh.CityName, &sh.ScreenID, &sh.ScreenName, &sh.StartsAt, &sh.EndsAt, &sh.Currency)
+		&sh.CityName, &sh.ScreenID, &sh.ScreenName, &sh.StartsAt, &sh.EndsAt, &sh.Currency,
+		&sh.Format, &sh.Language, &sh.Dubbed)
 	return sh, err
 }
 
