@@ -44,6 +44,9 @@ const (
 	// liveHelloLimit its size: a seat's id and status take under 32 bytes.
 	liveHello      = 10 * time.Second
 	liveHelloLimit = 256 << 10
+	// liveDropGrace is how long a dropped viewer's write under way may
+	// still take before the socket is cut.
+	liveDropGrace = time.Second
 )
 
 // pageState is what a ?diff=1 client says it shows: the status of every seat
@@ -103,13 +106,17 @@ func (s *server) liveSeatMap(c echo.Context) error {
 	// the close.
 	ctx = conn.CloseRead(ctx)
 	// A viewer the hub dropped (too slow, or the server is shutting down)
-	// is let go at once: a write stuck on a full socket ends too.
+	// is let go: closed with 1013 as soon as no write is under way, and a
+	// write still stuck on a full socket after liveDropGrace is cut off.
+	// Cutting a write short would end the socket without its close code.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
 		select {
 		case <-sub.Dropped():
-			cancel()
+			cut := time.AfterFunc(liveDropGrace, cancel)
+			<-ctx.Done()
+			cut.Stop()
 		case <-ctx.Done():
 		}
 	}()
@@ -135,14 +142,12 @@ func (s *server) liveSeatMap(c echo.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			select {
-			case <-sub.Dropped():
-				// 1013: one of the codes the htmx ws extension reconnects
-				// on (a policy violation, 1008, would leave the page dead);
-				// the new connection starts with the whole map.
-				conn.Close(websocket.StatusTryAgainLater, "reconnect to resync")
-			default:
-			}
+			return nil // the viewer left, or a write outlived liveDropGrace
+		case <-sub.Dropped():
+			// 1013: one of the codes the htmx ws extension reconnects on
+			// (a policy violation, 1008, would leave the page dead); the
+			// new connection resyncs.
+			conn.Close(websocket.StatusTryAgainLater, "reconnect to resync")
 			return nil
 		case u := <-sub.Updates():
 			if u.Resync && len(u.Seats) == 0 {
