@@ -17,8 +17,14 @@ func Percentile(sorted []time.Duration, p float64) time.Duration {
 	if len(sorted) == 0 {
 		return 0
 	}
-	rank := int(math.Ceil(float64(len(sorted)) * p / 100))
-	return sorted[min(max(rank, 1), len(sorted))-1]
+	return sorted[Rank(len(sorted), p)]
+}
+
+// Rank is the index of the p-th percentile (nearest rank) among n sorted
+// samples, n > 0.
+func Rank(n int, p float64) int {
+	rank := int(math.Ceil(float64(n) * p / 100))
+	return min(max(rank, 1), n) - 1
 }
 
 // Median is the middle of ds (the lower middle of an even count, so it is
