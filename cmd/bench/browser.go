@@ -238,6 +238,34 @@ func (bb *browserBench) header(ctx context.Context, userAgent string) string {
 	return sb.String()
 }
 
+// cpuMark is a reading of the CPU time used on the machine and by this
+// run's processes.
+type cpuMark struct {
+	s                cpuSample // the host, this process, the database's backends
+	server, chromium time.Duration
+	at               time.Time
+}
+
+func (bb *browserBench) mark(ctx context.Context) cpuMark {
+	m := cpuMark{s: takeCPUSample(ctx, bb.b.pool), server: serverCPU(bb.srv), at: time.Now()}
+	if p := chromedp.FromContext(bb.browser).Browser.Process(); p != nil {
+		m.chromium = treeCPU(p.Pid)
+	}
+	return m
+}
+
+// otherSince is how many cores work other than this run's kept busy since
+// m0, or -1 when the machine does not say.
+func (bb *browserBench) otherSince(ctx context.Context, m0 cpuMark) float64 {
+	m := bb.mark(ctx)
+	d := m.at.Sub(m0.at)
+	u := m.s.since(m0.s, d)
+	if u.other < 0 || d <= 0 {
+		return -1
+	}
+	return max(0, u.other-(m.server-m0.server).Seconds()/d.Seconds()-(m.chromium-m0.chromium).Seconds()/d.Seconds())
+}
+
 // runCell loads hall's page bc.loads times at CPU slowdown rate as kind
 // ("viewer": signed in, "guest"), then, for the viewer, runs the clicks on
 // the last page. A load that does not become idle within the cap ends the
@@ -259,19 +287,21 @@ func (bb *browserBench) runCell(ctx context.Context, h *benchHall, rate float64,
 		if t, err = openTab(bb.browser, bb.srv.base, cookie, rate); err != nil {
 			return cell, err
 		}
+		m0 := bb.mark(ctx)
 		l, err := t.load(url, bb.bc.idleCap)
 		if err != nil {
 			t.close()
 			return cell, err
 		}
+		l.Other = bb.otherSince(ctx, m0)
 		cell.Loads = append(cell.Loads, l)
 		last = &cell.Loads[len(cell.Loads)-1]
 		if l.Reached {
-			status("%s, %gx CPU, %s, load %d: long tasks %s ms in %d (longest %s ms), idle at %.1f s",
-				h.name, rate, cell.Viewer, i+1, msOf(l.Total()), l.Count(), msOf(l.Longest()), l.Idle.Seconds())
+			status("%s, %gx CPU, %s, load %d: long tasks %s ms in %d (longest %s ms), idle at %.1f s; other work %.2f cores",
+				h.name, rate, cell.Viewer, i+1, msOf(l.Total()), l.Count(), msOf(l.Longest()), l.Idle.Seconds(), l.Other)
 		} else {
-			status("%s, %gx CPU, %s, load %d: did not reach idle in %s (long tasks at least %s ms, blocked %.1f s at the end)",
-				h.name, rate, cell.Viewer, i+1, l.Cap, msOf(l.Total()), l.Blocked.Seconds())
+			status("%s, %gx CPU, %s, load %d: did not reach idle in %s (long tasks at least %s ms, blocked %.1f s at the end); other work %.2f cores",
+				h.name, rate, cell.Viewer, i+1, l.Cap, msOf(l.Total()), l.Blocked.Seconds(), l.Other)
 			break
 		}
 		if ctx.Err() != nil {
@@ -301,10 +331,12 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 	if err := bb.b.settle(ctx); err != nil {
 		return err
 	}
-	ids := h.clickSeats()
-	points, err := t.seatPoints(ids)
+	points, err := t.seatPoints(h.clickSeats())
 	if err != nil {
 		return err
+	}
+	if run.EventTiming, err = t.eventTiming(); err != nil {
+		return fmt.Errorf("ask for the Event Timing API: %w", err)
 	}
 	// The stream runs long enough for every click at its slowest pace.
 	d := clickSettle + time.Duration(bb.bc.clicks)*(clickGapMax+2*time.Second)
@@ -333,9 +365,11 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 	}
 
 	sockets0, messages0 := t.net.counts()
+	m0 := bb.mark(ctx)
 	began := time.Now()
 	rng := rand.New(rand.NewPCG(uint64(h.show), uint64(len(bb.cells))))
 	late := 0
+	var stamps []float64 // each click's event timeStamp (-1: the page never saw it)
 	for i := range bb.bc.clicks {
 		if ctx.Err() != nil {
 			break
@@ -351,6 +385,11 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 			return err
 		}
 		c := pageperf.Click{Latency: clickTimeout}
+		stamp := -1.0
+		if rec != nil {
+			stamp = rec.T
+		}
+		stamps = append(stamps, stamp)
 		if rec != nil && rec.Painted != nil {
 			c.Painted = true
 			c.Latency = msDuration(*rec.Painted - rec.T)
@@ -368,6 +407,7 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 		time.Sleep(clickGapMin + time.Duration(rng.Int64N(int64(clickGapMax-clickGapMin))))
 	}
 	ended := time.Now()
+	run.Other = bb.otherSince(ctx, m0)
 	sockets1, messages1 := t.net.counts()
 	run.Window = ended.Sub(began)
 	run.Messages = messages1 - messages0
@@ -386,30 +426,17 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 	}
 
 	// The Event Timing API's reading of the same clicks, matched by the
-	// event's timestamp (its startTime is the click's timeStamp).
-	ectx, cancel := context.WithTimeout(t.ctx, 30*time.Second)
-	defer cancel()
-	entries, supported, err := t.eventTimings(ectx)
-	if err != nil {
-		status("  Event Timing: %v", err)
-	}
-	run.EventTiming = supported
-	records, err := t.clickRecords(ectx)
-	if err != nil {
-		return err
-	}
-	for i := range run.Clicks {
-		if i >= len(records) {
-			break
-		}
-		for _, e := range entries {
-			if d := e[0] - records[i].T; d > -0.5 && d < 0.5 {
+	// event's timestamp (an entry's startTime is its event's timeStamp).
+	t.drainEvents(5 * time.Second)
+	for i, at := range stamps {
+		for _, e := range t.events {
+			if d := e[0] - at; at >= 0 && d > -0.5 && d < 0.5 {
 				run.Clicks[i].EventTiming = msDuration(e[1])
 			}
 		}
 	}
 	s := pageperf.SummarizeClicks(*run)
-	status("%s, %gx CPU: %d clicks, click-to-paint p50/p95/p99/max %s ms, %d not painted, %d not flipped; %.1f messages/s for %.1f changes/s",
-		h.name, t.rate, s.Clicks, pageperf.Figures(s.Latency), s.Clicks-s.Painted, s.NotFlipped, s.MessagesPerSecond, s.ChangesPerSecond)
+	status("%s, %gx CPU: %d clicks, click-to-paint p50/p95/p99/max %s ms, %d not painted, %d not flipped; %.1f messages/s for %.1f changes/s; other work %.2f cores",
+		h.name, t.rate, s.Clicks, pageperf.Figures(s.Latency), s.Clicks-s.Painted, s.NotFlipped, s.MessagesPerSecond, s.ChangesPerSecond, run.Other)
 	return nil
 }

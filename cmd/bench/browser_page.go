@@ -78,6 +78,14 @@ const pageScript = `(() => {
       ch.port2.postMessage(0);
     });
   });
+  // takeEvents hands over the Event Timing entries since its last call.
+  b.sentEvents = 0;
+  b.takeEvents = () => {
+    if (b.eto) for (const e of b.eto.takeRecords()) if (e.name === 'click') b.events.push([e.startTime, e.duration]);
+    const out = b.events.slice(b.sentEvents);
+    b.sentEvents = b.events.length;
+    return out;
+  };
   // take is what the benchmark reads: everything since its last read.
   b.take = () => {
     if (b.lto) keep({ getEntries: () => b.lto.takeRecords() });
@@ -93,7 +101,8 @@ type tab struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	net    *netWatch
-	rate   float64 // the CPU slowdown
+	rate   float64      // the CPU slowdown
+	events [][2]float64 // Event Timing entries of clicks read so far: [startTime, duration] ms
 }
 
 // netWatch counts the page's HTTP requests in flight and its websocket
@@ -341,8 +350,14 @@ type clickRecord struct {
 }
 
 // waitClick waits until the page has painted after click i (0-based), up
-// to timeout, and returns its record (nil when the page never saw it).
+// to timeout, and returns its record (nil when the page never saw it). It
+// collects the page's new Event Timing entries on the way: a page saturated
+// with work may not answer a read after the run in any useful time.
 func (t *tab) waitClick(i int, timeout time.Duration) (*clickRecord, error) {
+	type read struct {
+		Click  *clickRecord `json:"click"`
+		Events [][2]float64 `json:"events"`
+	}
 	deadline := time.Now().Add(timeout)
 	var last *clickRecord
 	for {
@@ -351,37 +366,36 @@ func (t *tab) waitClick(i int, timeout time.Duration) (*clickRecord, error) {
 			return last, nil
 		}
 		ctx, cancel := context.WithTimeout(t.ctx, left)
-		rec, err := chromedp.Run(ctx, chromedp.Evaluate[*clickRecord](fmt.Sprintf(`window.__bench.clicks[%d] || null`, i)))
+		r, err := chromedp.Run(ctx, chromedp.Evaluate[read](fmt.Sprintf(
+			`({ click: window.__bench.clicks[%d] || null, events: window.__bench.takeEvents() })`, i)))
 		cancel()
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("read click %d: %w", i, err)
 		}
-		if rec != nil {
-			last = rec
-			if rec.Painted != nil {
-				return rec, nil
+		t.events = append(t.events, r.Events...)
+		if r.Click != nil {
+			last = r.Click
+			if last.Painted != nil {
+				return last, nil
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-// eventTimings returns the page's Event Timing entries for clicks:
-// [startTime, duration] ms, and whether the browser supports the API.
-func (t *tab) eventTimings(ctx context.Context) ([][2]float64, bool, error) {
-	type et struct {
-		Supported bool         `json:"supported"`
-		Events    [][2]float64 `json:"events"`
+// drainEvents collects the Event Timing entries the page has not handed
+// over yet, if it answers within timeout.
+func (t *tab) drainEvents(timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(t.ctx, timeout)
+	defer cancel()
+	if ev, err := chromedp.Run(ctx, chromedp.Evaluate[[][2]float64](`window.__bench.takeEvents()`)); err == nil {
+		t.events = append(t.events, ev...)
 	}
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[et](`(() => {
-		const b = window.__bench;
-		if (b.eto) for (const e of b.eto.takeRecords()) if (e.name === 'click') b.events.push([e.startTime, e.duration]);
-		return { supported: b.eventTiming, events: b.events };
-	})()`))
-	return v.Events, v.Supported, err
 }
 
-// clickRecords returns the page's records of every click.
-func (t *tab) clickRecords(ctx context.Context) ([]clickRecord, error) {
-	return chromedp.Run(ctx, chromedp.Evaluate[[]clickRecord](`window.__bench.clicks`))
+// eventTiming reports whether the browser supports the Event Timing API.
+func (t *tab) eventTiming() (bool, error) {
+	ctx, cancel := context.WithTimeout(t.ctx, 30*time.Second)
+	defer cancel()
+	return chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__bench.eventTiming`))
 }

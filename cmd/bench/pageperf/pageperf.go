@@ -39,6 +39,10 @@ type Load struct {
 	// (its main thread busy with a task not yet over, so not yet reported):
 	// a lower bound of the long-task time it adds.
 	Blocked time.Duration
+	// Other is how many cores other work on the machine kept busy during
+	// the load (not this benchmark, its server, database or browser); -1
+	// when unknown.
+	Other float64
 }
 
 // Total is the long-task time of the load: the reported tasks' durations
@@ -86,6 +90,7 @@ type LoadSummary struct {
 	CountMedian, CountWorst int
 	Longest                 time.Duration // over every load
 	IdleMedian, IdleWorst   time.Duration // over the loads that reached idle
+	OtherMax                float64       // the most cores other work used during a load; -1 unknown
 	medianCapped            bool
 	worstCapped             bool
 }
@@ -94,7 +99,7 @@ type LoadSummary struct {
 // reached idle, whatever its figures: it is the worse load, and its totals
 // are only lower bounds.
 func Summarize(loads []Load) LoadSummary {
-	s := LoadSummary{Loads: len(loads)}
+	s := LoadSummary{Loads: len(loads), OtherMax: -1}
 	if len(loads) == 0 {
 		return s
 	}
@@ -108,6 +113,7 @@ func Summarize(loads []Load) LoadSummary {
 	for _, l := range loads {
 		rs = append(rs, ranked{l.Total(), !l.Reached})
 		counts = append(counts, l.Count())
+		s.OtherMax = max(s.OtherMax, l.Other)
 		s.Longest = max(s.Longest, l.Longest())
 		if l.Reached {
 			idles = append(idles, l.Idle)
@@ -198,7 +204,7 @@ type Click struct {
 	// EventTiming is the Event Timing API's duration of the click (from
 	// the input to the next paint after its handlers, in steps of 8 ms);
 	// zero when the API reported none, which it does for a click under its
-	// 16 ms threshold.
+	// 16 ms threshold (or one the page has not handled yet: not Painted).
 	EventTiming time.Duration
 }
 
@@ -215,6 +221,7 @@ type ClickRun struct {
 	Messages    int           // websocket messages the page received in the window
 	Changes     int           // seat changes the load generator committed in the window
 	Sockets     int           // websockets the page opened during the run (1: no reconnect)
+	Other       float64       // cores other work kept busy during the run, as Load.Other
 }
 
 // EventThreshold is the smallest durationThreshold the Event Timing API
@@ -270,12 +277,13 @@ var Percentiles = []float64{50, 95, 99, 100}
 
 // ClickSummary sums up a click run.
 type ClickSummary struct {
-	Clicks, Painted, NotFlipped int
-	Latency                     []Figure // at Percentiles
-	EventTiming                 []Figure // at Percentiles; nil when the API is not supported
-	EventEntries                int      // clicks the Event Timing API reported
-	MessagesPerSecond           float64
-	ChangesPerSecond            float64
+	Clicks, Painted   int
+	NotFlipped        int      // painted clicks whose frame did not show the seat flipped
+	Latency           []Figure // at Percentiles
+	EventTiming       []Figure // at Percentiles; nil when the API is not supported
+	EventEntries      int      // clicks the Event Timing API reported
+	MessagesPerSecond float64
+	ChangesPerSecond  float64
 }
 
 // SummarizeClicks sums up r.
@@ -285,15 +293,20 @@ func SummarizeClicks(r ClickRun) ClickSummary {
 	for _, c := range r.Clicks {
 		if c.Painted {
 			s.Painted++
-		}
-		if !c.Flipped {
-			s.NotFlipped++
+			if !c.Flipped {
+				s.NotFlipped++
+			}
 		}
 		lat = append(lat, Figure{D: c.Latency, Over: !c.Painted})
-		if c.EventTiming > 0 {
+		switch {
+		case !c.Painted:
+			// No entry yet because the page has not handled the click
+			// at all, not because it was fast.
+			et = append(et, Figure{D: c.Latency, Over: true})
+		case c.EventTiming > 0:
 			s.EventEntries++
 			et = append(et, Figure{D: c.EventTiming})
-		} else {
+		default:
 			et = append(et, Figure{D: EventThreshold, Under: true})
 		}
 	}

@@ -46,20 +46,24 @@ func (m Method) verdict(c Cell, met bool) string {
 // came, and the notes the figures need.
 func WriteReport(w io.Writer, cells []Cell, m Method) {
 	fmt.Fprintf(w, "\n## Long tasks and click-to-paint\n\n")
-	fmt.Fprintf(w, "Long tasks: the main thread's tasks over 50 ms (PerformanceObserver 'longtask', installed before any\n")
-	fmt.Fprintf(w, "script of the page runs) from navigation until the page was idle: the live seat map's first websocket\n")
-	fmt.Fprintf(w, "message had arrived, no HTTP request was in flight, and the page then answered with no long task and no\n")
-	fmt.Fprintf(w, "request for %s; nothing else changed seats meanwhile. Total, count and longest; median and worst of the loads. A load that did not\n", m.Quiet)
-	fmt.Fprintf(w, "become idle within its cap is marked ≥: its figures count the stretch the page had not answered for at\n")
-	fmt.Fprintf(w, "the cap as one more task, a lower bound, and it ends the cell's loads. Click-to-paint (signed-in viewer,\n")
-	fmt.Fprintf(w, "on its last page): real mouse clicks on seats of the last row (each picked, then unpicked) while other\n")
-	fmt.Fprintf(w, "users' holds and releases, %.0f changes/s on average through the store, change the rest of the hall; from the\n", m.Rate)
-	fmt.Fprintf(w, "click event's timeStamp to the end of the first frame after the app's handler (requestAnimationFrame,\n")
-	fmt.Fprintf(w, "then a MessageChannel message), with aria-pressed checked flipped; a click with no frame within %s\n", m.ClickTimeout)
-	fmt.Fprintf(w, "counts as > %s, and %d in a row end the run. Event Timing: the same clicks' 'event' entries\n", stats.Ms(m.ClickTimeout), m.GiveUp)
-	fmt.Fprintf(w, "(durationThreshold 16, so a click under 16 ms has none: < 16). messages/s: websocket messages the page\n")
-	fmt.Fprintf(w, "received while clicking / changes committed meanwhile. Targets at %gx: long tasks under %s ms in total,\n", m.Throttle, stats.Ms(m.Targets.LongTasks))
-	fmt.Fprintf(w, "click-to-paint p99 under %s ms; in brackets the same bounds at another slowdown, for reference.\n", stats.Ms(m.Targets.ClickP99))
+	fmt.Fprint(w, wrap(fmt.Sprintf("Long tasks: the main thread's tasks over 50 ms (PerformanceObserver 'longtask', "+
+		"installed before any script of the page runs) from navigation until the page was idle: the live seat map's "+
+		"websocket had opened, no HTTP request was in flight, and the page then answered after %s with no long task, "+
+		"no request and no websocket message in between; nothing changed seats meanwhile. Total, count and longest; "+
+		"median and worst of the loads. A load that did not become idle within its cap is marked ≥: its figures count "+
+		"the stretch the page had not answered for at the cap as one more task, a lower bound, and it ends the cell's loads. "+
+		"Click-to-paint (signed-in viewer, on its last page): real mouse clicks on seats of the last row (each picked, "+
+		"then unpicked) while other users' holds and releases, %.0f changes/s on average through the store, change the "+
+		"rest of the hall; from the click event's timeStamp to the end of the first frame after the app's handler "+
+		"(requestAnimationFrame, then a MessageChannel message), with aria-pressed checked flipped; a click with no frame "+
+		"within %s counts as > %s, and %d in a row end the run. Event Timing: the same clicks' 'event' entries "+
+		"(durationThreshold 16, so a click under 16 ms has none: < 16). messages/s: websocket messages the page received "+
+		"while clicking / changes committed meanwhile. other cores: what the machine's other work kept busy (all cores' "+
+		"busy time less this program's, its server's, the database backends' and Chromium's), the most during one load / "+
+		"during the clicks. Targets at %gx: long tasks under %s ms in total, click-to-paint p99 under %s ms; in brackets "+
+		"the same bounds at another slowdown, for reference.",
+		m.Quiet, m.Rate, m.ClickTimeout, stats.Ms(m.ClickTimeout), m.GiveUp, m.Throttle,
+		stats.Ms(m.Targets.LongTasks), stats.Ms(m.Targets.ClickP99)), 105))
 
 	var halls []string
 	byHall := map[string][]Cell{}
@@ -73,24 +77,38 @@ func WriteReport(w io.Writer, cells []Cell, m Method) {
 	for _, h := range halls {
 		cs := byHall[h]
 		fmt.Fprintf(w, "\n### %s, %d seats\n\n", h, cs[0].Seats)
-		fmt.Fprintf(w, "| CPU | viewer | loads | long tasks ms, median / worst | count, median / worst | longest ms | idle at s, median / worst | < %s ms | clicks | click-to-paint ms p50 / p95 / p99 / max | Event Timing ms p50 / p95 / p99 / max | messages/s / changes/s | p99 < %s ms |\n",
+		fmt.Fprintf(w, "| CPU | viewer | loads | long tasks ms, median / worst | count, median / worst | longest ms | idle at s, median / worst | < %s ms | clicks | click-to-paint ms p50 / p95 / p99 / max | Event Timing ms p50 / p95 / p99 / max | messages/s / changes/s | p99 < %s ms | other cores, loads / clicks |\n",
 			stats.Ms(m.Targets.LongTasks), stats.Ms(m.Targets.ClickP99))
-		fmt.Fprintf(w, "|--:|---|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|---|\n")
+		fmt.Fprintf(w, "|--:|---|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|---|--:|\n")
 		for _, c := range cs {
 			s := Summarize(c.Loads)
-			fmt.Fprintf(w, "| %gx | %s | %s | %s / %s | %d / %d | %s | %s | %s | %s |\n",
+			other := cores(s.OtherMax) + " / -"
+			if c.Clicks != nil && c.Clicks.Skipped == "" {
+				other = cores(s.OtherMax) + " / " + cores(c.Clicks.Other)
+			}
+			fmt.Fprintf(w, "| %gx | %s | %s | %s / %s | %d / %d | %s | %s | %s | %s | %s |\n",
 				c.Throttle, c.Viewer, loadsCell(s), bound(s.TotalMedian, s.MedianCapped()), bound(s.TotalWorst, s.WorstCapped()),
 				s.CountMedian, s.CountWorst, bound(s.Longest, s.Capped > 0), idleCell(s), m.verdict(c, s.Met(m.Targets)),
-				clicksCells(c, m))
+				clicksCells(c, m), other)
 			notes = append(notes, cellNotes(c)...)
 		}
 	}
 	if len(notes) > 0 {
 		fmt.Fprintf(w, "\n")
 		for _, n := range notes {
-			fmt.Fprintf(w, "- %s\n", n)
+			// A list item, its following lines indented under its text.
+			item := strings.TrimSuffix(wrap("- "+n, 103), "\n")
+			fmt.Fprintln(w, strings.ReplaceAll(item, "\n", "\n  "))
 		}
 	}
+}
+
+// cores is a number of cores other work used, "?" when unknown.
+func cores(v float64) string {
+	if v < 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%.2f", v)
 }
 
 func loadsCell(s LoadSummary) string {
@@ -153,7 +171,7 @@ func cellNotes(c Cell) []string {
 	where := fmt.Sprintf("%s, %gx, %s", c.Hall, c.Throttle, c.Viewer)
 	for i, l := range c.Loads {
 		if !l.Reached {
-			out = append(out, fmt.Sprintf("%s: load %d did not reach idle in %s; %d long tasks (%s ms) were reported before the page stopped answering %.1f s before the cap",
+			out = append(out, fmt.Sprintf("%s: load %d did not reach idle in %s: %d long tasks (%s ms) were reported, then the page did not answer for the last %.1f s",
 				where, i+1, l.Cap, len(l.Tasks), stats.Ms(l.Total()-l.Blocked), l.Blocked.Seconds()))
 		}
 	}
@@ -172,10 +190,31 @@ func cellNotes(c Cell) []string {
 		out = append(out, fmt.Sprintf("%s: %d of %d clicks did not show their seat flipped (aria-pressed) in the frame", where, s.NotFlipped, s.Clicks))
 	}
 	if r.Sockets > 1 {
-		out = append(out, fmt.Sprintf("%s: the page opened %d websockets while clicking: the server let it go %d times as too slow, and each new socket starts with the whole map", where, r.Sockets, r.Sockets-1))
+		out = append(out, fmt.Sprintf("%s: the page's websocket was closed and opened again %d time(s) while clicking (the server lets a page that falls behind go, and the page reconnects)", where, r.Sockets-1))
 	}
 	if r.EventTiming {
 		out = append(out, fmt.Sprintf("%s: the Event Timing API reported %d of the %d clicks (the others under 16 ms)", where, s.EventEntries, s.Clicks))
 	}
 	return out
+}
+
+// wrap breaks text into lines of at most width bytes at spaces.
+func wrap(text string, width int) string {
+	var sb strings.Builder
+	line := 0
+	for i, word := range strings.Fields(text) {
+		if i > 0 {
+			if line+1+len(word) > width {
+				sb.WriteByte('\n')
+				line = 0
+			} else {
+				sb.WriteByte(' ')
+				line++
+			}
+		}
+		sb.WriteString(word)
+		line += len(word)
+	}
+	sb.WriteByte('\n')
+	return sb.String()
 }
