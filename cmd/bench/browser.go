@@ -296,6 +296,14 @@ func (bb *browserBench) runCell(ctx context.Context, h *benchHall, rate float64,
 		l.Other = bb.otherSince(ctx, m0)
 		cell.Loads = append(cell.Loads, l)
 		last = &cell.Loads[len(cell.Loads)-1]
+		if l.Reached && kind == "viewer" {
+			// The page must be the signed-in viewer's, or the row measures
+			// a guest under the viewer's name.
+			if err := t.signedIn(); err != nil {
+				t.close()
+				return cell, err
+			}
+		}
 		if l.Reached {
 			status("%s, %gx CPU, %s, load %d: long tasks %s ms in %d (longest %s ms), idle at %.1f s; other work %.2f cores",
 				h.name, rate, cell.Viewer, i+1, msOf(l.Total()), l.Count(), msOf(l.Longest()), l.Idle.Seconds(), l.Other)

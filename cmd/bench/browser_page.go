@@ -399,3 +399,18 @@ func (t *tab) eventTiming() (bool, error) {
 	defer cancel()
 	return chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__bench.eventTiming`))
 }
+
+// signedIn fails unless the page shows a signed-in visitor (the log-out
+// form of the header).
+func (t *tab) signedIn() error {
+	ctx, cancel := context.WithTimeout(t.ctx, 30*time.Second)
+	defer cancel()
+	ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector('form[action="/logout"]')`))
+	if err != nil {
+		return fmt.Errorf("look for the signed-in header: %w", err)
+	}
+	if !ok {
+		return errors.New("the show page does not show the viewer signed in: the session cookie did not take")
+	}
+	return nil
+}
