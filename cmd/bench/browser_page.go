@@ -316,26 +316,27 @@ func (t *tab) seatPoints(ids []string) ([]point, error) {
 }
 
 // dispatchClick sends a real left click (move, press, release) at p.
+// The browser answers each event once the page's main thread has taken
+// it, so a busy page keeps the answer back: after waiting timeout for one,
+// the rest are only sent (the browser queues them in order) and the page
+// times the click by the event's own timestamp whenever it gets to it.
 func (t *tab) dispatchClick(p point, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(t.ctx, timeout)
-	defer cancel()
-	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		for _, typ := range []input.DispatchMouseEventType{chromedp.MouseMoved, chromedp.MousePressed, chromedp.MouseReleased} {
-			params := input.DispatchMouseEventParams{Type: typ, X: p.X, Y: p.Y}
-			if typ != chromedp.MouseMoved {
-				params.Button, params.ClickCount = input.MouseButtonLeft, 1
-			}
-			if _, err := cdp.Call(ctx, tg, input.DispatchMouseEvent, params); err != nil {
-				return err
-			}
+	wait := timeout
+	for _, typ := range []input.DispatchMouseEventType{chromedp.MouseMoved, chromedp.MousePressed, chromedp.MouseReleased} {
+		params := input.DispatchMouseEventParams{Type: typ, X: p.X, Y: p.Y}
+		if typ != chromedp.MouseMoved {
+			params.Button, params.ClickCount = input.MouseButtonLeft, 1
 		}
-		return nil
-	}))
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("click %s: %w", p.ID, err)
+		ctx, cancel := context.WithTimeout(t.ctx, wait)
+		_, err := chromedp.Call(ctx, input.DispatchMouseEvent, params)
+		cancel()
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			wait = 100 * time.Millisecond
+		case err != nil:
+			return fmt.Errorf("click %s: %w", p.ID, err)
+		}
 	}
-	// A page too busy to take the events in time gets them later; the
-	// click is timed by the page from the event's own timestamp.
 	return nil
 }
 
@@ -379,7 +380,9 @@ func (t *tab) waitClick(i int, timeout time.Duration) (*clickRecord, error) {
 				return last, nil
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		// Every read is a small task on the page's main thread: not too
+		// many of them.
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -193,7 +193,7 @@ func cellNotes(c Cell) []string {
 		out = append(out, fmt.Sprintf("%s: the page's websocket was closed and opened again %d time(s) while clicking (the server lets a page that falls behind go, and the page reconnects)", where, r.Sockets-1))
 	}
 	if r.EventTiming {
-		out = append(out, fmt.Sprintf("%s: the Event Timing API reported %d of the %d clicks (the others under 16 ms)", where, s.EventEntries, s.Clicks))
+		out = append(out, fmt.Sprintf("%s: the Event Timing API reported %d of the %d painted clicks (the others under 16 ms)", where, s.EventEntries, s.Painted))
 	}
 	return out
 }
