@@ -36,24 +36,23 @@ import (
 // does: it only listens.
 const pageScript = `(() => {
   if (window.__bench) return;
-  const b = window.__bench = { tasks: [], events: [], clicks: [], errors: [], sent: 0 };
-  b.eventTiming = PerformanceObserver.supportedEntryTypes.includes('event');
-  const keep = (list) => {
-    for (const e of list.getEntries()) b.tasks.push([e.startTime, e.duration]);
+  const b = window.__bench = { tasks: [], events: [], clicks: [], errors: [], sent: 0, sentEvents: 0 };
+  const supported = PerformanceObserver.supportedEntryTypes;
+  b.eventTiming = supported.includes('event');
+  const keepTasks = (entries) => { for (const e of entries) b.tasks.push([e.startTime, e.duration]); };
+  const keepEvents = (entries) => {
+    for (const e of entries) if (e.name === 'click') b.events.push([e.startTime, e.duration]);
   };
+  if (!supported.includes('longtask')) b.errors.push('this browser reports no long tasks');
   try {
-    b.lto = new PerformanceObserver(keep);
+    b.lto = new PerformanceObserver((list) => keepTasks(list.getEntries()));
     b.lto.observe({ type: 'longtask', buffered: true });
-  } catch (e) { b.errors.push('longtask: ' + e); }
+  } catch (e) { b.errors.push('observe long tasks: ' + e); }
   if (b.eventTiming) {
     try {
-      b.eto = new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) {
-          if (e.name === 'click') b.events.push([e.startTime, e.duration]);
-        }
-      });
+      b.eto = new PerformanceObserver((list) => keepEvents(list.getEntries()));
       b.eto.observe({ type: 'event', durationThreshold: 16, buffered: true });
-    } catch (e) { b.errors.push('event: ' + e); }
+    } catch (e) { b.errors.push('observe Event Timing: ' + e); }
   }
   let cur = null;
   addEventListener('click', (ev) => {
@@ -79,17 +78,17 @@ const pageScript = `(() => {
     });
   });
   // takeEvents hands over the Event Timing entries since its last call.
-  b.sentEvents = 0;
   b.takeEvents = () => {
-    if (b.eto) for (const e of b.eto.takeRecords()) if (e.name === 'click') b.events.push([e.startTime, e.duration]);
+    if (b.eto) keepEvents(b.eto.takeRecords());
     const out = b.events.slice(b.sentEvents);
     b.sentEvents = b.events.length;
     return out;
   };
-  // take is what the benchmark reads: everything since its last read.
+  // take hands over the long tasks since its last call, with the page's clock.
   b.take = () => {
-    if (b.lto) keep({ getEntries: () => b.lto.takeRecords() });
-    const out = { now: performance.now(), origin: performance.timeOrigin, tasks: b.tasks.slice(b.sent) };
+    if (b.lto) keepTasks(b.lto.takeRecords());
+    const out = { url: location.href, now: performance.now(), origin: performance.timeOrigin,
+      tasks: b.tasks.slice(b.sent), errors: b.errors };
     b.sent = b.tasks.length;
     return out;
   };
@@ -188,6 +187,8 @@ func (t *tab) close() { t.cancel() }
 
 // taken is one read of the page's instrumentation.
 type taken struct {
+	URL    string       `json:"url"`
+	Errors []string     `json:"errors"` // what the script could not set up
 	Now    float64      `json:"now"`    // performance.now(), ms
 	Origin float64      `json:"origin"` // performance.timeOrigin, ms since the epoch
 	Tasks  [][2]float64 `json:"tasks"`  // [startTime, duration] ms, since the last read
@@ -230,9 +231,12 @@ func (t *tab) load(url string, limit time.Duration) (pageperf.Load, error) {
 			// The document is being replaced (the navigation): ask again.
 			time.Sleep(50 * time.Millisecond)
 			continue
-		case tk == nil:
+		case tk == nil || tk.URL != url:
+			// Still the document before the navigation.
 			time.Sleep(50 * time.Millisecond)
 			continue
+		case len(tk.Errors) > 0:
+			return res, fmt.Errorf("the page cannot measure itself: %s", strings.Join(tk.Errors, "; "))
 		default:
 			origin = tk.Origin
 			answered = epoch(tk.Origin + tk.Now)
