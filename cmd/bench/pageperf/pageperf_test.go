@@ -249,8 +249,8 @@ func TestWriteReport(t *testing.T) {
 		"### Mega, 1000 seats",
 		"| 4x | signed in | 1 (1 capped) | ≥ 28000 / ≥ 28000 | 1 / 1 | ≥ 28000 | not within 30s | MISS | not measured: the page did not reach idle in 30s | - | - | - | MISS | ? / - |",
 		"| 1x | guest | 1 | 100 / 100 | 1 / 1 | 100 | 1.0 / 1.0 | (PASS) |",
-		"- Mega, 4x, signed in: load 1 did not reach idle in 30s: 0 long tasks (0.00 ms) were reported, then the page did not answer for the last 28.0 s",
-		"- Large, 4x, signed in: the page's websocket was closed and opened again 1 time(s) while clicking",
+		"- Mega, 4x, signed in: load 1 did not reach idle in 30s: 0 long tasks were reported (0.00 ms), then the page did not answer for the last 28.0 s",
+		"- Large, 4x, signed in: the page's websocket was closed and opened again 1 time while clicking",
 		"Targets at 4x: long tasks under 200 ms in total, click-to-paint p99 under 100 ms",
 		"- Large, 4x, signed in: the Event Timing API reported 10 of the 10 painted clicks",
 	} {

@@ -171,8 +171,8 @@ func cellNotes(c Cell) []string {
 	where := fmt.Sprintf("%s, %gx, %s", c.Hall, c.Throttle, c.Viewer)
 	for i, l := range c.Loads {
 		if !l.Reached {
-			out = append(out, fmt.Sprintf("%s: load %d did not reach idle in %s: %d long tasks (%s ms) were reported, then the page did not answer for the last %.1f s",
-				where, i+1, l.Cap, len(l.Tasks), stats.Ms(l.Total()-l.Blocked), l.Blocked.Seconds()))
+			out = append(out, fmt.Sprintf("%s: load %d did not reach idle in %s: %s reported (%s ms), then the page did not answer for the last %.1f s",
+				where, i+1, l.Cap, plural(len(l.Tasks), "long task was", "long tasks were"), stats.Ms(l.Total()-l.Blocked), l.Blocked.Seconds()))
 		}
 	}
 	r := c.Clicks
@@ -190,9 +190,9 @@ func cellNotes(c Cell) []string {
 		out = append(out, fmt.Sprintf("%s: %d of %d clicks did not show their seat flipped (aria-pressed) in the frame", where, s.NotFlipped, s.Clicks))
 	}
 	if r.Sockets > 1 {
-		out = append(out, fmt.Sprintf("%s: the page's websocket was closed and opened again %d time(s) while clicking (the server lets a page that falls behind go, and the page reconnects)", where, r.Sockets-1))
+		out = append(out, fmt.Sprintf("%s: the page's websocket was closed and opened again %s while clicking (the server lets a page that falls behind go, and the page reconnects)", where, plural(r.Sockets-1, "time", "times")))
 	}
-	if r.EventTiming {
+	if r.EventTiming && s.Painted > 0 {
 		out = append(out, fmt.Sprintf("%s: the Event Timing API reported %d of the %d painted clicks (the others under 16 ms)", where, s.EventEntries, s.Painted))
 	}
 	return out
@@ -217,4 +217,12 @@ func wrap(text string, width int) string {
 	}
 	sb.WriteByte('\n')
 	return sb.String()
+}
+
+// plural is "n one" or "n many".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
