@@ -58,6 +58,10 @@ const (
 	clickGapMin, clickGapMax = 100 * time.Millisecond, 400 * time.Millisecond
 	// clickSettle is how long the stream runs before the first click.
 	clickSettle = 2 * time.Second
+	// clickBudget bounds a click run: 100 clicks on a page that keeps up
+	// take about 35 s; a page that paints each click after seconds would
+	// otherwise take many minutes.
+	clickBudget = 90 * time.Second
 )
 
 // benchHall is one hall the page is measured on.
@@ -218,7 +222,7 @@ func runBrowser(ctx context.Context, cfg config, bc browserConfig, w io.Writer) 
 	fmt.Fprintf(w, "- load average at end: %s; measured in %s\n", loadAverage(), time.Since(began).Round(time.Second))
 	pageperf.WriteReport(w, bb.cells, pageperf.Method{
 		Targets: browserTargets, Throttle: targetSlowdown, Quiet: idleQuiet, Rate: bc.rate,
-		ClickTimeout: clickTimeout, GiveUp: clickGiveUp,
+		ClickTimeout: clickTimeout, GiveUp: clickGiveUp, ClickBudget: clickBudget,
 	})
 	return checkInvariants(ctx, store, w)
 }
@@ -346,8 +350,8 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 	if run.EventTiming, err = t.eventTiming(); err != nil {
 		return fmt.Errorf("ask for the Event Timing API: %w", err)
 	}
-	// The stream runs long enough for every click at its slowest pace.
-	d := clickSettle + time.Duration(bb.bc.clicks)*(clickGapMax+2*time.Second)
+	// The stream runs until the clicks are done (it is stopped then).
+	d := clickSettle + clickBudget + 2*(clickTimeout+clickGapMax)
 	st, err := newStream(bb.b.store, h.show, h.rows-1, h.cols, bb.slots, bb.bc.rate, d)
 	if err != nil {
 		return err
@@ -410,6 +414,10 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 		run.Clicks = append(run.Clicks, c)
 		if late >= clickGiveUp {
 			run.Stopped = fmt.Sprintf("%d clicks in a row had no frame within %s", late, clickTimeout)
+			break
+		}
+		if time.Since(began) > clickBudget && i+1 < bb.bc.clicks {
+			run.Stopped = fmt.Sprintf("the run's %s were up", clickBudget)
 			break
 		}
 		time.Sleep(clickGapMin + time.Duration(rng.Int64N(int64(clickGapMax-clickGapMin))))

@@ -222,7 +222,7 @@ func TestSummarizeClicksNotPainted(t *testing.T) {
 
 func TestWriteReport(t *testing.T) {
 	m := Method{Targets: Targets{LongTasks: 200 * ms, ClickP99: 100 * ms}, Throttle: 4, Quiet: 2 * time.Second,
-		Rate: 50, ClickTimeout: 5 * time.Second, GiveUp: 3}
+		Rate: 50, ClickTimeout: 5 * time.Second, GiveUp: 3, ClickBudget: 90 * time.Second}
 	clicks := &ClickRun{EventTiming: true, Window: time.Second, Messages: 18, Changes: 50, Sockets: 2, Other: 0.25}
 	for i := 0; i < 10; i++ {
 		clicks.Clicks = append(clicks.Clicks, Click{Latency: 40 * ms, Painted: true, Flipped: true, EventTiming: 40 * ms})
@@ -252,6 +252,7 @@ func TestWriteReport(t *testing.T) {
 		"- Mega, 4x, signed in: load 1 did not reach idle in 30s: 0 long tasks were reported (0.00 ms), then the page did not answer for the last 28.0 s",
 		"- Large, 4x, signed in: the page's websocket was closed and opened again 1 time while clicking",
 		"Targets at 4x: long tasks under 200 ms in total, click-to-paint p99 under 100 ms",
+		"a click with no frame within 5s counts as > 5000; 3 of those in a row, or 1m30s of clicking, end the run",
 		"- Large, 4x, signed in: the Event Timing API reported 10 of the 10 painted clicks",
 	} {
 		if !strings.Contains(out, want) && !strings.Contains(strings.Join(strings.Fields(out), " "), want) {

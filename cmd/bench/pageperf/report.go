@@ -26,7 +26,8 @@ type Method struct {
 	Quiet        time.Duration // how long a page is quiet before it counts as idle
 	Rate         float64       // seat changes per second during the clicks
 	ClickTimeout time.Duration
-	GiveUp       int // clicks in a row without a frame that end a run
+	GiveUp       int           // clicks in a row without a frame that end a run
+	ClickBudget  time.Duration // the longest a click run goes on
 }
 
 // verdict is PASS or MISS; in brackets at a slowdown the targets are not
@@ -56,13 +57,13 @@ func WriteReport(w io.Writer, cells []Cell, m Method) {
 		"then unpicked) while other users' holds and releases, %.0f changes/s on average through the store, change the "+
 		"rest of the hall; from the click event's timeStamp to the end of the first frame after the app's handler "+
 		"(requestAnimationFrame, then a MessageChannel message), with aria-pressed checked flipped; a click with no frame "+
-		"within %s counts as > %s, and %d in a row end the run. Event Timing: the same clicks' 'event' entries "+
+		"within %s counts as > %s; %d of those in a row, or %s of clicking, end the run. Event Timing: the same clicks' 'event' entries "+
 		"(durationThreshold 16, so a click under 16 ms has none: < 16). messages/s: websocket messages the page received "+
 		"while clicking / changes committed meanwhile. other cores: what the machine's other work kept busy (all cores' "+
 		"busy time less this program's, its server's, the database backends' and Chromium's), the most during one load / "+
 		"during the clicks. Targets at %gx: long tasks under %s ms in total, click-to-paint p99 under %s ms; in brackets "+
 		"the same bounds at another slowdown, for reference.",
-		m.Quiet, m.Rate, m.ClickTimeout, stats.Ms(m.ClickTimeout), m.GiveUp, m.Throttle,
+		m.Quiet, m.Rate, m.ClickTimeout, stats.Ms(m.ClickTimeout), m.GiveUp, m.ClickBudget, m.Throttle,
 		stats.Ms(m.Targets.LongTasks), stats.Ms(m.Targets.ClickP99)), 105))
 
 	var halls []string
