@@ -17,12 +17,13 @@ DEVDB := scripts/devdb.sh
 use_db = DATABASE_URL="$$($(DEVDB))"; export DATABASE_URL; \
 	echo "database: $$(sed -E 's|(://[^:/@]*):[^@/]*@|\1:****@|' <<<"$$DATABASE_URL")"
 
-.PHONY: help run test bench generate generate-check vendor db db-stop clean
+.PHONY: help run test bench bench-browser generate generate-check vendor db db-stop clean
 
 help:
 	@echo "make run             serve http://localhost:8080 with demo data"
 	@echo "make test            generate-check, go vet, go test -race (needs Postgres and chromium: set up if missing)"
 	@echo "make bench           run the booking benchmark (cmd/bench)"
+	@echo "make bench-browser   run the show page benchmark of big halls in Chromium (cmd/bench -browser)"
 	@echo "make generate        templ, vendored htmx and the Tailwind CSS build"
 	@echo "make generate-check  fail if generated files are not committed and current"
 	@echo "make db              print the development database URL"
@@ -40,6 +41,10 @@ test: generate-check
 
 bench:
 	@$(use_db); RATE_LIMITS=off exec go run ./cmd/bench
+
+bench-browser:
+	@scripts/chromium.sh
+	@$(use_db); exec go run ./cmd/bench -browser
 
 # The front end (templ components, htmx, Tailwind) may not exist yet: each
 # step runs only when its inputs are there. node_modules comes from

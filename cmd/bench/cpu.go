@@ -129,3 +129,53 @@ func pidCPU(pid int) (time.Duration, bool) {
 	}
 	return time.Duration(ut+st) * clockTick, true
 }
+
+// treeCPU is the user and system time of process root and of every process
+// below it, the live ones and those they have reaped (a browser's renderers
+// come and go).
+func treeCPU(root int) time.Duration {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	parent := map[int]int{}
+	own := map[int]time.Duration{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		// f[0] is field 3 (state), f[1] field 4 (ppid); utime, stime,
+		// cutime and cstime are fields 14 to 17.
+		f := strings.Fields(s[i+1:])
+		if len(f) < 15 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		var ticks int64
+		for _, v := range f[11:15] {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			ticks += n
+		}
+		parent[pid], own[pid] = ppid, time.Duration(ticks)*clockTick
+	}
+	var total time.Duration
+	for pid, t := range own {
+		for p := pid; p > 1; p = parent[p] {
+			if p == root {
+				total += t
+				break
+			}
+		}
+	}
+	return total
+}

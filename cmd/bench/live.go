@@ -15,6 +15,7 @@ import (
 
 	"github.com/golang-migrate/migrate/v4"
 
+	"github.com/marquee-tickets/marquee/cmd/bench/stats"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -234,7 +235,7 @@ func (lb *liveBench) runAnnounce(ctx context.Context) ([]*announceCell, error) {
 					}
 					status("%-18s %3d clients %-7s %8.0f attempts/s %8.0f holds/s  p50 %s  p99 %s  errors %d  observer %s ms  backlog max %d  cpu %s",
 						w.name, n, a.key, c.perSecond(c.attempts()), c.perSecond(c.held),
-						ms(percentile(c.lat, 50)), ms(percentile(c.lat, 99)), c.errs+c.relErrs, c.obs.summary(), c.maxEvents, c.cpu)
+						stats.Ms(stats.Percentile(c.lat, 50)), stats.Ms(stats.Percentile(c.lat, 99)), c.errs+c.relErrs, c.obs.summary(), c.maxEvents, c.cpu)
 					return c.cpu, nil
 				})
 				if err != nil {
@@ -379,7 +380,7 @@ func (lb *liveBench) runFanouts(ctx context.Context) ([]*fanout, error) {
 			}
 			f.tries = try + 1
 			status("fan-out %5d subscribers (%s): connect %s, latency p50/p99/max %s ms, slowest subscriber p50/p99 %s/%s ms, missed %d, dropped %d, server %.1f KiB heap+stack/subscriber, cpu %s, server %.2f",
-				n, r.a.key, f.connect.Round(time.Millisecond), f.lat.summary(), ms(percentile(f.lat.slowest, 50)), ms(percentile(f.lat.slowest, 99)),
+				n, r.a.key, f.connect.Round(time.Millisecond), f.lat.summary(), stats.Ms(stats.Percentile(f.lat.slowest, 50)), stats.Ms(stats.Percentile(f.lat.slowest, 99)),
 				f.lat.missed, f.dropped, f.serverPerSub(), f.cpu, f.server)
 			if !lb.disturbed(f.cpu) || try == lb.cfg.reruns {
 				break

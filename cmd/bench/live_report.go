@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/marquee-tickets/marquee/cmd/bench/stats"
 )
 
 // designTarget is issue 4's bound: the hold path keeps at least this share
@@ -55,7 +57,7 @@ func writeLiveReport(w io.Writer, lb *liveBench, cells []*announceCell, fanouts 
 		}
 		fmt.Fprintf(w, "| %s | %d | %d | %s | %.0f | %.0f | %s | %s | %s | %d | %s | %s | %s%s |\n",
 			c.workload, c.clients, c.round, c.a.name, c.perSecond(c.attempts()), c.perSecond(c.held), won,
-			ms(percentile(c.lat, 50)), ms(percentile(c.lat, 99)), c.errs+c.relErrs, c.obs.summary(), backlog, c.cpu, dagger(c.cpu))
+			stats.Ms(stats.Percentile(c.lat, 50)), stats.Ms(stats.Percentile(c.lat, 99)), c.errs+c.relErrs, c.obs.summary(), backlog, c.cpu, dagger(c.cpu))
 	}
 	if lb.cfg.maxOther > 0 {
 		fmt.Fprintf(w, "\nA cell during which other work took more than %.2f cores was run again (at most %d times): %d were,\n",
@@ -159,7 +161,7 @@ func writeLiveReport(w io.Writer, lb *liveBench, cells []*announceCell, fanouts 
 			continue
 		}
 		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %d | %.2f / %.2f / %.2f / %.2f%s |\n", f.a.name, f.lat.changes, len(f.lat.lat),
-			ms(percentile(f.lat.lat, 50)), ms(percentile(f.lat.lat, 99)), ms(percentile(f.lat.lat, 100)), f.lat.early,
+			stats.Ms(stats.Percentile(f.lat.lat, 50)), stats.Ms(stats.Percentile(f.lat.lat, 99)), stats.Ms(stats.Percentile(f.lat.lat, 100)), f.lat.early,
 			f.cpu.bench, f.server, f.cpu.postgres, f.cpu.other, dagger(f.cpu))
 	}
 
@@ -186,8 +188,8 @@ func writeLiveReport(w io.Writer, lb *liveBench, cells []*announceCell, fanouts 
 		}
 		fmt.Fprintf(w, "| %d | %.1f | %d | %d | %s | %s | %s | %s / %s | %d | %d | %s + %s | %s | %.1f | %s | %.2f / %.2f / %.2f / %.2f%s | %s |\n",
 			f.n, f.connect.Seconds(), f.lat.changes, f.msgs,
-			ms(percentile(f.lat.lat, 50)), ms(percentile(f.lat.lat, 99)), ms(percentile(f.lat.lat, 100)),
-			ms(percentile(f.lat.slowest, 50)), ms(percentile(f.lat.slowest, 99)), f.lat.missed, f.dropped,
+			stats.Ms(stats.Percentile(f.lat.lat, 50)), stats.Ms(stats.Percentile(f.lat.lat, 99)), stats.Ms(stats.Percentile(f.lat.lat, 100)),
+			stats.Ms(stats.Percentile(f.lat.slowest, 50)), stats.Ms(stats.Percentile(f.lat.slowest, 99)), f.lat.missed, f.dropped,
 			per(f.base.HeapInuse, f.after.HeapInuse), per(f.base.StackInuse, f.after.StackInuse), per(f.base.RSS, f.after.RSS),
 			float64(f.after.Goroutines-f.base.Goroutines)/float64(f.n), per(f.client0, f.client1),
 			f.cpu.bench, f.server, f.cpu.postgres, f.cpu.other, dagger(f.cpu), perMsg)

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/marquee-tickets/marquee/cmd/bench/stats"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -274,5 +275,5 @@ func (l latencies) summary() string {
 	if len(l.lat) == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%s / %s / %s", ms(percentile(l.lat, 50)), ms(percentile(l.lat, 99)), ms(percentile(l.lat, 100)))
+	return fmt.Sprintf("%s / %s / %s", stats.Ms(stats.Percentile(l.lat, 50)), stats.Ms(stats.Percentile(l.lat, 99)), stats.Ms(stats.Percentile(l.lat, 100)))
 }

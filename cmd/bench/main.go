@@ -9,9 +9,13 @@
 //
 //	go run ./cmd/bench [-duration 3s] [-clients 1,8,64] [-pool 8] [-quick]
 //	go run ./cmd/bench -live [-live-clients 8,64] [-live-subscribers 1,1000,5000] [-quick]
+//	go run ./cmd/bench -browser [-browser-cpu 4,1] [-browser-loads 3] [-browser-clicks 100] [-quick]
 //
 // -live measures the live seat map instead (live*.go): hold throughput with
 // and without announcements, commit-to-browser latency and websocket fan-out.
+// -browser measures the show page of big halls in Chromium (browser*.go):
+// main-thread long tasks from navigation to idle, and click-to-paint while
+// seat changes stream in.
 //
 // docs/benchmarks.md explains the workloads and the figures.
 package main
@@ -85,6 +89,18 @@ func main() {
 	liveWays := flag.String("live-ways", "none,design,naive1,naiveN", "-live: the ways of announcing (a) compares; none is the baseline")
 	liveWorkloads := flag.String("live-workloads", "many,hot", "-live: the workloads of (a): many (shows) and hot (show)")
 	liveServe := flag.Bool("live-serve", false, "internal: be the -live fan-out's app server")
+	browserMode := flag.Bool("browser", false, "benchmark the show page of big halls in Chromium instead of the hold (see docs/benchmarks.md)")
+	browserCPU := flag.String("browser-cpu", "4,1", "-browser: CPU slowdowns (Emulation.setCPUThrottlingRate); the targets are set for 4")
+	browserHalls := flag.String("browser-halls", "large,mega", "-browser: the halls: large (360 seats), mega (1,000)")
+	browserViewers := flag.String("browser-viewers", "viewer,guest", "-browser: who loads the page: viewer (signed in; also clicks), guest")
+	bc := browserConfig{chromium: os.Getenv("CHROMIUM")}
+	if bc.chromium == "" {
+		bc.chromium = "/usr/bin/chromium"
+	}
+	flag.IntVar(&bc.loads, "browser-loads", 3, "-browser: page loads per hall, CPU slowdown and viewer")
+	flag.DurationVar(&bc.idleCap, "browser-cap", 30*time.Second, "-browser: how long a page load may take to become idle")
+	flag.IntVar(&bc.clicks, "browser-clicks", 100, "-browser: seat clicks per hall and CPU slowdown (0: none)")
+	flag.Float64Var(&bc.rate, "browser-rate", 50, "-browser: seat changes per second while clicking")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (clients, and the server of the HTTP cells) to this file")
 	flag.Parse()
 
@@ -124,7 +140,23 @@ func main() {
 			os.Exit(2)
 		}
 	}
+	if *browserMode {
+		if bc.throttles, err = parseRates("-browser-cpu", *browserCPU); err == nil {
+			bc.halls, err = parseChoice("-browser-halls", *browserHalls, []string{"large", "mega"}, "")
+		}
+		if err == nil {
+			bc.viewers, err = parseChoice("-browser-viewers", *browserViewers, []string{"viewer", "guest"}, "")
+		}
+		if err == nil && (bc.loads < 1 || bc.loads > 50 || bc.clicks < 0 || bc.clicks > 10000 || bc.rate <= 0 || bc.rate > 1000 || bc.idleCap < 5*time.Second) {
+			err = errors.New("-browser-loads must be 1-50, -browser-clicks 0-10000, -browser-rate 0-1000, -browser-cap at least 5s")
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(2)
+		}
+	}
 	if quick {
+		bc.loads, bc.clicks, bc.throttles = 1, min(bc.clicks, 20), bc.throttles[:min(len(bc.throttles), 1)]
 		cfg.duration = min(cfg.duration, 300*time.Millisecond)
 		cfg.stampedeRounds = min(cfg.stampedeRounds, 3)
 		cfg.rounds = 1
@@ -153,9 +185,12 @@ func main() {
 		<-ctx.Done()
 		stop() // a second Ctrl-C kills at once
 	}()
-	if *liveMode {
+	switch {
+	case *browserMode:
+		err = runBrowser(ctx, cfg, bc, os.Stdout)
+	case *liveMode:
 		err = runLive(ctx, cfg, lc, os.Stdout)
-	} else {
+	default:
 		err = run(ctx, cfg, os.Stdout)
 	}
 	interrupted := ctx.Err() != nil
@@ -184,6 +219,19 @@ func parseCounts(flagName, s string, most int) ([]int, error) {
 			return nil, fmt.Errorf("%s: %q is not a number from 1 to %d", flagName, f, most)
 		}
 		out = append(out, n)
+	}
+	return out, nil
+}
+
+// parseRates reads a comma-separated list of CPU slowdowns, each from 1 to 20.
+func parseRates(flagName, s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		r, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || r < 1 || r > 20 {
+			return nil, fmt.Errorf("%s: %q is not a slowdown from 1 to 20", flagName, f)
+		}
+		out = append(out, r)
 	}
 	return out, nil
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/marquee-tickets/marquee/cmd/bench/stats"
 )
 
 // stampedeTarget is DESIGN.md's bound on a stampede's p99 for the fail-fast
@@ -40,7 +42,7 @@ func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 		}
 		fmt.Fprintf(w, "| %d | %s | %d | %s | %.0f | %.0f | %s | %s | %s | %d | %s%s |\n",
 			c.round+1, c.workload, c.clients, c.impl, c.perSecond(c.attempts()), c.perSecond(c.held), won,
-			ms(percentile(c.lat, 50)), ms(percentile(c.lat, 99)), c.errs+c.relErrs, c.cpu, mark(c.tries, c.cpu))
+			stats.Ms(stats.Percentile(c.lat, 50)), stats.Ms(stats.Percentile(c.lat, 99)), c.errs+c.relErrs, c.cpu, mark(c.tries, c.cpu))
 	}
 	disturbance := func() {
 		if b.cfg.maxOther <= 0 {
@@ -153,12 +155,12 @@ func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 		target := "-"
 		if s.impl != "naive" {
 			target = "met"
-			if percentile(s.lat, 99) >= stampedeTarget {
+			if stats.Percentile(s.lat, 99) >= stampedeTarget {
 				target = "missed"
 			}
 		}
 		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s | %s | %d | %s | %s%s |\n", s.impl, s.requests(), s.held, s.maxWinners,
-			ms(percentile(s.lat, 50)), ms(percentile(s.lat, 99)), ms(percentile(s.lat, 100)), s.errs, target, s.cpu,
+			stats.Ms(stats.Percentile(s.lat, 50)), stats.Ms(stats.Percentile(s.lat, 99)), stats.Ms(stats.Percentile(s.lat, 100)), s.errs, target, s.cpu,
 			mark(s.tries, s.cpu))
 	}
 	reran, still = 0, 0

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/marquee-tickets/marquee/cmd/bench/stats"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -223,7 +223,7 @@ func (b *bench) runAll(ctx context.Context) (string, error) {
 						c = b.runCell(ctx, im, w, n, b.cfg.duration, uint64(wi)<<32|uint64(n))
 						status("round %d  %-18s %3d clients %-6s %8.0f attempts/s %8.0f holds/s  p50 %s  p99 %s  errors %d  cpu %s",
 							round+1, w.name, n, im.name(), c.perSecond(c.attempts()), c.perSecond(c.held),
-							ms(percentile(c.lat, 50)), ms(percentile(c.lat, 99)), c.errs+c.relErrs, c.cpu)
+							stats.Ms(stats.Percentile(c.lat, 50)), stats.Ms(stats.Percentile(c.lat, 99)), c.errs+c.relErrs, c.cpu)
 						return c.cpu, nil
 					})
 					if err != nil {
@@ -250,7 +250,7 @@ func (b *bench) runAll(ctx context.Context) (string, error) {
 				return cpuUse{}, err
 			}
 			status("stampede %-6s p50 %s  p99 %s  max %s  won %d of %d  errors %d  cpu %s",
-				im.name(), ms(percentile(s.lat, 50)), ms(percentile(s.lat, 99)), ms(percentile(s.lat, 100)),
+				im.name(), stats.Ms(stats.Percentile(s.lat, 50)), stats.Ms(stats.Percentile(s.lat, 99)), stats.Ms(stats.Percentile(s.lat, 100)),
 				s.held, s.requests(), s.errs, s.cpu)
 			return s.cpu, nil
 		})
@@ -380,25 +380,4 @@ func (b *bench) runStampede(ctx context.Context, im impl, try int) (*stampede, e
 	res.cpu = takeCPUSample(ctx, b.pool).since(cpu0, time.Since(began))
 	slices.Sort(res.lat)
 	return res, nil
-}
-
-// percentile returns the p-th percentile (nearest rank) of sorted, exactly.
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	rank := int(math.Ceil(float64(len(sorted)) * p / 100))
-	return sorted[min(max(rank, 1), len(sorted))-1]
-}
-
-// ms formats d in milliseconds with sensible precision.
-func ms(d time.Duration) string {
-	v := float64(d) / float64(time.Millisecond)
-	switch {
-	case v < 10:
-		return fmt.Sprintf("%.2f", v)
-	case v < 100:
-		return fmt.Sprintf("%.1f", v)
-	}
-	return fmt.Sprintf("%.0f", v)
 }

@@ -91,15 +91,20 @@ func newVenue(ctx context.Context, s *postgres.Store) (*venue, error) {
 	return v, nil
 }
 
-// newShow creates a screen with seats and a show on it a week from now.
+// newShow creates a screen with seats and a show on it a week from now,
+// every seat category the seats use at the same price.
 func (v *venue) newShow(ctx context.Context, s *postgres.Store, screen string, seats []booking.SeatSpec) (int64, error) {
 	screenID, err := s.CreateScreen(ctx, v.theatreID, screen, seats)
 	if err != nil {
 		return 0, err
 	}
+	prices := map[string]int64{}
+	for _, st := range seats {
+		prices[st.Category] = 25000
+	}
 	return s.CreateShow(ctx, booking.Show{
 		MovieID: v.movieID, ScreenID: screenID, StartsAt: v.startsAt, EndsAt: v.startsAt.Add(2 * time.Hour),
-		Currency: "INR", Prices: map[string]int64{"STANDARD": 25000},
+		Currency: "INR", Prices: prices,
 	})
 }
 
