@@ -179,7 +179,8 @@ func (s *server) seatMapView(st showState, selectable bool, picked, taken map[st
 	for _, seat := range st.seats {
 		minCol, maxCol = min(minCol, seat.GridCol), max(maxCol, seat.GridCol)
 	}
-	v.Wide = maxCol-minCol+1 > 12
+	v.Cols = maxCol - minCol + 1
+	v.Wide = v.Cols > 12
 	rowIndex := map[int]int{}
 	var gridRows []int
 	prices := map[string]int64{}

@@ -343,6 +343,9 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 	if err := bb.b.settle(ctx); err != nil {
 		return err
 	}
+	if err := t.zoomIn(); err != nil {
+		return err
+	}
 	points, err := t.seatPoints(h.clickSeats())
 	if err != nil {
 		return err

@@ -283,6 +283,36 @@ type point struct {
 	X, Y float64
 }
 
+// zoomIn does what a person on a phone does first on a hall too wide to
+// tap: a tap on the overview (on the last row's label, not on a seat, so no
+// click is timed) zooms into that part of the hall at full size. A map that
+// opens tappable is left as it is.
+func (t *tab) zoomIn() error {
+	ctx, cancel := context.WithTimeout(t.ctx, 30*time.Second)
+	defer cancel()
+	p, err := chromedp.Run(ctx, chromedp.Evaluate[*point](`(() => {
+		const map = document.querySelector('#seatmap');
+		if (!map || map.dataset.zoom !== 'overview') return null;
+		const rows = map.querySelectorAll('[data-row]');
+		const label = rows[rows.length - 1].querySelector('.row-label');
+		label.scrollIntoView({ block: 'center' });
+		const r = label.getBoundingClientRect();
+		return { ID: 'row label', X: r.left + r.width / 2, Y: r.top + r.height / 2 };
+	})()`))
+	if err != nil || p == nil {
+		return err
+	}
+	if err := t.dispatchClick(*p, 10*time.Second); err != nil {
+		return err
+	}
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('#seatmap').dataset.zoom === 'in'`,
+		chromedp.WithPollingInterval(50*time.Millisecond)))
+	if err != nil {
+		return fmt.Errorf("zoom into the hall: %w", err)
+	}
+	return nil
+}
+
 // seatPoints scrolls the seats (element ids, side by side in one row)
 // into the middle of their scroller and the screen, and returns their
 // centres. A seat another element covers there is an error: a click would

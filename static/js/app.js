@@ -206,18 +206,25 @@
     if (!scroller || !grid) return;
     map._zoom = { scroller: scroller, grid: grid, fit: 1 };
     fitZoom(map);
+    grid.setAttribute('data-fitted', 'true');
     if (!map._zoom.zoomed && map._zoom.fit === 1) return;
     setZoomed(map, false);
   }
 
+  // The grid's width at full size, from its column count and the sizes in
+  // app.css (32 px cells 4 px apart, a 24 px row label at each end, 4 px
+  // from the seats): the grid is not laid out until it is fitted (the
+  // stylesheet hides it while a script may still fit it), so a big hall is
+  // laid out once, at the size it is shown, not once more to be measured.
+  var cell = 32, gap = 4, label = 24;
+
   function fitZoom(map) {
     var z = map._zoom;
-    z.grid.style.zoom = '';
-    var natural = z.grid.scrollWidth;
+    var cols = Number(map.getAttribute('data-cols')) || 0;
+    var natural = cols * (cell + gap) - gap + 2 * (label + gap);
     var room = z.scroller.clientWidth;
     z.fit = natural > room && room > 0 ? Math.max(0.2, room / natural) : 1;
-    var seat = map.querySelector('button.seat');
-    z.seat = seat ? seat.offsetWidth : 32;
+    z.seat = cell;
     if (!z.zoomed) z.grid.style.zoom = z.fit === 1 ? '' : String(z.fit);
   }
 
