@@ -858,7 +858,7 @@ func holdForm(v BookingView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 61, "</div><div class=\"sticky bottom-0 z-10 -mx-4 border-t border-ink-200 bg-white/95 px-4 py-3 shadow-[0_-4px_12px_rgba(0,0,0,0.06)] backdrop-blur sm:bottom-3 sm:mx-0 sm:rounded-xl sm:border\"><div class=\"mx-auto flex max-w-5xl flex-wrap items-center gap-3\"><div class=\"min-w-0 flex-1\"><p class=\"truncate text-sm text-ink-700\" data-selection-summary>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 61, "</div><div class=\"sticky bottom-0 z-10 -mx-4 border-t border-ink-200 bg-white px-4 py-3 shadow-[0_-4px_12px_rgba(0,0,0,0.06)] sm:bottom-3 sm:mx-0 sm:rounded-xl sm:border\"><div class=\"mx-auto flex max-w-5xl flex-wrap items-center gap-3\"><div class=\"min-w-0 flex-1\"><p class=\"truncate text-sm text-ink-700\" data-selection-summary>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
