@@ -207,8 +207,12 @@ func readPageState(ctx context.Context, conn *websocket.Conn) (*pageState, error
 // from the truth. u comes back as it is when every seat in it is news, so
 // its rendering stays shared with the other viewers.
 func (v *liveViewer) news(u live.Update) live.Update {
+	was := v.shown
 	if u.Resync {
+		// The whole show: what the page shows is rebuilt from it, so seats
+		// a page named that the show does not have are forgotten.
 		clear(v.mine)
+		v.shown = make(map[string]string, len(was))
 	}
 	keep := make([]booking.Seat, 0, len(u.Seats))
 	for _, seat := range u.Seats {
@@ -219,19 +223,18 @@ func (v *liveViewer) news(u live.Update) live.Update {
 			delete(v.mine, seat.ID)
 		}
 		status := seatStatus(seat)
-		shown, ok := v.shown[seat.ID]
+		shown, ok := was[seat.ID] // read before v.shown (the same map but on a resync) changes
 		if !ok {
 			shown = "available"
-		}
-		if status == shown {
-			continue
 		}
 		if status == "available" {
 			delete(v.shown, seat.ID)
 		} else {
 			v.shown[seat.ID] = status
 		}
-		keep = append(keep, seat)
+		if status != shown {
+			keep = append(keep, seat)
+		}
 	}
 	if len(keep) == len(u.Seats) {
 		return u

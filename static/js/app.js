@@ -102,14 +102,31 @@
 
   // rememberPicks keeps the picks in the address bar (?seats=A1,A2) without
   // a new history entry: a refresh renders them again, naming any seat
-  // taken meanwhile.
+  // taken meanwhile. The address changes half a second after the last
+  // pick, not in the click: changing it holds the next frame back (by a
+  // fifth of a second on a slow phone), so the pick would show late.
+  var remembering = null;
   function rememberPicks(map, picks) {
     if (map.getAttribute('data-selectable') !== 'true' || !window.history.replaceState) return;
     var url = new URL(window.location.href);
     if (picks.length) url.searchParams.set('seats', picks.join(','));
     else url.searchParams.delete('seats');
-    if (url.href !== window.location.href) window.history.replaceState(window.history.state, '', url.href);
+    if (remembering) window.clearTimeout(remembering.timer);
+    remembering = { href: url.href, timer: window.setTimeout(flushPicks, 500) };
   }
+
+  function flushPicks() {
+    if (!remembering) return;
+    var href = remembering.href;
+    window.clearTimeout(remembering.timer);
+    remembering = null;
+    if (href !== window.location.href) window.history.replaceState(window.history.state, '', href);
+  }
+  // Leaving or reloading within that half second keeps the picks too.
+  window.addEventListener('pagehide', flushPicks);
+  document.addEventListener('visibilitychange', function () {
+    if (document.visibilityState === 'hidden') flushPicks();
+  });
 
   function toggleSeat(map, seat) {
     if (!isSelectable(seat)) {
