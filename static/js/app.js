@@ -100,33 +100,42 @@
     rememberPicks(map, picks);
   }
 
-  // rememberPicks keeps the picks in the address bar (?seats=A1,A2) without
-  // a new history entry: a refresh renders them again, naming any seat
-  // taken meanwhile. The address changes half a second after the last
-  // pick, not in the click: changing it holds the next frame back (by a
-  // fifth of a second on a slow phone), so the pick would show late.
-  var remembering = null;
+  // rememberPicks keeps a selectable map's picks for this tab (session
+  // storage), so a refresh shows them again; a map that cannot be picked
+  // from (the checkout panel's, a closed show's) forgets them, so the map
+  // after a hold ends starts empty. Not in the address: changing it holds
+  // the next frame back, so a tapped seat would show late.
+  function picksKey(map) { return 'marquee:picks:' + map.getAttribute('data-show'); }
+
   function rememberPicks(map, picks) {
-    if (map.getAttribute('data-selectable') !== 'true' || !window.history.replaceState) return;
-    var url = new URL(window.location.href);
-    if (picks.length) url.searchParams.set('seats', picks.join(','));
-    else url.searchParams.delete('seats');
-    if (remembering) window.clearTimeout(remembering.timer);
-    remembering = { href: url.href, timer: window.setTimeout(flushPicks, 500) };
+    try {
+      if (map.getAttribute('data-selectable') === 'true' && picks.length) {
+        window.sessionStorage.setItem(picksKey(map), picks.join(','));
+      } else {
+        window.sessionStorage.removeItem(picksKey(map));
+      }
+    } catch (e) { /* storage off: picks last as long as the page */ }
   }
 
-  function flushPicks() {
-    if (!remembering) return;
-    var href = remembering.href;
-    window.clearTimeout(remembering.timer);
-    remembering = null;
-    if (href !== window.location.href) window.history.replaceState(window.history.state, '', href);
+  // restorePicks picks again what this tab had picked before a refresh,
+  // and names the seats someone else took meanwhile.
+  function restorePicks(map) {
+    var stored = '';
+    try { stored = window.sessionStorage.getItem(picksKey(map)) || ''; } catch (e) { return; }
+    if (!stored || map.getAttribute('data-selectable') !== 'true' || picksOf(map).length) return;
+    var picks = picksOf(map), lost = [];
+    stored.split(',').forEach(function (id) {
+      var seat = seatByID(id);
+      if (seat && isSelectable(seat) && picks.length < Number(map.getAttribute('data-max') || 10)) {
+        picks.push(id);
+        seat.setAttribute('aria-pressed', 'true');
+      } else if (seat) {
+        seat.setAttribute('data-taken', 'true');
+        lost.push(id);
+      }
+    });
+    if (lost.length) takenNotice(map, lost);
   }
-  // Leaving or reloading within that half second keeps the picks too.
-  window.addEventListener('pagehide', flushPicks);
-  document.addEventListener('visibilitychange', function () {
-    if (document.visibilityState === 'hidden') flushPicks();
-  });
 
   function toggleSeat(map, seat) {
     if (!isSelectable(seat)) {
@@ -166,6 +175,7 @@
     var start = map.querySelector('button.seat[aria-pressed="true"]') ||
       map.querySelector('button.seat[data-status="available"]') || map.querySelector('button.seat');
     if (!start) return;
+    restorePicks(map);
     setRover(map, start);
     syncSelection(map);
     initZoom(map);
@@ -406,10 +416,13 @@
       }
       changed[map.id] = map;
     });
+    // Only a pick lost changes the form: otherwise the selection bar is
+    // left as it is, not redrawn 20 times a second on a busy show.
+    if (!lost.length) return;
     Object.keys(changed).forEach(function (k) {
       var map = changed[k];
       syncSelection(map);
-      if (lost.length) takenNotice(map, lost);
+      takenNotice(map, lost);
     });
   }
 
