@@ -397,7 +397,7 @@
         seat.setAttribute('aria-label', label);
         seat.setAttribute('data-price', incoming.getAttribute('data-price') || '0');
         seat.setAttribute('data-category', incoming.getAttribute('data-category') || '');
-        seat.innerHTML = incoming.innerHTML;
+        if (seat.innerHTML !== incoming.innerHTML) seat.innerHTML = incoming.innerHTML;
       }
       var id = seat.getAttribute('data-seat');
       var picks = picksOf(map);
