@@ -180,7 +180,6 @@ func (s *server) seatMapView(st showState, selectable bool, picked, taken map[st
 		minCol, maxCol = min(minCol, seat.GridCol), max(maxCol, seat.GridCol)
 	}
 	v.Cols = maxCol - minCol + 1
-	v.Wide = v.Cols > 12
 	rowIndex := map[int]int{}
 	var gridRows []int
 	prices := map[string]int64{}
