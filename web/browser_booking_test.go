@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
@@ -176,4 +177,17 @@ func phoneMap(t *testing.T, browser context.Context) {
 	tb.click("[data-zoom-out]")
 	tb.waitFor("the overview again", `document.querySelector("#seatmap").dataset.zoom === "overview"`)
 	tb.wantSeat("H12", "available", "true")
+
+	// By keyboard: tabbing into the overview shows the seats at full size.
+	for i := 0; i < 40 && !strings.HasPrefix(tb.focused(), "seat-"); i++ {
+		tb.press(kb.Tab)
+	}
+	if got := tb.focused(); got != "seat-H12" {
+		t.Fatalf("tabbing into the map focuses %q, want the picked seat-H12", got)
+	}
+	tb.waitFor("the zoom on keyboard focus", `document.querySelector("#seatmap").dataset.zoom === "in"`)
+	tb.press(kb.ArrowRight)
+	if got := tb.focused(); got != "seat-H13" {
+		t.Fatalf("ArrowRight from H12 focuses %q, want seat-H13", got)
+	}
 }
