@@ -434,7 +434,7 @@
     var rest = picksOf(map);
     var msg = (lost.length === 1 ? 'Seat ' + lost[0] + ' was' : 'Seats ' + lost.join(', ') + ' were') +
       ' just taken by someone else and left your selection. ' +
-      (rest.length ? 'You still have ' + rest.join(', ') + ': pick another seat, or hold ' + (rest.length === 1 ? 'it' : 'them') + ' as they are.'
+      (rest.length ? 'You still have ' + rest.join(', ') + ': pick another seat, or hold ' + (rest.length === 1 ? 'that one alone.' : 'those.')
         : 'Pick other seats to continue.');
     if (box) {
       box.textContent = msg;
