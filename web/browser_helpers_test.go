@@ -19,6 +19,7 @@ import (
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -462,6 +463,12 @@ func (tb *tab) shot(name string) {
 				return nil, err
 			}
 			defer chromedp.EmulateViewport(tb.vp.width, tb.vp.height, tb.vpOpts...)(ctx, t)
+			// Rows the taller window brings into sight render a frame or
+			// two later (content-visibility): capture after them.
+			if _, err := chromedp.Evaluate[chromedp.Void](`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50))))`,
+				func(p *runtime.EvaluateParams) { p.AwaitPromise = new(true) })(ctx, t); err != nil {
+				return nil, err
+			}
 		}
 		return chromedp.CaptureScreenshot()(ctx, t)
 	})
