@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
@@ -19,12 +17,10 @@ import (
 // says so where the focus lands; a form's old key never refuses new seats.
 func backAndRefresh(t *testing.T, browser context.Context) {
 	s := newSite(t, siteConfig{})
-	venue := pgtest.NewVenue(t, s.store)
-	show := pgtest.NewShow(t, s.store, venue, 10, 10, time.Now().Add(72*time.Hour))
+	show := s.newShow(10, 10)
 	tb := s.openTab(t, browser, "back", desktop)
 	email := tb.signUp("Ira Back")
-	tb.open(fmt.Sprintf("/shows/%d", show))
-	tb.waitVisible(`#seatmap[data-ready="true"]`)
+	tb.openShow(show)
 
 	tb.click("#seat-D5")
 	tb.click("#seat-D6")
@@ -36,11 +32,7 @@ func backAndRefresh(t *testing.T, browser context.Context) {
 	wantText(t, "hold button", tb.text("[data-hold-button]"), "Hold 2 seats")
 	// Picked in this tab, taken by someone else before the next refresh:
 	// the page names it rather than dropping it without a word.
-	if _, err := s.store.HoldSeats(context.Background(), booking.HoldRequest{
-		UserID: pgtest.User(t, s.store), ShowID: show, Seats: []string{"D6"}, TTL: 5 * time.Minute, Key: "before-refresh",
-	}, maxSeats); err != nil {
-		t.Fatal(err)
-	}
+	s.holdElsewhere(show, "before-refresh", "D6")
 	tb.do("reload", chromedp.Reload())
 	tb.waitVisible(`#seatmap[data-ready="true"]`)
 	tb.wantSeat("D5", "available", "true")
@@ -81,7 +73,7 @@ func backAndRefresh(t *testing.T, browser context.Context) {
 	if got := tb.text("#booking"); strings.Contains(got, "Idempotency") || strings.Contains(got, "key") {
 		t.Fatalf("developer wording on the page: %s", got)
 	}
-	got := scalar[string](s, `SELECT array_to_string(h.seat_ids, ',') FROM holds h JOIN users u ON u.id = h.user_id WHERE u.email = $1 AND h.state = 'HELD'`, email)
+	got := s.heldSeats(email)
 	if got != "B2" {
 		t.Fatalf("the hold after Release is of %q, want B2 alone", got)
 	}
@@ -93,20 +85,14 @@ func backAndRefresh(t *testing.T, browser context.Context) {
 // as the shopper can see.
 func stolenPick(t *testing.T, browser context.Context) {
 	s := newSite(t, siteConfig{live: true})
-	venue := pgtest.NewVenue(t, s.store)
-	show := pgtest.NewShow(t, s.store, venue, 10, 10, time.Now().Add(72*time.Hour))
+	show := s.newShow(10, 10)
 	tb := s.openTab(t, browser, "stolen", phone)
 	email := tb.signUp("Jaya Stolen")
-	tb.open(fmt.Sprintf("/shows/%d", show))
-	tb.waitVisible(`#seatmap[data-ready="true"]`)
+	tb.openShow(show)
 	tb.waitFor("the live connection", `document.querySelector("[data-live-status]").dataset.liveStatus === "live"`)
 	tb.click("#seat-D5")
 	tb.click("#seat-D6")
-	if _, err := s.store.HoldSeats(context.Background(), booking.HoldRequest{
-		UserID: pgtest.User(t, s.store), ShowID: show, Seats: []string{"D5"}, TTL: 5 * time.Minute, Key: "thief",
-	}, maxSeats); err != nil {
-		t.Fatal(err)
-	}
+	s.holdElsewhere(show, "thief", "D5")
 	tb.waitFor("the visible notice", `(() => {
 		const n = document.querySelector("[data-taken-notice]");
 		return n && !n.hidden && n.getBoundingClientRect().height > 0 && n.textContent.includes("D5");
@@ -121,7 +107,7 @@ func stolenPick(t *testing.T, browser context.Context) {
 	tb.shot("pick-taken")
 	tb.click("[data-hold-button]")
 	tb.waitVisible("#checkout")
-	got := scalar[string](s, `SELECT array_to_string(h.seat_ids, ',') FROM holds h JOIN users u ON u.id = h.user_id WHERE u.email = $1 AND h.state = 'HELD'`, email)
+	got := s.heldSeats(email)
 	if got != "D6" {
 		t.Fatalf("held %q, want D6", got)
 	}
@@ -133,12 +119,10 @@ func stolenPick(t *testing.T, browser context.Context) {
 // size, the next tap picks; Zoom out goes back, the pick kept.
 func phoneMap(t *testing.T, browser context.Context) {
 	s := newSite(t, siteConfig{})
-	venue := pgtest.NewVenue(t, s.store)
-	show := pgtest.NewShow(t, s.store, venue, 15, 24, time.Now().Add(72*time.Hour))
+	show := s.newShow(15, 24)
 	tb := s.openTab(t, browser, "phone-map", phone)
 	tb.signUp("Kabir Phone")
-	tb.open(fmt.Sprintf("/shows/%d", show))
-	tb.waitVisible(`#seatmap[data-ready="true"]`)
+	tb.openShow(show)
 	if z := tb.attr("#seatmap", "data-zoom"); z != "overview" {
 		t.Fatalf("a 24-seat-wide hall on a phone opens with data-zoom=%q, want overview", z)
 	}

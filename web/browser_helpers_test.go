@@ -23,6 +23,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/chromium"
 	"github.com/marquee-tickets/marquee/internal/demo"
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/metrics"
@@ -50,22 +52,13 @@ const (
 	pollEvery = 50 * time.Millisecond
 )
 
-// chromiumPath is the browser the tests drive: Debian's chromium, which
-// scripts/chromium.sh installs, unless $CHROMIUM names another.
-func chromiumPath() string {
-	if p := os.Getenv("CHROMIUM"); p != "" {
-		return p
-	}
-	return "/usr/bin/chromium"
-}
-
 // startChromium starts a headless Chromium for t and its subtests and
 // returns its context; each scenario opens its own isolated browser context
 // (cookies, storage) in it. Without chromium the test is skipped, unless CI
 // is set: there a missing browser is a broken set-up and fails.
 func startChromium(t *testing.T) context.Context {
 	t.Helper()
-	path := chromiumPath()
+	path := chromium.Path()
 	if _, err := os.Stat(path); err != nil {
 		msg := fmt.Sprintf("browser tests need Chromium at %s: run scripts/chromium.sh (make test does) or set CHROMIUM", path)
 		if os.Getenv("CI") != "" {
@@ -73,16 +66,7 @@ func startChromium(t *testing.T) context.Context {
 		}
 		t.Skip(msg)
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
+	opts := chromium.Options(path,
 		// Two users' tabs run side by side: neither may be slowed down
 		// as a background tab (the countdown runs on timers).
 		chromedp.Flag("disable-background-timer-throttling", true),
@@ -211,6 +195,31 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 		}
 	})
 	return s
+}
+
+// newShow puts a show on sale at a fresh venue three days ahead (the
+// default refund policy gives a full refund then): rows x cols seats,
+// STANDARD in front, PREMIUM at the back (pgtest.Grid).
+func (s *site) newShow(rows, cols int) int64 {
+	s.t.Helper()
+	return pgtest.NewShow(s.t, s.store, pgtest.NewVenue(s.t, s.store), rows, cols, time.Now().Add(72*time.Hour))
+}
+
+// holdElsewhere has another user hold seats of show, as someone else's
+// browser would, under idempotency key key.
+func (s *site) holdElsewhere(show int64, key string, seats ...string) {
+	s.t.Helper()
+	if _, err := s.store.HoldSeats(context.Background(), booking.HoldRequest{
+		UserID: pgtest.User(s.t, s.store), ShowID: show, Seats: seats, TTL: 5 * time.Minute, Key: key,
+	}, maxSeats); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// heldSeats is the seats of email's live hold, in order, comma-separated.
+func (s *site) heldSeats(email string) string {
+	s.t.Helper()
+	return scalar[string](s, `SELECT array_to_string(h.seat_ids, ',') FROM holds h JOIN users u ON u.id = h.user_id WHERE u.email = $1 AND h.state = 'HELD'`, email)
 }
 
 // scalar runs a one-value query on the site's database.
@@ -377,6 +386,13 @@ func (tb *tab) click(sel string) {
 		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
 			`document.querySelector(%s).scrollIntoView({block: "center", inline: "center"})`, jsString(sel))),
 		chromedp.Click(chromedp.CSS(sel)))
+}
+
+// openShow opens the show page and waits for its seat map to be ready.
+func (tb *tab) openShow(show int64) {
+	tb.t.Helper()
+	tb.open(fmt.Sprintf("/shows/%d", show))
+	tb.waitVisible(`#seatmap[data-ready="true"]`)
 }
 
 // pick taps seat id as a person would: on a hall's overview (a phone), the

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
@@ -20,8 +19,7 @@ import (
 func liveSeatMap(t *testing.T, browser context.Context) {
 	const ttl = 4 * time.Second
 	s := newSite(t, siteConfig{holdTTL: ttl, live: true})
-	venue := pgtest.NewVenue(t, s.store)
-	show := pgtest.NewShow(t, s.store, venue, 10, 10, time.Now().Add(72*time.Hour))
+	show := s.newShow(10, 10)
 	path := fmt.Sprintf("/shows/%d", show)
 
 	a := s.openTab(t, browser, "live-holder", desktop)
@@ -96,11 +94,7 @@ func liveSeatMap(t *testing.T, browser context.Context) {
 	// instance would be); a seat changes meanwhile. The pages reconnect by
 	// themselves and resync: B shows the change, still without a reload.
 	s.hub.CloseAll()
-	if _, err := s.store.HoldSeats(context.Background(), booking.HoldRequest{
-		UserID: pgtest.User(t, s.store), ShowID: show, Seats: []string{"H8"}, TTL: 5 * time.Minute, Key: "while-away",
-	}, maxSeats); err != nil {
-		t.Fatal(err)
-	}
+	s.holdElsewhere(show, "while-away", "H8")
 	s.eventually("the change announced", `SELECT NOT EXISTS (SELECT 1 FROM seat_events)`)
 	if n := s.hub.Subscribers(show); n != 0 {
 		t.Logf("%d pages were back before H8 was announced: they may have heard it live", n)

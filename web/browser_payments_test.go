@@ -49,8 +49,7 @@ func TestBrowserPayments(t *testing.T) {
 // Sandbox Pay's checkout page. It returns the hold's id.
 func (tb *tab) holdAndCheckout(email string, show int64, seat string) string {
 	tb.t.Helper()
-	tb.open(fmt.Sprintf("/shows/%d", show))
-	tb.waitVisible(`#seatmap[data-ready="true"]`)
+	tb.openShow(show)
 	tb.click("#seat-" + seat)
 	tb.click("[data-hold-button]")
 	tb.waitVisible("#checkout [data-countdown-display]")
@@ -97,7 +96,7 @@ func (tb *tab) paymentState(state string, within time.Duration) {
 func expiredCheckout(t *testing.T, browser context.Context, vp viewport) {
 	const ttl = 6 * time.Second
 	s := newSite(t, siteConfig{holdTTL: ttl})
-	show := pgtest.NewShow(t, s.store, pgtest.NewVenue(t, s.store), 5, 5, time.Now().Add(72*time.Hour))
+	show := s.newShow(5, 5)
 	tb := s.openTab(t, browser, "expired-"+vp.name, vp)
 	email := tb.signUp("Farah " + vp.name)
 	holdID := tb.holdAndCheckout(email, show, "C3")
@@ -158,7 +157,7 @@ func expiredCheckout(t *testing.T, browser context.Context, vp viewport) {
 // once reconciliation has booked the seats.
 func droppedWebhookBooked(t *testing.T, browser context.Context) {
 	s := newSite(t, siteConfig{reconcileDelay: 4 * time.Second, returnPatience: 2 * time.Second})
-	show := pgtest.NewShow(t, s.store, pgtest.NewVenue(t, s.store), 5, 5, time.Now().Add(72*time.Hour))
+	show := s.newShow(5, 5)
 	tb := s.openTab(t, browser, "dropped-booked", desktop)
 	email := tb.signUp("Gita Dropped")
 	holdID := tb.holdAndCheckout(email, show, "B2")
@@ -196,7 +195,7 @@ func droppedWebhookBooked(t *testing.T, browser context.Context) {
 func droppedWebhookRefunded(t *testing.T, browser context.Context) {
 	const ttl = 8 * time.Second
 	s := newSite(t, siteConfig{holdTTL: ttl, reconcileDelay: ttl + 2*time.Second, returnPatience: 2 * time.Second})
-	show := pgtest.NewShow(t, s.store, pgtest.NewVenue(t, s.store), 5, 5, time.Now().Add(72*time.Hour))
+	show := s.newShow(5, 5)
 	tb := s.openTab(t, browser, "dropped-refunded", phone)
 	email := tb.signUp("Hari Refunded")
 	tb.holdAndCheckout(email, show, "A4")

@@ -11,7 +11,6 @@ import (
 
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
@@ -289,12 +288,10 @@ func purchase(t *testing.T, browser context.Context, s *site, vp viewport, r rou
 func holdExpiry(t *testing.T, browser context.Context) {
 	const ttl = 3 * time.Second
 	s := newSite(t, siteConfig{holdTTL: ttl})
-	venue := pgtest.NewVenue(t, s.store)
-	show := pgtest.NewShow(t, s.store, venue, 10, 10, time.Now().Add(72*time.Hour))
+	show := s.newShow(10, 10)
 	tb := s.openTab(t, browser, "expiry", desktop)
 	email := tb.signUp("Bilal Expiry")
-	tb.open(fmt.Sprintf("/shows/%d", show))
-	tb.waitVisible(`#seatmap[data-ready="true"]`)
+	tb.openShow(show)
 	tb.click("#seat-E5")
 	tb.click("[data-hold-button]")
 	held := time.Now()
@@ -339,8 +336,7 @@ func holdExpiry(t *testing.T, browser context.Context) {
 // the change arrives) would go untested. liveSeatMap covers the live side.
 func seatConflict(t *testing.T, browser context.Context) {
 	s := newSite(t, siteConfig{})
-	venue := pgtest.NewVenue(t, s.store)
-	show := pgtest.NewShow(t, s.store, venue, 10, 10, time.Now().Add(72*time.Hour))
+	show := s.newShow(10, 10)
 	path := fmt.Sprintf("/shows/%d", show)
 
 	first := s.openTab(t, browser, "conflict-first", desktop)
@@ -390,7 +386,7 @@ func seatConflict(t *testing.T, browser context.Context) {
 	second.wantSeat("C6", "mine", "")
 	second.wantSeat("C5", "held", "")
 	for email, want := range map[string]string{firstEmail: "C5", secondEmail: "C6"} {
-		got := scalar[string](s, `SELECT array_to_string(h.seat_ids, ',') FROM holds h JOIN users u ON u.id = h.user_id WHERE u.email = $1 AND h.state = 'HELD'`, email)
+		got := s.heldSeats(email)
 		if got != want {
 			t.Errorf("%s holds %s, want %s", email, got, want)
 		}
@@ -402,18 +398,12 @@ func seatConflict(t *testing.T, browser context.Context) {
 // and price; the map works with Tab, the arrow keys, Enter and Space.
 func keyboard(t *testing.T, browser context.Context) {
 	s := newSite(t, siteConfig{})
-	venue := pgtest.NewVenue(t, s.store)
-	show := pgtest.NewShow(t, s.store, venue, 10, 10, time.Now().Add(72*time.Hour))
+	show := s.newShow(10, 10)
 	// Someone else holds A3: it must be reachable and named, not pickable.
-	if _, err := s.store.HoldSeats(context.Background(), booking.HoldRequest{
-		UserID: pgtest.User(t, s.store), ShowID: show, Seats: []string{"A3"}, TTL: 5 * time.Minute, Key: "other-user",
-	}, maxSeats); err != nil {
-		t.Fatal(err)
-	}
+	s.holdElsewhere(show, "other-user", "A3")
 	tb := s.openTab(t, browser, "keyboard", desktop)
 	email := tb.signUp("Esha Keys")
-	tb.open(fmt.Sprintf("/shows/%d", show))
-	tb.waitVisible(`#seatmap[data-ready="true"]`)
+	tb.openShow(show)
 
 	tb.checkSeatNames()
 	if name := tb.seatNames()["A3"]; !strings.Contains(name, "held by someone else") {
@@ -487,7 +477,7 @@ func keyboard(t *testing.T, browser context.Context) {
 		t.Errorf("after holding, the focus is on %q: want it moved to the checkout panel's heading", got)
 	}
 	tb.shot("keyboard-held")
-	if got := scalar[string](s, `SELECT array_to_string(h.seat_ids, ',') FROM holds h JOIN users u ON u.id = h.user_id WHERE u.email = $1 AND h.state = 'HELD'`, email); got != "B3,B4" {
+	if got := s.heldSeats(email); got != "B3,B4" {
 		t.Fatalf("the keyboard hold is of %s, want B3,B4", got)
 	}
 	pgtest.CheckInvariants(t, s.store)

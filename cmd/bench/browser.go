@@ -14,6 +14,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/cmd/bench/pageperf"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/chromium"
 	"github.com/marquee-tickets/marquee/internal/demo"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -181,18 +182,7 @@ func runBrowser(ctx context.Context, cfg config, bc browserConfig, w io.Writer) 
 	c.close()
 
 	status("starting %s", bc.chromium)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bc.chromium),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, chromium.Options(bc.chromium)...)
 	defer cancelAlloc() // waits for the browser to exit and removes its profile
 	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
 	defer cancelBrowser()

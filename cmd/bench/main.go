@@ -42,6 +42,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/marquee-tickets/marquee/internal/chromium"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -93,10 +94,7 @@ func main() {
 	browserCPU := flag.String("browser-cpu", "4,1", "-browser: CPU slowdowns (Emulation.setCPUThrottlingRate); the targets are set for 4")
 	browserHalls := flag.String("browser-halls", "large,mega", "-browser: the halls: large (360 seats), mega (1,000)")
 	browserViewers := flag.String("browser-viewers", "viewer,guest", "-browser: who loads the page: viewer (signed in; also clicks), guest")
-	bc := browserConfig{chromium: os.Getenv("CHROMIUM")}
-	if bc.chromium == "" {
-		bc.chromium = "/usr/bin/chromium"
-	}
+	bc := browserConfig{chromium: chromium.Path()}
 	flag.IntVar(&bc.loads, "browser-loads", 3, "-browser: page loads per hall, CPU slowdown and viewer")
 	flag.DurationVar(&bc.idleCap, "browser-cap", 30*time.Second, "-browser: how long a page load may take to become idle")
 	flag.IntVar(&bc.clicks, "browser-clicks", 100, "-browser: seat clicks per hall and CPU slowdown (0: none)")
