@@ -19,6 +19,11 @@ CREATE TABLE sandbox_checkouts (
     behaviour    text CHECK (behaviour IN ('normal', 'delay', 'duplicate', 'drop', 'reorder', 'two_payments')),
     created_at   timestamptz NOT NULL,
     completed_at timestamptz,
+    -- The hold's deadline: the checkout refuses to take money once it has
+    -- passed. back_url is where the shopper goes back to without paying
+    -- (the show).
+    expires_at   timestamptz,
+    back_url     text CHECK (length(back_url) BETWEEN 1 AND 2000),
     CHECK ((status = 'OPEN') = (completed_at IS NULL)),
     CHECK ((status = 'OPEN') = (behaviour IS NULL))
 );

@@ -1,5 +1,6 @@
 // Package migrations holds the database schema as golang-migrate SQL files,
 // embedded so the server binary migrates its own database at start-up.
+// README.md says which file holds what; migrations are append-only.
 package migrations
 
 import "embed"

@@ -153,7 +153,8 @@ func (s *Store) CancelHold(ctx context.Context, userID, holdID string) (booking.
 // it has not lapsed, else as EXPIRED once it has lapsed. It releases only the
 // seats the hold still owns, so a stale release never frees a newer owner's
 // seat. userID, when set, must own the hold. One round trip: the end_hold
-// function (migration 000009) takes the locks in the global order.
+// function (migrations/000003_holds.up.sql) takes the locks in the global
+// order.
 func (s *Store) endHold(ctx context.Context, holdID, userID string, cancel bool) (booking.Hold, error) {
 	var user *string
 	if userID != "" {

@@ -1,19 +1,50 @@
--- The hold path records its own seat changes. hold_seats and end_hold, the
--- statements nearly every request that changes a seat runs, insert their
--- seat_events row themselves, a plain INSERT of what they just changed,
--- and the statement trigger of 000006 skips their UPDATEs: each runs with
--- marquee.seat_events = 'recorded', set by the function's SET clause, so
--- only for the function's own statements and restored when it returns.
--- Every other UPDATE of show_seats (payments, bookings, the sweeper, admin
--- changes, a hand-written fix) is still recorded by the trigger.
+-- The functions that change seats on the request path: taking a hold and
+-- ending one. Each runs as one statement, one round trip, and takes its row
+-- locks in the store's global order: show_seats rows by (show_id, seat_id),
+-- then holds rows (internal/postgres).
+
+-- hold_seats: called by postgres.(*Store).HoldSeats (internal/postgres/holds.go).
 --
--- Why: calling a PL/pgSQL trigger with a transition table costs every
--- statement a tuplestore, memory contexts and an executor for the
--- trigger's query; the functions' own INSERT is one more statement of a
--- function already running. In pgbench on 2 cores (a hold and its release
--- per cycle, 8 and 64 clients, six paired rounds) the direct insert kept
--- more cycles per second than the trigger in every round.
-CREATE OR REPLACE FUNCTION hold_seats(
+-- Claims p_seats of show p_show for p_user, all or nothing, and answers with
+-- an outcome and, for HELD, REPLAYED and KEY_REUSED, the hold. The steps, in
+-- the order the function takes them (on a hot show most requests end after
+-- step 2, two statements):
+--
+--   1. a lock-free look at the seats: how many of them the show has, and
+--      which are visibly taken (BOOKED, or HELD by a hold not yet lapsed);
+--   2. an Idempotency-Key seen before answers with its hold, never extended
+--      (REPLAYED, or KEY_REUSED for a different request); else a visibly
+--      taken seat answers UNAVAILABLE. The key comes first because a retry
+--      of a request that won sees its own seats taken;
+--   3. the show must be scheduled (UNKNOWN_SHOW) and not started
+--      (SHOW_CLOSED), every seat must exist (UNKNOWN_SEATS), and the user
+--      must have no hold marked HELD (ACTIVE_HOLD; LAPSED_HOLD for one past
+--      its deadline, which the caller ends with end_hold in a transaction
+--      of its own, since its seats may sort anywhere in the lock order, and
+--      then asks again);
+--   4. lock_timeout becomes p_lock_timeout, and SELECT ... ORDER BY seat_id
+--      FOR UPDATE locks the seats in the global order; under the locks every
+--      seat must be AVAILABLE or held by a lapsed hold (else UNAVAILABLE);
+--   5. the hold is inserted, the seats claimed (a lapsed hold's seats are
+--      taken over), their seat_events row inserted and the key recorded
+--      (HELD).
+--
+-- Locks: show_seats rows only (step 4); the hold and key rows it inserts are
+-- new. Only from step 4 on can it wait for a lock (the row locks, and the
+-- unique indexes of step 5), so only there is the wait bounded; the caller
+-- asks again after a lock timeout (55P03). Decisions use p_now when the
+-- caller injects a clock, else the database clock, read again after the
+-- locks are taken: a request that waited for a lock judges expiry by the
+-- time it decides, not the time it started.
+--
+-- A conflict of steps 3 and 4 looks at the key once more before it answers
+-- (hold_seats_conflict). Conflicts answer with an outcome, not an error,
+-- except the two races only a unique index can decide (one active hold per
+-- user, holds_one_active_per_user; one hold per key, hold_keys_pkey), which
+-- raise 23505 for the caller to ask again. p_seats must be sorted and
+-- distinct (booking.HoldRequest.Normalize). Its own seat changes are
+-- recorded by its INSERT into seat_events, not by the trigger (000002).
+CREATE FUNCTION hold_seats(
     p_user uuid, p_show bigint, p_seats text[], p_ttl interval,
     p_key text, p_fingerprint text, p_lock_timeout text, p_now timestamptz
 ) RETURNS TABLE (
@@ -120,7 +151,65 @@ BEGIN
     RETURN NEXT;
 END $$;
 
-CREATE OR REPLACE FUNCTION end_hold(p_hold uuid, p_user uuid, p_cancel boolean, p_now timestamptz)
+-- hold_seats_replay: called by hold_seats and hold_seats_conflict.
+--
+-- The answer to a key seen before: the same hold whatever its state now, with
+-- a lapsed HELD hold reported as EXPIRED; a different request is refused.
+CREATE FUNCTION hold_seats_replay(p_stored text, p_fingerprint text, p_hold uuid, p_now timestamptz)
+RETURNS TABLE (
+    outcome text, hold_id uuid, seat_ids text[], state text,
+    expires_at timestamptz, amount_minor bigint, currency text, created_at timestamptz
+) LANGUAGE sql STABLE AS $$
+    SELECT CASE WHEN p_stored = p_fingerprint THEN 'REPLAYED' ELSE 'KEY_REUSED' END,
+           h.id, h.seat_ids,
+           CASE WHEN h.state = 'HELD' AND h.expires_at <= p_now THEN 'EXPIRED' ELSE h.state END,
+           h.expires_at, h.amount_minor, h.currency, h.created_at
+      FROM holds h WHERE h.id = p_hold
+$$;
+
+-- hold_seats_conflict: called by hold_seats.
+--
+-- A conflict may be our own retry that a parallel request with the same key
+-- has just won: look at the key once more (each statement of a volatile
+-- function sees what committed before it) before answering with the conflict.
+CREATE FUNCTION hold_seats_conflict(
+    p_user uuid, p_key text, p_fingerprint text, p_now timestamptz,
+    p_outcome text, p_hold uuid, p_seats text[], p_expires timestamptz
+) RETURNS TABLE (
+    outcome text, hold_id uuid, seat_ids text[], state text,
+    expires_at timestamptz, amount_minor bigint, currency text, created_at timestamptz
+) LANGUAGE plpgsql AS $$
+DECLARE
+    v_key record;
+BEGIN
+    SELECT k.fingerprint, k.hold_id INTO v_key
+      FROM hold_keys k WHERE k.user_id = p_user AND k.key = p_key;
+    IF FOUND THEN
+        RETURN QUERY SELECT * FROM hold_seats_replay(v_key.fingerprint, p_fingerprint, v_key.hold_id, p_now);
+        RETURN;
+    END IF;
+    RETURN QUERY SELECT p_outcome, p_hold, p_seats, NULL::text, p_expires, NULL::bigint, NULL::text, NULL::timestamptz;
+END $$;
+
+-- end_hold: called by postgres.(*Store).endHold (internal/postgres/holds.go),
+-- for CancelHold and for the lapsed hold HoldSeats finds in its way.
+--
+-- Ends hold p_hold if it is HELD: as EXPIRED once it has lapsed (even when
+-- cancelling), else as CANCELLED when p_cancel is set. p_user, when not
+-- NULL, must own the hold: another user's hold is not found. No row comes
+-- back for a hold that is not found; otherwise the hold as it is afterwards.
+-- The steps:
+--
+--   1. read the hold without locks; one that is not HELD comes back as it is;
+--   2. lock its seats in the global order (show_id, seat_id), then the hold
+--      (FOR NO KEY UPDATE), and decide again under the locks, by p_now or
+--      else the database clock;
+--   3. release only the seats the hold still owns (HELD by it): a seat a
+--      newer hold took over after this one lapsed stays its new owner's, and
+--      a BOOKED seat is never touched; insert their seat_events row (the
+--      trigger skips this function's statements, 000002);
+--   4. set the hold's state and ended_at.
+CREATE FUNCTION end_hold(p_hold uuid, p_user uuid, p_cancel boolean, p_now timestamptz)
 RETURNS SETOF holds LANGUAGE plpgsql
 SET marquee.seat_events = 'recorded'
 AS $$
@@ -168,10 +257,3 @@ BEGIN
     END IF;
     RETURN NEXT h;
 END $$;
-
-DROP TRIGGER show_seats_changed ON show_seats;
-CREATE TRIGGER show_seats_changed AFTER UPDATE ON show_seats
-    REFERENCING NEW TABLE AS changed
-    FOR EACH STATEMENT
-    WHEN (current_setting('marquee.seat_events', true) IS DISTINCT FROM 'recorded')
-    EXECUTE FUNCTION record_seat_events();

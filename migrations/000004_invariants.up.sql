@@ -1,4 +1,21 @@
--- Every violation of the booking invariants I1-I5 (DESIGN.md), one row each.
+-- booking_invariant_violations: called by postgres.(*Store).InvariantViolations
+-- (internal/postgres/invariants.go).
+--
+-- Every violation of the booking invariants, one row each:
+--
+--   I1  a seat's state agrees with its owner: a HELD seat is listed by a
+--       HELD hold of its show with the same expiry, a BOOKED seat by a
+--       CONFIRMED hold and its confirmed booking; no seat is in two
+--       confirmed bookings (no seat is ever sold twice);
+--   I2  a hold that ended unconfirmed, and a cancelled booking, own no seats;
+--   I3  a BOOKED payment and its booking name each other;
+--   I4  every charge that booked nothing is owed back in full, money in
+--       equals bookings plus refunds of unbooked charges, and a cancelled
+--       booking never refunds more than was paid;
+--   I5  a hold is a sorted set of distinct seats of its show, all or
+--       nothing: a live hold owns all of them, a confirmed one has them all
+--       BOOKED.
+--
 -- An empty result is the only healthy answer. Tests run it after every
 -- scenario; admins can run it on a live database (it only reads).
 CREATE FUNCTION booking_invariant_violations(p_now timestamptz DEFAULT NULL)

@@ -1,6 +1,12 @@
--- The whole booking schema. Constraints carry the invariants wherever a
+-- The booking schema's tables. Constraints carry the invariants wherever a
 -- constraint can; what no constraint can say is checked by
--- booking_invariant_violations() (000002) and by the store's lock order.
+-- booking_invariant_violations() (000004) and kept by the store's lock order
+-- (internal/postgres). The functions that change seats are in 000003, the
+-- live seat map's change queue in 000002, Sandbox Pay's tables in 000005.
+--
+-- This file and the four after it are the baseline: the schema as it stood
+-- at the first release, one current definition of everything. Migrations are
+-- append-only from here on (see README.md in this folder).
 
 CREATE EXTENSION IF NOT EXISTS btree_gist;
 
@@ -87,7 +93,24 @@ CREATE TABLE movies (
     title            text NOT NULL CHECK (length(title) BETWEEN 1 AND 200),
     duration_minutes int NOT NULL CHECK (duration_minutes BETWEEN 1 AND 600),
     rating           text NOT NULL DEFAULT '',
-    synopsis         text NOT NULL DEFAULT ''
+    synopsis         text NOT NULL DEFAULT '',
+    -- A listing shows the movie's own language, its genres and its poster.
+    language         text NOT NULL DEFAULT '' CHECK (length(language) <= 40),
+    genres           text[] NOT NULL DEFAULT '{}'
+                     CHECK (cardinality(genres) <= 6 AND array_position(genres, NULL) IS NULL)
+);
+
+-- One poster per movie, as uploaded (PNG, JPEG or WebP). The database hashes
+-- the bytes itself, so the hash in a poster's URL always names its content.
+CREATE TABLE posters (
+    movie_id     bigint PRIMARY KEY REFERENCES movies (id) ON DELETE CASCADE,
+    content_type text NOT NULL CHECK (content_type IN ('image/png', 'image/jpeg', 'image/webp')),
+    data         bytea NOT NULL CHECK (length(data) BETWEEN 1 AND 5242880),
+    sha256       bytea NOT NULL GENERATED ALWAYS AS (sha256(data)) STORED,
+    width        int NOT NULL CHECK (width BETWEEN 1 AND 8000),
+    height       int NOT NULL CHECK (height BETWEEN 1 AND 8000),
+    alt          text NOT NULL CHECK (length(alt) BETWEEN 1 AND 300),
+    updated_at   timestamptz NOT NULL DEFAULT now()
 );
 
 CREATE TABLE shows (
@@ -98,6 +121,12 @@ CREATE TABLE shows (
     ends_at   timestamptz NOT NULL,
     currency  text NOT NULL CHECK (currency ~ '^[A-Z]{3}$'),
     status    text NOT NULL DEFAULT 'SCHEDULED' CHECK (status IN ('SCHEDULED', 'CANCELLED')),
+    -- The format is the show's, not the movie's or the screen's: one film
+    -- plays in 2D on one screen and in IMAX 3D on another. language is NULL
+    -- when the show plays in the movie's own language, else the dub's.
+    format    text NOT NULL DEFAULT '2D'
+              CHECK (format IN ('2D', '3D', 'IMAX 2D', 'IMAX 3D', '4DX', '4DX 3D', 'ScreenX')),
+    language  text CHECK (length(language) BETWEEN 1 AND 40),
     CHECK (ends_at > starts_at),
     UNIQUE (id, screen_id),
     -- Two scheduled shows never overlap on one screen.
@@ -206,6 +235,10 @@ CREATE TABLE payments (
     CHECK ((outcome = 'BOOKED') = (booking_id IS NOT NULL)),
     CHECK ((outcome = 'BOOKED') = (reason IS NULL))
 );
+-- Reconciliation asks whether a hold's payment has its outcome; My bookings
+-- lists a user's refunded payments.
+CREATE INDEX payments_hold_idx ON payments (hold_id);
+CREATE INDEX payments_refunded_user_idx ON payments (user_id, received_at DESC) WHERE outcome = 'REFUND_REQUIRED';
 
 -- A payment row is a record of fact: its fingerprint and outcome never change.
 CREATE FUNCTION payments_immutable() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -215,19 +248,25 @@ END $$;
 CREATE TRIGGER payments_immutable BEFORE UPDATE ON payments
     FOR EACH ROW EXECUTE FUNCTION payments_immutable();
 
--- Money owed back (I4). Executed by the refund worker.
+-- Money owed back (I4). The refund worker (internal/refunds) leases a refund
+-- by moving next_attempt_at forward, calls the provider outside any
+-- transaction and retries failures with backoff; several app instances may
+-- run it at once.
 CREATE TABLE refunds (
-    id           uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-    payment_id   text NOT NULL UNIQUE REFERENCES payments (payment_id),
-    booking_id   uuid REFERENCES bookings (id),
-    amount_minor bigint NOT NULL CHECK (amount_minor >= 0),
-    currency     text NOT NULL,
-    reason       text NOT NULL,
-    status       text NOT NULL DEFAULT 'PENDING' CHECK (status IN ('PENDING', 'SUCCEEDED', 'FAILED')),
-    attempts     int NOT NULL DEFAULT 0,
-    created_at   timestamptz NOT NULL,
-    updated_at   timestamptz NOT NULL
+    id              uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    payment_id      text NOT NULL UNIQUE REFERENCES payments (payment_id),
+    booking_id      uuid REFERENCES bookings (id),
+    amount_minor    bigint NOT NULL CHECK (amount_minor >= 0),
+    currency        text NOT NULL,
+    reason          text NOT NULL,
+    status          text NOT NULL DEFAULT 'PENDING' CHECK (status IN ('PENDING', 'SUCCEEDED', 'FAILED')),
+    attempts        int NOT NULL DEFAULT 0,
+    created_at      timestamptz NOT NULL,
+    updated_at      timestamptz NOT NULL,
+    next_attempt_at timestamptz NOT NULL DEFAULT now(),
+    last_error      text
 );
+CREATE INDEX refunds_due_idx ON refunds (next_attempt_at) WHERE status IN ('PENDING', 'FAILED');
 
 -- Side effects leave through here, written in the transaction that caused
 -- them and delivered by a worker after commit.
@@ -240,3 +279,25 @@ CREATE TABLE outbox (
     processed_at timestamptz
 );
 CREATE INDEX outbox_pending_idx ON outbox (id) WHERE processed_at IS NULL;
+
+-- Reconciliation: a payment whose webhook never arrives must still end in a
+-- booking or a refund. The app records every hold it opened a checkout for,
+-- and a worker (internal/reconcile) asks the provider about it, server to
+-- server, until the hold's payments are settled.
+--
+-- One row per hold whose checkout the app opened, while its checks last;
+-- the row is deleted after the last one. armed_at is when the latest
+-- checkout was opened: opening another re-arms the schedule, and a check
+-- finishes only the schedule it was leased under. next_check_at is NULL
+-- until the first check, due at armed_at plus the worker's delay. Workers of
+-- several instances lease rows by moving next_check_at forward under
+-- FOR UPDATE SKIP LOCKED.
+CREATE TABLE payment_checks (
+    hold_id       uuid PRIMARY KEY REFERENCES holds (id),
+    armed_at      timestamptz NOT NULL,
+    next_check_at timestamptz,
+    checks        int NOT NULL DEFAULT 0,
+    last_error    text
+);
+CREATE INDEX payment_checks_due_idx ON payment_checks (next_check_at);
+CREATE INDEX payment_checks_first_idx ON payment_checks (armed_at) WHERE next_check_at IS NULL;

@@ -1,4 +1,0 @@
-DROP TABLE IF EXISTS outbox, refunds, payments, bookings, show_seats, hold_keys, holds,
-    show_prices, shows, movies, seats, screens, refund_tiers, theatre_admins, theatres,
-    cities, sessions, users CASCADE;
-DROP FUNCTION IF EXISTS payments_immutable();

@@ -1,1 +1,0 @@
-ALTER TABLE seat_events DROP COLUMN IF EXISTS at;

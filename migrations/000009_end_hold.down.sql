@@ -1,1 +1,0 @@
-DROP FUNCTION IF EXISTS end_hold(uuid, uuid, boolean, timestamptz);
