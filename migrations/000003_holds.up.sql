@@ -191,8 +191,10 @@ BEGIN
     RETURN QUERY SELECT p_outcome, p_hold, p_seats, NULL::text, p_expires, NULL::bigint, NULL::text, NULL::timestamptz;
 END $$;
 
--- end_hold: called by postgres.(*Store).endHold (internal/postgres/holds.go),
--- for CancelHold and for the lapsed hold HoldSeats finds in its way.
+-- end_hold: called through postgres.endHoldOn (internal/postgres/holds.go) by
+-- (*Store).CancelHold, by HoldSeats for the user's lapsed hold in its way,
+-- by ConfirmPayment for a lapsed hold paid too late, and by ExpireHolds for
+-- each lapsed hold of the sweeper's batch: the one place that ends a hold.
 --
 -- Ends hold p_hold if it is HELD: as EXPIRED once it has lapsed (even when
 -- cancelling), else as CANCELLED when p_cancel is set. p_user, when not
@@ -203,7 +205,8 @@ END $$;
 --   1. read the hold without locks; one that is not HELD comes back as it is;
 --   2. lock its seats in the global order (show_id, seat_id), then the hold
 --      (FOR NO KEY UPDATE), and decide again under the locks, by p_now or
---      else the database clock;
+--      else the database clock. A caller inside a transaction that already
+--      holds these locks (ConfirmPayment, ExpireHolds) takes nothing new;
 --   3. release only the seats the hold still owns (HELD by it): a seat a
 --      newer hold took over after this one lapsed stays its new owner's, and
 --      a BOOKED seat is never touched; insert their seat_events row (the

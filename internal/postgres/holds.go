@@ -150,11 +150,8 @@ func (s *Store) CancelHold(ctx context.Context, userID, holdID string) (booking.
 }
 
 // endHold ends hold holdID if it is HELD: as CANCELLED when cancel is set and
-// it has not lapsed, else as EXPIRED once it has lapsed. It releases only the
-// seats the hold still owns, so a stale release never frees a newer owner's
-// seat. userID, when set, must own the hold. One round trip: the end_hold
-// function (migrations/000003_holds.up.sql) takes the locks in the global
-// order.
+// it has not lapsed, else as EXPIRED once it has lapsed. userID, when set,
+// must own the hold. One round trip, on a connection of its own.
 func (s *Store) endHold(ctx context.Context, holdID, userID string, cancel bool) (booking.Hold, error) {
 	var user *string
 	if userID != "" {
@@ -163,8 +160,24 @@ func (s *Store) endHold(ctx context.Context, holdID, userID string, cancel bool)
 		}
 		user = &userID
 	}
-	h, err := scanHold(s.pool.QueryRow(ctx, `SELECT `+holdColumns+` FROM end_hold($1, $2, $3, $4::timestamptz)`,
-		holdID, user, cancel, s.now()))
+	return endHoldOn(ctx, s.pool, holdID, user, cancel, s.now())
+}
+
+// rowQuerier runs one query: the pool, for a statement that is its own
+// transaction, or a transaction already under way.
+type rowQuerier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// endHoldOn runs the end_hold function (migrations/000003_holds.up.sql) on q,
+// the one place that says which seats an ending hold gives back: only those
+// it still owns, so a stale release never frees a seat a newer hold took
+// over after it lapsed. The function takes the locks in the global order;
+// inside a transaction that already holds them it takes nothing new. now is
+// the decision time (nil: the database clock).
+func endHoldOn(ctx context.Context, q rowQuerier, holdID string, user *string, cancel bool, now any) (booking.Hold, error) {
+	h, err := scanHold(q.QueryRow(ctx, `SELECT `+holdColumns+` FROM end_hold($1, $2, $3, $4::timestamptz)`,
+		holdID, user, cancel, now))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return h, fmt.Errorf("hold %s: %w", holdID, booking.ErrNotFound)
 	}
@@ -181,22 +194,6 @@ func lockSeats(ctx context.Context, tx pgx.Tx, showID int64, seats []string) err
 		SELECT 1 FROM show_seats WHERE show_id = $1 AND seat_id = ANY ($2)
 		 ORDER BY seat_id FOR UPDATE`, showID, seats); err != nil {
 		return fmt.Errorf("lock seats of show %d: %w", showID, err)
-	}
-	return nil
-}
-
-// releaseHold ends HELD hold h as state: the seats it still owns return to
-// sale (only those: a seat taken over after h lapsed stays its new owner's)
-// and h becomes terminal. The caller holds the seat and hold locks.
-func releaseHold(ctx context.Context, tx pgx.Tx, h booking.Hold, state booking.HoldState, now time.Time) error {
-	if _, err := tx.Exec(ctx, `
-		WITH released AS (
-			UPDATE show_seats SET status = 'AVAILABLE', hold_id = NULL, hold_expires_at = NULL
-			 WHERE show_id = $1 AND seat_id = ANY ($2) AND hold_id = $3 AND status = 'HELD'
-		)
-		UPDATE holds SET state = $4, ended_at = $5 WHERE id = $3`,
-		h.ShowID, h.Seats, h.ID, state, now); err != nil {
-		return fmt.Errorf("release hold %s: %w", h.ID, err)
 	}
 	return nil
 }
@@ -227,28 +224,31 @@ func (s *Store) ExpireHolds(ctx context.Context, limit int) (int, error) {
 		if len(ids) == 0 {
 			return nil
 		}
-		// Lock order: seats by (show_id, seat_id) across every show, then holds by id.
+		// Lock order: the seats each hold lists, by (show_id, seat_id) across
+		// every show, then the holds by id. end_hold then ends each one under
+		// locks this transaction already holds, so the batch never takes a
+		// lock out of order.
 		if _, err := tx.Exec(ctx, `
-			SELECT 1 FROM show_seats WHERE hold_id = ANY ($1::uuid[])
-			 ORDER BY show_id, seat_id FOR UPDATE`, ids); err != nil {
+			SELECT 1 FROM show_seats ss JOIN holds h ON ss.show_id = h.show_id AND ss.seat_id = ANY (h.seat_ids)
+			 WHERE h.id = ANY ($1::uuid[])
+			 ORDER BY ss.show_id, ss.seat_id FOR UPDATE OF ss`, ids); err != nil {
 			return fmt.Errorf("lock seats: %w", err)
 		}
 		if _, err := tx.Exec(ctx, `
 			SELECT 1 FROM holds WHERE id = ANY ($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`, ids); err != nil {
 			return fmt.Errorf("lock holds: %w", err)
 		}
+		// Under the locks, the holds still HELD and lapsed are exactly those
+		// end_hold expires; all of them at one time.
 		return tx.QueryRow(ctx, `
 			WITH now AS (SELECT coalesce($2::timestamptz, clock_timestamp()) AS t),
-			expired AS (
-				UPDATE holds SET state = 'EXPIRED', ended_at = (SELECT t FROM now)
-				 WHERE id = ANY ($1::uuid[]) AND state = 'HELD' AND expires_at <= (SELECT t FROM now)
-				RETURNING id
-			),
-			released AS (
-				UPDATE show_seats SET status = 'AVAILABLE', hold_id = NULL, hold_expires_at = NULL
-				 WHERE hold_id IN (SELECT id FROM expired) AND status = 'HELD'
+			lapsed AS MATERIALIZED (
+				SELECT h.id FROM holds h, now
+				 WHERE h.id = ANY ($1::uuid[]) AND h.state = 'HELD' AND h.expires_at <= now.t
+				 ORDER BY h.id
 			)
-			SELECT count(*) FROM expired`, ids, s.now()).Scan(&n)
+			SELECT count(*) FROM lapsed, now, end_hold(lapsed.id, NULL, false, now.t) e
+			 WHERE e.state = 'EXPIRED'`, ids, s.now()).Scan(&n)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("expire holds: %w", err)

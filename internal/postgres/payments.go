@@ -84,8 +84,12 @@ func (s *Store) confirmOnce(ctx context.Context, p booking.Payment) (booking.Con
 		case h.State == booking.HoldHeld && !h.Lapsed(now):
 			return s.book(ctx, tx, p, h, now, &c)
 		case h.State == booking.HoldHeld: // lapsed: end it now, as the sweeper would
-			if err := releaseHold(ctx, tx, h, booking.HoldExpired, now); err != nil {
+			ended, err := endHoldOn(ctx, tx, h.ID, nil, false, now)
+			if err != nil {
 				return err
+			}
+			if ended.State != booking.HoldExpired {
+				return fmt.Errorf("end lapsed hold %s: state %s, want %s", h.ID, ended.State, booking.HoldExpired)
 			}
 			c.Reason = booking.ReasonHoldExpired
 		case h.State == booking.HoldExpired:

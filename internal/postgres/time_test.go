@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
 // A hold is valid while now < expires_at and expired from expires_at on,
@@ -98,6 +99,29 @@ func TestStaleReleaseNeverFreesNewerOwner(t *testing.T) {
 			t.Fatalf("A2 = %s by %s, want HELD by the newer hold", st, owner)
 		}
 	})
+}
+
+// A payment for a hold that lapsed and lost a seat to a newer hold ends the
+// old hold as the sweeper would: refunded, its own seat back on sale, the
+// taken-over seat still the newer hold's.
+func TestLatePaymentNeverFreesNewerOwner(t *testing.T) {
+	w := newWorld(t)
+	ha := w.hold(w.user(), "A1", "A2")
+	w.clock.Set(ha.ExpiresAt)
+	hb := w.hold(w.user(), "A2")
+	c, err := w.pay(ha, "pay-late")
+	if err != nil || c.Outcome != booking.OutcomeRefundRequired || c.Reason != booking.ReasonHoldExpired {
+		t.Fatalf("confirmation = %+v, %v; want a refund for an expired hold", c, err)
+	}
+	if st, owner := w.seat("A2"); st != booking.SeatHeld || owner != hb.ID {
+		t.Fatalf("A2 = %s by %s, want HELD by the newer hold", st, owner)
+	}
+	if st, owner := w.seat("A1"); st != booking.SeatAvailable || owner != "" {
+		t.Fatalf("A1 = %s by %s, want AVAILABLE", st, owner)
+	}
+	if st := pgtest.Scalar[string](t, w.store.Pool(), `SELECT state FROM holds WHERE id = $1`, ha.ID); st != string(booking.HoldExpired) {
+		t.Fatalf("the late-paid hold is %s, want EXPIRED", st)
+	}
 }
 
 func TestSweeperNeverTouchesBookedSeats(t *testing.T) {
