@@ -3,6 +3,21 @@
 -- locks in the store's global order: show_seats rows by (show_id, seat_id),
 -- then holds rows (internal/postgres).
 
+-- What hold_seats answers. The store's Go side names the same labels
+-- (postgres.holdOutcome, internal/postgres/holds.go; a test compares the
+-- two), and the type makes the functions unable to answer anything else.
+CREATE TYPE hold_outcome AS ENUM (
+    'HELD',          -- the seats are the caller's, under the returned hold
+    'REPLAYED',      -- the key was seen before: its hold, as it is now
+    'KEY_REUSED',    -- the key was seen before with another request
+    'UNKNOWN_SHOW',  -- no scheduled show has this id
+    'SHOW_CLOSED',   -- the show has started
+    'UNKNOWN_SEATS', -- the show has no such seats (seat_ids names them)
+    'UNAVAILABLE',   -- seats are taken (seat_ids names them)
+    'ACTIVE_HOLD',   -- the user holds other seats (hold_id, seat_ids, expires_at)
+    'LAPSED_HOLD'    -- the same, but that hold has lapsed: end it and ask again
+);
+
 -- hold_seats: called by postgres.(*Store).HoldSeats (internal/postgres/holds.go).
 --
 -- Claims p_seats of show p_show for p_user, all or nothing, and answers with
@@ -48,7 +63,7 @@ CREATE FUNCTION hold_seats(
     p_user uuid, p_show bigint, p_seats text[], p_ttl interval,
     p_key text, p_fingerprint text, p_lock_timeout text, p_now timestamptz
 ) RETURNS TABLE (
-    outcome text, hold_id uuid, seat_ids text[], state text,
+    outcome hold_outcome, hold_id uuid, seat_ids text[], state text,
     expires_at timestamptz, amount_minor bigint, currency text, created_at timestamptz
 ) LANGUAGE plpgsql
 SET marquee.seat_events = 'recorded'
@@ -104,7 +119,7 @@ BEGIN
         -- A lapsed hold still marked HELD is ended by the caller in its own
         -- transaction (its seats may sort anywhere in the lock order).
         RETURN QUERY SELECT * FROM hold_seats_conflict(p_user, p_key, p_fingerprint, v_now,
-            CASE WHEN v_active.expires_at <= v_now THEN 'LAPSED_HOLD' ELSE 'ACTIVE_HOLD' END,
+            CASE WHEN v_active.expires_at <= v_now THEN 'LAPSED_HOLD'::hold_outcome ELSE 'ACTIVE_HOLD' END,
             v_active.id, v_active.seat_ids, v_active.expires_at);
         RETURN;
     END IF;
@@ -157,10 +172,10 @@ END $$;
 -- a lapsed HELD hold reported as EXPIRED; a different request is refused.
 CREATE FUNCTION hold_seats_replay(p_stored text, p_fingerprint text, p_hold uuid, p_now timestamptz)
 RETURNS TABLE (
-    outcome text, hold_id uuid, seat_ids text[], state text,
+    outcome hold_outcome, hold_id uuid, seat_ids text[], state text,
     expires_at timestamptz, amount_minor bigint, currency text, created_at timestamptz
 ) LANGUAGE sql STABLE AS $$
-    SELECT CASE WHEN p_stored = p_fingerprint THEN 'REPLAYED' ELSE 'KEY_REUSED' END,
+    SELECT CASE WHEN p_stored = p_fingerprint THEN 'REPLAYED'::hold_outcome ELSE 'KEY_REUSED' END,
            h.id, h.seat_ids,
            CASE WHEN h.state = 'HELD' AND h.expires_at <= p_now THEN 'EXPIRED' ELSE h.state END,
            h.expires_at, h.amount_minor, h.currency, h.created_at
@@ -174,9 +189,9 @@ $$;
 -- function sees what committed before it) before answering with the conflict.
 CREATE FUNCTION hold_seats_conflict(
     p_user uuid, p_key text, p_fingerprint text, p_now timestamptz,
-    p_outcome text, p_hold uuid, p_seats text[], p_expires timestamptz
+    p_outcome hold_outcome, p_hold uuid, p_seats text[], p_expires timestamptz
 ) RETURNS TABLE (
-    outcome text, hold_id uuid, seat_ids text[], state text,
+    outcome hold_outcome, hold_id uuid, seat_ids text[], state text,
     expires_at timestamptz, amount_minor bigint, currency text, created_at timestamptz
 ) LANGUAGE plpgsql AS $$
 DECLARE

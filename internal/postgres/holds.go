@@ -18,6 +18,30 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 // other string names nothing, and must not reach SQL as a uuid.
 func validID(s string) bool { return uuidPattern.MatchString(s) }
 
+// holdOutcome is what the hold_seats function answers: a label of the
+// hold_outcome enum (migrations/000003_holds.up.sql), where each is
+// described. TestHoldOutcomesMatchTheSchema keeps holdOutcomes and the enum's
+// labels equal, so the database can answer nothing holdOnce does not know.
+type holdOutcome string
+
+const (
+	holdHeld         holdOutcome = "HELD"
+	holdReplayed     holdOutcome = "REPLAYED"
+	holdKeyReused    holdOutcome = "KEY_REUSED"
+	holdUnknownShow  holdOutcome = "UNKNOWN_SHOW"
+	holdShowClosed   holdOutcome = "SHOW_CLOSED"
+	holdUnknownSeats holdOutcome = "UNKNOWN_SEATS"
+	holdUnavailable  holdOutcome = "UNAVAILABLE"
+	holdActiveHold   holdOutcome = "ACTIVE_HOLD"
+	holdLapsedHold   holdOutcome = "LAPSED_HOLD"
+)
+
+// holdOutcomes lists every holdOutcome in the enum's order.
+var holdOutcomes = []holdOutcome{
+	holdHeld, holdReplayed, holdKeyReused, holdUnknownShow, holdShowClosed,
+	holdUnknownSeats, holdUnavailable, holdActiveHold, holdLapsedHold,
+}
+
 // HoldSeats claims req's seats for req's user, all or nothing, in one round
 // trip (the hold_seats function). A wait for a seat another request is
 // claiming is cut at LockTimeout and the request looked at once more (at
@@ -42,7 +66,7 @@ func (s *Store) HoldSeats(ctx context.Context, req booking.HoldRequest, maxSeats
 
 func (s *Store) holdOnce(ctx context.Context, req booking.HoldRequest, seats []string, fingerprint string) (res booking.HoldResult, retry bool, err error) {
 	var (
-		outcome   string
+		outcome   holdOutcome
 		holdID    *string
 		holdSeats []string
 		state     *string
@@ -52,8 +76,11 @@ func (s *Store) holdOnce(ctx context.Context, req booking.HoldRequest, seats []s
 		createdAt *time.Time
 	)
 	lockTimeout := max(s.LockTimeout.Milliseconds(), 1)
+	// The outcome is read as text: a statement a connection prepared keeps
+	// its result type even when the enum is created anew (a migration
+	// undone and applied again while the pool stays open).
 	err = s.pool.QueryRow(ctx, `
-		SELECT outcome, hold_id::text, seat_ids, state, expires_at, amount_minor, currency, created_at
+		SELECT outcome::text, hold_id::text, seat_ids, state, expires_at, amount_minor, currency, created_at
 		  FROM hold_seats($1, $2, $3, $4 * interval '1 microsecond', $5, $6, $7, $8::timestamptz)`,
 		req.UserID, req.ShowID, seats, req.TTL.Microseconds(), req.Key, fingerprint,
 		fmt.Sprintf("%dms", lockTimeout), s.now(),
@@ -72,28 +99,28 @@ func (s *Store) holdOnce(ctx context.Context, req booking.HoldRequest, seats []s
 	}
 
 	switch outcome {
-	case "HELD", "REPLAYED":
+	case holdHeld, holdReplayed:
 		return booking.HoldResult{
 			Hold: booking.Hold{
 				ID: *holdID, UserID: req.UserID, ShowID: req.ShowID, Seats: holdSeats,
 				State: booking.HoldState(*state), ExpiresAt: *expiresAt,
 				AmountMinor: *amount, Currency: *currency, CreatedAt: *createdAt,
 			},
-			Replayed: outcome == "REPLAYED",
+			Replayed: outcome == holdReplayed,
 		}, false, nil
-	case "KEY_REUSED":
+	case holdKeyReused:
 		return res, false, booking.ErrKeyReused
-	case "UNKNOWN_SHOW":
+	case holdUnknownShow:
 		return res, false, fmt.Errorf("show %d: %w", req.ShowID, booking.ErrNotFound)
-	case "SHOW_CLOSED":
+	case holdShowClosed:
 		return res, false, booking.ErrShowClosed
-	case "UNKNOWN_SEATS":
+	case holdUnknownSeats:
 		return res, false, &booking.UnknownSeatsError{Seats: holdSeats}
-	case "UNAVAILABLE":
+	case holdUnavailable:
 		return res, false, &booking.SeatsUnavailableError{Seats: holdSeats}
-	case "ACTIVE_HOLD":
+	case holdActiveHold:
 		return res, false, &booking.ActiveHoldError{HoldID: *holdID}
-	case "LAPSED_HOLD":
+	case holdLapsedHold:
 		if _, err := s.endHold(ctx, *holdID, "", false); err != nil {
 			return res, false, fmt.Errorf("expire lapsed hold %s: %w", *holdID, err)
 		}

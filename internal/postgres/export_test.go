@@ -1,0 +1,4 @@
+package postgres
+
+// HoldOutcomes exposes holdOutcomes to the black-box tests.
+var HoldOutcomes = holdOutcomes
