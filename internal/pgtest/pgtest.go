@@ -1,16 +1,31 @@
 // Package pgtest gives each test a fresh, migrated PostgreSQL database and
 // the fixtures booking tests share. The server is DATABASE_URL's when set
 // (make test sets it), else the one on 127.0.0.1:5432.
+//
+// A test process migrates one template database, the first time a test asks
+// for a database, and each test's database is a copy of it (CREATE DATABASE
+// ... TEMPLATE), which takes a fraction of running the migrations. The
+// template and the copies are named after the process (marquee_tmpl_<token>,
+// marquee_test_<token>_<n>), so test processes of several packages share a
+// server without meeting, and the process holds an advisory lock named by
+// its token for as long as it lives. A package's TestMain calling Main drops
+// the template when the tests end; whatever a process leaves behind (no
+// TestMain, a crash, a kill) is dropped by the next test process that finds
+// no one holding its lock.
 package pgtest
 
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
+	"regexp"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,43 +45,191 @@ func ServerURL() string {
 	return defaultURL
 }
 
-// NewDatabase creates an empty database with every migration applied,
-// dropped when the test ends, and returns its URL.
+// lockClass is the first key of every test process's advisory lock; the
+// second is the process's token.
+const lockClass = 0x6d717465 // "mqte"
+
+// testDBName matches the databases test processes make, capturing the token.
+var testDBName = regexp.MustCompile(`^marquee_(?:tmpl|test)_([0-9a-f]{8})(?:_[0-9]+)?$`)
+
+// server is this process's side of the test server: set up once, by the
+// first test that asks for a database.
+var server struct {
+	once     sync.Once
+	err      error
+	token    uint32    // names this process's databases and its lock
+	lock     *pgx.Conn // holds the advisory lock while the process lives
+	admin    *pgxpool.Pool
+	template string
+	seq      atomic.Int64
+}
+
+// setUp takes the process's lock, drops what ended test processes left,
+// and migrates the template.
+func setUp(ctx context.Context, logf func(format string, args ...any)) (err error) {
+	var b [4]byte
+	rand.Read(b[:])
+	server.token = binary.BigEndian.Uint32(b[:]) >> 1 // an int4 key, positive
+	if server.lock, err = pgx.Connect(ctx, ServerURL()); err != nil {
+		return fmt.Errorf("connect to test server %s: %w", postgres.RedactURL(ServerURL()), err)
+	}
+	if _, err := server.lock.Exec(ctx, `SELECT pg_advisory_lock($1, $2)`, lockClass, int32(server.token)); err != nil {
+		return fmt.Errorf("take the test process lock: %w", err)
+	}
+	if server.admin, err = pgxpool.New(ctx, ServerURL()); err != nil {
+		return fmt.Errorf("connect to test server %s: %w", postgres.RedactURL(ServerURL()), err)
+	}
+	// What another process left is no reason to fail this one's tests.
+	if swept, err := sweep(ctx); err != nil {
+		logf("dropping databases left by ended test processes: %v", err)
+	} else if len(swept) > 0 {
+		logf("dropped %d databases left by ended test processes: %v", len(swept), swept)
+	}
+
+	server.template = fmt.Sprintf("marquee_tmpl_%08x", server.token)
+	if _, err := server.admin.Exec(ctx, "CREATE DATABASE "+server.template); err != nil {
+		return fmt.Errorf("create template database: %w", err)
+	}
+	// Migrate closes its connection before it returns: a copy cannot be
+	// made while anyone is connected to the template. Nobody may connect
+	// afterwards either.
+	if err := postgres.Migrate(ctx, databaseURL(server.template)); err != nil {
+		return fmt.Errorf("migrate template database: %w", err)
+	}
+	if _, err := server.admin.Exec(ctx, "ALTER DATABASE "+server.template+" WITH ALLOW_CONNECTIONS false"); err != nil {
+		return fmt.Errorf("close template database to connections: %w", err)
+	}
+	return nil
+}
+
+// sweep drops the databases of test processes that no longer hold their
+// lock. The databases are listed before the live locks: a process takes its
+// lock before it makes any database, so one listed is either alive in the
+// locks or dead.
+func sweep(ctx context.Context) ([]string, error) {
+	byToken, err := testDatabases(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := server.admin.Query(ctx, `
+		SELECT objid::bigint FROM pg_locks
+		 WHERE locktype = 'advisory' AND granted AND classid = $1 AND objsubid = 2`, lockClass)
+	if err != nil {
+		return nil, fmt.Errorf("list test process locks: %w", err)
+	}
+	live, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("list test process locks: %w", err)
+	}
+	for _, t := range live {
+		delete(byToken, uint32(t))
+	}
+	var dead []string
+	for _, names := range byToken {
+		dead = append(dead, names...)
+	}
+	// Another process sweeping at once may drop some first.
+	return dead, dropDatabases(ctx, dead)
+}
+
+// testDatabases lists the databases of test processes by token.
+func testDatabases(ctx context.Context) (map[uint32][]string, error) {
+	rows, err := server.admin.Query(ctx, `SELECT datname FROM pg_database`)
+	if err != nil {
+		return nil, fmt.Errorf("list databases: %w", err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("list databases: %w", err)
+	}
+	byToken := map[uint32][]string{}
+	for _, name := range names {
+		if m := testDBName.FindStringSubmatch(name); m != nil {
+			token, err := strconv.ParseUint(m[1], 16, 32)
+			if err != nil {
+				continue
+			}
+			byToken[uint32(token)] = append(byToken[uint32(token)], name)
+		}
+	}
+	return byToken, nil
+}
+
+func dropDatabases(ctx context.Context, names []string) error {
+	var errs []error
+	for _, name := range names {
+		if _, err := server.admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			errs = append(errs, fmt.Errorf("drop database %s: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// databaseURL is the server's URL with database name in its path.
+func databaseURL(name string) string {
+	u, err := url.Parse(ServerURL())
+	if err != nil {
+		// pgx.Connect has parsed it already.
+		panic(fmt.Sprintf("parse server url: %v", err))
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// NewDatabase creates a database with every migration applied, dropped
+// when the test ends, and returns its URL.
 func NewDatabase(tb testing.TB) string {
 	tb.Helper()
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, ServerURL())
-	if err != nil {
-		tb.Fatalf("connect to test server %s: %v", postgres.RedactURL(ServerURL()), err)
+	server.once.Do(func() {
+		began := time.Now()
+		if server.err = setUp(ctx, tb.Logf); server.err == nil {
+			tb.Logf("template database %s migrated in %s", server.template, time.Since(began).Round(time.Millisecond))
+		}
+	})
+	if server.err != nil {
+		tb.Fatalf("test databases: %v", server.err)
 	}
-	defer admin.Close(ctx)
-	b := make([]byte, 6)
-	rand.Read(b)
-	name := "marquee_test_" + hex.EncodeToString(b)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		tb.Fatalf("create database: %v", err)
+	name := fmt.Sprintf("marquee_test_%08x_%d", server.token, server.seq.Add(1))
+	if _, err := server.admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+server.template); err != nil {
+		tb.Fatalf("create database from the template: %v", err)
 	}
 	tb.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), ServerURL())
-		if err != nil {
-			tb.Errorf("drop database %s: %v", name, err)
-			return
-		}
-		defer c.Close(context.Background())
-		if _, err := c.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+		if _, err := server.admin.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
 			tb.Errorf("drop database %s: %v", name, err)
 		}
 	})
-	u, err := url.Parse(ServerURL())
+	return databaseURL(name)
+}
+
+// Main runs a package's tests, then drops the databases this process made,
+// the template among them, and exits. A package whose tests use databases
+// calls it from its TestMain:
+//
+//	func TestMain(m *testing.M) { pgtest.Main(m) }
+//
+// Without it the template outlives the process until a later test process
+// drops it.
+func Main(m *testing.M) {
+	code := m.Run()
+	if err := tearDown(context.Background()); err != nil {
+		fmt.Fprintf(os.Stderr, "pgtest: %v (a later test process drops what is left)\n", err)
+	}
+	os.Exit(code)
+}
+
+// tearDown drops this process's databases and releases its lock.
+func tearDown(ctx context.Context) error {
+	if server.admin == nil {
+		return nil
+	}
+	defer server.lock.Close(ctx)
+	defer server.admin.Close()
+	byToken, err := testDatabases(ctx)
 	if err != nil {
-		tb.Fatalf("parse server url: %v", err)
+		return err
 	}
-	u.Path = "/" + name
-	dbURL := u.String()
-	if err := postgres.Migrate(ctx, dbURL); err != nil {
-		tb.Fatalf("migrate: %v", err)
-	}
-	return dbURL
+	return dropDatabases(ctx, byToken[server.token])
 }
 
 // NewStore returns a store on a fresh database with a pool of maxConns.

@@ -17,6 +17,9 @@ const ttl = 5 * time.Minute
 
 var ctx = context.Background()
 
+// The test databases are copies of one template; Main drops it at the end.
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
 // world is one show on a fresh database with an injected clock.
 type world struct {
 	t     *testing.T
