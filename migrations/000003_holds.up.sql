@@ -14,7 +14,7 @@ CREATE TYPE hold_outcome AS ENUM (
     'SHOW_CLOSED',   -- the show has started
     'UNKNOWN_SEATS', -- the show has no such seats (seat_ids names them)
     'UNAVAILABLE',   -- seats are taken (seat_ids names them)
-    'ACTIVE_HOLD',   -- the user holds other seats (hold_id, seat_ids, expires_at)
+    'ACTIVE_HOLD',   -- the user has a live hold already (hold_id, seat_ids, expires_at)
     'LAPSED_HOLD'    -- the same, but that hold has lapsed: end it and ask again
 );
 
@@ -52,13 +52,15 @@ CREATE TYPE hold_outcome AS ENUM (
 -- locks are taken: a request that waited for a lock judges expiry by the
 -- time it decides, not the time it started.
 --
--- A conflict of steps 3 and 4 looks at the key once more before it answers
--- (hold_seats_conflict). Conflicts answer with an outcome, not an error,
--- except the two races only a unique index can decide (one active hold per
--- user, holds_one_active_per_user; one hold per key, hold_keys_pkey), which
--- raise 23505 for the caller to ask again. p_seats must be sorted and
--- distinct (booking.HoldRequest.Normalize). Its own seat changes are
--- recorded by its INSERT into seat_events, not by the trigger (000002).
+-- The user's other hold (step 3) and seats found taken under the locks
+-- (step 4) are answered after one more look at the key, in case a parallel
+-- retry of this request has just won (hold_seats_conflict). Conflicts
+-- answer with an outcome, not an error, except the two races only a unique
+-- index can decide (one active hold per user, holds_one_active_per_user;
+-- one hold per key, hold_keys_pkey), which raise 23505 for the caller to
+-- ask again. p_seats must be sorted and distinct
+-- (booking.HoldRequest.Normalize). Its own seat changes are recorded by its
+-- INSERT into seat_events, not by the trigger (000002).
 CREATE FUNCTION hold_seats(
     p_user uuid, p_show bigint, p_seats text[], p_ttl interval,
     p_key text, p_fingerprint text, p_lock_timeout text, p_now timestamptz

@@ -97,8 +97,8 @@ func Migrate(ctx context.Context, databaseURL string) error {
 }
 
 // Migrator returns the embedded migrations bound to databaseURL, for moving
-// to a given version (tests of the down migrations, the benchmark's
-// baselines), and a func that closes its connection.
+// to a given version (the tests of the down migrations), and a func that
+// closes its connection.
 func Migrator(databaseURL string) (*migrate.Migrate, func(), error) {
 	src, err := iofs.New(migrations.FS, ".")
 	if err != nil {
