@@ -57,11 +57,35 @@ var testDBName = regexp.MustCompile(`^marquee_(?:tmpl|test)_([0-9a-f]{8})(?:_[0-
 var server struct {
 	once     sync.Once
 	err      error
-	token    uint32    // names this process's databases and its lock
-	lock     *pgx.Conn // holds the advisory lock while the process lives
-	admin    *pgxpool.Pool
+	token    uint32 // names this process's databases and its lock
 	template string
 	seq      atomic.Int64
+
+	// One connection per process, however many tests run in parallel: the
+	// server's connections are shared by every package's test process. It
+	// holds the process's advisory lock while the process lives, and makes
+	// and drops the databases, one statement at a time.
+	mu   sync.Mutex
+	conn *pgx.Conn
+}
+
+// adminExec runs one statement on the process's connection.
+func adminExec(ctx context.Context, sql string, args ...any) error {
+	server.mu.Lock()
+	defer server.mu.Unlock()
+	_, err := server.conn.Exec(ctx, sql, args...)
+	return err
+}
+
+// adminList runs a query of one column on the process's connection.
+func adminList[T any](ctx context.Context, sql string, args ...any) ([]T, error) {
+	server.mu.Lock()
+	defer server.mu.Unlock()
+	rows, err := server.conn.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[T])
 }
 
 // setUp takes the process's lock, drops what ended test processes left,
@@ -70,14 +94,11 @@ func setUp(ctx context.Context, logf func(format string, args ...any)) (err erro
 	var b [4]byte
 	rand.Read(b[:])
 	server.token = binary.BigEndian.Uint32(b[:]) >> 1 // an int4 key, positive
-	if server.lock, err = pgx.Connect(ctx, ServerURL()); err != nil {
+	if server.conn, err = pgx.Connect(ctx, ServerURL()); err != nil {
 		return fmt.Errorf("connect to test server %s: %w", postgres.RedactURL(ServerURL()), err)
 	}
-	if _, err := server.lock.Exec(ctx, `SELECT pg_advisory_lock($1, $2)`, lockClass, int32(server.token)); err != nil {
+	if err := adminExec(ctx, `SELECT pg_advisory_lock($1, $2)`, lockClass, int32(server.token)); err != nil {
 		return fmt.Errorf("take the test process lock: %w", err)
-	}
-	if server.admin, err = pgxpool.New(ctx, ServerURL()); err != nil {
-		return fmt.Errorf("connect to test server %s: %w", postgres.RedactURL(ServerURL()), err)
 	}
 	// What another process left is no reason to fail this one's tests.
 	if swept, err := sweep(ctx); err != nil {
@@ -87,7 +108,7 @@ func setUp(ctx context.Context, logf func(format string, args ...any)) (err erro
 	}
 
 	server.template = fmt.Sprintf("marquee_tmpl_%08x", server.token)
-	if _, err := server.admin.Exec(ctx, "CREATE DATABASE "+server.template); err != nil {
+	if err := adminExec(ctx, "CREATE DATABASE "+server.template); err != nil {
 		return fmt.Errorf("create template database: %w", err)
 	}
 	// Migrate closes its connection before it returns: a copy cannot be
@@ -96,7 +117,7 @@ func setUp(ctx context.Context, logf func(format string, args ...any)) (err erro
 	if err := postgres.Migrate(ctx, databaseURL(server.template)); err != nil {
 		return fmt.Errorf("migrate template database: %w", err)
 	}
-	if _, err := server.admin.Exec(ctx, "ALTER DATABASE "+server.template+" WITH ALLOW_CONNECTIONS false"); err != nil {
+	if err := adminExec(ctx, "ALTER DATABASE "+server.template+" WITH ALLOW_CONNECTIONS false"); err != nil {
 		return fmt.Errorf("close template database to connections: %w", err)
 	}
 	return nil
@@ -111,13 +132,9 @@ func sweep(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := server.admin.Query(ctx, `
+	live, err := adminList[int64](ctx, `
 		SELECT objid::bigint FROM pg_locks
 		 WHERE locktype = 'advisory' AND granted AND classid = $1 AND objsubid = 2`, lockClass)
-	if err != nil {
-		return nil, fmt.Errorf("list test process locks: %w", err)
-	}
-	live, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {
 		return nil, fmt.Errorf("list test process locks: %w", err)
 	}
@@ -134,11 +151,7 @@ func sweep(ctx context.Context) ([]string, error) {
 
 // testDatabases lists the databases of test processes by token.
 func testDatabases(ctx context.Context) (map[uint32][]string, error) {
-	rows, err := server.admin.Query(ctx, `SELECT datname FROM pg_database`)
-	if err != nil {
-		return nil, fmt.Errorf("list databases: %w", err)
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	names, err := adminList[string](ctx, `SELECT datname FROM pg_database`)
 	if err != nil {
 		return nil, fmt.Errorf("list databases: %w", err)
 	}
@@ -158,7 +171,7 @@ func testDatabases(ctx context.Context) (map[uint32][]string, error) {
 func dropDatabases(ctx context.Context, names []string) error {
 	var errs []error
 	for _, name := range names {
-		if _, err := server.admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+		if err := adminExec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
 			errs = append(errs, fmt.Errorf("drop database %s: %w", name, err))
 		}
 	}
@@ -191,11 +204,11 @@ func NewDatabase(tb testing.TB) string {
 		tb.Fatalf("test databases: %v", server.err)
 	}
 	name := fmt.Sprintf("marquee_test_%08x_%d", server.token, server.seq.Add(1))
-	if _, err := server.admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+server.template); err != nil {
+	if err := adminExec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+server.template); err != nil {
 		tb.Fatalf("create database from the template: %v", err)
 	}
 	tb.Cleanup(func() {
-		if _, err := server.admin.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+		if err := adminExec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
 			tb.Errorf("drop database %s: %v", name, err)
 		}
 	})
@@ -220,11 +233,10 @@ func Main(m *testing.M) {
 
 // tearDown drops this process's databases and releases its lock.
 func tearDown(ctx context.Context) error {
-	if server.admin == nil {
+	if server.conn == nil {
 		return nil
 	}
-	defer server.lock.Close(ctx)
-	defer server.admin.Close()
+	defer server.conn.Close(ctx) // and with it the lock
 	byToken, err := testDatabases(ctx)
 	if err != nil {
 		return err
