@@ -588,6 +588,14 @@
     });
   });
 
+  // A swapped-in seat map has its seats at once, as a served page has them
+  // by its first frame: htmx runs its load handlers (and so init) only
+  // after the settle delay.
+  document.addEventListener('htmx:afterSwap', function (ev) {
+    var root = ev.target;
+    stampAll(root && root.querySelectorAll && document.body.contains(root) ? root : document);
+  });
+
   // After a step swaps the booking section (hold, release, a hold that ran
   // out), focus goes to what changed: the notice saying what happened, else
   // the checkout panel's heading, else the seat map.
