@@ -53,17 +53,35 @@ func (c *Conn) Close() { c.nc.Close() }
 // Cookie is the session cookie the connection sends, name=value, or "".
 func (c *Conn) Cookie() string { return c.cookie }
 
+// Answer is a response, its body read to the end.
+type Answer struct {
+	StatusCode int
+	Header     http.Header
+	Body       []byte
+}
+
+// Cookies are the cookies the answer sets.
+func (a Answer) Cookies() []*http.Cookie {
+	var out []*http.Cookie
+	for _, line := range a.Header.Values("Set-Cookie") {
+		if ck, err := http.ParseSetCookie(line); err == nil {
+			out = append(out, ck)
+		}
+	}
+	return out
+}
+
 // Do sends one request with a JSON body (when body is not nil) and, when
 // key is set, an Idempotency-Key, and returns the answer with its whole
 // body, read to the end so the connection can carry the next request. An
 // answer that closes the connection is an error: the next request would
 // find it gone.
-func (c *Conn) Do(method, path, key string, body any) (*http.Response, []byte, error) {
+func (c *Conn) Do(method, path, key string, body any) (Answer, error) {
 	var payload []byte
 	if body != nil {
 		var err error
 		if payload, err = json.Marshal(body); err != nil {
-			return nil, nil, err
+			return Answer{}, err
 		}
 	}
 	c.buf.Reset()
@@ -81,21 +99,22 @@ func (c *Conn) Do(method, path, key string, body any) (*http.Response, []byte, e
 	c.buf.Write(payload)
 	c.nc.SetDeadline(time.Now().Add(30 * time.Second))
 	if _, err := c.nc.Write(c.buf.Bytes()); err != nil {
-		return nil, nil, err
+		return Answer{}, err
 	}
 	resp, err := http.ReadResponse(c.r, nil)
 	if err != nil {
-		return nil, nil, err
+		return Answer{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return nil, nil, err
+		return Answer{}, err
 	}
+	a := Answer{StatusCode: resp.StatusCode, Header: resp.Header, Body: b}
 	if resp.Close {
-		return resp, b, errors.New("the server closed the connection")
+		return a, errors.New("the server closed the connection")
 	}
-	return resp, b, nil
+	return a, nil
 }
 
 // Login signs in through POST /api/v1/login on a new connection to base
@@ -106,14 +125,14 @@ func Login(ctx context.Context, base, cookieName, email, password string) (*Conn
 	if err != nil {
 		return nil, fmt.Errorf("login %s: %w", email, err)
 	}
-	resp, body, err := c.Do(http.MethodPost, "/api/v1/login", "",
+	a, err := c.Do(http.MethodPost, "/api/v1/login", "",
 		map[string]string{"email": email, "password": password})
-	if err == nil && resp.StatusCode != http.StatusOK {
-		err = fmt.Errorf("%d %s", resp.StatusCode, body)
+	if err == nil && a.StatusCode != http.StatusOK {
+		err = fmt.Errorf("%d %s", a.StatusCode, a.Body)
 	}
 	if err == nil {
 		err = errors.New("no session cookie in the answer")
-		for _, ck := range resp.Cookies() {
+		for _, ck := range a.Cookies() {
 			if ck.Name == cookieName && ck.Value != "" {
 				c.cookie, err = ck.Name+"="+ck.Value, nil
 			}
@@ -130,7 +149,7 @@ func Login(ctx context.Context, base, cookieName, email, password string) (*Conn
 // /api/v1/shows/{id}/holds) and returns the hold's id, or
 // ErrSeatsUnavailable when a seat is taken.
 func (c *Conn) Hold(showID int64, seats []string, key string) (string, error) {
-	resp, body, err := c.Do(http.MethodPost, fmt.Sprintf("/api/v1/shows/%d/holds", showID),
+	a, err := c.Do(http.MethodPost, fmt.Sprintf("/api/v1/shows/%d/holds", showID),
 		key, map[string][]string{"seats": seats})
 	if err != nil {
 		return "", fmt.Errorf("hold: %w", err)
@@ -139,29 +158,29 @@ func (c *Conn) Hold(showID int64, seats []string, key string) (string, error) {
 		HoldID string `json:"hold_id"`
 		Error  string `json:"error"`
 	}
-	switch resp.StatusCode {
+	switch a.StatusCode {
 	case http.StatusCreated:
-		if err := json.Unmarshal(body, &answer); err != nil || answer.HoldID == "" {
-			return "", fmt.Errorf("hold: 201 without a hold_id: %s", body)
+		if err := json.Unmarshal(a.Body, &answer); err != nil || answer.HoldID == "" {
+			return "", fmt.Errorf("hold: 201 without a hold_id: %s", a.Body)
 		}
 		return answer.HoldID, nil
 	case http.StatusConflict:
-		if json.Unmarshal(body, &answer) == nil && answer.Error == "seats_unavailable" {
+		if json.Unmarshal(a.Body, &answer) == nil && answer.Error == "seats_unavailable" {
 			return "", ErrSeatsUnavailable
 		}
 	}
-	return "", fmt.Errorf("hold: %d %s", resp.StatusCode, body)
+	return "", fmt.Errorf("hold: %d %s", a.StatusCode, a.Body)
 }
 
 // Release cancels hold holdID (DELETE /api/v1/holds/{id}), freeing its
 // seats.
 func (c *Conn) Release(holdID string) error {
-	resp, body, err := c.Do(http.MethodDelete, "/api/v1/holds/"+holdID, "", nil)
+	a, err := c.Do(http.MethodDelete, "/api/v1/holds/"+holdID, "", nil)
 	if err != nil {
 		return fmt.Errorf("release: %w", err)
 	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("release: %d %s", resp.StatusCode, body)
+	if a.StatusCode != http.StatusOK {
+		return fmt.Errorf("release: %d %s", a.StatusCode, a.Body)
 	}
 	return nil
 }

@@ -133,11 +133,11 @@ func TestAnswerThatClosesTheConnection(t *testing.T) {
 	}
 	defer c.Close()
 	for range 3 {
-		if resp, body, err := c.Do(http.MethodGet, "/", "", nil); err != nil || resp.StatusCode != 200 || string(body) != `{"ok":true}` {
-			t.Fatalf("Do = %v, %q, %v", resp, body, err)
+		if a, err := c.Do(http.MethodGet, "/", "", nil); err != nil || a.StatusCode != 200 || string(a.Body) != `{"ok":true}` {
+			t.Fatalf("Do = %+v, %v", a, err)
 		}
 	}
-	if _, body, err := c.Do(http.MethodGet, "/close", "", nil); err == nil || string(body) != `{"ok":true}` {
-		t.Errorf("Do of an answer with Connection: close = %q, %v; want the body and an error", body, err)
+	if a, err := c.Do(http.MethodGet, "/close", "", nil); err == nil || string(a.Body) != `{"ok":true}` {
+		t.Errorf("Do of an answer with Connection: close = %q, %v; want the body and an error", a.Body, err)
 	}
 }

@@ -53,10 +53,10 @@ func TestWriteReport(t *testing.T) {
 		{n: 1, a: naive1, lat: stream.Latencies{Lat: ms(20), Changes: 20, Early: 1}, cpu: quiet, server: 0.02},
 		{n: 1000, a: design, connect: 2500 * time.Millisecond, lat: stream.Latencies{Lat: ms(100), Slowest: ms(10), Changes: 10},
 			msgs: 9000, base: appserver.Stats{HeapInuse: 1 << 20, StackInuse: 1 << 20, RSS: 10 << 20, Goroutines: 10},
-			after: appserver.Stats{HeapInuse: 1<<20 + 1000*28*1024, StackInuse: 1<<20 + 1000*22*1024, RSS: 10<<20 + 1000*66*1024, Goroutines: 3010},
+			after:   appserver.Stats{HeapInuse: 1<<20 + 1000*28*1024, StackInuse: 1<<20 + 1000*22*1024, RSS: 10<<20 + 1000*66*1024, Goroutines: 3010},
 			client0: 0, client1: 1000 * 16 * 1024, cpu: quiet, server: 0.3, streamed: 10 * time.Second, dropped: 2, failures: 1, made: 11},
 	}
-	fanouts[2].firstDrop = errTest("status = StatusPolicyViolation")
+	fanouts[2].firstDrop = testError("status = StatusPolicyViolation")
 	var sb strings.Builder
 	writeReport(&sb, reportMethod{MaxOther: 0.25, Reruns: 2, Listeners: 50, Rate: 10, Stream: 10 * time.Second}, cells, fanouts)
 	out := sb.String()
@@ -87,6 +87,6 @@ func TestWriteReport(t *testing.T) {
 	}
 }
 
-type errTest string
+type testError string
 
-func (e errTest) Error() string { return string(e) }
+func (e testError) Error() string { return string(e) }
