@@ -57,14 +57,37 @@
 
   function seatWord(n) { return n === 1 ? '1 seat' : n + ' seats'; }
 
+  // partsOf finds, once per map, the parts of its hold form that a pick
+  // changes. They sit after the seats in the form, so every querySelector
+  // from the form walks the whole seat map first: with 1,000 seats that is
+  // several milliseconds of a tap on a slow phone, each time.
+  function partsOf(map) {
+    if (!map._parts) {
+      var form = map.closest('form');
+      var bar = form && (form.querySelector('[data-selection-bar]') || form);
+      var q = function (sel) { return bar ? bar.querySelector(sel) : null; };
+      map._parts = {
+        form: form,
+        inputs: form ? form.querySelector('[data-selected-inputs]') : null,
+        summary: q('[data-selection-summary]'),
+        total: q('[data-selection-total]'),
+        button: q('[data-hold-button]'),
+        label: q('[data-hold-label]'),
+        limit: q('[data-limit-note]'),
+        taken: q('[data-taken-notice]')
+      };
+    }
+    return map._parts;
+  }
+
   // syncSelection writes the picks into the hold form (hidden inputs), the
   // summary, the running total and the hold button, and into the address
   // (?seats=), so a refresh keeps them.
   function syncSelection(map) {
-    var form = map.closest('form');
+    var parts = partsOf(map);
     var picks = picksOf(map);
-    if (form) {
-      var inputs = form.querySelector('[data-selected-inputs]');
+    if (parts.form) {
+      var inputs = parts.inputs;
       if (inputs) {
         inputs.textContent = '';
         picks.forEach(function (id) {
@@ -80,20 +103,17 @@
         var s = seatByID(id);
         return sum + Number((s && s.getAttribute('data-price')) || 0);
       }, 0);
-      var summary = form.querySelector('[data-selection-summary]');
-      if (summary) {
-        summary.textContent = picks.length === 0
+      if (parts.summary) {
+        parts.summary.textContent = picks.length === 0
           ? 'No seats selected yet.'
           : seatWord(picks.length) + ': ' + picks.join(', ');
       }
-      var totalEl = form.querySelector('[data-selection-total]');
-      if (totalEl) totalEl.textContent = money(total, symbol);
-      var button = form.querySelector('[data-hold-button]');
+      if (parts.total) parts.total.textContent = money(total, symbol);
+      var button = parts.button;
       if (button) {
         button.disabled = picks.length === 0;
-        var label = button.querySelector('[data-hold-label]');
-        if (label && button.getAttribute('data-guest') !== 'true') {
-          label.textContent = picks.length === 0 ? 'Hold seats' : 'Hold ' + seatWord(picks.length);
+        if (parts.label && button.getAttribute('data-guest') !== 'true') {
+          parts.label.textContent = picks.length === 0 ? 'Hold seats' : 'Hold ' + seatWord(picks.length);
         }
       }
     }
@@ -148,7 +168,7 @@
     var max = Number(map.getAttribute('data-max') || 10);
     if (at < 0 && picks.length >= max) {
       announce('You can pick at most ' + max + ' seats at a time.');
-      var note = map.closest('form') && map.closest('form').querySelector('[data-limit-note]');
+      var note = partsOf(map).limit;
       if (note) { note.hidden = false; }
       return;
     }
@@ -156,22 +176,46 @@
     seat.setAttribute('aria-pressed', at < 0 ? 'true' : 'false');
     seat.removeAttribute('data-taken');
     syncSelection(map);
-    var total = map.closest('form') && map.closest('form').querySelector('[data-selection-total]');
+    var total = partsOf(map).total;
     announce((at < 0 ? 'Selected ' : 'Removed ') + id + '. ' +
       picks.length + ' selected' + (total ? ', total ' + total.textContent : '') + '.');
   }
 
   // Roving tabindex: the map is one tab stop; arrow keys move between seats.
+  // The map keeps its rover, rather than looking for it among the seats.
   function setRover(map, seat) {
-    var old = map.querySelector('button.seat[tabindex="0"]');
+    var old = map._rover;
+    if (old === undefined) old = map.querySelector('button.seat[tabindex="0"]');
     if (old && old !== seat) old.tabIndex = -1;
     seat.tabIndex = 0;
+    map._rover = seat;
+  }
+
+  // stampSeats puts a map's rows in place from the template they are served
+  // in (see SeatMap in components/show.templ), once.
+  function stampSeats(map) {
+    if (map._stamped) return;
+    map._stamped = true;
+    var tpl = map.querySelector('template[data-seat-rows]');
+    if (tpl) tpl.parentNode.replaceChild(tpl.content, tpl);
+  }
+
+  // stampAll stamps every map under root still waiting for its seats: a
+  // live message or the socket's first one can come before the page's
+  // init has run on a map just swapped in.
+  function stampAll(root) {
+    Array.prototype.forEach.call(root.querySelectorAll('template[data-seat-rows]'), function (tpl) {
+      var map = tpl.closest('[data-seatmap]');
+      if (map) stampSeats(map);
+    });
   }
 
   function initMap(map) {
+    stampSeats(map);
     if (map.getAttribute('data-ready') === 'true') return;
     map.setAttribute('data-ready', 'true');
     map._picks = null;
+    map._parts = null;
     var start = map.querySelector('button.seat[aria-pressed="true"]') ||
       map.querySelector('button.seat[data-status="available"]') || map.querySelector('button.seat');
     if (!start) return;
@@ -388,6 +432,10 @@
     Array.prototype.forEach.call(tpl.content.children, function (incoming) {
       if (!incoming.matches('button.seat')) return;
       var seat = document.getElementById(incoming.id);
+      if (!seat) {
+        stampAll(document);
+        seat = document.getElementById(incoming.id);
+      }
       var map = seat && seat.closest('[data-seatmap]');
       if (!map) return;
       var status = incoming.getAttribute('data-status');
@@ -429,8 +477,7 @@
   // takenNotice shows, next to the hold button, which picks someone else
   // took, and what is left: the shopper decides what to hold.
   function takenNotice(map, lost) {
-    var form = map.closest('form');
-    var box = form && form.querySelector('[data-taken-notice]');
+    var box = partsOf(map).taken;
     var rest = picksOf(map);
     var msg = (lost.length === 1 ? 'Seat ' + lost[0] + ' was' : 'Seats ' + lost.join(', ') + ' were') +
       ' just taken by someone else and left your selection. ' +
@@ -447,6 +494,7 @@
   // answers with only the seats that differ (nothing when none do), on the
   // first connection and on every reconnection alike.
   function pageState(root) {
+    stampAll(root);
     var seats = {};
     Array.prototype.forEach.call(root.querySelectorAll('button.seat:not([data-status="available"])'), function (s) {
       seats[s.getAttribute('data-seat')] = s.getAttribute('data-status');
@@ -538,6 +586,14 @@
       b.disabled = false;
       b.removeAttribute('data-sent');
     });
+  });
+
+  // A swapped-in seat map has its seats at once, as a served page has them
+  // by its first frame: htmx runs its load handlers (and so init) only
+  // after the settle delay.
+  document.addEventListener('htmx:afterSwap', function (ev) {
+    var root = ev.target;
+    stampAll(root && root.querySelectorAll && document.body.contains(root) ? root : document);
   });
 
   // After a step swaps the booking section (hold, release, a hold that ran
