@@ -1,4 +1,4 @@
-package main
+package livebench
 
 import (
 	"fmt"
@@ -6,16 +6,29 @@ import (
 	"strings"
 	"time"
 
+	"github.com/marquee-tickets/marquee/cmd/bench/appserver"
+	"github.com/marquee-tickets/marquee/cmd/bench/cpu"
 	"github.com/marquee-tickets/marquee/cmd/bench/stats"
 )
+
+// reportMethod is what the report says about how the figures were taken.
+type reportMethod struct {
+	MaxOther  float64 // -max-other (0: never re-run)
+	Reruns    int
+	Listeners int           // of the second naive way
+	Rate      float64       // of the fan-out's stream, changes/s
+	Stream    time.Duration // how long it ran
+}
+
+func (m reportMethod) disturbed(u cpu.Use) bool { return m.MaxOther > 0 && u.Other > m.MaxOther }
 
 // designTarget is issue 4's bound: the hold path keeps at least this share
 // of its throughput without announcements.
 const designTarget = 0.90
 
-func writeLiveReport(w io.Writer, lb *liveBench, cells []*announceCell, fanouts []*fanout) {
-	dagger := func(u cpuUse) string {
-		if lb.disturbed(u) {
+func writeReport(w io.Writer, m reportMethod, cells []*announceCell, fanouts []*fanout) {
+	dagger := func(u cpu.Use) string {
+		if m.disturbed(u) {
 			return " †"
 		}
 		return ""
@@ -27,50 +40,51 @@ func writeLiveReport(w io.Writer, lb *liveBench, cells []*announceCell, fanouts 
 	fmt.Fprintf(w, "(p50 / p99 / max ms). backlog: largest seat_events count sampled every 100 ms / rows left when the cell\n")
 	fmt.Fprintf(w, "ended (the notifier then drained them). CPU: cores kept busy by this process / the bench database's\n")
 	fmt.Fprintf(w, "backends (listeners included) / everything else. none: no seat_events rows (hold_seats and end_hold\n")
-	fmt.Fprintf(w, "of migration %d, before they recorded their own, and the trigger disabled), nothing listens. design: the\n", selfRecordingVersion-1)
-	fmt.Fprintf(w, "latest migration (rows from hold_seats/end_hold, the trigger for the rest), a notifier (AnnounceSeatChanges every %s) and one\n", announceInterval)
-	fmt.Fprintf(w, "listener feeding a hub, all in this process and on its pool, as serve wires them. naive: instead of seat_events,\n")
-	fmt.Fprintf(w, "a statement-level trigger that calls pg_notify inside the transaction, once per UPDATE of show_seats\n")
+	fmt.Fprintf(w, "without their own inserts, as before they recorded their own: the no-announcements fixture; the trigger\n")
+	fmt.Fprintf(w, "disabled), nothing listens. design: the latest schema (rows from hold_seats/end_hold, the trigger for\n")
+	fmt.Fprintf(w, "the rest), a notifier (AnnounceSeatChanges every %s) and one listener feeding a hub, all in this\n", appserver.AnnounceInterval)
+	fmt.Fprintf(w, "process and on its pool, as serve wires them. naive: instead of seat_events, a statement-level trigger\n")
+	fmt.Fprintf(w, "that calls pg_notify inside the transaction, once per UPDATE of show_seats\n")
 	fmt.Fprintf(w, "(one per hold, one per release) naming the show and its changed seats; 1 listener feeding a hub, or\n")
-	fmt.Fprintf(w, "that plus %d more connections that LISTEN and read every notification.\n\n", lb.lc.listeners-1)
+	fmt.Fprintf(w, "that plus %d more connections that LISTEN and read every notification.\n\n", m.Listeners-1)
 	fmt.Fprintf(w, "| workload | clients | round | announcements | attempts/s | holds/s | won | p50 ms | p99 ms | errors | commit→hub ms | backlog max / at end | CPU bench / pg / other |\n")
 	fmt.Fprintf(w, "|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	reran, still := 0, 0
 	for _, c := range cells {
 		if c.skipped != "" {
-			fmt.Fprintf(w, "| %s | %d | %d | %s | skipped: %s | | | | | | | | |\n", c.workload, c.clients, c.round, c.a.name, c.skipped)
+			fmt.Fprintf(w, "| %s | %d | %d | %s | skipped: %s | | | | | | | | |\n", c.Workload, c.Clients, c.round, c.a.Name, c.skipped)
 			continue
 		}
-		if c.tries > 1 {
+		if c.Tries > 1 {
 			reran++
 		}
-		if lb.disturbed(c.cpu) {
+		if m.disturbed(c.CPU) {
 			still++
 		}
 		won := "-"
-		if c.attempts() > 0 {
-			won = fmt.Sprintf("%.0f%%", 100*float64(c.held)/float64(c.attempts()))
+		if c.Attempts() > 0 {
+			won = fmt.Sprintf("%.0f%%", 100*float64(c.Held)/float64(c.Attempts()))
 		}
 		backlog := "-"
-		if c.a.events {
+		if c.a.Events {
 			backlog = fmt.Sprintf("%d / %d", c.maxEvents, c.leftEvents)
 		}
 		fmt.Fprintf(w, "| %s | %d | %d | %s | %.0f | %.0f | %s | %s | %s | %d | %s | %s | %s%s |\n",
-			c.workload, c.clients, c.round, c.a.name, c.perSecond(c.attempts()), c.perSecond(c.held), won,
-			stats.Ms(stats.Percentile(c.lat, 50)), stats.Ms(stats.Percentile(c.lat, 99)), c.errs+c.relErrs, c.obs.summary(), backlog, c.cpu, dagger(c.cpu))
+			c.Workload, c.Clients, c.round, c.a.Name, c.PerSecond(c.Attempts()), c.PerSecond(c.Held), won,
+			stats.Ms(stats.Percentile(c.Lat, 50)), stats.Ms(stats.Percentile(c.Lat, 99)), c.Errs+c.RelErrs, c.obs.Summary(), backlog, c.CPU, dagger(c.CPU))
 	}
-	if lb.cfg.maxOther > 0 {
+	if m.MaxOther > 0 {
 		fmt.Fprintf(w, "\nA cell during which other work took more than %.2f cores was run again (at most %d times): %d were,\n",
-			lb.cfg.maxOther, lb.cfg.reruns, reran)
+			m.MaxOther, m.Reruns, reran)
 		fmt.Fprintf(w, "and %d (marked †) were still disturbed on their last run.\n", still)
 	}
 	var notDrained, missed int
 	for _, c := range cells {
-		if c.a.events && c.cleared > 0 {
+		if c.a.Events && c.cleared > 0 {
 			notDrained++
 		}
-		if c.a.events || c.a.naive {
-			missed += c.obs.missed
+		if c.a.Events || c.a.Naive {
+			missed += c.obs.Missed
 		}
 	}
 	fmt.Fprintf(w, "seat_events after each design cell: %d cells not drained by the notifier within 5 s. Observer changes never\n", notDrained)
@@ -83,13 +97,13 @@ func writeLiveReport(w io.Writer, lb *liveBench, cells []*announceCell, fanouts 
 	var order []key
 	by := map[key]map[string][]*announceCell{}
 	for _, c := range cells {
-		k := key{c.workload, c.clients}
+		k := key{c.Workload, c.Clients}
 		if by[k] == nil {
 			by[k] = map[string][]*announceCell{}
 			order = append(order, k)
 		}
 		if c.skipped == "" {
-			by[k][c.a.key] = append(by[k][c.a.key], c)
+			by[k][c.a.Key] = append(by[k][c.a.Key], c)
 		}
 	}
 	// pooled: attempts and holds per second over every round's cells.
@@ -97,8 +111,8 @@ func writeLiveReport(w io.Writer, lb *liveBench, cells []*announceCell, fanouts 
 		var a, h int
 		var t time.Duration
 		for _, c := range cs {
-			a, h, t = a+c.attempts(), h+c.held, t+c.elapsed
-			disturbed = disturbed || lb.disturbed(c.cpu)
+			a, h, t = a+c.Attempts(), h+c.Held, t+c.Elapsed
+			disturbed = disturbed || m.disturbed(c.CPU)
 		}
 		if t <= 0 {
 			return 0, 0, disturbed
@@ -130,11 +144,11 @@ func writeLiveReport(w io.Writer, lb *liveBench, cells []*announceCell, fanouts 
 	fmt.Fprintf(w, "\nThroughput relative to no announcements, attempts/s / holds/s, over all rounds' cells together (each\n")
 	fmt.Fprintf(w, "round's attempts/s ratio in brackets). † : a cell compared was disturbed. Target for the design:\n")
 	fmt.Fprintf(w, "attempts/s >= %.2fx.\n\n", designTarget)
-	fmt.Fprintf(w, "| workload | clients | design | target | naive, 1 listener | naive, %d listeners |\n", lb.lc.listeners)
+	fmt.Fprintf(w, "| workload | clients | design | target | naive, 1 listener | naive, %d listeners |\n", m.Listeners)
 	fmt.Fprintf(w, "|---|--:|--:|---|--:|--:|\n")
 	for _, k := range order {
-		m := by[k]
-		d, dv := ratio(m["design"], m["none"])
+		ways := by[k]
+		d, dv := ratio(ways["design"], ways["none"])
 		target := "n/a"
 		if dv > 0 {
 			target = "met"
@@ -142,15 +156,15 @@ func writeLiveReport(w io.Writer, lb *liveBench, cells []*announceCell, fanouts 
 				target = "missed"
 			}
 		}
-		n1, _ := ratio(m["naive1"], m["none"])
-		nN, _ := ratio(m["naiveN"], m["none"])
+		n1, _ := ratio(ways["naive1"], ways["none"])
+		nN, _ := ratio(ways["naiveN"], ways["none"])
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s |\n", k.workload, k.clients, d, target, n1, nN)
 	}
 
 	fmt.Fprintf(w, "\n## (b) Commit-to-browser latency on a quiet instance\n\n")
 	fmt.Fprintf(w, "One websocket client on one show of a server process (web.New with the live hub, listener and notifier\n")
 	fmt.Fprintf(w, "as in serve), a stream of %.0f holds/releases per second for %s through Store.HoldSeats/CancelHold in\n",
-		lb.lc.rate, lb.lc.stream)
+		m.Rate, m.Stream)
 	fmt.Fprintf(w, "this process; from the call's return to the websocket message with the seat's new data-status. The\n")
 	fmt.Fprintf(w, "naive row sends the NOTIFY from the transaction instead (no batching): the difference is what the\n")
 	fmt.Fprintf(w, "batching adds.\n\n")
@@ -160,14 +174,14 @@ func writeLiveReport(w io.Writer, lb *liveBench, cells []*announceCell, fanouts 
 		if f.n != 1 {
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %d | %.2f / %.2f / %.2f / %.2f%s |\n", f.a.name, f.lat.changes, len(f.lat.lat),
-			stats.Ms(stats.Percentile(f.lat.lat, 50)), stats.Ms(stats.Percentile(f.lat.lat, 99)), stats.Ms(stats.Percentile(f.lat.lat, 100)), f.lat.early,
-			f.cpu.bench, f.server, f.cpu.postgres, f.cpu.other, dagger(f.cpu))
+		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %d | %.2f / %.2f / %.2f / %.2f%s |\n", f.a.Name, f.lat.Changes, len(f.lat.Lat),
+			stats.Ms(stats.Percentile(f.lat.Lat, 50)), stats.Ms(stats.Percentile(f.lat.Lat, 99)), stats.Ms(stats.Percentile(f.lat.Lat, 100)), f.lat.Early,
+			f.cpu.Bench, f.server, f.cpu.Postgres, f.cpu.Other, dagger(f.cpu))
 	}
 
 	fmt.Fprintf(w, "\n## (c) Fan-out: websocket subscribers on one show of one instance\n\n")
 	fmt.Fprintf(w, "Each row: a fresh server process; N guest websockets (Origin = PUBLIC_URL) on one show, dialled %d at a\n", dialParallel)
-	fmt.Fprintf(w, "time, each counted once its whole seat map arrived; then %.0f holds/releases per second for %s. Latency is\n", lb.lc.rate, lb.lc.stream)
+	fmt.Fprintf(w, "time, each counted once its whole seat map arrived; then %.0f holds/releases per second for %s. Latency is\n", m.Rate, m.Stream)
 	fmt.Fprintf(w, "over every (subscriber, change) pair; \"slowest\" is per change, the last subscriber to get it. Memory is\n")
 	fmt.Fprintf(w, "the server process's, after two GCs, (connected - before) / N: heap in use + goroutine stacks, and RSS.\n")
 	fmt.Fprintf(w, "The client side (this process) is shown apart. CPU during the stream: this process (clients + stream) /\n")
@@ -183,16 +197,16 @@ func writeLiveReport(w io.Writer, lb *liveBench, cells []*announceCell, fanouts 
 		}
 		perMsg := "-"
 		if f.msgs > 0 {
-			cpu := f.server * f.streamed.Seconds() * 1e6
-			perMsg = fmt.Sprintf("%.0f / %.0f µs", cpu/float64(f.msgs), cpu/float64(f.lat.changes*f.n))
+			used := f.server * f.streamed.Seconds() * 1e6
+			perMsg = fmt.Sprintf("%.0f / %.0f µs", used/float64(f.msgs), used/float64(f.lat.Changes*f.n))
 		}
 		fmt.Fprintf(w, "| %d | %.1f | %d | %d | %s | %s | %s | %s / %s | %d | %d | %s + %s | %s | %.1f | %s | %.2f / %.2f / %.2f / %.2f%s | %s |\n",
-			f.n, f.connect.Seconds(), f.lat.changes, f.msgs,
-			stats.Ms(stats.Percentile(f.lat.lat, 50)), stats.Ms(stats.Percentile(f.lat.lat, 99)), stats.Ms(stats.Percentile(f.lat.lat, 100)),
-			stats.Ms(stats.Percentile(f.lat.slowest, 50)), stats.Ms(stats.Percentile(f.lat.slowest, 99)), f.lat.missed, f.dropped,
+			f.n, f.connect.Seconds(), f.lat.Changes, f.msgs,
+			stats.Ms(stats.Percentile(f.lat.Lat, 50)), stats.Ms(stats.Percentile(f.lat.Lat, 99)), stats.Ms(stats.Percentile(f.lat.Lat, 100)),
+			stats.Ms(stats.Percentile(f.lat.Slowest, 50)), stats.Ms(stats.Percentile(f.lat.Slowest, 99)), f.lat.Missed, f.dropped,
 			per(f.base.HeapInuse, f.after.HeapInuse), per(f.base.StackInuse, f.after.StackInuse), per(f.base.RSS, f.after.RSS),
 			float64(f.after.Goroutines-f.base.Goroutines)/float64(f.n), per(f.client0, f.client1),
-			f.cpu.bench, f.server, f.cpu.postgres, f.cpu.other, dagger(f.cpu), perMsg)
+			f.cpu.Bench, f.server, f.cpu.Postgres, f.cpu.Other, dagger(f.cpu), perMsg)
 	}
 	for _, f := range fanouts {
 		if f.n == 1 {

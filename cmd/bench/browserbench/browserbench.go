@@ -1,4 +1,18 @@
-package main
+// Package browserbench is the browser benchmark (cmd/bench -browser): the
+// show page of big halls in headless Chromium with the CPU slowed down, its
+// main thread's long tasks from navigation to idle, and click-to-paint
+// while other people's seat changes stream in.
+//
+// The page is served by an app instance in a child process with the live
+// seat map on (appserver.StartChild). For each hall, CPU speed and viewer
+// (signed in, guest) the benchmark loads the page several times and
+// measures the long tasks until the page is idle; then, on the signed-in
+// viewer's last page, it clicks seats with real mouse events while a
+// stream of holds and releases by other users (package stream, through
+// the store, so real commits flow through seat_events, the notifier and
+// the websocket) changes the hall's other seats. tab.go is the page's
+// side; cmd/bench/pageperf sums the figures up and writes the report.
+package browserbench
 
 import (
 	"context"
@@ -6,42 +20,37 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"runtime"
 	"strings"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/marquee-tickets/marquee/cmd/bench/announce"
+	"github.com/marquee-tickets/marquee/cmd/bench/apiclient"
+	"github.com/marquee-tickets/marquee/cmd/bench/appserver"
+	"github.com/marquee-tickets/marquee/cmd/bench/cpu"
 	"github.com/marquee-tickets/marquee/cmd/bench/pageperf"
+	"github.com/marquee-tickets/marquee/cmd/bench/report"
+	"github.com/marquee-tickets/marquee/cmd/bench/seed"
+	"github.com/marquee-tickets/marquee/cmd/bench/stream"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/chromium"
 	"github.com/marquee-tickets/marquee/internal/demo"
+	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
-// The browser benchmark (-browser): the show page of a big hall in headless
-// Chromium with its CPU slowed down (4x by default, as on a mid-range
-// phone), served by an app instance in a child process with the live seat
-// map on (the -live fan-out's server, live_fanout.go). For each hall, CPU
-// speed and viewer (signed in, guest) it loads the page several times and
-// measures the main thread's long tasks from navigation until the page is
-// idle; then, on the signed-in viewer's last page, it clicks seats with
-// real mouse events while a stream of holds and releases by other users
-// (live_stream.go, through the store, so real commits flow through
-// seat_events, the notifier and the websocket) changes the hall's other
-// seats, and measures click-to-paint. browser_page.go is the page's side;
-// cmd/bench/pageperf sums the figures up and writes the report.
-
-// browserConfig is what the -browser flags decide.
-type browserConfig struct {
-	throttles []float64       // CPU slowdowns, the first is the target's
-	halls     map[string]bool // keys of benchHalls
-	viewers   map[string]bool // "viewer" (signed in) and/or "guest"
-	loads     int             // page loads per cell
-	idleCap   time.Duration   // how long a load may take to become idle
-	clicks    int             // clicks per click run
-	rate      float64         // seat changes per second during the clicks
-	chromium  string
+// Config is what the -browser flags decide.
+type Config struct {
+	Throttles []float64       // CPU slowdowns, the first is the target's
+	Halls     map[string]bool // keys of the halls: large, mega
+	Viewers   map[string]bool // "viewer" (signed in) and/or "guest"
+	Loads     int             // page loads per cell
+	IdleCap   time.Duration   // how long a load may take to become idle
+	Clicks    int             // clicks per click run
+	Rate      float64         // seat changes per second during the clicks
+	Chromium  string
 }
 
 // The targets, at targetSlowdown (a mid-range phone's CPU).
@@ -91,7 +100,7 @@ func (h *benchHall) shape() error {
 	h.rows = len(perRow)
 	h.cols = len(h.seats) / max(h.rows, 1)
 	for _, s := range h.seats {
-		if perRow[s.Row] != h.cols || s.ID != seatID(int(s.Row[0]-'A'), s.Number-1) || len(s.Row) != 1 {
+		if perRow[s.Row] != h.cols || s.ID != seed.SeatID(int(s.Row[0]-'A'), s.Number-1) || len(s.Row) != 1 {
 			return fmt.Errorf("%s: seat %s does not fit a grid of %d rows of %d", h.name, s.ID, h.rows, h.cols)
 		}
 	}
@@ -103,101 +112,111 @@ func (h *benchHall) shape() error {
 func (h *benchHall) clickSeats() []string {
 	var ids []string
 	for c := h.cols/2 - 2; c <= h.cols/2+2; c++ {
-		ids = append(ids, "seat-"+seatID(h.rows-1, c))
+		ids = append(ids, "seat-"+seed.SeatID(h.rows-1, c))
 	}
 	return ids
 }
 
 // browserBench is one run of the browser benchmark.
 type browserBench struct {
-	bc      browserConfig
-	b       *bench // its pool, store and settle
-	srv     *liveServer
-	cookie  string // the signed-in viewer's session cookie, name=value
-	slots   []user // the stream's users
+	bc      Config
+	pool    *pgxpool.Pool
+	store   *postgres.Store
+	status  func(string, ...any)
+	srv     *appserver.Child
+	cookie  string      // the signed-in viewer's session cookie, name=value
+	slots   []seed.User // the stream's users
 	browser context.Context
 	cells   []pageperf.Cell
 }
 
-// runBrowser creates a database with the halls' shows, starts the app
-// server and Chromium, measures every cell and prints the report.
-func runBrowser(ctx context.Context, cfg config, bc browserConfig, w io.Writer) (err error) {
-	if _, err := os.Stat(bc.chromium); err != nil {
-		return fmt.Errorf("the browser benchmark needs Chromium at %s (scripts/chromium.sh installs it; CHROMIUM names another): %w", bc.chromium, err)
+// Check fails when the benchmark cannot run as bc asks: no Chromium, or a
+// hall that does not fit the stream's grid. Run checks too; calling it
+// first spares creating a database for nothing.
+func Check(bc Config) error {
+	_, err := halls(bc)
+	return err
+}
+
+func halls(bc Config) ([]*benchHall, error) {
+	if _, err := os.Stat(bc.Chromium); err != nil {
+		return nil, fmt.Errorf("the browser benchmark needs Chromium at %s (scripts/chromium.sh installs it; CHROMIUM names another): %w", bc.Chromium, err)
 	}
-	var halls []*benchHall
+	var out []*benchHall
 	for _, h := range benchHalls() {
-		if bc.halls[h.key] {
+		if bc.Halls[h.key] {
 			if err := h.shape(); err != nil {
-				return err
+				return nil, err
 			}
-			halls = append(halls, h)
+			out = append(out, h)
 		}
 	}
-	dbURL, pool, done, err := benchDatabase(ctx, cfg)
+	return out, nil
+}
+
+// Run seeds the database at dbURL (migrated; pool is on it) with the
+// halls' shows, starts the app server and Chromium, measures every cell
+// and prints the report to w.
+func Run(ctx context.Context, bc Config, dbURL string, pool *pgxpool.Pool, w io.Writer, status func(string, ...any)) (err error) {
+	halls, err := halls(bc)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if derr := done(); derr != nil && err == nil {
-			err = derr
-		}
-	}()
 	store := postgres.NewStore(pool)
-	bb := &browserBench{bc: bc, b: &bench{cfg: cfg, pool: pool, store: store}}
+	bb := &browserBench{bc: bc, pool: pool, store: store, status: status}
 
-	venue, err := newVenue(ctx, store)
+	venue, err := seed.NewVenue(ctx, store)
 	if err != nil {
 		return err
 	}
 	most := 0
 	for _, h := range halls {
-		if h.show, err = venue.newShow(ctx, store, h.name, h.seats); err != nil {
+		if h.show, err = venue.NewShow(ctx, store, h.name, h.seats); err != nil {
 			return fmt.Errorf("seed %s: %w", h.name, err)
 		}
 		most = max(most, (h.rows-1)*h.cols/2)
 	}
-	status("seeding %d users for the stream of seat changes", most+1)
-	viewer, err := createUsers(ctx, store, "viewer", 1)
+	bb.status("seeding %d users for the stream of seat changes", most+1)
+	viewer, err := seed.Users(ctx, store, "viewer", 1)
 	if err != nil {
 		return err
 	}
-	if bb.slots, err = createUsers(ctx, store, "slot", most); err != nil {
+	if bb.slots, err = seed.Users(ctx, store, "slot", most); err != nil {
 		return err
 	}
 
-	status("starting the app server (live seat map on)")
-	if bb.srv, err = startLiveServer(ctx, dbURL); err != nil {
+	bb.status("starting the app server (live seat map on)")
+	if bb.srv, err = appserver.StartChild(ctx, dbURL); err != nil {
 		return err
 	}
-	defer bb.srv.stop()
-	if err := waitListening(ctx, store, 1); err != nil {
+	defer bb.srv.Stop()
+	if err := announce.WaitListening(ctx, pool, 1); err != nil {
 		return err
 	}
-	c, err := (&httpImpl{base: bb.srv.base}).login(ctx, viewer[0])
+	c, err := apiclient.Login(ctx, bb.srv.Base, appserver.SessionCookie, viewer[0].Email, seed.Password)
 	if err != nil {
 		return err
 	}
-	bb.cookie = c.cookie
-	c.close()
+	bb.cookie = c.Cookie()
+	c.Close()
 
-	status("starting %s", bc.chromium)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, chromium.Options(bc.chromium)...)
+	bb.status("starting %s", bc.Chromium)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, chromium.Options(bc.Chromium)...)
 	defer cancelAlloc() // waits for the browser to exit and removes its profile
 	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
 	defer cancelBrowser()
 	if err := chromedp.Do(browserCtx); err != nil {
-		return fmt.Errorf("start %s: %w", bc.chromium, err)
+		return fmt.Errorf("start %s: %w", bc.Chromium, err)
 	}
 	bb.browser = browserCtx
 	version, _ := chromedp.Run(browserCtx, chromedp.Evaluate[string](`navigator.userAgent`))
 
 	h := bb.header(ctx, version)
 	began := time.Now()
-	for _, rate := range bc.throttles {
+	for _, rate := range bc.Throttles {
 		for _, hall := range halls {
 			for _, kind := range []string{"viewer", "guest"} {
-				if !bc.viewers[kind] {
+				if !bc.Viewers[kind] {
 					continue
 				}
 				cell, err := bb.runCell(ctx, hall, rate, kind)
@@ -209,25 +228,24 @@ func runBrowser(ctx context.Context, cfg config, bc browserConfig, w io.Writer) 
 		}
 	}
 	fmt.Fprint(w, h)
-	fmt.Fprintf(w, "- load average at end: %s; measured in %s\n", loadAverage(), time.Since(began).Round(time.Second))
+	fmt.Fprintf(w, "- load average at end: %s; measured in %s\n", cpu.Host().LoadAverage(), time.Since(began).Round(time.Second))
 	pageperf.WriteReport(w, bb.cells, pageperf.Method{
-		Targets: browserTargets, Throttle: targetSlowdown, Quiet: idleQuiet, Rate: bc.rate,
+		Targets: browserTargets, Throttle: targetSlowdown, Quiet: idleQuiet, Rate: bc.Rate,
 		ClickTimeout: clickTimeout, GiveUp: clickGiveUp, ClickBudget: clickBudget,
 	})
-	return checkInvariants(ctx, store, w)
+	return report.Invariants(ctx, store, w)
 }
 
 func (bb *browserBench) header(ctx context.Context, userAgent string) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "# Marquee browser benchmark: the show page of big halls\n\n")
-	fmt.Fprintf(&sb, "- machine: %d CPUs (NumCPU), GOMAXPROCS %d, %s/%s, %s\n",
-		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
-	sb.WriteString(serverLine(ctx, bb.b.pool))
+	sb.WriteString(report.Machine())
+	sb.WriteString(report.Server(ctx, bb.pool))
 	fmt.Fprintf(&sb, "- browser: %s (%s), headless, a %dx%d phone viewport, every load in a fresh browser context\n",
-		bb.bc.chromium, userAgent, viewportWidth, viewportHeight)
+		bb.bc.Chromium, userAgent, viewportWidth, viewportHeight)
 	fmt.Fprintf(&sb, "- CPU slowdowns %v; loads per cell: %d, each given %s to become idle; %d clicks at %.0f seat changes/s\n",
-		bb.bc.throttles, bb.bc.loads, bb.bc.idleCap, bb.bc.clicks, bb.bc.rate)
-	fmt.Fprintf(&sb, "- load average at start: %s\n", loadAverage())
+		bb.bc.Throttles, bb.bc.Loads, bb.bc.IdleCap, bb.bc.Clicks, bb.bc.Rate)
+	fmt.Fprintf(&sb, "- load average at start: %s\n", cpu.Host().LoadAverage())
 	fmt.Fprintf(&sb, "- started %s\n", time.Now().UTC().Format(time.RFC3339))
 	return sb.String()
 }
@@ -235,15 +253,15 @@ func (bb *browserBench) header(ctx context.Context, userAgent string) string {
 // cpuMark is a reading of the CPU time used on the machine and by this
 // run's processes.
 type cpuMark struct {
-	s                cpuSample // the host, this process, the database's backends
+	s                cpu.Sample // the host, this process, the database's backends
 	server, chromium time.Duration
 	at               time.Time
 }
 
 func (bb *browserBench) mark(ctx context.Context) cpuMark {
-	m := cpuMark{s: takeCPUSample(ctx, bb.b.pool), server: serverCPU(bb.srv), at: time.Now()}
+	m := cpuMark{s: cpu.Host().SampleDatabase(ctx, bb.pool), server: childCPU(bb.srv), at: time.Now()}
 	if p := chromedp.FromContext(bb.browser).Browser.Process(); p != nil {
-		m.chromium = treeCPU(p.Pid)
+		m.chromium = cpu.Host().Tree(p.Pid)
 	}
 	return m
 }
@@ -253,11 +271,11 @@ func (bb *browserBench) mark(ctx context.Context) cpuMark {
 func (bb *browserBench) otherSince(ctx context.Context, m0 cpuMark) float64 {
 	m := bb.mark(ctx)
 	d := m.at.Sub(m0.at)
-	u := m.s.since(m0.s, d)
-	if u.other < 0 || d <= 0 {
+	u := m.s.Since(m0.s, d)
+	if u.Other < 0 || d <= 0 {
 		return -1
 	}
-	return max(0, u.other-(m.server-m0.server).Seconds()/d.Seconds()-(m.chromium-m0.chromium).Seconds()/d.Seconds())
+	return max(0, u.Other-(m.server-m0.server).Seconds()/d.Seconds()-(m.chromium-m0.chromium).Seconds()/d.Seconds())
 }
 
 // runCell loads hall's page bc.loads times at CPU slowdown rate as kind
@@ -270,19 +288,19 @@ func (bb *browserBench) runCell(ctx context.Context, h *benchHall, rate float64,
 	if kind == "guest" {
 		cell.Viewer, cookie = "guest", ""
 	}
-	url := fmt.Sprintf("%s/shows/%d", bb.srv.base, h.show)
+	url := fmt.Sprintf("%s/shows/%d", bb.srv.Base, h.show)
 	var last *pageperf.Load
 	var t *tab
-	for i := range bb.bc.loads {
+	for i := range bb.bc.Loads {
 		if t != nil {
 			t.close()
 		}
 		var err error
-		if t, err = openTab(bb.browser, bb.srv.base, cookie, rate); err != nil {
+		if t, err = openTab(bb.browser, bb.srv.Base, cookie, rate); err != nil {
 			return cell, err
 		}
 		m0 := bb.mark(ctx)
-		l, err := t.load(url, bb.bc.idleCap)
+		l, err := t.load(url, bb.bc.IdleCap)
 		if err != nil {
 			t.close()
 			return cell, err
@@ -299,10 +317,10 @@ func (bb *browserBench) runCell(ctx context.Context, h *benchHall, rate float64,
 			}
 		}
 		if l.Reached {
-			status("%s, %gx CPU, %s, load %d: long tasks %s ms in %d (longest %s ms), idle at %.1f s; other work %.2f cores",
+			bb.status("%s, %gx CPU, %s, load %d: long tasks %s ms in %d (longest %s ms), idle at %.1f s; other work %.2f cores",
 				h.name, rate, cell.Viewer, i+1, msOf(l.Total()), l.Count(), msOf(l.Longest()), l.Idle.Seconds(), l.Other)
 		} else {
-			status("%s, %gx CPU, %s, load %d: did not reach idle in %s (long tasks at least %s ms, blocked %.1f s at the end); other work %.2f cores",
+			bb.status("%s, %gx CPU, %s, load %d: did not reach idle in %s (long tasks at least %s ms, blocked %.1f s at the end); other work %.2f cores",
 				h.name, rate, cell.Viewer, i+1, l.Cap, msOf(l.Total()), l.Blocked.Seconds(), l.Other)
 			break
 		}
@@ -312,7 +330,7 @@ func (bb *browserBench) runCell(ctx context.Context, h *benchHall, rate float64,
 		}
 	}
 	defer t.close()
-	if kind != "viewer" || bb.bc.clicks == 0 {
+	if kind != "viewer" || bb.bc.Clicks == 0 {
 		return cell, nil
 	}
 	run := &pageperf.ClickRun{Timeout: clickTimeout}
@@ -325,12 +343,18 @@ func (bb *browserBench) runCell(ctx context.Context, h *benchHall, rate float64,
 	return cell, nil
 }
 
+// childCPU is the user and system time the app server has used.
+func childCPU(s *appserver.Child) time.Duration {
+	t, _ := cpu.Host().PID(s.PID())
+	return t
+}
+
 func msOf(d time.Duration) string { return fmt.Sprintf("%.0f", float64(d)/float64(time.Millisecond)) }
 
 // clickRun clicks seats of the last row on t's page while a stream of
 // changes runs on the rest of the hall.
 func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run *pageperf.ClickRun) error {
-	if err := bb.b.settle(ctx); err != nil {
+	if _, err := pgtest.Settle(ctx, bb.pool); err != nil {
 		return err
 	}
 	if err := t.zoomIn(); err != nil {
@@ -345,7 +369,7 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 	}
 	// The stream runs until the clicks are done (it is stopped then).
 	d := clickSettle + clickBudget + 2*(clickTimeout+clickGapMax)
-	st, err := newStream(bb.b.store, h.show, h.rows-1, h.cols, bb.slots, bb.bc.rate, d)
+	st, err := stream.New(bb.store, h.show, h.rows-1, h.cols, bb.slots, bb.bc.Rate, d)
 	if err != nil {
 		return err
 	}
@@ -353,14 +377,14 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 	streamed := make(chan struct{})
 	go func() {
 		defer close(streamed)
-		st.run(sctx, d)
+		st.Run(sctx, d)
 	}()
 	stop := func() error {
 		stopStream()
 		<-streamed
 		// Changes cut off by the stop may have committed unseen; the next
 		// settle releases what releaseAll cannot know of.
-		return st.releaseAll(context.WithoutCancel(ctx))
+		return st.ReleaseAll(context.WithoutCancel(ctx))
 	}
 	select {
 	case <-time.After(clickSettle):
@@ -375,7 +399,7 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 	rng := rand.New(rand.NewPCG(uint64(h.show), uint64(len(bb.cells))))
 	late := 0
 	var stamps []float64 // each click's event timeStamp (-1: the page never saw it)
-	for i := range bb.bc.clicks {
+	for i := range bb.bc.Clicks {
 		if ctx.Err() != nil {
 			break
 		}
@@ -409,7 +433,7 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 			run.Stopped = fmt.Sprintf("%d clicks in a row had no frame within %s", late, clickTimeout)
 			break
 		}
-		if time.Since(began) > clickBudget && i+1 < bb.bc.clicks {
+		if time.Since(began) > clickBudget && i+1 < bb.bc.Clicks {
 			run.Stopped = fmt.Sprintf("the run's %s were up", clickBudget)
 			break
 		}
@@ -424,14 +448,9 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 	if err := stop(); err != nil {
 		return err
 	}
-	for _, c := range st.changes[:st.issued.Load()] {
-		at := st.base.Add(time.Duration(c.committed))
-		if c.ok && !at.Before(began) && at.Before(ended) {
-			run.Changes++
-		}
-	}
-	if _, failed, first := st.made(); failed > 0 {
-		status("  stream: %d changes failed (those cut off by its stop among them), first: %v", failed, first)
+	run.Changes = st.CommittedBetween(began, ended)
+	if _, failed, first := st.Made(); failed > 0 {
+		bb.status("  stream: %d changes failed (those cut off by its stop among them), first: %v", failed, first)
 	}
 
 	// The Event Timing API's reading of the same clicks, matched by the
@@ -445,7 +464,7 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 		}
 	}
 	s := pageperf.SummarizeClicks(*run)
-	status("%s, %gx CPU: %d clicks, click-to-paint p50/p95/p99/max %s ms, %d not painted, %d not flipped; %.1f messages/s for %.1f changes/s; other work %.2f cores",
+	bb.status("%s, %gx CPU: %d clicks, click-to-paint p50/p95/p99/max %s ms, %d not painted, %d not flipped; %.1f messages/s for %.1f changes/s; other work %.2f cores",
 		h.name, t.rate, s.Clicks, pageperf.Figures(s.Latency), s.Clicks-s.Painted, s.NotFlipped, s.MessagesPerSecond, s.ChangesPerSecond, run.Other)
 	return nil
 }

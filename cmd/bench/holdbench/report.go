@@ -1,35 +1,45 @@
-package main
+package holdbench
 
 import (
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/marquee-tickets/marquee/cmd/bench/cpu"
 	"github.com/marquee-tickets/marquee/cmd/bench/stats"
 )
 
-// stampedeTarget is DESIGN.md's bound on a stampede's p99 for the fail-fast
-// hold (the naive form measured ~780 ms).
-const stampedeTarget = 50 * time.Millisecond
+// Method is what the report says about how the figures were taken.
+type Method struct {
+	CPUs        int     // the machine's
+	MaxOther    float64 // -max-other: other work that makes a measurement disturbed (0: never)
+	Reruns      int     // -reruns
+	HotWorkload string  // the name of the workload the headline is about
+}
 
-// writeReport prints the cells, their ratios and the stampede as markdown.
-func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
+func (m Method) disturbed(u cpu.Use) bool { return m.MaxOther > 0 && u.Other > m.MaxOther }
+
+// StampedeTarget is the design's bound on a stampede's p99 for the fail-fast
+// hold (the naive form measured ~780 ms).
+const StampedeTarget = 50 * time.Millisecond
+
+// WriteReport prints the cells, their ratios and the stampede as markdown.
+func WriteReport(w io.Writer, m Method, cells []*Cell, stampedes []*Stampede) {
 	fmt.Fprintf(w, "\n## Hold throughput and latency\n\n")
 	fmt.Fprintf(w, "attempts/s counts every answered hold (201 and 409); holds/s only the 201s. Latency is of the hold\n")
 	fmt.Fprintf(w, "request alone (the release that follows a win is untimed), over every answered attempt. CPU is the\n")
-	fmt.Fprintf(w, "cores kept busy during the cell (of %d) by this process (clients, and the server for HTTP) / the\n", runtime.NumCPU())
+	fmt.Fprintf(w, "cores kept busy during the cell (of %d) by this process (clients, and the server for HTTP) / the\n", m.CPUs)
 	fmt.Fprintf(w, "Postgres backends of the bench database / everything else on the machine.\n\n")
 	fmt.Fprintf(w, "| round | workload | clients | impl | attempts/s | holds/s | won | p50 ms | p99 ms | errors | CPU bench / pg / other |\n")
 	fmt.Fprintf(w, "|--:|---|--:|---|--:|--:|--:|--:|--:|--:|--:|\n")
 	reran, still := 0, 0
-	mark := func(tries int, u cpuUse) string {
+	mark := func(tries int, u cpu.Use) string {
 		if tries > 1 {
 			reran++
 		}
-		if b.disturbed(u) {
+		if m.disturbed(u) {
 			still++
 			return " †"
 		}
@@ -37,19 +47,19 @@ func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 	}
 	for _, c := range cells {
 		won := "-"
-		if c.attempts() > 0 {
-			won = fmt.Sprintf("%.0f%%", 100*float64(c.held)/float64(c.attempts()))
+		if c.Attempts() > 0 {
+			won = fmt.Sprintf("%.0f%%", 100*float64(c.Held)/float64(c.Attempts()))
 		}
 		fmt.Fprintf(w, "| %d | %s | %d | %s | %.0f | %.0f | %s | %s | %s | %d | %s%s |\n",
-			c.round+1, c.workload, c.clients, c.impl, c.perSecond(c.attempts()), c.perSecond(c.held), won,
-			stats.Ms(stats.Percentile(c.lat, 50)), stats.Ms(stats.Percentile(c.lat, 99)), c.errs+c.relErrs, c.cpu, mark(c.tries, c.cpu))
+			c.Round+1, c.Workload, c.Clients, c.Holder, c.PerSecond(c.Attempts()), c.PerSecond(c.Held), won,
+			stats.Ms(stats.Percentile(c.Lat, 50)), stats.Ms(stats.Percentile(c.Lat, 99)), c.Errs+c.RelErrs, c.CPU, mark(c.Tries, c.CPU))
 	}
 	disturbance := func() {
-		if b.cfg.maxOther <= 0 {
+		if m.MaxOther <= 0 {
 			return
 		}
 		fmt.Fprintf(w, "\nA measurement during which other work took more than %.2f cores was run again (at most %d times):\n",
-			b.cfg.maxOther, b.cfg.reruns)
+			m.MaxOther, m.Reruns)
 		fmt.Fprintf(w, "%d were, and %d (marked †) were still disturbed on their last run.\n", reran, still)
 	}
 	disturbance()
@@ -61,33 +71,33 @@ func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 		clients  int
 	}
 	var order []key
-	byKey := map[key][]map[string]*cell{} // by round, then implementation
+	byKey := map[key][]map[string]*Cell{} // by round, then implementation
 	for _, c := range cells {
-		k := key{c.workload, c.clients}
+		k := key{c.Workload, c.Clients}
 		if byKey[k] == nil {
 			order = append(order, k)
 		}
-		for len(byKey[k]) <= c.round {
-			byKey[k] = append(byKey[k], map[string]*cell{})
+		for len(byKey[k]) <= c.Round {
+			byKey[k] = append(byKey[k], map[string]*Cell{})
 		}
-		byKey[k][c.round][c.impl] = c
+		byKey[k][c.Round][c.Holder] = c
 	}
 	// ratios returns num/den of every round that has both, by attempts/s
 	// or by holds/s, and whether a cell compared was disturbed.
-	ratios := func(rounds []map[string]*cell, num, den string, holds bool) (rs []float64, disturbed bool) {
-		for _, m := range rounds {
-			n, d := m[num], m[den]
+	ratios := func(rounds []map[string]*Cell, num, den string, holds bool) (rs []float64, disturbed bool) {
+		for _, byHolder := range rounds {
+			n, d := byHolder[num], byHolder[den]
 			if n == nil || d == nil {
 				continue
 			}
-			nv, dv := n.perSecond(n.attempts()), d.perSecond(d.attempts())
+			nv, dv := n.PerSecond(n.Attempts()), d.PerSecond(d.Attempts())
 			if holds {
-				nv, dv = n.perSecond(n.held), d.perSecond(d.held)
+				nv, dv = n.PerSecond(n.Held), d.PerSecond(d.Held)
 			}
 			if dv > 0 {
 				rs = append(rs, nv/dv)
 			}
-			disturbed = disturbed || b.disturbed(n.cpu) || b.disturbed(d.cpu)
+			disturbed = disturbed || m.disturbed(n.CPU) || m.disturbed(d.CPU)
 		}
 		return rs, disturbed
 	}
@@ -96,11 +106,11 @@ func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 			return "n/a"
 		}
 		rs = slices.Sorted(slices.Values(rs))
-		m := rs[len(rs)/2]
+		mid := rs[len(rs)/2]
 		if len(rs)%2 == 0 {
-			m = (rs[len(rs)/2-1] + rs[len(rs)/2]) / 2
+			mid = (rs[len(rs)/2-1] + rs[len(rs)/2]) / 2
 		}
-		return fmt.Sprintf("%.2fx", m)
+		return fmt.Sprintf("%.2fx", mid)
 	}
 	each := func(rs []float64) string {
 		parts := make([]string, len(rs))
@@ -109,7 +119,7 @@ func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 		}
 		return strings.Join(parts, ", ")
 	}
-	pair := func(rounds []map[string]*cell, num, den string) (string, bool) {
+	pair := func(rounds []map[string]*Cell, num, den string) (string, bool) {
 		a, d1 := ratios(rounds, num, den, false)
 		h, d2 := ratios(rounds, num, den, true)
 		return median(a) + " / " + median(h), d1 || d2
@@ -131,7 +141,7 @@ func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 		byRound, _ := ratios(rounds, "HTTP", "naive", false)
 		fmt.Fprintf(w, "| %s%s | %d | %s | %s | %s | %s |\n", k.workload, dagger, k.clients, sn, hn, hs, each(byRound))
 	}
-	hot := b.workloads()[1].name
+	hot := m.HotWorkload
 	if rounds, ok := byKey[key{hot, 64}]; ok {
 		a, _ := ratios(rounds, "HTTP", "naive", false)
 		h, _ := ratios(rounds, "HTTP", "naive", true)
@@ -145,30 +155,30 @@ func writeReport(w io.Writer, b *bench, cells []*cell, stampedes []*stampede) {
 	if len(stampedes) > 0 {
 		s := stampedes[0]
 		fmt.Fprintf(w, "%d clients released together by a barrier, %d rounds, each round on %d fresh seats of a fresh show;\n",
-			s.clients, s.rounds, stampedeSeats)
+			s.Clients, s.Rounds, StampedeSeats)
 		fmt.Fprintf(w, "each client asks for a random pair of the %d (so up to 3 win a round). Target: p99 < %s for SQL and HTTP.\n\n",
-			stampedeSeats, stampedeTarget)
+			StampedeSeats, StampedeTarget)
 	}
 	fmt.Fprintf(w, "| impl | requests | won | max won/round | p50 ms | p99 ms | max ms | errors | p99 target | CPU bench / pg / other |\n")
 	fmt.Fprintf(w, "|---|--:|--:|--:|--:|--:|--:|--:|---|--:|\n")
 	for _, s := range stampedes {
 		target := "-"
-		if s.impl != "naive" {
+		if s.Holder != "naive" {
 			target = "met"
-			if stats.Percentile(s.lat, 99) >= stampedeTarget {
+			if stats.Percentile(s.Lat, 99) >= StampedeTarget {
 				target = "missed"
 			}
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s | %s | %d | %s | %s%s |\n", s.impl, s.requests(), s.held, s.maxWinners,
-			stats.Ms(stats.Percentile(s.lat, 50)), stats.Ms(stats.Percentile(s.lat, 99)), stats.Ms(stats.Percentile(s.lat, 100)), s.errs, target, s.cpu,
-			mark(s.tries, s.cpu))
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s | %s | %d | %s | %s%s |\n", s.Holder, s.Requests(), s.Held, s.MaxWinners,
+			stats.Ms(stats.Percentile(s.Lat, 50)), stats.Ms(stats.Percentile(s.Lat, 99)), stats.Ms(stats.Percentile(s.Lat, 100)), s.Errs, target, s.CPU,
+			mark(s.Tries, s.CPU))
 	}
 	reran, still = 0, 0
 	for _, s := range stampedes {
-		if s.tries > 1 {
+		if s.Tries > 1 {
 			reran++
 		}
-		if b.disturbed(s.cpu) {
+		if m.disturbed(s.CPU) {
 			still++
 		}
 	}

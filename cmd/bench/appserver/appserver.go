@@ -1,0 +1,78 @@
+// Package appserver runs Marquee's web server for the benchmarks: in the
+// benchmark's process on a loopback port, or as a child process with the
+// live seat map wired as serve wires it. It is the one package of
+// cmd/bench that imports web.
+package appserver
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/marquee-tickets/marquee/cmd/bench/seed"
+	"github.com/marquee-tickets/marquee/internal/live"
+	"github.com/marquee-tickets/marquee/internal/metrics"
+	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/web"
+)
+
+// SessionCookie is the name of the server's session cookie.
+const SessionCookie = web.SessionCookie
+
+// As in cmd/marquee/serve.go: the notifier's period, batch size, and how
+// many changes it announces between vacuums of seat_events.
+const (
+	AnnounceInterval    = 50 * time.Millisecond
+	AnnounceBatch       = 2000
+	AnnounceVacuumEvery = 1000
+)
+
+// Handler is web.New for a benchmark: served at base, rate limits off,
+// bcrypt's cheapest cost, a random webhook secret, no live seat map; its
+// metrics go to a registry of its own.
+func Handler(store *postgres.Store, base string, ttl time.Duration, log *slog.Logger) http.Handler {
+	reg := prometheus.NewRegistry()
+	return handler(store, base, ttl, nil, metrics.New(reg), reg, log)
+}
+
+// handler is Handler with the live seat map's websocket served from hub
+// when it is set, and the metrics given.
+func handler(store *postgres.Store, base string, ttl time.Duration, hub *live.Hub, m *metrics.Metrics, reg *prometheus.Registry, log *slog.Logger) http.Handler {
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	return web.New(web.Config{
+		PublicURL:       base,
+		HoldTTL:         ttl,
+		MaxSeatsPerHold: seed.MaxSeatsPerHold,
+		WebhookSecret:   secret,
+		RateLimits:      false,
+		PasswordCost:    4,
+		Live:            hub,
+	}, store, m, reg, log)
+}
+
+// Start serves Handler (without the live seat map) on 127.0.0.1:<random
+// port> in this process and returns its base URL. stop shuts it down.
+func Start(store *postgres.Store, ttl time.Duration) (base string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, fmt.Errorf("listen: %w", err)
+	}
+	base = "http://" + ln.Addr().String()
+	srv := &http.Server{
+		Handler:           Handler(store, base, ttl, slog.New(slog.DiscardHandler)),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	go srv.Serve(ln)
+	return base, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}, nil
+}

@@ -1,0 +1,142 @@
+package appserver_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/marquee-tickets/marquee/cmd/bench/apiclient"
+	"github.com/marquee-tickets/marquee/cmd/bench/appserver"
+	"github.com/marquee-tickets/marquee/cmd/bench/seed"
+	"github.com/marquee-tickets/marquee/internal/pgtest"
+	"github.com/marquee-tickets/marquee/internal/postgres"
+)
+
+// TestMain lets the test binary be the child, as the benchmark binary is:
+// StartChild runs os.Executable() -live-serve.
+func TestMain(m *testing.M) {
+	if len(os.Args) == 2 && os.Args[1] == "-"+appserver.ChildFlag {
+		if err := appserver.Serve(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestStart(t *testing.T) {
+	ctx := context.Background()
+	store := pgtest.NewStore(t, 4)
+	w, err := seed.Seed(ctx, store, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, stop, err := appserver.Start(store, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := apiclient.Login(ctx, base, appserver.SessionCookie, w.Users[0].Email, seed.Password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := c.Hold(w.HotShow, []string{"A1"}, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := store.Hold(ctx, w.Users[0].ID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The hold TTL given is the server's.
+	if d := time.Until(h.ExpiresAt); d > time.Minute || d < 30*time.Second {
+		t.Errorf("the hold expires in %s, want about a minute", d)
+	}
+	c.Close()
+	stop()
+	if _, err := apiclient.Dial(ctx, base); err == nil {
+		t.Error("the server still answers after stop")
+	}
+}
+
+func TestChild(t *testing.T) {
+	ctx := context.Background()
+	dbURL := pgtest.NewDatabase(t)
+	pool, err := postgres.Connect(ctx, dbURL, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	store := postgres.NewStore(pool)
+	w, err := seed.Seed(ctx, store, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := appserver.StartChild(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			child.Stop()
+		}
+	}()
+	if child.PID() == os.Getpid() || child.PID() <= 0 {
+		t.Errorf("child pid %d", child.PID())
+	}
+	before, err := child.Stats(ctx, w.HotShow, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.HeapInuse == 0 || before.RSS == 0 || before.Goroutines == 0 || before.Subscribers != 0 {
+		t.Errorf("stats %+v: want memory, goroutines and no subscribers", before)
+	}
+
+	t.Run("the live seat map is served: a guest's websocket gets the map and counts", func(t *testing.T) {
+		dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		conn, _, err := websocket.Dial(dctx, fmt.Sprintf("%s/shows/%d/live", child.Base, w.HotShow), &websocket.DialOptions{
+			HTTPHeader: http.Header{"Origin": []string{child.Base}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.CloseNow()
+		conn.SetReadLimit(1 << 20)
+		_, first, err := conn.Read(dctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(first), `data-seat="A1"`) {
+			t.Errorf("first message has no seat A1: %.200s", first)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			st, err := child.Stats(ctx, w.HotShow, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Subscribers == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d subscribers after 10 s, want 1", st.Subscribers)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+	t.Run("Stop ends the child", func(t *testing.T) {
+		child.Stop()
+		stopped = true
+		if _, err := child.Stats(ctx, w.HotShow, false); err == nil {
+			t.Error("the child still answers after Stop")
+		}
+	})
+}

@@ -1,0 +1,273 @@
+package appserver
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/marquee-tickets/marquee/internal/live"
+	"github.com/marquee-tickets/marquee/internal/metrics"
+	"github.com/marquee-tickets/marquee/internal/postgres"
+)
+
+// The fan-out and the browser benchmark measure a real app instance in a
+// child process: this binary run with -live-serve, which calls Serve:
+// web.New with Config.Live set, the hub, its listener and the notifier
+// wired as cmd/marquee/serve.go wires them, served on 127.0.0.1. The
+// clients run in the parent. Two processes keep the server's memory and
+// CPU apart from the clients'; they still share the machine's cores with
+// Postgres.
+
+// ChildFlag is the flag (without its dash) that makes the benchmark binary
+// the child: its main calls Serve when it is set.
+const ChildFlag = "live-serve"
+
+// databaseEnv carries the database URL to the child (not on its command
+// line, where ps would show it).
+const databaseEnv = "MARQUEE_BENCH_LIVE_DATABASE_URL"
+
+// profileEnv, when set in the parent's environment, makes the child write
+// a CPU profile to that file (see Serve).
+const profileEnv = "MARQUEE_BENCH_LIVE_CPUPROFILE"
+
+// Stats is what the child reports about itself.
+type Stats struct {
+	HeapInuse   uint64 `json:"heap_inuse"`
+	StackInuse  uint64 `json:"stack_inuse"`
+	Sys         uint64 `json:"sys"`
+	RSS         uint64 `json:"rss"` // VmRSS, bytes
+	Goroutines  int    `json:"goroutines"`
+	Subscribers int    `json:"subscribers"`
+}
+
+// Serve is the child: an app instance until stdin closes (the parent is
+// done or gone) or a signal arrives. It prints its base URL on stdout
+// once it serves.
+func Serve() error {
+	dbURL := os.Getenv(databaseEnv)
+	if dbURL == "" {
+		return errors.New("-" + ChildFlag + ": " + databaseEnv + " is not set")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// A one-off look at where the server's CPU goes while the stream runs:
+	// the profile starts when the parent, all subscribers connected, asks
+	// for stats with profile=1, and ends when the process does. Every server
+	// process writes the same file; the last (the largest fan-out) stays.
+	profilePath := os.Getenv(profileEnv)
+	var profileOnce sync.Once
+	defer func() {
+		if profilePath != "" {
+			pprof.StopCPUProfile()
+		}
+	}()
+	go func() {
+		io.Copy(io.Discard, os.Stdin)
+		stop()
+	}()
+	pool, err := postgres.Connect(ctx, dbURL, int32(4*runtime.NumCPU()))
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	store := postgres.NewStore(pool)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	base := "http://" + ln.Addr().String()
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
+	reg := prometheus.NewRegistry()
+	m := metrics.New(reg)
+	hub := live.NewHub(store.SeatStates, log)
+	hub.Metrics = m
+	listener := &live.Listener{
+		DatabaseURL: dbURL, Hub: hub, Log: log, Metrics: m,
+		MinBackoff: 100 * time.Millisecond, MaxBackoff: 5 * time.Second,
+	}
+	notifier := &live.Notifier{
+		Flush: func(ctx context.Context, limit int) (int, error) {
+			return store.AnnounceSeatChanges(ctx, live.Channel, limit)
+		},
+		Interval: AnnounceInterval, Batch: AnnounceBatch, Log: log,
+		Vacuum: store.VacuumSeatEvents, VacuumEvery: AnnounceVacuumEvery,
+	}
+	wctx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
+	var workers sync.WaitGroup
+	for _, run := range []func(context.Context){hub.Run, listener.Run, notifier.Run} {
+		workers.Go(func() { run(wctx) })
+	}
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /bench/stats", func(w http.ResponseWriter, r *http.Request) {
+		if profilePath != "" && r.URL.Query().Get("profile") == "1" {
+			profileOnce.Do(func() {
+				if f, err := os.Create(profilePath); err == nil {
+					pprof.StartCPUProfile(f) // the file is closed at exit
+				}
+			})
+		}
+		runtime.GC()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		show, _ := strconv.ParseInt(r.URL.Query().Get("show"), 10, 64)
+		json.NewEncoder(w).Encode(Stats{
+			HeapInuse: ms.HeapInuse, StackInuse: ms.StackInuse, Sys: ms.Sys, RSS: selfRSS(),
+			Goroutines: runtime.NumGoroutine(), Subscribers: hub.Subscribers(show),
+		})
+	})
+	mux.Handle("/", handler(store, base, 5*time.Minute, hub, m, reg, log))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Println(base) // the parent waits for this line
+
+	select {
+	case <-ctx.Done():
+	case err = <-served:
+	}
+	hub.CloseAll()
+	srv.Close()
+	stopWorkers()
+	workers.Wait()
+	return err
+}
+
+// selfRSS is this process's resident set in bytes, from /proc (0 elsewhere).
+func selfRSS() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(v)
+			if len(f) > 0 {
+				kb, _ := strconv.ParseUint(f[0], 10, 64)
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
+// Child is the parent's handle on the child.
+type Child struct {
+	Base string // http://127.0.0.1:<port>
+
+	cmd   *exec.Cmd
+	stdin io.Closer
+	hc    *http.Client
+}
+
+// StartChild runs this binary with -live-serve on dbURL's database and
+// waits until it serves.
+func StartChild(ctx context.Context, dbURL string) (*Child, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, "-"+ChildFlag)
+	cmd.Env = append(os.Environ(), databaseEnv+"="+dbURL)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start the live server: %w", err)
+	}
+	s := &Child{cmd: cmd, stdin: stdin, hc: &http.Client{Timeout: 30 * time.Second}}
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			line <- sc.Text()
+		}
+		close(line)
+		io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case l, ok := <-line:
+		if !ok || !strings.HasPrefix(l, "http://127.0.0.1:") {
+			s.Stop()
+			return nil, fmt.Errorf("the live server did not start (said %q)", l)
+		}
+		s.Base = l
+	case <-time.After(30 * time.Second):
+		s.Stop()
+		return nil, errors.New("the live server did not start within 30 s")
+	case <-ctx.Done():
+		s.Stop()
+		return nil, ctx.Err()
+	}
+	return s, nil
+}
+
+// PID is the child's process id.
+func (s *Child) PID() int { return s.cmd.Process.Pid }
+
+// Stats asks the child for its memory (after two GCs) and show's
+// subscribers; profile starts its CPU profile when one was asked for.
+func (s *Child) Stats(ctx context.Context, show int64, profile bool) (Stats, error) {
+	var st Stats
+	q := ""
+	if profile {
+		q = "&profile=1"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/bench/stats?show=%d%s", s.Base, show, q), nil)
+	if err != nil {
+		return st, err
+	}
+	resp, err := s.hc.Do(req)
+	if err != nil {
+		return st, fmt.Errorf("live server stats: %w", err)
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		return st, fmt.Errorf("live server stats: %w", err)
+	}
+	return st, nil
+}
+
+// Stop closes the child's stdin (it shuts down) and kills it if it has not
+// exited within 10 s.
+func (s *Child) Stop() {
+	s.stdin.Close()
+	done := make(chan struct{})
+	go func() {
+		s.cmd.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		<-done
+	}
+	s.hc.CloseIdleConnections()
+}
