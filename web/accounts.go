@@ -3,8 +3,6 @@ package web
 import (
 	"errors"
 	"net/http"
-	"strings"
-	"unicode"
 
 	"github.com/labstack/echo/v4"
 
@@ -32,15 +30,7 @@ func (s *server) signup(c echo.Context) error {
 	if err := decodeJSON(c, &req, true); err != nil {
 		return err
 	}
-	su, err := auth.SignUp{Email: req.Email, Password: req.Password, Name: req.Name}.Normalize()
-	if err != nil {
-		return err
-	}
-	hash, err := s.hasher.Hash(su.Password)
-	if err != nil {
-		return err
-	}
-	u, err := s.store.CreateUser(c.Request().Context(), su.Email, su.Name, hash, auth.RoleMoviegoer)
+	u, err := s.accounts.SignUp(c.Request().Context(), auth.SignUp{Email: req.Email, Password: req.Password, Name: req.Name})
 	if err != nil {
 		return err
 	}
@@ -60,24 +50,9 @@ func (s *server) login(c echo.Context) error {
 	if err := decodeJSON(c, &req, true); err != nil {
 		return err
 	}
-	var (
-		u    auth.User
-		hash string
-		err  error
-	)
-	if hasControl(req.Email) || len(req.Email) > 254 {
-		err = booking.ErrNotFound // no account has such an address
-	} else {
-		u, hash, err = s.store.UserByEmail(c.Request().Context(), req.Email)
-	}
-	switch {
-	case errors.Is(err, booking.ErrNotFound):
-		s.hasher.Check(s.dummyHash, req.Password)
-		return errBadCredentials
-	case err != nil:
+	u, err := s.accounts.LogIn(c.Request().Context(), req.Email, req.Password)
+	if err != nil {
 		return err
-	case !s.hasher.Check(hash, req.Password):
-		return errBadCredentials
 	}
 	if err := s.signIn(c, u.ID); err != nil {
 		return err
@@ -98,8 +73,6 @@ func (s *server) logout(c echo.Context) error {
 	}
 	return c.NoContent(http.StatusNoContent)
 }
-
-func hasControl(s string) bool { return strings.IndexFunc(s, unicode.IsControl) >= 0 }
 
 // me returns the signed-in account.
 func (s *server) me(c echo.Context) error {

@@ -26,3 +26,18 @@ func TestSignupReportsEveryField(t *testing.T) {
 		t.Fatal("an invalid sign-up made an account")
 	}
 }
+
+// A login with a field left empty is refused as the login page refuses it,
+// naming each empty field, before any account is looked up.
+func TestLoginRefusesEmptyFields(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.guest().post("/api/v1/login", map[string]string{"email": "  ", "password": ""})
+	wantError(t, r, http.StatusUnprocessableEntity, "invalid_email")
+	fields, _ := r.JSON["fields"].(map[string]any)
+	if fields["email"] != "Enter your email address." || fields["password"] != "Enter your password." {
+		t.Fatalf("fields = %v, want email and password named", fields)
+	}
+	r = e.guest().post("/api/v1/login", map[string]string{"email": "someone@example.com", "password": ""})
+	wantError(t, r, http.StatusUnprocessableEntity, "invalid_password")
+}

@@ -76,7 +76,7 @@ func (s *server) cancelBooking(c echo.Context) error {
 	if err := decodeJSON(c, &struct{}{}, false); err != nil {
 		return err
 	}
-	b, err := s.store.CancelBooking(c.Request().Context(), userID(c), c.Param("booking_id"))
+	b, err := s.office.CancelBooking(c.Request().Context(), userID(c), c.Param("booking_id"))
 	if err != nil {
 		return lookup("booking", err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/chromium"
 	"github.com/marquee-tickets/marquee/internal/demo"
 	"github.com/marquee-tickets/marquee/internal/live"
@@ -184,7 +185,7 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	})
 	wg.Go(func() {
 		delay := cmp.Or(cfg.reconcileDelay, time.Second)
-		(&reconcile.Worker{Store: s.store, Provider: sandbox, Receiver: &payment.Receiver{Store: s.store},
+		(&reconcile.Worker{Store: s.store, Provider: sandbox, Receiver: &boxoffice.Receiver{Store: s.store},
 			Interval: 250 * time.Millisecond, Delay: delay, MaxWait: delay, Settle: 10 * time.Second, Log: log}).Run(ctx)
 	})
 	t.Cleanup(func() {

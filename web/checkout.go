@@ -1,9 +1,7 @@
 package web
 
 import (
-	"context"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -15,59 +13,14 @@ import (
 	"github.com/marquee-tickets/marquee/internal/payment"
 )
 
-var (
-	errHoldNotActive = newError(http.StatusConflict, "hold_not_active",
-		"This hold is no longer active: pick your seats again.")
-	errProviderUnavailable = newError(http.StatusServiceUnavailable, "payment_provider_unavailable",
-		"We could not reach the payment provider. Your seats are still held: please try again in a moment.")
-)
-
-// returnURL is the page the provider sends the shopper back to after paying
-// for hold holdID. It carries the hold id only to say which hold to show:
-// the page believes nothing of it beyond that (see checkoutReturn).
-func (s *server) returnURL(holdID string) string {
-	return strings.TrimRight(s.cfg.PublicURL, "/") + "/checkout/return?hold_id=" + url.QueryEscape(holdID)
-}
-
-// showURL is the show's page, where a shopper who leaves the provider
-// without paying goes back to.
-func (s *server) showURL(showID int64) string {
-	return strings.TrimRight(s.cfg.PublicURL, "/") + "/shows/" + strconv.FormatInt(showID, 10)
-}
-
-// openCheckout asks the provider, server to server, for a hosted checkout of
-// the caller's live hold and returns its address. Reconciliation watches the
-// hold from before the shopper can pay, so a payment whose webhook is lost
-// still ends in a booking or a refund.
-func (s *server) openCheckout(ctx context.Context, userID, holdID string) (booking.Hold, string, error) {
-	h, err := s.store.Hold(ctx, userID, holdID)
-	if err != nil {
-		return h, "", lookup("hold", err)
-	}
-	if h.State != booking.HoldHeld {
-		return h, "", errHoldNotActive.with("state", string(h.State))
-	}
-	if err := s.store.WatchPayments(ctx, h.ID); err != nil {
-		return h, "", err
-	}
-	checkoutURL, err := s.payments.CreateCheckout(ctx, h, payment.Links{Return: s.returnURL(h.ID), Back: s.showURL(h.ShowID)})
-	if err != nil {
-		if ctx.Err() == nil {
-			s.log.Error("create checkout", "hold", h.ID, "err", err)
-		}
-		return h, "", errProviderUnavailable
-	}
-	return h, checkoutURL, nil
-}
-
 // checkout returns where the browser pays for the caller's live hold.
 func (s *server) checkout(c echo.Context) error {
 	if err := decodeJSON(c, &struct{}{}, false); err != nil {
 		return err
 	}
-	_, checkoutURL, err := s.openCheckout(c.Request().Context(), userID(c), c.Param("hold_id"))
+	_, checkoutURL, err := s.office.OpenCheckout(c.Request().Context(), userID(c), c.Param("hold_id"))
 	if err != nil {
-		return err
+		return lookup("hold", err)
 	}
 	return c.JSON(http.StatusCreated, map[string]string{"checkout_url": checkoutURL})
 }
@@ -79,14 +32,12 @@ func (s *server) payHold(c echo.Context) error {
 	ctx := c.Request().Context()
 	// Paid already, and the webhook is on its way (a second tab, the back
 	// button): show the return page rather than take the money twice.
-	if h, err := s.store.Hold(ctx, userID(c), c.Param("hold_id")); err == nil && h.State == booking.HoldHeld {
-		if rep, err := s.payments.PaymentStatus(ctx, h.ID); err == nil && rep.Status == payment.StatusSucceeded {
-			return seeOther(c, s.returnURL(h.ID))
-		}
+	if s.office.PaidAlready(ctx, userID(c), c.Param("hold_id")) {
+		return seeOther(c, s.office.ReturnURL(c.Param("hold_id")))
 	}
-	_, checkoutURL, err := s.openCheckout(ctx, userID(c), c.Param("hold_id"))
+	_, checkoutURL, err := s.office.OpenCheckout(ctx, userID(c), c.Param("hold_id"))
 	if err != nil {
-		return err
+		return lookup("hold", err)
 	}
 	return seeOther(c, checkoutURL)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
@@ -959,7 +960,7 @@ func TestReturnPageExplainsALateOutcome(t *testing.T) {
 // reconciler is the reconciliation worker of the env, on the store's clock,
 // asking after the default delay.
 func (e *payEnv) reconciler() *reconcile.Worker {
-	return &reconcile.Worker{Store: e.store, Provider: e.sandbox, Receiver: &payment.Receiver{Store: e.store}}
+	return &reconcile.Worker{Store: e.store, Provider: e.sandbox, Receiver: &boxoffice.Receiver{Store: e.store}}
 }
 
 // A webhook arriving after reconciliation processed its payment (or

@@ -12,6 +12,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/payment"
 )
 
@@ -80,6 +81,7 @@ func errorFor(err error) (ae *apiError, internal bool) {
 		invalidSeat *booking.InvalidSeatError
 		activeHold  *booking.ActiveHoldError
 		mismatch    *booking.AmountMismatchError
+		notActive   *boxoffice.HoldNotActiveError
 		invalid     *auth.ErrInvalid
 		httpErr     *echo.HTTPError
 		maxBytes    *http.MaxBytesError
@@ -124,6 +126,12 @@ func errorFor(err error) (ae *apiError, internal bool) {
 			"These seats are already paid for. Cancel the booking instead."), false
 
 	// Payments and bookings.
+	case errors.As(err, &notActive):
+		return newError(http.StatusConflict, "hold_not_active",
+			"This hold is no longer active: pick your seats again.").with("state", string(notActive.State)), false
+	case errors.Is(err, boxoffice.ErrProviderUnavailable):
+		return newError(http.StatusServiceUnavailable, "payment_provider_unavailable",
+			"We could not reach the payment provider. Your seats are still held: please try again in a moment."), false
 	case errors.As(err, &mismatch):
 		return newError(http.StatusUnprocessableEntity, "amount_mismatch",
 			"The payment does not match the amount or currency of its hold; it was recorded and will be refunded.").

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
@@ -54,12 +53,9 @@ func (s *server) createHold(c echo.Context) error {
 		return err
 	}
 
-	start := time.Now()
-	res, err := s.store.HoldSeats(c.Request().Context(), booking.HoldRequest{
-		UserID: userID(c), ShowID: showID, Seats: req.Seats, TTL: s.cfg.HoldTTL, Key: keys[0],
-	}, s.cfg.MaxSeatsPerHold)
-	s.metrics.HoldLatency.Observe(time.Since(start).Seconds())
-	s.countHold(res, err)
+	res, err := s.office.Hold(c.Request().Context(), booking.HoldRequest{
+		UserID: userID(c), ShowID: showID, Seats: req.Seats, Key: keys[0],
+	})
 	if err != nil {
 		return lookup("show", err)
 	}
@@ -69,35 +65,6 @@ func (s *server) createHold(c echo.Context) error {
 		status = http.StatusOK
 	}
 	return c.JSON(status, holdView(res.Hold))
-}
-
-// countHold records a hold attempt's outcome in the metrics.
-func (s *server) countHold(res booking.HoldResult, err error) {
-	var (
-		taken  *booking.SeatsUnavailableError
-		active *booking.ActiveHoldError
-	)
-	outcome := "error"
-	switch {
-	case err == nil && res.Replayed:
-		outcome = "replayed"
-	case err == nil:
-		outcome = "held"
-	case errors.As(err, &taken):
-		outcome = "conflict"
-		s.metrics.SeatConflicts.Add(float64(len(taken.Seats)))
-	case errors.As(err, &active):
-		outcome = "active_hold"
-	case errors.Is(err, booking.ErrNotFound):
-		outcome = "not_found"
-	case errors.Is(err, booking.ErrShowClosed):
-		outcome = "closed"
-	default:
-		if ae, internal := errorFor(err); !internal && ae.Status < 500 {
-			outcome = "invalid"
-		}
-	}
-	s.metrics.HoldAttempts.WithLabelValues(outcome).Inc()
 }
 
 // hold returns the caller's hold with its state now.
@@ -115,7 +82,7 @@ func (s *server) releaseHold(c echo.Context) error {
 	if err := decodeJSON(c, &struct{}{}, false); err != nil {
 		return err
 	}
-	h, err := s.store.CancelHold(c.Request().Context(), userID(c), c.Param("hold_id"))
+	h, err := s.office.Release(c.Request().Context(), userID(c), c.Param("hold_id"))
 	if err != nil {
 		return lookup("hold", err)
 	}

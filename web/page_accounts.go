@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -56,41 +55,17 @@ func (s *server) loginPage(c echo.Context) error {
 // email get the same answer, in about the same time; a field left empty is
 // named as such.
 func (s *server) loginSubmit(c echo.Context) error {
-	email, password := strings.TrimSpace(c.FormValue("email")), c.FormValue("password")
 	f := loginPage.form(c)
-	fields := map[string]string{}
-	if email == "" {
-		fields["email"] = "Enter your email address."
+	u, err := s.accounts.LogIn(c.Request().Context(), c.FormValue("email"), c.FormValue("password"))
+	if problems := auth.Problems(err); len(problems) > 0 {
+		return s.fixForm(c, loginPage, f, problems)
 	}
-	if password == "" {
-		fields["password"] = "Enter your password."
-	}
-	if len(fields) > 0 {
-		f.Fields, f.Error = fields, fixThese(len(fields))
-		return s.again(c, loginPage, http.StatusUnprocessableEntity, f)
-	}
-	var (
-		u    auth.User
-		hash string
-		err  error
-	)
-	if hasControl(email) || len(email) > 254 {
-		err = booking.ErrNotFound
-	} else {
-		u, hash, err = s.store.UserByEmail(c.Request().Context(), email)
-	}
-	ok := false
-	switch {
-	case errors.Is(err, booking.ErrNotFound):
-		s.hasher.Check(s.dummyHash, password)
-	case err != nil:
-		return err
-	default:
-		ok = s.hasher.Check(hash, password)
-	}
-	if !ok {
+	if errors.Is(err, booking.ErrBadCredentials) {
 		f.Error = "Wrong email or password."
 		return s.again(c, loginPage, http.StatusUnauthorized, f)
+	}
+	if err != nil {
+		return err
 	}
 	if err := s.signInPage(c, u.ID); err != nil {
 		return err
@@ -119,23 +94,10 @@ func (s *server) signupPage(c echo.Context) error {
 // signupSubmit creates an account, signs it in and goes on to next.
 func (s *server) signupSubmit(c echo.Context) error {
 	f := signupPage.form(c)
-	su, err := auth.SignUp{Email: f.Email, Password: c.FormValue("password"), Name: f.Name}.Normalize()
+	u, err := s.accounts.SignUp(c.Request().Context(), auth.SignUp{Email: f.Email, Password: c.FormValue("password"), Name: f.Name})
 	if problems := auth.Problems(err); len(problems) > 0 {
-		f.Fields = make(map[string]string, len(problems))
-		for _, p := range problems {
-			f.Fields[p.Field] = sentence(p.Message)
-		}
-		f.Error = fixThese(len(problems))
-		return s.again(c, signupPage, http.StatusUnprocessableEntity, f)
+		return s.fixForm(c, signupPage, f, problems)
 	}
-	if err != nil {
-		return err
-	}
-	hash, err := s.hasher.Hash(su.Password)
-	if err != nil {
-		return err
-	}
-	u, err := s.store.CreateUser(c.Request().Context(), su.Email, su.Name, hash, auth.RoleMoviegoer)
 	if errors.Is(err, booking.ErrEmailTaken) {
 		f.Fields = map[string]string{"email": "This email already has an account: log in, or use another email."}
 		f.Error = "An account with this email already exists."
@@ -148,6 +110,17 @@ func (s *server) signupSubmit(c echo.Context) error {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, f.Next)
+}
+
+// fixForm answers with form f as sent, each of its problems named at its
+// field.
+func (s *server) fixForm(c echo.Context, p accountPage, f components.AccountForm, problems []*auth.ErrInvalid) error {
+	f.Fields = make(map[string]string, len(problems))
+	for _, p := range problems {
+		f.Fields[p.Field] = sentence(p.Message)
+	}
+	f.Error = fixThese(len(problems))
+	return s.again(c, p, http.StatusUnprocessableEntity, f)
 }
 
 // fixThese heads the list of a form's mistakes.

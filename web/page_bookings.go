@@ -211,7 +211,7 @@ func tierText(t booking.RefundTier) string {
 // cancelled, with a notice of what was cancelled.
 func (s *server) cancelBookingPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	b, err := s.store.CancelBooking(ctx, userID(c), c.Param("booking_id"))
+	b, err := s.office.CancelBooking(ctx, userID(c), c.Param("booking_id"))
 	if err != nil {
 		return lookup("booking", err)
 	}

@@ -455,13 +455,7 @@ func (s *server) holdSeatsPage(c echo.Context) error {
 		key = newKey() // an old form without a key: this request gets its own
 	}
 	hold := func(key string) (booking.HoldResult, error) {
-		start := time.Now()
-		res, err := s.store.HoldSeats(ctx, booking.HoldRequest{
-			UserID: userID(c), ShowID: showID, Seats: seats, TTL: s.cfg.HoldTTL, Key: key,
-		}, s.cfg.MaxSeatsPerHold)
-		s.metrics.HoldLatency.Observe(time.Since(start).Seconds())
-		s.countHold(res, err)
-		return res, err
+		return s.office.Hold(ctx, booking.HoldRequest{UserID: userID(c), ShowID: showID, Seats: seats, Key: key})
 	}
 	res, holdErr := hold(key)
 	if errors.Is(holdErr, booking.ErrKeyReused) {
@@ -550,7 +544,7 @@ func holdProblem(ae *apiError) string {
 // section of the show the form was on (form field show).
 func (s *server) releaseHoldPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	h, err := s.store.CancelHold(ctx, userID(c), c.Param("hold_id"))
+	h, err := s.office.Release(ctx, userID(c), c.Param("hold_id"))
 	sel := selection{}
 	switch {
 	case errors.Is(err, booking.ErrHoldConfirmed):

@@ -16,7 +16,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/marquee-tickets/marquee/internal/accounts"
 	"github.com/marquee-tickets/marquee/internal/auth"
+	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/payment"
@@ -69,15 +71,12 @@ type server struct {
 	store    *postgres.Store
 	metrics  *metrics.Metrics
 	sessions *scs.SessionManager
-	hasher   auth.Hasher
+	accounts *accounts.Service
+	office   *boxoffice.Service
 	payments payment.Provider
 	sandbox  *payment.Sandbox // nil: no sandbox pages
 	log      *slog.Logger
-
-	// dummyHash is checked against when a login names no account, so that
-	// the answer takes as long as a wrong password.
-	dummyHash string
-	gc        sessionGC
+	gc       sessionGC
 }
 
 // New returns the HTTP handler of the whole API. m may be nil (metrics are
@@ -122,17 +121,18 @@ func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometh
 		store:    store,
 		metrics:  m,
 		sessions: newSessionManager(store.Pool(), cfg.PublicURL),
-		hasher:   auth.Hasher{Cost: cfg.PasswordCost},
 		payments: cfg.Payments,
 		sandbox:  cfg.Sandbox,
 		log:      log,
+		office: &boxoffice.Service{
+			Store: store, Payments: cfg.Payments, Metrics: m, HoldTTL: cfg.HoldTTL,
+			MaxSeats: cfg.MaxSeatsPerHold, PublicURL: cfg.PublicURL, Log: log,
+		},
 	}
-	hash, err := s.hasher.Hash("not a password: equalizes login timing")
-	if err != nil {
-		// Only an invalid cost fails here: a wiring mistake.
-		panic("web: " + err.Error())
+	var err error
+	if s.accounts, err = accounts.New(store, auth.Hasher{Cost: cfg.PasswordCost}); err != nil {
+		panic("web: " + err.Error()) // a wiring mistake
 	}
-	s.dummyHash = hash
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/payment"
 )
 
@@ -79,24 +80,19 @@ func (s *server) paymentWebhook(c echo.Context) error {
 	}
 	// The same use case reconciliation processes a charge with: a payment
 	// is received one way, whichever way its report came.
-	conf, err := s.receiver().Receive(c.Request().Context(), booking.Payment{
+	conf, err := s.office.Receiver().Receive(c.Request().Context(), booking.Payment{
 		ID: req.PaymentID, HoldRef: req.HoldID, AmountMinor: *req.AmountMinor, Currency: req.Currency,
 	}, req.Status == paymentSucceeded)
 	if err != nil {
 		return err
 	}
-	if conf.Outcome == payment.Ignored {
+	if conf.Outcome == boxoffice.Ignored {
 		// A declined payment changes nothing, and its id stays free: the
 		// shopper may retry and succeed under the same id.
-		return c.JSON(http.StatusOK, map[string]string{"outcome": string(payment.Ignored)})
+		return c.JSON(http.StatusOK, map[string]string{"outcome": string(boxoffice.Ignored)})
 	}
 	return c.JSON(http.StatusOK, confirmationJSON{
 		PaymentID: conf.PaymentID, HoldID: conf.HoldID, Outcome: string(conf.Outcome),
 		Reason: conf.Reason, BookingID: conf.BookingID,
 	})
-}
-
-// receiver records reported payments: the webhook's, and reconciliation's.
-func (s *server) receiver() *payment.Receiver {
-	return &payment.Receiver{Store: s.store, Metrics: s.metrics}
 }

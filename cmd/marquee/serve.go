@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/demo"
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/metrics"
@@ -117,7 +118,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	// Reconciliation: asks the provider about every checkout opened, so a
 	// payment whose webhook is lost still ends in a booking or a refund.
 	rc := &reconcile.Worker{
-		Store: store, Provider: sandbox, Receiver: &payment.Receiver{Store: store, Metrics: m},
+		Store: store, Provider: sandbox, Receiver: &boxoffice.Receiver{Store: store, Metrics: m},
 		Batch: reconcileBatch, Delay: cfg.ReconcileDelay, Log: log.With("component", "reconcile"),
 	}
 	// The live seat map: committed seat changes are announced in batches by

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
@@ -73,7 +74,7 @@ func (c *counting) times(holdID string) []time.Time {
 
 func (w *world) worker() *reconcile.Worker {
 	return &reconcile.Worker{
-		Store: w.store, Provider: w.asked, Receiver: &payment.Receiver{Store: w.store},
+		Store: w.store, Provider: w.asked, Receiver: &boxoffice.Receiver{Store: w.store},
 		Batch: 3, Delay: delay, MaxWait: maxWait, Settle: settle,
 	}
 }
@@ -270,7 +271,7 @@ func TestReconcilerRacingTheWebhook(t *testing.T) {
 			w.payDropped(h)
 			w.clock.Advance(delay)
 			charge := w.report(h).Charges[0]
-			receiver := &payment.Receiver{Store: w.store}
+			receiver := &boxoffice.Receiver{Store: w.store}
 			var outcomes [2]booking.Confirmation
 			pgtest.Release(2, func(i int) {
 				if i == 0 {

@@ -1,4 +1,4 @@
-package payment
+package boxoffice
 
 import (
 	"context"
