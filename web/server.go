@@ -120,7 +120,7 @@ func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometh
 		cfg:      cfg,
 		store:    store,
 		metrics:  m,
-		sessions: newSessionManager(store.Pool(), cfg.PublicURL),
+		sessions: newSessionManager(store, cfg.PublicURL),
 		payments: cfg.Payments,
 		sandbox:  cfg.Sandbox,
 		log:      log,

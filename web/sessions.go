@@ -8,10 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/alexedwards/scs/pgxstore"
 	"github.com/alexedwards/scs/v2"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
+	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 const (
@@ -25,12 +24,11 @@ const (
 
 // newSessionManager keeps sessions in the sessions table. Only a hash of
 // each token is stored, so a copy of the table opens no session.
-func newSessionManager(pool *pgxpool.Pool, publicURL string) *scs.SessionManager {
+func newSessionManager(store *postgres.Store, publicURL string) *scs.SessionManager {
 	sm := scs.New()
-	// No cleanup goroutine: New has no Close to stop it. Expired rows are
-	// deleted now and then at sign-in (sessionGC), and never read: the
-	// store's Find skips them.
-	sm.Store = newCachedStore(pgxstore.NewWithCleanupInterval(pool, 0), sessionCacheTTL)
+	// Expired rows are deleted now and then at sign-in (sessionGC), and
+	// never read: the store's Find skips them.
+	sm.Store = newCachedStore(store.SessionStore(), sessionCacheTTL)
 	sm.HashTokenInStore = true
 	sm.Codec = &sessionCodec{}
 	sm.Lifetime = sessionLifetime
@@ -130,7 +128,7 @@ func (g *sessionGC) maybeRun(ctx context.Context, s *server) {
 	if !due {
 		return
 	}
-	if _, err := s.store.Pool().Exec(ctx, `DELETE FROM sessions WHERE expiry < now()`); err != nil && ctx.Err() == nil {
+	if err := s.store.DeleteExpiredSessions(ctx); err != nil && ctx.Err() == nil {
 		s.log.Warn("delete expired sessions", "err", err)
 	}
 }
