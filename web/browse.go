@@ -12,6 +12,7 @@ import (
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // browseDays is how many days, from today, the browse pages offer.
@@ -27,7 +28,7 @@ type week struct {
 // weekFrom is the browseDays days starting today in tz, and how long from
 // now until they end.
 func weekFrom(now time.Time, tz string) week {
-	l := now.In(zone(tz))
+	l := now.In(format.Zone(tz))
 	today := time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, l.Location())
 	end := today.AddDate(0, 0, browseDays)
 	return week{tz: tz, today: today, within: end.Sub(now)}
@@ -79,7 +80,7 @@ func (w week) dayLabel(day string) string {
 	case w.today.AddDate(0, 0, 1).Format(time.DateOnly):
 		return "tomorrow"
 	}
-	t, err := time.ParseInLocation(time.DateOnly, day, zone(w.tz))
+	t, err := time.ParseInLocation(time.DateOnly, day, format.Zone(w.tz))
 	if err != nil {
 		return "on " + day
 	}
@@ -89,7 +90,7 @@ func (w week) dayLabel(day string) string {
 // chooseDay is the day a page shows: the one asked for when it is in the
 // week, else the first day with shows, else today.
 func (w week) chooseDay(asked string, withShows []string) string {
-	if asked != "" && validDate(asked) && w.contains(asked) {
+	if asked != "" && format.ValidDate(asked) && w.contains(asked) {
 		return asked
 	}
 	if len(withShows) > 0 {
@@ -104,9 +105,9 @@ func (w week) chooseDay(asked string, withShows []string) string {
 func showtimeView(st postgres.Showtime) components.Showtime {
 	v := components.Showtime{
 		Href:   "/shows/" + strconv.FormatInt(st.ID, 10),
-		Time:   clock(st.StartsAt, st.TimeZone),
+		Time:   format.Clock(st.StartsAt, st.TimeZone),
 		Screen: st.ScreenName,
-		From:   "from " + money(st.FromMinor, st.Currency),
+		From:   "from " + format.Money(st.FromMinor, st.Currency),
 	}
 	if st.Format != booking.DefaultFormat {
 		v.Format = st.Format

@@ -29,7 +29,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/demo"
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/metrics"
-	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/reconcile"
@@ -154,7 +154,7 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	// made, and the handler set before the server serves.
 	srv := httptest.NewUnstartedServer(nil)
 	s.url = "http://" + srv.Listener.Addr().String()
-	sandbox := payment.NewSandbox(s.store.Pool(), payment.SandboxConfig{
+	sb := sandbox.New(s.store.Pool(), sandbox.Config{
 		PublicURL: s.url, Secret: webhookSecret, Log: log.With("component", "sandbox"),
 	})
 	reg := prometheus.NewRegistry()
@@ -163,7 +163,7 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	}
 	srv.Config.Handler = web.New(web.Config{
 		PublicURL: s.url, HoldTTL: cfg.holdTTL, MaxSeatsPerHold: maxSeats,
-		WebhookSecret: webhookSecret, PasswordCost: 4, Sandbox: sandbox, Live: s.hub, RateLimits: cfg.limits,
+		WebhookSecret: webhookSecret, PasswordCost: 4, Sandbox: sb, Live: s.hub, RateLimits: cfg.limits,
 		ReturnPatience: cfg.returnPatience,
 	}, s.store, metrics.New(reg), reg, log.With("component", "web"))
 	srv.Start()
@@ -175,17 +175,17 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	// The background work of `marquee serve`, a little brisker.
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { (&payment.WebhookWorker{Sandbox: sandbox, Interval: 250 * time.Millisecond}).Run(ctx) })
+	wg.Go(func() { (&sandbox.WebhookWorker{Sandbox: sb, Interval: 250 * time.Millisecond}).Run(ctx) })
 	wg.Go(func() {
 		(&sweeper.Sweeper{Store: s.store, Interval: 250 * time.Millisecond, Batch: 100, Log: log}).Run(ctx)
 	})
 	wg.Go(func() {
-		(&refunds.Worker{Store: s.store, Provider: sandbox, Interval: 500 * time.Millisecond,
+		(&refunds.Worker{Store: s.store, Provider: sb, Interval: 500 * time.Millisecond,
 			Batch: 10, Lease: time.Minute, Log: log}).Run(ctx)
 	})
 	wg.Go(func() {
 		delay := cmp.Or(cfg.reconcileDelay, time.Second)
-		(&reconcile.Worker{Store: s.store, Provider: sandbox, Receiver: &boxoffice.Receiver{Store: s.store},
+		(&reconcile.Worker{Store: s.store, Provider: sb, Receiver: &boxoffice.Receiver{Store: s.store},
 			Interval: 250 * time.Millisecond, Delay: delay, MaxWait: delay, Settle: 10 * time.Second, Log: log}).Run(ctx)
 	})
 	t.Cleanup(func() {

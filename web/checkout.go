@@ -11,6 +11,7 @@ import (
 	"github.com/marquee-tickets/marquee/components/checkout"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // checkout returns where the browser pays for the caller's live hold.
@@ -93,7 +94,7 @@ func (s *server) returnView(c echo.Context) (checkout.Return, error) {
 		return checkout.Return{}, lookup("hold", err)
 	}
 	r := checkout.Return{
-		HoldID: h.ID, Seats: strings.Join(seatOrder(h.Seats), ", "), Amount: money(h.AmountMinor, h.Currency),
+		HoldID: h.ID, Seats: strings.Join(format.SeatOrder(h.Seats), ", "), Amount: format.Money(h.AmountMinor, h.Currency),
 		ShowHref: "/shows/" + strconv.FormatInt(h.ShowID, 10), HoldLive: h.State == booking.HoldHeld,
 		CSRF: csrfToken(c),
 	}
@@ -108,7 +109,7 @@ func (s *server) returnView(c echo.Context) (checkout.Return, error) {
 	// No outcome stored yet: the webhook may be on its way, or there was
 	// no payment. Only the provider can tell; the page only tells, and
 	// reconciliation does the rest.
-	rep, err := s.payments.PaymentStatus(ctx, h.ID)
+	rep, err := s.office.PaymentStatus(ctx, h.ID)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Warn("payment status", "hold", h.ID, "err", err)
@@ -162,7 +163,7 @@ func outcomeView(r *checkout.Return, payments []booking.HoldPayment) {
 			}
 		}
 		if extra > 0 {
-			r.ExtraRefund = money(extra, first.Currency)
+			r.ExtraRefund = format.Money(extra, first.Currency)
 		}
 		return
 	}
@@ -174,7 +175,7 @@ func outcomeView(r *checkout.Return, payments []booking.HoldPayment) {
 			r.RefundDone = r.RefundDone && p.Refund.Status == booking.RefundSucceeded
 		}
 	}
-	r.Refund = money(owed, first.Currency)
+	r.Refund = format.Money(owed, first.Currency)
 }
 
 // refundReason says, for a person, why a payment booked nothing.

@@ -21,7 +21,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/metrics"
-	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/reconcile"
 	"github.com/marquee-tickets/marquee/internal/refunds"
@@ -33,8 +33,8 @@ import (
 // in production. Its PUBLIC_URL is the test server's own address.
 type payEnv struct {
 	*env
-	sandbox *payment.Sandbox
-	worker  *payment.WebhookWorker
+	sandbox *sandbox.Sandbox
+	worker  *sandbox.WebhookWorker
 	sbClock *pgtest.Clock // the sandbox's clock: when webhooks are due
 	// failWebhooks makes the app answer the next n webhooks 503.
 	failWebhooks atomic.Int64
@@ -61,9 +61,9 @@ func newPayEnv(t *testing.T, opts ...envOption) *payEnv {
 	e.srv.Start()
 	t.Cleanup(e.srv.Close)
 	e.cfg.PublicURL = e.srv.URL
-	pe.sandbox = payment.NewSandbox(e.store.Pool(), payment.SandboxConfig{PublicURL: e.srv.URL, Secret: webhookSecret})
+	pe.sandbox = sandbox.New(e.store.Pool(), sandbox.Config{PublicURL: e.srv.URL, Secret: webhookSecret})
 	pe.sandbox.Clock = pe.sbClock.Now
-	pe.worker = &payment.WebhookWorker{Sandbox: pe.sandbox}
+	pe.worker = &sandbox.WebhookWorker{Sandbox: pe.sandbox}
 	e.cfg.Sandbox = pe.sandbox
 	h := web.New(e.cfg, e.store, metrics.New(e.reg), e.reg, nil)
 	e.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -208,7 +208,7 @@ func (s *shopper) startCheckout(t *testing.T, holdID string) string {
 
 // payAt presses Pay at the sandbox with behaviour b and returns where the
 // sandbox sent the browser back to.
-func (s *shopper) payAt(t *testing.T, checkoutPath string, b payment.Behaviour) string {
+func (s *shopper) payAt(t *testing.T, checkoutPath string, b sandbox.Behaviour) string {
 	t.Helper()
 	return wantRedirect(t, s.submit(t, checkoutPath+"/pay", url.Values{"behaviour": {string(b)}}))
 }
@@ -332,7 +332,7 @@ func TestPayAtSandboxBooksTheHold(t *testing.T) {
 	holdID := s.mustHold(t, "B1", "B2").str("hold_id")
 	path := s.startCheckout(t, holdID)
 
-	back := s.payAt(t, path, payment.BehaveNormal)
+	back := s.payAt(t, path, sandbox.BehaveNormal)
 	if want := e.srv.URL + returnPath(holdID); back != want {
 		t.Fatalf("sandbox sent the browser to %q, want %q", back, want)
 	}
@@ -401,7 +401,7 @@ func TestPayAtSandboxBooksTheHold(t *testing.T) {
 	})
 
 	t.Run("paying the same checkout again charges nothing more", func(t *testing.T) {
-		s.payAt(t, path, payment.BehaveNormal)
+		s.payAt(t, path, sandbox.BehaveNormal)
 		if n := e.count(t, `SELECT count(*) FROM sandbox_payments`); n != 1 {
 			t.Fatalf("%d payments after paying twice", n)
 		}
@@ -421,7 +421,7 @@ func TestSandboxBehaviours(t *testing.T) {
 		e := newPayEnv(t)
 		s := e.shopper(t, true)
 		holdID := s.mustHold(t, "A1").str("hold_id")
-		s.payAt(t, s.startCheckout(t, holdID), payment.BehaveDuplicate)
+		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveDuplicate)
 		if n := e.worker.RunOnce(ctx); n != 2 {
 			t.Fatalf("delivered %d, want 2", n)
 		}
@@ -439,7 +439,7 @@ func TestSandboxBehaviours(t *testing.T) {
 		e := newPayEnv(t)
 		s := e.shopper(t, true)
 		holdID := s.mustHold(t, "A1").str("hold_id")
-		s.payAt(t, s.startCheckout(t, holdID), payment.BehaveDrop)
+		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveDrop)
 		e.sbClock.Advance(time.Hour)
 		if n := e.worker.RunOnce(ctx); n != 0 {
 			t.Fatalf("delivered %d dropped webhooks", n)
@@ -468,8 +468,8 @@ func TestSandboxBehaviours(t *testing.T) {
 		e := newPayEnv(t)
 		s := e.shopper(t, true)
 		holdID := s.mustHold(t, "A1").str("hold_id")
-		s.payAt(t, s.startCheckout(t, holdID), payment.BehaveDelay)
-		e.sbClock.Advance(payment.WebhookDelay - time.Millisecond)
+		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveDelay)
+		e.sbClock.Advance(sandbox.WebhookDelay - time.Millisecond)
 		if n := e.worker.RunOnce(ctx); n != 0 {
 			t.Fatal("the delayed webhook went out early")
 		}
@@ -490,7 +490,7 @@ func TestSandboxBehaviours(t *testing.T) {
 		e := newPayEnv(t)
 		s := e.shopper(t, true)
 		holdID := s.mustHold(t, "A1").str("hold_id")
-		s.payAt(t, s.startCheckout(t, holdID), payment.BehaveReorder)
+		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveReorder)
 		e.sbClock.Advance(time.Minute)
 		if n := e.worker.RunOnce(ctx); n != 2 {
 			t.Fatalf("delivered %d, want 2", n)
@@ -505,7 +505,7 @@ func TestSandboxBehaviours(t *testing.T) {
 		e := newPayEnv(t)
 		s := e.shopper(t, true)
 		holdID := s.mustHold(t, "A1").str("hold_id")
-		s.payAt(t, s.startCheckout(t, holdID), payment.BehaveTwoPayments)
+		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveTwoPayments)
 		if n := e.worker.RunOnce(ctx); n != 2 {
 			t.Fatalf("delivered %d, want 2", n)
 		}
@@ -528,7 +528,7 @@ func TestSandboxBehaviours(t *testing.T) {
 		e := newPayEnv(t)
 		s := e.shopper(t, true)
 		holdID := s.mustHold(t, "A1").str("hold_id")
-		s.payAt(t, s.startCheckout(t, holdID), payment.BehaveNormal)
+		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveNormal)
 		e.failWebhooks.Store(2)
 		for attempt := 1; attempt <= 2; attempt++ {
 			if n := e.worker.RunOnce(ctx); n != 0 {
@@ -537,7 +537,7 @@ func TestSandboxBehaviours(t *testing.T) {
 			if got := e.count(t, `SELECT last_status FROM sandbox_webhooks`); got != 503 {
 				t.Fatalf("last_status = %d", got)
 			}
-			e.sbClock.Advance(payment.WebhookBackoff(attempt))
+			e.sbClock.Advance(sandbox.WebhookBackoff(attempt))
 		}
 		if state, _ := s.status(t, holdID); state != "confirming" {
 			t.Fatalf("status = %s while the webhook is retried", state)
@@ -593,7 +593,7 @@ func TestDeclineAndTryAgain(t *testing.T) {
 		if state, _ := s.status(t, holdID); state != "confirming" {
 			t.Fatalf("status with a new open checkout = %s", state)
 		}
-		s.payAt(t, again, payment.BehaveNormal)
+		s.payAt(t, again, sandbox.BehaveNormal)
 		e.worker.RunOnce(context.Background())
 		if state, _ := s.status(t, holdID); state != "booked" {
 			t.Fatalf("status after paying = %s", state)
@@ -663,7 +663,7 @@ func TestReturnPageForgedQuery(t *testing.T) {
 	owner := e.shopper(t, true)
 	intruder := e.shopper(t, true)
 	holdID := owner.mustHold(t, "E1").str("hold_id")
-	owner.payAt(t, owner.startCheckout(t, holdID), payment.BehaveNormal)
+	owner.payAt(t, owner.startCheckout(t, holdID), sandbox.BehaveNormal)
 	snap := e.snapshot(t)
 
 	for _, q := range []string{
@@ -717,7 +717,7 @@ func TestLatePaymentRefund(t *testing.T) {
 	s := e.shopper(t, true)
 	h := s.mustHold(t, "F1", "F2")
 	holdID := h.str("hold_id")
-	s.payAt(t, s.startCheckout(t, holdID), payment.BehaveNormal)
+	s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveNormal)
 
 	e.clock.Advance(holdTTL) // the hold lapses, exactly, before the webhook lands
 	if n := e.worker.RunOnce(ctx); n != 1 {
@@ -817,7 +817,7 @@ func TestSandboxDashboard(t *testing.T) {
 	s := e.shopper(t, true)
 	holdID := s.mustHold(t, "H1").str("hold_id")
 	path := s.startCheckout(t, holdID)
-	s.payAt(t, path, payment.BehaveDuplicate)
+	s.payAt(t, path, sandbox.BehaveDuplicate)
 	e.worker.RunOnce(context.Background())
 
 	p := s.page(t, "/sandbox")
@@ -910,7 +910,7 @@ func TestReturnPageExplainsALateOutcome(t *testing.T) {
 	e := newPayEnv(t, withClock)
 	s := e.shopper(t, true)
 	holdID := s.mustHold(t, "A6").str("hold_id")
-	s.payAt(t, s.startCheckout(t, holdID), payment.BehaveDrop)
+	s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveDrop)
 
 	first := s.page(t, returnPath(holdID))
 	poll := first.Doc.Find("#payment-status").AttrOr("hx-get", "")
@@ -983,10 +983,10 @@ func TestReconciliationAndALateWebhook(t *testing.T) {
 			e := newPayEnv(t, withClock)
 			s := e.shopper(t, true)
 			holdID := s.mustHold(t, "A7").str("hold_id")
-			s.payAt(t, s.startCheckout(t, holdID), payment.BehaveDelay) // a webhook that comes late
+			s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveDelay) // a webhook that comes late
 			rc := e.reconciler()
 			webhook := func() {
-				e.sbClock.Advance(payment.WebhookDelay)
+				e.sbClock.Advance(sandbox.WebhookDelay)
 				if n := e.worker.RunOnce(ctx); n != 1 {
 					t.Fatalf("the webhook was not delivered (%d)", n)
 				}

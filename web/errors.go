@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -186,9 +187,15 @@ var errBodyTooLarge = newError(http.StatusRequestEntityTooLarge, "body_too_large
 
 // echoError answers an error raised by Echo's router or middleware.
 func echoError(he *echo.HTTPError) (*apiError, bool) {
+	// A message of the handler's own, rather than Echo's status text, is
+	// for a person (Sandbox Pay's pages say so what went wrong).
+	own, _ := he.Message.(string)
+	if own == http.StatusText(he.Code) {
+		own = ""
+	}
 	switch he.Code {
 	case http.StatusNotFound:
-		return newError(http.StatusNotFound, "not_found", "There is nothing at this address."), false
+		return newError(http.StatusNotFound, "not_found", cmp.Or(own, "There is nothing at this address.")), false
 	case http.StatusMethodNotAllowed:
 		return newError(http.StatusMethodNotAllowed, "method_not_allowed", "This address does not accept this method."), false
 	case http.StatusRequestEntityTooLarge:
@@ -202,7 +209,7 @@ func echoError(he *echo.HTTPError) (*apiError, bool) {
 	}
 	if he.Code >= 400 && he.Code < 500 {
 		return newError(he.Code, strings.ReplaceAll(strings.ToLower(http.StatusText(he.Code)), " ", "_"),
-			sentence(http.StatusText(he.Code))), false
+			cmp.Or(own, sentence(http.StatusText(he.Code)))), false
 	}
 	if he.Code == http.StatusServiceUnavailable {
 		return errTimeout, true

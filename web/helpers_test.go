@@ -19,6 +19,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
@@ -72,6 +73,9 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	e.venue = pgtest.NewVenue(t, e.store)
 	e.show = pgtest.NewShow(t, e.store, e.venue, 10, 10, e.now().Add(72*time.Hour))
 	e.reg = prometheus.NewRegistry()
+	// The sandbox is the provider, its webhooks never sent: tests deliver
+	// payments themselves (see pay).
+	e.cfg.Sandbox = sandbox.New(e.store.Pool(), sandbox.Config{PublicURL: publicURL, Secret: webhookSecret})
 	h := web.New(e.cfg, e.store, metrics.New(e.reg), e.reg, nil)
 	e.srv = httptest.NewServer(h)
 	t.Cleanup(e.srv.Close)

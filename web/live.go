@@ -15,6 +15,7 @@ import (
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/live"
+	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // The live seat map: GET /shows/{show_id}/live upgrades to a websocket that
@@ -222,7 +223,7 @@ func (v *liveViewer) news(u live.Update) live.Update {
 		} else {
 			delete(v.mine, seat.ID)
 		}
-		status := seatStatus(seat)
+		status := format.SeatStatus(seat)
 		shown, ok := was[seat.ID] // read before v.shown (the same map but on a resync) changes
 		if !ok {
 			shown = "available"
@@ -294,10 +295,10 @@ func renderSeats(ctx context.Context, seats []booking.Seat, mine map[string]bool
 	var buf bytes.Buffer
 	for _, seat := range seats {
 		seat.Mine = mine[seat.ID]
-		status := seatStatus(seat)
+		status := format.SeatStatus(seat)
 		view := components.SeatView{
 			ID: seat.ID, Number: seat.Number, Category: seat.Category, PriceMinor: seat.PriceMinor,
-			Status: status, Label: seatLabel(seat, status), Accessible: seat.Accessible,
+			Status: status, Label: format.SeatLabel(seat, status), Accessible: seat.Accessible,
 			R: seat.GridRow, C: seat.GridCol,
 		}
 		if err := components.Seat(view, selectable).Render(ctx, &buf); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // My bookings: upcoming and past, and cancelling with a refund preview.
@@ -27,7 +28,7 @@ func refundText(r *booking.Refund) string {
 	if r.AmountMinor == 0 {
 		return "No refund was due under the theatre's refund policy."
 	}
-	amount := money(r.AmountMinor, r.Currency)
+	amount := format.Money(r.AmountMinor, r.Currency)
 	switch r.Status {
 	case booking.RefundSucceeded:
 		return "Refund of " + amount + " paid to your original payment method."
@@ -44,14 +45,14 @@ func bookingCard(b booking.Booking, sh booking.Show, upcoming, canCancel bool) c
 	return components.BookingCard{
 		ID: b.ID, Href: bookingPath(b.ID), Movie: sh.MovieTitle, Theatre: sh.TheatreName, Screen: sh.ScreenName,
 		When:  showWhen(sh),
-		Seats: strings.Join(seatOrder(b.Seats), ", "), Amount: money(b.AmountMinor, b.Currency),
+		Seats: strings.Join(format.SeatOrder(b.Seats), ", "), Amount: format.Money(b.AmountMinor, b.Currency),
 		Cancelled: b.Status == booking.BookingCancelled, Refund: refundText(b.Refund),
 		CanCancel: live && canCancel, CancelClosed: live && !canCancel,
 	}
 }
 
 func showWhen(sh booking.Show) string {
-	return longDate(sh.StartsAt, sh.TimeZone) + ", " + clock(sh.StartsAt, sh.TimeZone) + " " + zoneAbbrev(sh.StartsAt, sh.TimeZone)
+	return format.LongDate(sh.StartsAt, sh.TimeZone) + ", " + format.Clock(sh.StartsAt, sh.TimeZone) + " " + format.ZoneAbbrev(sh.StartsAt, sh.TimeZone)
 }
 
 // paymentReason says, in a line, why a refunded payment bought nothing.
@@ -138,7 +139,7 @@ func (s *server) bookingsView(ctx context.Context, user string) (components.Book
 		sh := shows[p.ShowID]
 		v.Refunded = append(v.Refunded, components.RefundedCard{
 			ID: p.PaymentID, Movie: sh.MovieTitle, Theatre: sh.TheatreName, When: showWhen(sh),
-			Seats: strings.Join(seatOrder(p.Seats), ", "), Amount: money(p.AmountMinor, p.Currency),
+			Seats: strings.Join(format.SeatOrder(p.Seats), ", "), Amount: format.Money(p.AmountMinor, p.Currency),
 			Why: paymentReason(p.Reason), Refund: refundText(&p.Refund), Refunded: p.Refund.Status == booking.RefundSucceeded,
 		})
 	}
@@ -179,8 +180,8 @@ func (s *server) cancelPreview(c echo.Context) error {
 	}
 	v := components.CancelView{
 		BookingID: b.ID, Href: bookingPath(b.ID), Movie: sh.MovieTitle,
-		When:   longDate(sh.StartsAt, sh.TimeZone) + ", " + clock(sh.StartsAt, sh.TimeZone),
-		Amount: money(b.AmountMinor, b.Currency), Refund: money(q.AmountMinor, q.Currency),
+		When:   format.LongDate(sh.StartsAt, sh.TimeZone) + ", " + format.Clock(sh.StartsAt, sh.TimeZone),
+		Amount: format.Money(b.AmountMinor, b.Currency), Refund: format.Money(q.AmountMinor, q.Currency),
 		Tier: tierText(q.Tier), Allowed: q.Allowed, InList: isHTMX(c), CSRF: csrfToken(c),
 	}
 	if b.AmountMinor > 0 {
@@ -198,9 +199,9 @@ func tierText(t booking.RefundTier) string {
 	switch {
 	case t.Before <= 0:
 	case t.Before%time.Hour == 0:
-		until = plural(int(t.Before/time.Hour), "hour") + " or more before the show"
+		until = format.Plural(int(t.Before/time.Hour), "hour") + " or more before the show"
 	default:
-		until = plural(int(t.Before/time.Minute), "minute") + " or more before the show"
+		until = format.Plural(int(t.Before/time.Minute), "minute") + " or more before the show"
 	}
 	return strconv.Itoa(t.Percent) + "% back when you cancel " + until
 }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/web/format"
 )
 
 const cityCookieLifetime = 365 * 24 * time.Hour
@@ -53,7 +53,7 @@ func (s *server) cityPage(c echo.Context) error {
 		return err
 	}
 	day := c.QueryParam("date")
-	if !validDate(day) || !w.contains(day) {
+	if !format.ValidDate(day) || !w.contains(day) {
 		day = ""
 	}
 	f.Date = day
@@ -79,20 +79,20 @@ func (s *server) cityPage(c echo.Context) error {
 			}
 			return cityPath(city.Slug, d, lf)
 		}),
-		Filters: lf.view("/cities/"+city.Slug, hidden, languages, formats, plural(len(movies), "movie")+" showing "+w.dayLabel(day)),
+		Filters: lf.view("/cities/"+city.Slug, hidden, languages, formats, format.Plural(len(movies), "movie")+" showing "+w.dayLabel(day)),
 	}
 	for i, mv := range movies {
 		first := day
 		if first == "" {
-			first = mv.FirstShow.In(zone(tz)).Format(time.DateOnly)
+			first = mv.FirstShow.In(format.Zone(tz)).Format(time.DateOnly)
 		}
-		note := plural(mv.Shows, "show") + " in " + plural(mv.Theatres, "theatre")
+		note := format.Plural(mv.Shows, "show") + " in " + format.Plural(mv.Theatres, "theatre")
 		if day == "" {
-			note += " · next " + shortDate(mv.FirstShow, tz) + ", " + clock(mv.FirstShow, tz)
+			note += " · next " + format.ShortDate(mv.FirstShow, tz) + ", " + format.Clock(mv.FirstShow, tz)
 		}
 		v.Movies = append(v.Movies, components.MovieCard{
 			Href: filteredMoviePath(mv.ID, city.Slug, first, lf), Title: mv.Title, Rating: mv.Rating,
-			Duration: duration(mv.DurationMinutes), Synopsis: mv.Synopsis, Note: note,
+			Duration: format.Duration(mv.DurationMinutes), Synopsis: mv.Synopsis, Note: note,
 			Genres: strings.Join(mv.Genres, ", "), Languages: strings.Join(mv.Languages, ", "),
 			Formats: strings.Join(mv.Formats, ", "),
 			Poster:  posterView(mv.ID, mv.Poster),
@@ -107,12 +107,4 @@ func (s *server) cityPage(c echo.Context) error {
 	m := s.meta(c, "Movies in "+city.Name)
 	m.City = &v.City // the cookie set now is not in this request yet
 	return render(c, http.StatusOK, components.CityPage(m, v))
-}
-
-// plural is "1 show", "3 shows".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // moviePage lists the theatres of a city showing a movie on a day, with
@@ -72,12 +73,12 @@ func (s *server) moviePage(c echo.Context) error {
 	hidden := []components.Param{{Name: "city", Value: city.Slug}, {Name: "date", Value: f.Date}}
 	action := "/movies/" + strconv.FormatInt(movie.ID, 10)
 	v := components.MovieView{
-		Title: movie.Title, Rating: movie.Rating, Duration: duration(movie.DurationMinutes), Synopsis: movie.Synopsis,
+		Title: movie.Title, Rating: movie.Rating, Duration: format.Duration(movie.DurationMinutes), Synopsis: movie.Synopsis,
 		Language: movie.Language, Genres: strings.Join(movie.Genres, ", "), Poster: posterView(movie.ID, movie.Poster),
 		City:     components.City{Name: city.Name, Slug: city.Slug},
 		DayLabel: w.dayLabel(f.Date),
 		Days:     w.strip(f.Date, days, func(d string) string { return filteredMoviePath(movie.ID, city.Slug, d, lf) }),
-		Filters:  lf.view(action, hidden, languages, formats, plural(len(shows), "showtime")+" "+w.dayLabel(f.Date)),
+		Filters:  lf.view(action, hidden, languages, formats, format.Plural(len(shows), "showtime")+" "+w.dayLabel(f.Date)),
 	}
 	byTheatre := map[int64]int{}
 	for _, sh := range shows {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // The show page: the seat map, the selection form, holding and releasing.
@@ -116,7 +117,7 @@ func (s *server) bookingView(c echo.Context, st showState, sel selection) compon
 			}
 		}
 		v.Summary = selectionSummary(v.Selected)
-		v.Total = money(total, st.show.Currency)
+		v.Total = format.Money(total, st.show.Currency)
 		if v.Notice == nil && st.otherHold != nil {
 			v.Notice = &components.Notice{
 				Kind: "warning", Title: "You're holding seats for another show",
@@ -138,39 +139,13 @@ func selectionSummary(seats []string) string {
 	return strconv.Itoa(len(seats)) + " seats: " + strings.Join(seats, ", ")
 }
 
-// seatStatus is a seat's data-status for the viewer.
-func seatStatus(seat booking.Seat) string {
-	switch {
-	case seat.Mine:
-		return "mine"
-	case seat.Status == booking.SeatHeld:
-		return "held"
-	case seat.Status == booking.SeatBooked:
-		return "booked"
-	}
-	return "available"
-}
-
-var statusWords = map[string]string{
-	"available": "available", "held": "held by someone else", "booked": "sold", "mine": "held for you",
-}
-
-// seatLabel is a seat's accessible name: "Row A seat 1, Premium, ₹450, available".
-func seatLabel(seat booking.Seat, status string) string {
-	label := fmt.Sprintf("Row %s seat %d, %s, %s", seat.Row, seat.Number, categoryName(seat.Category), money(seat.PriceMinor, seat.Currency))
-	if seat.Accessible {
-		label += ", wheelchair accessible"
-	}
-	return label + ", " + statusWords[status]
-}
-
 // seatMapView lays the seats out in their grid: each grid row a row of
 // cells from the leftmost to the rightmost column of the screen, with gaps
 // where there is no seat.
 func (s *server) seatMapView(st showState, selectable bool, picked, taken map[string]bool) components.SeatMapView {
 	v := components.SeatMapView{
 		ShowID: st.show.ID, Selectable: selectable, MaxSeats: s.cfg.MaxSeatsPerHold, Currency: st.show.Currency,
-		Symbol: currencySymbol(st.show.Currency),
+		Symbol: format.CurrencySymbol(st.show.Currency),
 	}
 	if len(st.seats) == 0 {
 		return v
@@ -189,14 +164,14 @@ func (s *server) seatMapView(st showState, selectable bool, picked, taken map[st
 			gridRows = append(gridRows, seat.GridRow)
 			v.Rows = append(v.Rows, components.SeatRow{Label: seat.Row, Cells: make([]*components.SeatView, maxCol-minCol+1)})
 		}
-		status := seatStatus(seat)
+		status := format.SeatStatus(seat)
 		if status == "available" {
 			v.Available++
 		}
 		prices[seat.Category] = seat.PriceMinor
 		v.Rows[rowIndex[seat.GridRow]].Cells[seat.GridCol-minCol] = &components.SeatView{
 			ID: seat.ID, Number: seat.Number, Category: seat.Category, PriceMinor: seat.PriceMinor,
-			Status: status, Label: seatLabel(seat, status), Accessible: seat.Accessible,
+			Status: status, Label: format.SeatLabel(seat, status), Accessible: seat.Accessible,
 			Selected: picked[seat.ID] && status == "available", Taken: taken[seat.ID],
 			R: seat.GridRow, C: seat.GridCol,
 		}
@@ -213,7 +188,7 @@ func (s *server) seatMapView(st showState, selectable bool, picked, taken map[st
 		return strings.Compare(a, b)
 	})
 	for _, cat := range categories {
-		v.Legend = append(v.Legend, components.LegendItem{Category: cat, Name: categoryName(cat), Price: money(prices[cat], st.show.Currency)})
+		v.Legend = append(v.Legend, components.LegendItem{Category: cat, Name: format.CategoryName(cat), Price: format.Money(prices[cat], st.show.Currency)})
 	}
 	return v
 }
@@ -226,20 +201,20 @@ func (s *server) checkoutView(st showState, h booking.Hold) *components.Checkout
 	}
 	left := max(0, int(math.Ceil(h.ExpiresAt.Sub(st.now).Seconds())))
 	v := &components.CheckoutView{
-		HoldID: h.ID, ShowID: h.ShowID, Total: money(h.AmountMinor, h.Currency),
+		HoldID: h.ID, ShowID: h.ShowID, Total: format.Money(h.AmountMinor, h.Currency),
 		ExpiresAt: h.ExpiresAt.UTC().Format(time.RFC3339Nano),
 		ServerNow: st.now.UTC().Format(time.RFC3339Nano),
 		Remaining: fmt.Sprintf("%d:%02d", left/60, left%60),
-		Until:     clock(h.ExpiresAt, st.show.TimeZone),
+		Until:     format.Clock(h.ExpiresAt, st.show.TimeZone),
 		PayAction: "/holds/" + h.ID + "/pay",
 		Release:   "/holds/" + h.ID + "/release",
 		Fees:      "None", // Marquee charges no booking fee: the total is the seats' prices
 		Policy:    policyLines(st.policy),
 	}
-	for _, id := range seatOrder(h.Seats) {
+	for _, id := range format.SeatOrder(h.Seats) {
 		seat := bySeat[id]
 		v.Lines = append(v.Lines, components.CheckoutLine{
-			Seat: id, Category: categoryName(seat.Category), Price: money(seat.PriceMinor, h.Currency),
+			Seat: id, Category: format.CategoryName(seat.Category), Price: format.Money(seat.PriceMinor, h.Currency),
 		})
 	}
 	return v
@@ -247,11 +222,11 @@ func (s *server) checkoutView(st showState, h booking.Hold) *components.Checkout
 
 func (s *server) showHeading(sh booking.Show, movie booking.Movie, citySlug string) components.ShowHeading {
 	return components.ShowHeading{
-		Movie: sh.MovieTitle, MovieHref: moviePath(sh.MovieID, citySlug, sh.StartsAt.In(zone(sh.TimeZone)).Format(time.DateOnly)),
-		Rating: movie.Rating, Duration: duration(movie.DurationMinutes),
+		Movie: sh.MovieTitle, MovieHref: moviePath(sh.MovieID, citySlug, sh.StartsAt.In(format.Zone(sh.TimeZone)).Format(time.DateOnly)),
+		Rating: movie.Rating, Duration: format.Duration(movie.DurationMinutes),
 		Theatre: sh.TheatreName, TheatreHref: theatrePath(sh.TheatreID),
-		Screen: sh.ScreenName, Date: longDate(sh.StartsAt, sh.TimeZone), Time: clock(sh.StartsAt, sh.TimeZone),
-		Zone: zoneAbbrev(sh.StartsAt, sh.TimeZone), StartsAt: sh.StartsAt.In(zone(sh.TimeZone)).Format(time.RFC3339),
+		Screen: sh.ScreenName, Date: format.LongDate(sh.StartsAt, sh.TimeZone), Time: format.Clock(sh.StartsAt, sh.TimeZone),
+		Zone: format.ZoneAbbrev(sh.StartsAt, sh.TimeZone), StartsAt: sh.StartsAt.In(format.Zone(sh.TimeZone)).Format(time.RFC3339),
 	}
 }
 
@@ -278,7 +253,7 @@ func (s *server) renderBooking(c echo.Context, status int, st showState, v compo
 			}
 		}
 	}
-	m := s.meta(c, st.show.MovieTitle+", "+shortDate(st.show.StartsAt, st.show.TimeZone)+" "+clock(st.show.StartsAt, st.show.TimeZone))
+	m := s.meta(c, st.show.MovieTitle+", "+format.ShortDate(st.show.StartsAt, st.show.TimeZone)+" "+format.Clock(st.show.StartsAt, st.show.TimeZone))
 	m.Wide = true
 	return render(c, status, components.ShowPage(m, components.ShowView{
 		Heading: s.showHeading(st.show, movie, slug), Booking: v, Live: s.cfg.Live != nil,
@@ -321,9 +296,9 @@ func policyLines(p booking.RefundPolicy) []string {
 // span writes a duration of a refund tier: "48 hours", "90 minutes".
 func span(d time.Duration) string {
 	if d%time.Hour == 0 {
-		return plural(int(d/time.Hour), "hour")
+		return format.Plural(int(d/time.Hour), "hour")
 	}
-	return plural(int(d/time.Minute), "minute")
+	return format.Plural(int(d/time.Minute), "minute")
 }
 
 // seatList reads a comma-separated list of seat ids (?seats=A1,A2), keeping

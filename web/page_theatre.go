@@ -8,6 +8,7 @@ import (
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // theatrePage lists a theatre's shows of a day, by movie.
@@ -52,7 +53,7 @@ func (s *server) theatrePage(c echo.Context) error {
 		Days: w.strip(f.Date, days, func(d string) string {
 			return theatrePath(t.ID) + "?date=" + d
 		}),
-		ZoneNote: "Times are " + zoneAbbrev(now, t.TimeZone) + ", the theatre's local time.",
+		ZoneNote: "Times are " + format.ZoneAbbrev(now, t.TimeZone) + ", the theatre's local time.",
 	}
 	byMovie := map[int64]int{}
 	for _, sh := range shows {

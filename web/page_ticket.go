@@ -9,6 +9,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // ticketPage is the e-ticket of one of the caller's bookings: another
@@ -22,8 +23,8 @@ func (s *server) ticketPage(c echo.Context) error {
 	v := components.TicketView{
 		BookingID: b.ID, Code: b.Code, QRSrc: bookingPath(b.ID) + "/qr.png",
 		Movie: sh.MovieTitle, Theatre: sh.TheatreName, Screen: sh.ScreenName,
-		Date: longDate(sh.StartsAt, sh.TimeZone), Time: clock(sh.StartsAt, sh.TimeZone), Zone: zoneAbbrev(sh.StartsAt, sh.TimeZone),
-		Seats: seatOrder(b.Seats), SeatsText: strings.Join(seatOrder(b.Seats), ", "), Amount: money(b.AmountMinor, b.Currency),
+		Date: format.LongDate(sh.StartsAt, sh.TimeZone), Time: format.Clock(sh.StartsAt, sh.TimeZone), Zone: format.ZoneAbbrev(sh.StartsAt, sh.TimeZone),
+		Seats: format.SeatOrder(b.Seats), SeatsText: strings.Join(format.SeatOrder(b.Seats), ", "), Amount: format.Money(b.AmountMinor, b.Currency),
 		Cancelled: b.Status == booking.BookingCancelled, Refund: refundText(b.Refund),
 	}
 	if t, err := s.store.Theatre(ctx, sh.TheatreID); err == nil {

@@ -67,3 +67,14 @@ func TestPageErrorsAreFriendlyHTML(t *testing.T) {
 		t.Errorf("the panic is not logged: %s", logs.String())
 	}
 }
+
+func TestSafeNext(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "/", "/shows/1?seats=A1%2CA2": "/shows/1?seats=A1%2CA2", "//evil.example/x": "/x",
+		"https://evil.example/a?b=1": "/a?b=1", "/\\evil": "/", "javascript:alert(1)": "/", "shows/1": "/",
+	} {
+		if got := safeNext(in); got != want {
+			t.Errorf("safeNext(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -92,10 +92,8 @@ func (s *server) routes(e *echo.Echo, gatherer prometheus.Gatherer) {
 	e.GET("/checkout/return", s.checkoutReturn, s.pages(requirePageUser)...)
 	e.GET("/checkout/return/status", s.checkoutReturnStatus, s.pages(requirePageUser)...)
 	if s.sandbox != nil {
-		e.GET("/sandbox", s.sandboxDashboard, s.pages()...)
-		e.POST("/sandbox/settings", s.sandboxSettings, s.pages()...)
-		e.GET("/sandbox/checkout/:checkout_id", s.sandboxCheckout, s.pages()...)
-		e.POST("/sandbox/checkout/:checkout_id/pay", s.sandboxPay, s.pages()...)
-		e.POST("/sandbox/checkout/:checkout_id/decline", s.sandboxDecline, s.pages()...)
+		// /sandbox, /sandbox/settings, /sandbox/checkout/:checkout_id and
+		// its /pay and /decline: see sandbox.Routes.
+		s.sandbox.Routes(e, csrfToken, s.pages()...)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -34,11 +35,11 @@ type Config struct {
 	RateLimits      bool
 	PasswordCost    int // bcrypt cost; 0 = bcrypt.DefaultCost (tests use 4)
 
-	// Payments is the payment provider checkouts go to. Nil means Sandbox.
+	// Payments is the payment provider checkouts go to; nil means Sandbox.
+	// With neither, checkouts are refused (payment_provider_unavailable).
 	Payments payment.Provider
-	// Sandbox, when set, is served under /sandbox/ (its checkout pages).
-	// When both are nil, a sandbox is made on the store's database.
-	Sandbox *payment.Sandbox
+	// Sandbox, when set, has its pages served under /sandbox/.
+	Sandbox *sandbox.Sandbox
 
 	// ReturnPatience is how long the payment return page says
 	// "confirming" before it explains that the outcome will follow (and
@@ -73,8 +74,7 @@ type server struct {
 	sessions *scs.SessionManager
 	accounts *accounts.Service
 	office   *boxoffice.Service
-	payments payment.Provider
-	sandbox  *payment.Sandbox // nil: no sandbox pages
+	sandbox  *sandbox.Sandbox // nil: no sandbox pages
 	log      *slog.Logger
 	gc       sessionGC
 }
@@ -107,13 +107,11 @@ func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometh
 	if len(cfg.WebhookSecret) == 0 {
 		log.Warn("no payment webhook secret: every payment webhook will be refused")
 	}
-	if cfg.Payments == nil && cfg.Sandbox == nil {
-		cfg.Sandbox = payment.NewSandbox(store.Pool(), payment.SandboxConfig{
-			PublicURL: cfg.PublicURL, Secret: cfg.WebhookSecret, Log: log.With("component", "sandbox"),
-		})
+	if cfg.Payments == nil && cfg.Sandbox != nil {
+		cfg.Payments = cfg.Sandbox
 	}
 	if cfg.Payments == nil {
-		cfg.Payments = cfg.Sandbox
+		log.Warn("no payment provider: every checkout will be refused")
 	}
 	s := &server{
 		origin:   origin(cfg.PublicURL),
@@ -121,7 +119,6 @@ func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometh
 		store:    store,
 		metrics:  m,
 		sessions: newSessionManager(store, cfg.PublicURL),
-		payments: cfg.Payments,
 		sandbox:  cfg.Sandbox,
 		log:      log,
 		office: &boxoffice.Service{

@@ -19,7 +19,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/demo"
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/metrics"
-	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/reconcile"
 	"github.com/marquee-tickets/marquee/internal/refunds"
@@ -106,19 +106,19 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	}
 	// The sandbox payment provider: its pages are served by this binary, its
 	// webhooks sent by its own worker, server to server, to PUBLIC_URL.
-	sandbox := payment.NewSandbox(pool, payment.SandboxConfig{
+	sb := sandbox.New(pool, sandbox.Config{
 		PublicURL: cfg.PublicURL, Secret: cfg.WebhookSecret, Log: log.With("component", "sandbox"),
 	})
-	ww := &payment.WebhookWorker{Sandbox: sandbox, Interval: webhookInterval}
+	ww := &sandbox.WebhookWorker{Sandbox: sb, Interval: webhookInterval}
 	rw := &refunds.Worker{
-		Store: store, Provider: sandbox,
+		Store: store, Provider: sb,
 		Interval: refundInterval, Batch: refundBatch, Lease: refundLease,
 		Log: log.With("component", "refunds"),
 	}
 	// Reconciliation: asks the provider about every checkout opened, so a
 	// payment whose webhook is lost still ends in a booking or a refund.
 	rc := &reconcile.Worker{
-		Store: store, Provider: sandbox, Receiver: &boxoffice.Receiver{Store: store, Metrics: m},
+		Store: store, Provider: sb, Receiver: &boxoffice.Receiver{Store: store, Metrics: m},
 		Batch: reconcileBatch, Delay: cfg.ReconcileDelay, Log: log.With("component", "reconcile"),
 	}
 	// The live seat map: committed seat changes are announced in batches by
@@ -148,7 +148,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		MaxSeatsPerHold: cfg.MaxSeatsPerHold,
 		WebhookSecret:   cfg.WebhookSecret,
 		RateLimits:      cfg.RateLimits,
-		Sandbox:         sandbox,
+		Sandbox:         sb,
 		Live:            hub,
 	}, store, m, reg, log.With("component", "web"))
 	srv := &http.Server{

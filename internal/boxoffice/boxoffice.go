@@ -20,7 +20,9 @@ import (
 
 // Service is the box office on a store and a payment provider.
 type Service struct {
-	Store    *postgres.Store
+	Store *postgres.Store
+	// Payments is the provider checkouts go to; with none, every checkout
+	// is ErrProviderUnavailable.
 	Payments payment.Provider
 	Metrics  *metrics.Metrics
 	// HoldTTL is how long held seats stay held; MaxSeats the most one hold
@@ -127,6 +129,9 @@ func (s *Service) OpenCheckout(ctx context.Context, userID, holdID string) (book
 	if h.State != booking.HoldHeld {
 		return h, "", &HoldNotActiveError{State: h.State}
 	}
+	if s.Payments == nil {
+		return h, "", ErrProviderUnavailable
+	}
 	if err := s.Store.WatchPayments(ctx, h.ID); err != nil {
 		return h, "", err
 	}
@@ -148,8 +153,16 @@ func (s *Service) PaidAlready(ctx context.Context, userID, holdID string) bool {
 	if err != nil || h.State != booking.HoldHeld {
 		return false
 	}
-	rep, err := s.Payments.PaymentStatus(ctx, h.ID)
+	rep, err := s.PaymentStatus(ctx, h.ID)
 	return err == nil && rep.Status == payment.StatusSucceeded
+}
+
+// PaymentStatus asks the provider how paying for hold holdID went.
+func (s *Service) PaymentStatus(ctx context.Context, holdID string) (payment.Report, error) {
+	if s.Payments == nil {
+		return payment.Report{}, ErrProviderUnavailable
+	}
+	return s.Payments.PaymentStatus(ctx, holdID)
 }
 
 // Receiver records the payments the provider reports: by webhook, and by

@@ -1,4 +1,4 @@
-package payment
+package sandbox
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/marquee-tickets/marquee/internal/payment"
 )
 
 // WebhookWorker delivers the sandbox's queued webhooks to the merchant, server
@@ -186,7 +187,7 @@ func (s *Sandbox) deliver(ctx context.Context, d Delivery) (int, error) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "MarqueeSandboxPay/1")
-	req.Header.Set(SignatureHeader, Sign(s.cfg.Secret, time.Now(), body))
+	req.Header.Set(payment.SignatureHeader, payment.Sign(s.cfg.Secret, time.Now(), body))
 	resp, err := s.cfg.Client.Do(req)
 	if err != nil {
 		return 0, err

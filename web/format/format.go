@@ -1,4 +1,6 @@
-package web
+// Package format writes domain values as pages show them to a person:
+// money, times in a theatre's zone, seat ids, categories and labels.
+package format
 
 import (
 	"cmp"
@@ -8,20 +10,20 @@ import (
 	"sync"
 	"time"
 	"unicode"
-)
 
-// Formatting for pages: money, category names, times in a theatre's zone.
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
 
 var currencySymbols = map[string]string{"INR": "₹", "USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
 
 // money formats an amount of minor units, e.g. 45000 INR -> ₹450 and
-// 45050 INR -> ₹450.50. The same rule as money() in static/js/app.js.
-func money(minor int64, currency string) string {
+// 45050 INR -> ₹450.50. The same rule as Money() in static/js/app.js.
+func Money(minor int64, currency string) string {
 	sign := ""
 	if minor < 0 {
 		sign, minor = "-", -minor
 	}
-	symbol := currencySymbol(currency)
+	symbol := CurrencySymbol(currency)
 	whole, frac := minor/100, minor%100
 	s := groupThousands(whole)
 	if frac != 0 {
@@ -32,7 +34,7 @@ func money(minor int64, currency string) string {
 
 // currencySymbol is what prices in currency start with: its symbol, or its
 // code and a space.
-func currencySymbol(currency string) string {
+func CurrencySymbol(currency string) string {
 	if symbol, ok := currencySymbols[currency]; ok {
 		return symbol
 	}
@@ -59,7 +61,7 @@ func groupThousands(n int64) string {
 }
 
 // categoryName is a seat category as a person reads it: PREMIUM -> Premium.
-func categoryName(c string) string {
+func CategoryName(c string) string {
 	words := strings.Fields(strings.ReplaceAll(strings.ToLower(c), "_", " "))
 	for i, w := range words {
 		r := []rune(w)
@@ -72,7 +74,7 @@ func categoryName(c string) string {
 var zones sync.Map // IANA name -> *time.Location
 
 // zone returns the location named name, UTC when the name is unknown.
-func zone(name string) *time.Location {
+func Zone(name string) *time.Location {
 	if loc, ok := zones.Load(name); ok {
 		return loc.(*time.Location)
 	}
@@ -85,20 +87,20 @@ func zone(name string) *time.Location {
 }
 
 // Times as pages show them, in the theatre's zone.
-func clock(t time.Time, tz string) string    { return t.In(zone(tz)).Format("3:04 PM") }
-func longDate(t time.Time, tz string) string { return t.In(zone(tz)).Format("Monday, 2 January 2006") }
-func shortDate(t time.Time, tz string) string {
-	return t.In(zone(tz)).Format("Mon, 2 Jan")
+func Clock(t time.Time, tz string) string    { return t.In(Zone(tz)).Format("3:04 PM") }
+func LongDate(t time.Time, tz string) string { return t.In(Zone(tz)).Format("Monday, 2 January 2006") }
+func ShortDate(t time.Time, tz string) string {
+	return t.In(Zone(tz)).Format("Mon, 2 Jan")
 }
 
 // zoneAbbrev is the zone's abbreviation at t, e.g. IST.
-func zoneAbbrev(t time.Time, tz string) string {
-	name, _ := t.In(zone(tz)).Zone()
+func ZoneAbbrev(t time.Time, tz string) string {
+	name, _ := t.In(Zone(tz)).Zone()
 	return name
 }
 
 // duration formats a running time in minutes as 2h 22m.
-func duration(minutes int) string {
+func Duration(minutes int) string {
 	h, m := minutes/60, minutes%60
 	switch {
 	case h == 0:
@@ -110,14 +112,14 @@ func duration(minutes int) string {
 }
 
 // validDate reports whether d is a YYYY-MM-DD day Postgres can hold.
-func validDate(d string) bool {
+func ValidDate(d string) bool {
 	t, err := time.Parse(time.DateOnly, d)
 	return err == nil && t.Year() >= 1 && len(d) == 10
 }
 
 // seatOrder returns seat ids as a person reads them: by row, then by
 // number (A2 before A10), where the store keeps them in byte order.
-func seatOrder(ids []string) []string {
+func SeatOrder(ids []string) []string {
 	out := slices.Clone(ids)
 	split := func(id string) (string, int, string) {
 		i := strings.IndexFunc(id, unicode.IsDigit)
@@ -146,4 +148,38 @@ func seatOrder(ids []string) []string {
 		return strings.Compare(ta, tb)
 	})
 	return out
+}
+
+// Plural is "1 show", "3 shows".
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// SeatStatus is a seat's data-status for the viewer.
+func SeatStatus(seat booking.Seat) string {
+	switch {
+	case seat.Mine:
+		return "mine"
+	case seat.Status == booking.SeatHeld:
+		return "held"
+	case seat.Status == booking.SeatBooked:
+		return "booked"
+	}
+	return "available"
+}
+
+var statusWords = map[string]string{
+	"available": "available", "held": "held by someone else", "booked": "sold", "mine": "held for you",
+}
+
+// SeatLabel is a seat's accessible name: "Row A seat 1, Premium, ₹450, available".
+func SeatLabel(seat booking.Seat, status string) string {
+	label := "Row " + seat.Row + " seat " + strconv.Itoa(seat.Number) + ", " + CategoryName(seat.Category) + ", " + Money(seat.PriceMinor, seat.Currency)
+	if seat.Accessible {
+		label += ", wheelchair accessible"
+	}
+	return label + ", " + statusWords[status]
 }

@@ -1,4 +1,4 @@
-package payment_test
+package sandbox_test
 
 import (
 	"context"
@@ -18,10 +18,14 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
-var ctx = context.Background()
+var (
+	ctx    = context.Background()
+	secret = []byte("whsec_test")
+)
 
 // merchant is the webhook receiver: it checks every signature and records
 // what it was sent, answering with the statuses it is told to, in turn.
@@ -91,8 +95,8 @@ func (m *merchant) attempts() int {
 type sandboxEnv struct {
 	pool    *pgxpool.Pool
 	clock   *pgtest.Clock
-	sandbox *payment.Sandbox
-	worker  *payment.WebhookWorker
+	sandbox *sandbox.Sandbox
+	worker  *sandbox.WebhookWorker
 	hold    booking.Hold
 }
 
@@ -100,11 +104,11 @@ func newSandboxEnv(t *testing.T, webhookURL string) *sandboxEnv {
 	t.Helper()
 	store := pgtest.NewStore(t, 4)
 	e := &sandboxEnv{pool: store.Pool(), clock: pgtest.NewClock(time.Now())}
-	e.sandbox = payment.NewSandbox(e.pool, payment.SandboxConfig{
+	e.sandbox = sandbox.New(e.pool, sandbox.Config{
 		PublicURL: "http://marquee.test", WebhookURL: webhookURL, Secret: secret,
 	})
 	e.sandbox.Clock = e.clock.Now
-	e.worker = &payment.WebhookWorker{Sandbox: e.sandbox, MaxAttempts: 4}
+	e.worker = &sandbox.WebhookWorker{Sandbox: e.sandbox, MaxAttempts: 4}
 	e.hold = booking.Hold{
 		ID: "6f1c1d2e-0000-4000-8000-000000000001", UserID: "6f1c1d2e-0000-4000-8000-0000000000aa",
 		AmountMinor: 50000, Currency: "INR", ExpiresAt: e.clock.Now().Add(5 * time.Minute),
@@ -164,7 +168,7 @@ func TestSandboxCheckout(t *testing.T) {
 			t.Fatal(err)
 		}
 		if c.HoldID != e.hold.ID || c.Customer != e.hold.UserID || c.AmountMinor != 50000 || c.Currency != "INR" ||
-			c.Merchant != "Marquee" || c.Status != payment.CheckoutOpen || c.Behaviour != "" ||
+			c.Merchant != "Marquee" || c.Status != sandbox.CheckoutOpen || c.Behaviour != "" ||
 			c.ReturnURL != "http://marquee.test/checkout/return?hold_id="+e.hold.ID || c.BackURL != "http://marquee.test/shows/7" ||
 			c.ExpiresAt == nil || !c.ExpiresAt.Equal(e.hold.ExpiresAt) {
 			t.Fatalf("checkout = %+v", c)
@@ -179,14 +183,14 @@ func TestSandboxCheckout(t *testing.T) {
 			if _, err := e.sandbox.Checkout(ctx, bad); !errors.Is(err, booking.ErrNotFound) {
 				t.Errorf("Checkout(%q) = %v, want ErrNotFound", bad, err)
 			}
-			if _, err := e.sandbox.Pay(ctx, bad, payment.BehaveNormal); !errors.Is(err, booking.ErrNotFound) {
+			if _, err := e.sandbox.Pay(ctx, bad, sandbox.BehaveNormal); !errors.Is(err, booking.ErrNotFound) {
 				t.Errorf("Pay(%q) = %v, want ErrNotFound", bad, err)
 			}
 		}
 	})
 
 	t.Run("unknown behaviour is refused and charges nothing", func(t *testing.T) {
-		if _, err := e.sandbox.Pay(ctx, id, "explode"); !errors.Is(err, payment.ErrUnknownBehaviour) {
+		if _, err := e.sandbox.Pay(ctx, id, "explode"); !errors.Is(err, sandbox.ErrUnknownBehaviour) {
 			t.Fatalf("Pay = %v, want ErrUnknownBehaviour", err)
 		}
 		if n := e.count(t, `SELECT count(*) FROM sandbox_payments`); n != 0 {
@@ -196,7 +200,7 @@ func TestSandboxCheckout(t *testing.T) {
 
 	t.Run("decline charges nothing and queues one failed webhook", func(t *testing.T) {
 		c, err := e.sandbox.Decline(ctx, id)
-		if err != nil || c.Status != payment.CheckoutDeclined {
+		if err != nil || c.Status != sandbox.CheckoutDeclined {
 			t.Fatalf("Decline = %+v, %v", c, err)
 		}
 		if n := e.count(t, `SELECT count(*) FROM sandbox_payments WHERE status = 'succeeded'`); n != 0 {
@@ -211,8 +215,8 @@ func TestSandboxCheckout(t *testing.T) {
 	})
 
 	t.Run("a declined checkout cannot be paid", func(t *testing.T) {
-		c, err := e.sandbox.Pay(ctx, id, payment.BehaveNormal)
-		if err != nil || c.Status != payment.CheckoutDeclined {
+		c, err := e.sandbox.Pay(ctx, id, sandbox.BehaveNormal)
+		if err != nil || c.Status != sandbox.CheckoutDeclined {
 			t.Fatalf("Pay after decline = %+v, %v", c, err)
 		}
 		if n := e.count(t, `SELECT count(*) FROM sandbox_payments WHERE status = 'succeeded'`); n != 0 {
@@ -228,8 +232,8 @@ func TestSandboxCheckout(t *testing.T) {
 	})
 
 	t.Run("pay records one payment and queues one signed-later webhook in the same transaction", func(t *testing.T) {
-		c, err := e.sandbox.Pay(ctx, retry, payment.BehaveNormal)
-		if err != nil || c.Status != payment.CheckoutPaid || c.Behaviour != payment.BehaveNormal || c.CompletedAt == nil {
+		c, err := e.sandbox.Pay(ctx, retry, sandbox.BehaveNormal)
+		if err != nil || c.Status != sandbox.CheckoutPaid || c.Behaviour != sandbox.BehaveNormal || c.CompletedAt == nil {
 			t.Fatalf("Pay = %+v, %v", c, err)
 		}
 		if n := e.count(t, `SELECT count(*) FROM sandbox_payments WHERE checkout_id = $1 AND status = 'succeeded'`, retry); n != 1 {
@@ -254,8 +258,8 @@ func TestSandboxCheckout(t *testing.T) {
 	})
 
 	t.Run("a second Pay (double submit) charges nothing more", func(t *testing.T) {
-		c, err := e.sandbox.Pay(ctx, retry, payment.BehaveDuplicate)
-		if err != nil || c.Status != payment.CheckoutPaid || c.Behaviour != payment.BehaveNormal {
+		c, err := e.sandbox.Pay(ctx, retry, sandbox.BehaveDuplicate)
+		if err != nil || c.Status != sandbox.CheckoutPaid || c.Behaviour != sandbox.BehaveNormal {
 			t.Fatalf("second Pay = %+v, %v", c, err)
 		}
 		if n := e.count(t, `SELECT count(*) FROM sandbox_payments WHERE checkout_id = $1`, retry); n != 1 {
@@ -264,7 +268,7 @@ func TestSandboxCheckout(t *testing.T) {
 		if _, err := e.sandbox.Decline(ctx, retry); err != nil {
 			t.Fatal(err)
 		}
-		if c, _ := e.sandbox.Checkout(ctx, retry); c.Status != payment.CheckoutPaid {
+		if c, _ := e.sandbox.Checkout(ctx, retry); c.Status != sandbox.CheckoutPaid {
 			t.Fatalf("a paid checkout became %s", c.Status)
 		}
 	})
@@ -289,7 +293,7 @@ func TestSandboxParallelPayChargesOnce(t *testing.T) {
 		wg.Go(func() {
 			var err error
 			if i%2 == 0 {
-				_, err = e.sandbox.Pay(ctx, id, payment.BehaveNormal)
+				_, err = e.sandbox.Pay(ctx, id, sandbox.BehaveNormal)
 			} else {
 				_, err = e.sandbox.Decline(ctx, id)
 			}
@@ -315,22 +319,22 @@ func TestSandboxRefusesPaymentAfterTheHoldExpired(t *testing.T) {
 	late, onTime, declined := e.checkout(t), e.checkout(t), e.checkout(t)
 
 	e.clock.Set(e.hold.ExpiresAt.Add(-time.Microsecond))
-	if c, err := e.sandbox.Pay(ctx, onTime, payment.BehaveNormal); err != nil || c.Status != payment.CheckoutPaid {
+	if c, err := e.sandbox.Pay(ctx, onTime, sandbox.BehaveNormal); err != nil || c.Status != sandbox.CheckoutPaid {
 		t.Fatalf("Pay 1 µs before the deadline = %+v, %v", c, err)
 	}
 
 	e.clock.Set(e.hold.ExpiresAt)
-	for _, b := range []payment.Behaviour{payment.BehaveNormal, payment.BehaveDrop, payment.BehaveTwoPayments} {
-		if _, err := e.sandbox.Pay(ctx, late, b); !errors.Is(err, payment.ErrCheckoutExpired) {
+	for _, b := range []sandbox.Behaviour{sandbox.BehaveNormal, sandbox.BehaveDrop, sandbox.BehaveTwoPayments} {
+		if _, err := e.sandbox.Pay(ctx, late, b); !errors.Is(err, sandbox.ErrCheckoutExpired) {
 			t.Fatalf("Pay (%s) at the deadline = %v, want ErrCheckoutExpired", b, err)
 		}
 	}
-	if _, err := e.sandbox.Decline(ctx, declined); !errors.Is(err, payment.ErrCheckoutExpired) {
+	if _, err := e.sandbox.Decline(ctx, declined); !errors.Is(err, sandbox.ErrCheckoutExpired) {
 		t.Fatalf("Decline at the deadline = %v, want ErrCheckoutExpired", err)
 	}
 	for _, id := range []string{late, declined} {
 		c, err := e.sandbox.Checkout(ctx, id)
-		if err != nil || c.Status != payment.CheckoutOpen || !c.Expired(e.clock.Now()) {
+		if err != nil || c.Status != sandbox.CheckoutOpen || !c.Expired(e.clock.Now()) {
 			t.Fatalf("refused checkout = %+v, %v; want open and expired", c, err)
 		}
 	}
@@ -347,9 +351,9 @@ func TestSandboxRefusesPaymentAfterTheHoldExpired(t *testing.T) {
 func TestSandboxReportListsEveryCharge(t *testing.T) {
 	t.Parallel()
 	e := newSandboxEnv(t, "http://127.0.0.1:1/payments/webhook")
-	e.pay(t, payment.BehaveTwoPayments)
+	e.pay(t, sandbox.BehaveTwoPayments)
 	e.clock.Advance(time.Second)
-	e.pay(t, payment.BehaveDrop)
+	e.pay(t, sandbox.BehaveDrop)
 	r := e.report(t)
 	ids := pgtest.Scalar[[]string](t, e.pool, `SELECT array_agg(id ORDER BY created_at, id) FROM sandbox_payments`)
 	if r.Status != payment.StatusSucceeded || len(r.Charges) != 3 || len(ids) != 3 {
@@ -363,7 +367,7 @@ func TestSandboxReportListsEveryCharge(t *testing.T) {
 }
 
 // pay opens and pays a checkout with behaviour b.
-func (e *sandboxEnv) pay(t *testing.T, b payment.Behaviour) payment.Checkout {
+func (e *sandboxEnv) pay(t *testing.T, b sandbox.Behaviour) sandbox.Checkout {
 	t.Helper()
 	c, err := e.sandbox.Pay(ctx, e.checkout(t), b)
 	if err != nil {
@@ -379,7 +383,7 @@ func TestWebhookDelivery(t *testing.T) {
 		t.Parallel()
 		m := newMerchant(t)
 		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
-		e.pay(t, payment.BehaveNormal)
+		e.pay(t, sandbox.BehaveNormal)
 		if n := e.worker.RunOnce(ctx); n != 1 {
 			t.Fatalf("delivered %d, want 1", n)
 		}
@@ -398,8 +402,8 @@ func TestWebhookDelivery(t *testing.T) {
 		t.Parallel()
 		m := newMerchant(t)
 		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
-		e.pay(t, payment.BehaveDelay)
-		e.clock.Advance(payment.WebhookDelay - time.Millisecond)
+		e.pay(t, sandbox.BehaveDelay)
+		e.clock.Advance(sandbox.WebhookDelay - time.Millisecond)
 		if n := e.worker.RunOnce(ctx); n != 0 || m.attempts() != 0 {
 			t.Fatal("a delayed webhook went out early")
 		}
@@ -413,7 +417,7 @@ func TestWebhookDelivery(t *testing.T) {
 		t.Parallel()
 		m := newMerchant(t)
 		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
-		e.pay(t, payment.BehaveDuplicate)
+		e.pay(t, sandbox.BehaveDuplicate)
 		if n := e.worker.RunOnce(ctx); n != 2 {
 			t.Fatalf("delivered %d, want 2", n)
 		}
@@ -427,7 +431,7 @@ func TestWebhookDelivery(t *testing.T) {
 		t.Parallel()
 		m := newMerchant(t)
 		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
-		e.pay(t, payment.BehaveDrop)
+		e.pay(t, sandbox.BehaveDrop)
 		e.clock.Advance(time.Hour)
 		if n := e.worker.RunOnce(ctx); n != 0 || m.attempts() != 0 {
 			t.Fatal("a dropped webhook was sent")
@@ -441,7 +445,7 @@ func TestWebhookDelivery(t *testing.T) {
 		t.Parallel()
 		m := newMerchant(t)
 		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
-		e.pay(t, payment.BehaveReorder)
+		e.pay(t, sandbox.BehaveReorder)
 		e.clock.Advance(time.Minute)
 		if n := e.worker.RunOnce(ctx); n != 2 {
 			t.Fatalf("delivered %d, want 2", n)
@@ -456,7 +460,7 @@ func TestWebhookDelivery(t *testing.T) {
 		t.Parallel()
 		m := newMerchant(t)
 		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
-		e.pay(t, payment.BehaveTwoPayments)
+		e.pay(t, sandbox.BehaveTwoPayments)
 		if n := e.worker.RunOnce(ctx); n != 2 {
 			t.Fatalf("delivered %d, want 2", n)
 		}
@@ -470,20 +474,20 @@ func TestWebhookDelivery(t *testing.T) {
 		t.Parallel()
 		m := newMerchant(t, 500, 503)
 		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
-		e.pay(t, payment.BehaveNormal)
+		e.pay(t, sandbox.BehaveNormal)
 		if n := e.worker.RunOnce(ctx); n != 0 || m.attempts() != 1 {
 			t.Fatalf("first run: delivered %d in %d attempts", n, m.attempts())
 		}
 		if got := e.count(t, `SELECT last_status FROM sandbox_webhooks`); got != 500 {
 			t.Fatalf("last_status = %d, want 500", got)
 		}
-		e.clock.Advance(payment.WebhookBackoff(1) - time.Millisecond)
+		e.clock.Advance(sandbox.WebhookBackoff(1) - time.Millisecond)
 		if e.worker.RunOnce(ctx); m.attempts() != 1 {
 			t.Fatal("retried before the backoff passed")
 		}
 		e.clock.Advance(time.Millisecond)
 		e.worker.RunOnce(ctx) // 503
-		e.clock.Advance(payment.WebhookBackoff(2))
+		e.clock.Advance(sandbox.WebhookBackoff(2))
 		if n := e.worker.RunOnce(ctx); n != 1 || m.attempts() != 3 || len(m.delivered()) != 1 {
 			t.Fatalf("third attempt delivered %d (%d attempts)", n, m.attempts())
 		}
@@ -499,7 +503,7 @@ func TestWebhookDelivery(t *testing.T) {
 		addr := ln.Addr().String()
 		ln.Close()
 		e := newSandboxEnv(t, "http://"+addr+"/payments/webhook")
-		e.pay(t, payment.BehaveNormal)
+		e.pay(t, sandbox.BehaveNormal)
 		if n := e.worker.RunOnce(ctx); n != 0 {
 			t.Fatal("delivered to nobody")
 		}
@@ -517,7 +521,7 @@ func TestWebhookDelivery(t *testing.T) {
 		m.srv = httptest.NewUnstartedServer(http.HandlerFunc(m.serve))
 		m.srv.Listener = ln
 		m.srv.Start()
-		e.clock.Advance(payment.WebhookBackoff(1))
+		e.clock.Advance(sandbox.WebhookBackoff(1))
 		if n := e.worker.RunOnce(ctx); n != 1 || len(m.delivered()) != 1 {
 			t.Fatalf("after the app came up: delivered %d", n)
 		}
@@ -527,7 +531,7 @@ func TestWebhookDelivery(t *testing.T) {
 		t.Parallel()
 		m := newMerchant(t, 500, 500, 500, 500, 500)
 		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
-		e.pay(t, payment.BehaveNormal)
+		e.pay(t, sandbox.BehaveNormal)
 		for range 6 {
 			e.worker.RunOnce(ctx)
 			e.clock.Advance(time.Hour)
@@ -553,11 +557,11 @@ func TestWebhookDelivery(t *testing.T) {
 		}))
 		t.Cleanup(hang.Close)
 		e := newSandboxEnv(t, hang.URL+"/payments/webhook")
-		e.pay(t, payment.BehaveNormal)
+		e.pay(t, sandbox.BehaveNormal)
 		first := make(chan int)
 		go func() { first <- e.worker.RunOnce(ctx) }()
 		calls.Wait()
-		second := &payment.WebhookWorker{Sandbox: e.sandbox}
+		second := &sandbox.WebhookWorker{Sandbox: e.sandbox}
 		if n := second.RunOnce(ctx); n != 0 {
 			t.Fatal("a second worker delivered a leased webhook")
 		}
@@ -591,7 +595,7 @@ func TestWebhookDelivery(t *testing.T) {
 func TestSandboxRefunds(t *testing.T) {
 	t.Parallel()
 	e := newSandboxEnv(t, "http://127.0.0.1:1/payments/webhook")
-	c := e.pay(t, payment.BehaveNormal)
+	c := e.pay(t, sandbox.BehaveNormal)
 	paymentID := pgtest.Scalar[string](t, e.pool, `SELECT id FROM sandbox_payments WHERE checkout_id = $1`, c.ID)
 	refund := func(id string, amount int64) error {
 		return e.sandbox.Refund(ctx, booking.Refund{ID: id, PaymentID: paymentID, AmountMinor: amount, Currency: "INR"})
@@ -608,19 +612,19 @@ func TestSandboxRefunds(t *testing.T) {
 		}
 	})
 	t.Run("refunds never exceed the payment", func(t *testing.T) {
-		if err := refund("r2", 30001); !errors.Is(err, payment.ErrRefundTooLarge) {
+		if err := refund("r2", 30001); !errors.Is(err, sandbox.ErrRefundTooLarge) {
 			t.Fatalf("refund over the rest = %v, want ErrRefundTooLarge", err)
 		}
 		if err := refund("r2", 30000); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.sandbox.Refund(ctx, booking.Refund{ID: "r3", PaymentID: paymentID, AmountMinor: 1, Currency: "USD"}); !errors.Is(err, payment.ErrRefundTooLarge) {
+		if err := e.sandbox.Refund(ctx, booking.Refund{ID: "r3", PaymentID: paymentID, AmountMinor: 1, Currency: "USD"}); !errors.Is(err, sandbox.ErrRefundTooLarge) {
 			t.Fatalf("refund in another currency = %v", err)
 		}
 	})
 	t.Run("a payment the sandbox never took cannot be refunded", func(t *testing.T) {
 		err := e.sandbox.Refund(ctx, booking.Refund{ID: "r4", PaymentID: "pay_nope", AmountMinor: 1, Currency: "INR"})
-		if !errors.Is(err, payment.ErrUnknownPayment) {
+		if !errors.Is(err, sandbox.ErrUnknownPayment) {
 			t.Fatalf("refund of an unknown payment = %v", err)
 		}
 		declined := e.checkout(t)
@@ -628,12 +632,12 @@ func TestSandboxRefunds(t *testing.T) {
 			t.Fatal(err)
 		}
 		failed := pgtest.Scalar[string](t, e.pool, `SELECT id FROM sandbox_payments WHERE checkout_id = $1`, declined)
-		if err := e.sandbox.Refund(ctx, booking.Refund{ID: "r5", PaymentID: failed, AmountMinor: 1, Currency: "INR"}); !errors.Is(err, payment.ErrUnknownPayment) {
+		if err := e.sandbox.Refund(ctx, booking.Refund{ID: "r5", PaymentID: failed, AmountMinor: 1, Currency: "INR"}); !errors.Is(err, sandbox.ErrUnknownPayment) {
 			t.Fatalf("refund of a declined payment = %v", err)
 		}
 	})
 	t.Run("fail refunds: every refund fails until switched off", func(t *testing.T) {
-		other := e.pay(t, payment.BehaveNormal)
+		other := e.pay(t, sandbox.BehaveNormal)
 		pid := pgtest.Scalar[string](t, e.pool, `SELECT id FROM sandbox_payments WHERE checkout_id = $1`, other.ID)
 		if err := e.sandbox.SetFailRefunds(ctx, true); err != nil {
 			t.Fatal(err)
@@ -642,7 +646,7 @@ func TestSandboxRefunds(t *testing.T) {
 			t.Fatal("setting not stored")
 		}
 		r := booking.Refund{ID: "r6", PaymentID: pid, AmountMinor: 50000, Currency: "INR"}
-		if err := e.sandbox.Refund(ctx, r); !errors.Is(err, payment.ErrRefundsFailing) {
+		if err := e.sandbox.Refund(ctx, r); !errors.Is(err, sandbox.ErrRefundsFailing) {
 			t.Fatalf("refund while failing = %v", err)
 		}
 		if err := e.sandbox.SetFailRefunds(ctx, false); err != nil {
@@ -656,17 +660,27 @@ func TestSandboxRefunds(t *testing.T) {
 
 func TestParseBehaviour(t *testing.T) {
 	t.Parallel()
-	for _, b := range payment.Behaviours {
-		if got, err := payment.ParseBehaviour(string(b.Behaviour)); err != nil || got != b.Behaviour {
+	for _, b := range sandbox.Behaviours {
+		if got, err := sandbox.ParseBehaviour(string(b.Behaviour)); err != nil || got != b.Behaviour {
 			t.Errorf("ParseBehaviour(%q) = %q, %v", b.Behaviour, got, err)
 		}
 	}
-	if got, err := payment.ParseBehaviour(""); err != nil || got != payment.BehaveNormal {
+	if got, err := sandbox.ParseBehaviour(""); err != nil || got != sandbox.BehaveNormal {
 		t.Errorf(`ParseBehaviour("") = %q, %v`, got, err)
 	}
 	for _, bad := range []string{"NORMAL", "delay ", "x", fmt.Sprint(1)} {
-		if _, err := payment.ParseBehaviour(bad); !errors.Is(err, payment.ErrUnknownBehaviour) {
+		if _, err := sandbox.ParseBehaviour(bad); !errors.Is(err, sandbox.ErrUnknownBehaviour) {
 			t.Errorf("ParseBehaviour(%q) = %v", bad, err)
+		}
+	}
+}
+
+func TestSandboxCheckoutURL(t *testing.T) {
+	t.Parallel()
+	for _, base := range []string{"http://localhost:8080", "http://localhost:8080/"} {
+		got := sandbox.New(nil, sandbox.Config{PublicURL: base}).CheckoutURL("cs_1")
+		if want := "http://localhost:8080/sandbox/checkout/cs_1"; got != want {
+			t.Errorf("CheckoutURL with %q = %q, want %q", base, got, want)
 		}
 	}
 }

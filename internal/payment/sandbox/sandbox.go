@@ -1,4 +1,7 @@
-package payment
+// Package sandbox is Sandbox Pay, the test payment provider that ships with
+// Marquee as a separate party: its own tables, hosted pages and webhook
+// delivery worker.
+package sandbox
 
 import (
 	"context"
@@ -17,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/payment"
 )
 
 // Sandbox is the payment provider that ships with Marquee: a hosted checkout
@@ -29,7 +33,7 @@ import (
 // by the webhook address and the hold ids the merchant gave it.
 type Sandbox struct {
 	pool *pgxpool.Pool
-	cfg  SandboxConfig
+	cfg  Config
 	// kick wakes this instance's delivery worker right after a payment, so
 	// the webhook does not wait for the next poll.
 	kick chan struct{}
@@ -40,8 +44,8 @@ type Sandbox struct {
 	Clock func() time.Time
 }
 
-// SandboxConfig configures the sandbox.
-type SandboxConfig struct {
+// Config configures the sandbox.
+type Config struct {
 	// PublicURL is the base URL the sandbox's pages are served under, the
 	// app's own (e.g. http://localhost:8080).
 	PublicURL string
@@ -58,12 +62,12 @@ type SandboxConfig struct {
 	Log *slog.Logger
 }
 
-// SandboxPrefix is the path under which the sandbox's pages are served.
-const SandboxPrefix = "/sandbox"
+// Prefix is the path under which the sandbox's pages are served.
+const Prefix = "/sandbox"
 
-// NewSandbox returns the sandbox provider keeping its state in pool's database
+// New returns the sandbox provider keeping its state in pool's database
 // (the tables of migration 000005).
-func NewSandbox(pool *pgxpool.Pool, cfg SandboxConfig) *Sandbox {
+func New(pool *pgxpool.Pool, cfg Config) *Sandbox {
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
 	if cfg.WebhookURL == "" {
 		cfg.WebhookURL = cfg.PublicURL + "/payments/webhook"
@@ -209,7 +213,7 @@ func newID(prefix string, n int) string {
 // CreateCheckout opens a hosted checkout for hold h and returns its page's
 // address. It takes money only before h.ExpiresAt (a zero ExpiresAt sets no
 // deadline). Each call opens a new checkout; an abandoned one costs nothing.
-func (s *Sandbox) CreateCheckout(ctx context.Context, h booking.Hold, links Links) (string, error) {
+func (s *Sandbox) CreateCheckout(ctx context.Context, h booking.Hold, links payment.Links) (string, error) {
 	if h.ID == "" || h.AmountMinor < 0 || links.Return == "" {
 		return "", fmt.Errorf("sandbox: create checkout: incomplete hold %q or no return url", h.ID)
 	}
@@ -233,7 +237,7 @@ func (s *Sandbox) CreateCheckout(ctx context.Context, h booking.Hold, links Link
 
 // CheckoutURL is the address of checkout id's page.
 func (s *Sandbox) CheckoutURL(id string) string {
-	return s.cfg.PublicURL + SandboxPrefix + "/checkout/" + url.PathEscape(id)
+	return s.cfg.PublicURL + Prefix + "/checkout/" + url.PathEscape(id)
 }
 
 const checkoutColumns = `id, hold_id, customer, amount_minor, currency, merchant, return_url,
@@ -415,26 +419,26 @@ func enqueueWebhooks(ctx context.Context, tx pgx.Tx, now any, c Checkout, hooks 
 // PaymentStatus says how paying for hold holdID went: succeeded if any of its
 // checkouts was paid, with every succeeded payment of them, else as its
 // latest checkout stands.
-func (s *Sandbox) PaymentStatus(ctx context.Context, holdID string) (Report, error) {
+func (s *Sandbox) PaymentStatus(ctx context.Context, holdID string) (payment.Report, error) {
 	var st CheckoutStatus
 	err := s.pool.QueryRow(ctx, `
 		SELECT status FROM sandbox_checkouts WHERE hold_id = $1
 		 ORDER BY status = 'PAID' DESC, seq DESC LIMIT 1`, holdID).Scan(&st)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return Report{Status: StatusNone}, nil
+		return payment.Report{Status: payment.StatusNone}, nil
 	case err != nil:
-		return Report{}, fmt.Errorf("sandbox: payment status: %w", err)
+		return payment.Report{}, fmt.Errorf("sandbox: payment status: %w", err)
 	case st == CheckoutDeclined:
-		return Report{Status: StatusDeclined}, nil
+		return payment.Report{Status: payment.StatusDeclined}, nil
 	case st == CheckoutOpen:
-		return Report{Status: StatusPending}, nil
+		return payment.Report{Status: payment.StatusPending}, nil
 	}
 	rows, err := s.pool.Query(ctx, `
 		SELECT id, hold_id, amount_minor, currency FROM sandbox_payments
 		 WHERE hold_id = $1 AND status = 'succeeded' ORDER BY created_at, id`, holdID)
 	if err != nil {
-		return Report{}, fmt.Errorf("sandbox: payments of hold %s: %w", holdID, err)
+		return payment.Report{}, fmt.Errorf("sandbox: payments of hold %s: %w", holdID, err)
 	}
 	charges, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Payment, error) {
 		var p booking.Payment
@@ -442,9 +446,9 @@ func (s *Sandbox) PaymentStatus(ctx context.Context, holdID string) (Report, err
 		return p, err
 	})
 	if err != nil {
-		return Report{}, fmt.Errorf("sandbox: payments of hold %s: %w", holdID, err)
+		return payment.Report{}, fmt.Errorf("sandbox: payments of hold %s: %w", holdID, err)
 	}
-	return Report{Status: StatusSucceeded, Charges: charges}, nil
+	return payment.Report{Status: payment.StatusSucceeded, Charges: charges}, nil
 }
 
 // Refund pays refund r back against the payment it names. The refund id is
