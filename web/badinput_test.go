@@ -29,7 +29,7 @@ func TestBadInput(t *testing.T) {
 	const uuid = "6f1c1d2e-0000-4000-8000-000000000001"
 
 	// A second user, so that "one active hold per user" does not decide the
-	// hold cases: c already holds J2.
+	// Hold cases: c already holds J2.
 	h := e.user(t)
 
 	cases := []struct {

@@ -77,7 +77,7 @@ func backAndRefresh(t *testing.T, browser context.Context) {
 	if got != "B2" {
 		t.Fatalf("the hold after Release is of %q, want B2 alone", got)
 	}
-	pgtest.CheckInvariants(t, s.store)
+	pgtest.CheckInvariants(t, s.Store)
 }
 
 // stolenPick: someone else holds a seat the shopper picked; the page says
@@ -111,7 +111,7 @@ func stolenPick(t *testing.T, browser context.Context) {
 	if got != "D6" {
 		t.Fatalf("held %q, want D6", got)
 	}
-	pgtest.CheckInvariants(t, s.store)
+	pgtest.CheckInvariants(t, s.Store)
 }
 
 // phoneMap: a hall wider than a phone opens as an overview that fits, with

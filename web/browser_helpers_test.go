@@ -36,6 +36,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/refunds"
 	"github.com/marquee-tickets/marquee/internal/sweeper"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/server"
 )
 
 // The browser tests' machinery: one headless Chromium per test run of
@@ -121,7 +122,7 @@ func screenshotDir(t *testing.T) string {
 // come back to it.
 type site struct {
 	t     *testing.T
-	store *postgres.Store
+	Store *postgres.Store
 	url   string
 	logs  *lockedBuffer
 	hub   *live.Hub // nil unless the live seat map is on
@@ -140,10 +141,10 @@ type siteConfig struct {
 
 func newSite(t *testing.T, cfg siteConfig) *site {
 	t.Helper()
-	s := &site{t: t, store: pgtest.NewStore(t, 8), logs: &lockedBuffer{}}
+	s := &site{t: t, Store: pgtest.NewStore(t, 8), logs: &lockedBuffer{}}
 	if cfg.demo {
 		began := time.Now()
-		if err := demo.Load(context.Background(), s.store, time.Now()); err != nil {
+		if err := demo.Load(context.Background(), s.Store, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("demo data loaded in %v", time.Since(began).Round(time.Millisecond))
@@ -154,22 +155,22 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	// made, and the handler set before the server serves.
 	srv := httptest.NewUnstartedServer(nil)
 	s.url = "http://" + srv.Listener.Addr().String()
-	sb := sandbox.New(s.store.Pool(), sandbox.Config{
+	sb := sandbox.New(s.Store.Pool(), sandbox.Config{
 		PublicURL: s.url, Secret: webhookSecret, Log: log.With("component", "sandbox"),
 	})
 	reg := prometheus.NewRegistry()
 	if cfg.live {
-		s.hub = live.NewHub(s.store.SeatStates, log.With("component", "live"))
+		s.hub = live.NewHub(s.Store.SeatStates, log.With("component", "live"))
 	}
-	srv.Config.Handler = web.New(web.Config{
+	srv.Config.Handler = server.New(web.Config{
 		PublicURL: s.url, HoldTTL: cfg.holdTTL, MaxSeatsPerHold: maxSeats,
 		WebhookSecret: webhookSecret, PasswordCost: 4, Sandbox: sb, Live: s.hub, RateLimits: cfg.limits,
 		ReturnPatience: cfg.returnPatience,
-	}, s.store, metrics.New(reg), reg, log.With("component", "web"))
+	}, s.Store, metrics.New(reg), reg, log.With("component", "web"))
 	srv.Start()
 	t.Cleanup(srv.Close)
 	if s.hub != nil {
-		runLive(t, s.hub, s.store, log.With("component", "live"))
+		runLive(t, s.hub, s.Store, log.With("component", "live"))
 	}
 
 	// The background work of `marquee serve`, a little brisker.
@@ -177,15 +178,15 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	var wg sync.WaitGroup
 	wg.Go(func() { (&sandbox.WebhookWorker{Sandbox: sb, Interval: 250 * time.Millisecond}).Run(ctx) })
 	wg.Go(func() {
-		(&sweeper.Sweeper{Store: s.store, Interval: 250 * time.Millisecond, Batch: 100, Log: log}).Run(ctx)
+		(&sweeper.Sweeper{Store: s.Store, Interval: 250 * time.Millisecond, Batch: 100, Log: log}).Run(ctx)
 	})
 	wg.Go(func() {
-		(&refunds.Worker{Store: s.store, Provider: sb, Interval: 500 * time.Millisecond,
+		(&refunds.Worker{Store: s.Store, Provider: sb, Interval: 500 * time.Millisecond,
 			Batch: 10, Lease: time.Minute, Log: log}).Run(ctx)
 	})
 	wg.Go(func() {
 		delay := cmp.Or(cfg.reconcileDelay, time.Second)
-		(&reconcile.Worker{Store: s.store, Provider: sb, Receiver: &boxoffice.Receiver{Store: s.store},
+		(&reconcile.Worker{Store: s.Store, Provider: sb, Receiver: &boxoffice.Receiver{Store: s.Store},
 			Interval: 250 * time.Millisecond, Delay: delay, MaxWait: delay, Settle: 10 * time.Second, Log: log}).Run(ctx)
 	})
 	t.Cleanup(func() {
@@ -203,15 +204,15 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 // STANDARD in front, PREMIUM at the back (pgtest.Grid).
 func (s *site) newShow(rows, cols int) int64 {
 	s.t.Helper()
-	return pgtest.NewShow(s.t, s.store, pgtest.NewVenue(s.t, s.store), rows, cols, time.Now().Add(72*time.Hour))
+	return pgtest.NewShow(s.t, s.Store, pgtest.NewVenue(s.t, s.Store), rows, cols, time.Now().Add(72*time.Hour))
 }
 
 // holdElsewhere has another user hold seats of show, as someone else's
 // browser would, under idempotency key key.
 func (s *site) holdElsewhere(show int64, key string, seats ...string) {
 	s.t.Helper()
-	if _, err := s.store.HoldSeats(context.Background(), booking.HoldRequest{
-		UserID: pgtest.User(s.t, s.store), ShowID: show, Seats: seats, TTL: 5 * time.Minute, Key: key,
+	if _, err := s.Store.HoldSeats(context.Background(), booking.HoldRequest{
+		UserID: pgtest.User(s.t, s.Store), ShowID: show, Seats: seats, TTL: 5 * time.Minute, Key: key,
 	}, maxSeats); err != nil {
 		s.t.Fatal(err)
 	}
@@ -226,7 +227,7 @@ func (s *site) heldSeats(email string) string {
 // scalar runs a one-value query on the site's database.
 func scalar[T any](s *site, sql string, args ...any) T {
 	s.t.Helper()
-	return pgtest.Scalar[T](s.t, s.store.Pool(), sql, args...)
+	return pgtest.Scalar[T](s.t, s.Store.Pool(), sql, args...)
 }
 
 // eventually polls a SQL condition until it holds (background workers).

@@ -11,7 +11,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
-// liveSeatMap: two browsers on one show. A holds a seat B had picked; B's
+// LiveSeatMap: two browsers on one show. A holds a seat B had picked; B's
 // page shows it held within a second, without reloading, takes it out of
 // B's selection and says so; A's hold runs out and B sees the seat free
 // again. Then the server drops both sockets: the pages reconnect by
@@ -129,5 +129,5 @@ func liveSeatMap(t *testing.T, browser context.Context) {
 	b.wantSeat("C5", "mine", "")
 	b.wantSeat("C6", "mine", "")
 	b.shot("held-after-expiry")
-	pgtest.CheckInvariants(t, s.store)
+	pgtest.CheckInvariants(t, s.Store)
 }

@@ -149,7 +149,7 @@ func expiredCheckout(t *testing.T, browser context.Context, vp viewport) {
 	if got := scalar[string](s, `SELECT state FROM holds WHERE id = $1`, holdID); got == "HELD" || got == "CONFIRMED" {
 		t.Fatalf("the hold is %s after it ran out", got)
 	}
-	pgtest.CheckInvariants(t, s.store)
+	pgtest.CheckInvariants(t, s.Store)
 }
 
 // droppedWebhookBooked: the webhook of a payment is lost while the hold
@@ -186,7 +186,7 @@ func droppedWebhookBooked(t *testing.T, browser context.Context) {
 	if n := scalar[int64](s, `SELECT count(*) FROM sandbox_webhooks`); n != 0 {
 		t.Fatalf("%d webhooks: the drop behaviour sent one", n)
 	}
-	pgtest.CheckInvariants(t, s.store)
+	pgtest.CheckInvariants(t, s.Store)
 }
 
 // droppedWebhookRefunded: the webhook of a payment is lost and the hold runs
@@ -226,28 +226,28 @@ func droppedWebhookRefunded(t *testing.T, browser context.Context) {
 	wide.open("/bookings")
 	wide.waitVisible(`[data-refunded-payment] [data-refund-status="refunded"]`)
 	wide.shot("my-bookings-refunded")
-	pgtest.CheckInvariants(t, s.store)
+	pgtest.CheckInvariants(t, s.Store)
 }
 
 // cancelPolicy: My bookings offers Cancel only while the refund policy
 // allows it, the preview names the tier that applies, and a cancelled
-// booking leaves Upcoming at once.
+// Booking leaves Upcoming at once.
 func cancelPolicy(t *testing.T, browser context.Context) {
 	s := newSite(t, siteConfig{})
-	venue := pgtest.NewVenue(t, s.store) // the default policy: 100% from 24 h, 50% from 2 h
-	soon := pgtest.NewShow(t, s.store, venue, 3, 3, time.Now().Add(time.Hour))
-	later := pgtest.NewShow(t, s.store, venue, 3, 3, time.Now().Add(10*time.Hour))
+	venue := pgtest.NewVenue(t, s.Store) // the default policy: 100% from 24 h, 50% from 2 h
+	soon := pgtest.NewShow(t, s.Store, venue, 3, 3, time.Now().Add(time.Hour))
+	later := pgtest.NewShow(t, s.Store, venue, 3, 3, time.Now().Add(10*time.Hour))
 	tb := s.openTab(t, browser, "cancel-policy", desktop)
 	email := tb.signUp("Ira Cancels")
 	user := scalar[string](s, `SELECT id::text FROM users WHERE email = $1`, email)
 	book := func(show int64, seat string) string {
 		t.Helper()
 		ctx := context.Background()
-		res, err := s.store.HoldSeats(ctx, booking.HoldRequest{UserID: user, ShowID: show, Seats: []string{seat}, TTL: time.Minute, Key: seat}, maxSeats)
+		res, err := s.Store.HoldSeats(ctx, booking.HoldRequest{UserID: user, ShowID: show, Seats: []string{seat}, TTL: time.Minute, Key: seat}, maxSeats)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := s.store.ConfirmPayment(ctx, booking.Payment{ID: "pay_" + seat, HoldRef: res.Hold.ID, AmountMinor: res.Hold.AmountMinor, Currency: res.Hold.Currency})
+		c, err := s.Store.ConfirmPayment(ctx, booking.Payment{ID: "pay_" + seat, HoldRef: res.Hold.ID, AmountMinor: res.Hold.AmountMinor, Currency: res.Hold.Currency})
 		if err != nil || c.Outcome != booking.OutcomeBooked {
 			t.Fatalf("book %s = %+v, %v", seat, c, err)
 		}
@@ -286,5 +286,5 @@ func cancelPolicy(t *testing.T, browser context.Context) {
 	if got := scalar[string](s, `SELECT status FROM bookings WHERE id = $1`, open); got != "CANCELLED" {
 		t.Fatalf("booking is %s", got)
 	}
-	pgtest.CheckInvariants(t, s.store)
+	pgtest.CheckInvariants(t, s.Store)
 }

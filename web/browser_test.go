@@ -19,7 +19,7 @@ import (
 // desktop, a hold that runs out in the browser, two users after one seat,
 // the seat map by keyboard and screen reader, and two browsers watching
 // one seat change live. Screenshots of the key
-// pages go to the folder logged as "screenshots:".
+// Pages go to the folder logged as "screenshots:".
 func TestBrowser(t *testing.T) {
 	browser := startChromium(t)
 	t.Logf("screenshots: %s", screenshotDir(t))
@@ -280,7 +280,7 @@ func purchase(t *testing.T, browser context.Context, s *site, vp viewport, r rou
 		t.Fatalf("%d of the 2 cancelled seats are back on sale", n)
 	}
 	s.eventually("the refund paid back", `SELECT status = 'SUCCEEDED' FROM refunds WHERE booking_id = $1`, bookingID)
-	pgtest.CheckInvariants(t, s.store)
+	pgtest.CheckInvariants(t, s.Store)
 	t.Logf("purchase on a %s took %v", vp.name, time.Since(began).Round(time.Millisecond))
 }
 
@@ -325,7 +325,7 @@ func holdExpiry(t *testing.T, browser context.Context) {
 	if got := scalar[string](s, `SELECT status FROM show_seats WHERE show_id = $1 AND seat_id = 'E5'`, show); got != "AVAILABLE" {
 		t.Fatalf("seat E5 is %s after the hold expired", got)
 	}
-	pgtest.CheckInvariants(t, s.store)
+	pgtest.CheckInvariants(t, s.Store)
 }
 
 // seatConflict: two users pick the same seat; the first holds it; the
@@ -391,7 +391,7 @@ func seatConflict(t *testing.T, browser context.Context) {
 			t.Errorf("%s holds %s, want %s", email, got, want)
 		}
 	}
-	pgtest.CheckInvariants(t, s.store)
+	pgtest.CheckInvariants(t, s.Store)
 }
 
 // keyboard: every seat has a name a screen reader can say, with category
@@ -480,5 +480,5 @@ func keyboard(t *testing.T, browser context.Context) {
 	if got := s.heldSeats(email); got != "B3,B4" {
 		t.Fatalf("the keyboard hold is of %s, want B3,B4", got)
 	}
-	pgtest.CheckInvariants(t, s.store)
+	pgtest.CheckInvariants(t, s.Store)
 }

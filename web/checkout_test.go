@@ -26,6 +26,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/reconcile"
 	"github.com/marquee-tickets/marquee/internal/refunds"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/server"
 )
 
 // payEnv is the whole payment loop on one test server: the app and the
@@ -65,7 +66,7 @@ func newPayEnv(t *testing.T, opts ...envOption) *payEnv {
 	pe.sandbox.Clock = pe.sbClock.Now
 	pe.worker = &sandbox.WebhookWorker{Sandbox: pe.sandbox}
 	e.cfg.Sandbox = pe.sandbox
-	h := web.New(e.cfg, e.store, metrics.New(e.reg), e.reg, nil)
+	h := server.New(e.cfg, e.store, metrics.New(e.reg), e.reg, nil)
 	e.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/payments/webhook" && pe.failWebhooks.Add(-1) >= 0 {
 			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
@@ -853,7 +854,7 @@ func TestReturnPageListsSeatsInSeatOrder(t *testing.T) {
 
 // The sandbox page counts down to the hold's deadline and, from the
 // deadline on, refuses the money: a plain message, the way back to the
-// show, nothing charged.
+// Show, nothing charged.
 func TestSandboxRefusesPaymentOnceTheHoldExpired(t *testing.T) {
 	t.Parallel()
 	e := newPayEnv(t)

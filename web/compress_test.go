@@ -14,7 +14,7 @@ import (
 )
 
 // onceOnly is what differs between two renderings of the same page: the
-// show page's hold form carries a fresh idempotency key each time.
+// Show page's hold form carries a fresh idempotency key each time.
 var onceOnly = regexp.MustCompile(`name="key" value="[^"]*"`)
 
 // TestCompression: pages, JSON, error answers, CSS and JavaScript come

@@ -23,6 +23,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/server"
 )
 
 const (
@@ -76,7 +77,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	// The sandbox is the provider, its webhooks never sent: tests deliver
 	// payments themselves (see pay).
 	e.cfg.Sandbox = sandbox.New(e.store.Pool(), sandbox.Config{PublicURL: publicURL, Secret: webhookSecret})
-	h := web.New(e.cfg, e.store, metrics.New(e.reg), e.reg, nil)
+	h := server.New(e.cfg, e.store, metrics.New(e.reg), e.reg, nil)
 	e.srv = httptest.NewServer(h)
 	t.Cleanup(e.srv.Close)
 	e.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
@@ -212,7 +213,7 @@ func (c *client) post(path string, body any) *response {
 
 func (c *client) delete(path string) *response { return c.send(req{method: "DELETE", path: path}) }
 
-// signup makes a new account and signs this client in as it.
+// Signup makes a new account and signs this client in as it.
 func (c *client) signup(t testing.TB) (userID, email string) {
 	t.Helper()
 	email = fmt.Sprintf("user%d-%d@example.com", c.e.seq.Add(1), time.Now().UnixNano())
@@ -229,7 +230,7 @@ func (e *env) user(t testing.TB) *client {
 	return c
 }
 
-// login signs the client in with the fixture password.
+// Login signs the client in with the fixture password.
 func (c *client) login(email string) *response {
 	return c.post("/api/v1/login", map[string]string{"email": email, "password": pgtest.FixturePassword})
 }
@@ -247,7 +248,7 @@ func (e *env) fixtureUser(t testing.TB) *client {
 	return c
 }
 
-// hold asks for seats of the env's show under a fresh key.
+// Hold asks for seats of the env's show under a fresh key.
 func (c *client) hold(seats ...string) *response {
 	return c.holdKey(fmt.Sprintf("key-%d", c.e.seq.Add(1)), seats...)
 }

@@ -26,7 +26,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
-	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/server"
 )
 
 // liveWithin bounds the wait for a committed change to show on a watcher's
@@ -97,7 +97,7 @@ func (e *env) newInstance(t *testing.T, smallBuffers bool) *instance {
 	cfg := e.cfg
 	cfg.Live = hub
 	reg := prometheus.NewRegistry()
-	srv := httptest.NewUnstartedServer(web.New(cfg, store, metrics.New(reg), reg, nil))
+	srv := httptest.NewUnstartedServer(server.New(cfg, store, metrics.New(reg), reg, nil))
 	inst := &instance{hub: hub}
 	if smallBuffers {
 		inst.closed = &closeLog{closed: map[string]chan struct{}{}}

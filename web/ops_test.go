@@ -17,6 +17,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/server"
 )
 
 func TestOperations(t *testing.T) {
@@ -120,7 +121,7 @@ func TestInternalErrorsStayInside(t *testing.T) {
 	store := postgres.NewStore(pool)
 	var logs syncBuffer
 	reg := prometheus.NewRegistry()
-	srv := httptest.NewServer(web.New(web.Config{PublicURL: publicURL, WebhookSecret: webhookSecret, PasswordCost: 4},
+	srv := httptest.NewServer(server.New(web.Config{PublicURL: publicURL, WebhookSecret: webhookSecret, PasswordCost: 4},
 		store, metrics.New(reg), reg, slog.New(slog.NewTextHandler(&logs, nil))))
 	defer srv.Close()
 	pool.Close() // every query fails from here on

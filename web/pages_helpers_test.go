@@ -146,7 +146,7 @@ func (b *browser) htmxPost(t testing.TB, path string, form url.Values) *htmlDoc 
 	return b.send(t, "POST", path, form, map[string]string{"HX-Request": "true", "X-CSRF-Token": b.token(t)})
 }
 
-// signup makes an account through the sign-up page and returns its email.
+// Signup makes an account through the sign-up page and returns its email.
 func (b *browser) signup(t testing.TB) string {
 	t.Helper()
 	email := fmt.Sprintf("page%d-%d@example.com", b.e.seq.Add(1), time.Now().UnixNano())

@@ -10,6 +10,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/server"
 )
 
 // sessionCookie returns the Set-Cookie of the session in r, or nil.
@@ -44,7 +45,7 @@ func TestSessions(t *testing.T) {
 		cfg := e.cfg
 		cfg.PublicURL = "https://marquee.example"
 		reg := prometheus.NewRegistry()
-		srv := httptest.NewServer(web.New(cfg, e.store, metrics.New(reg), reg, nil))
+		srv := httptest.NewServer(server.New(cfg, e.store, metrics.New(reg), reg, nil))
 		defer srv.Close()
 		resp, err := http.Post(srv.URL+"/api/v1/signup", "application/json",
 			strings.NewReader(`{"email":"secure@example.com","password":"long enough","name":"S"}`))

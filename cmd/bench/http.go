@@ -21,6 +21,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/server"
 )
 
 // httpImpl is the real API: web.New served by net/http on a loopback port.
@@ -48,7 +49,7 @@ func startHTTP(ctx context.Context, store *postgres.Store, users []user, ttl tim
 	secret := make([]byte, 32)
 	rand.Read(secret)
 	reg := prometheus.NewRegistry()
-	handler := web.New(web.Config{
+	handler := server.New(web.Config{
 		PublicURL:       base,
 		HoldTTL:         ttl,
 		MaxSeatsPerHold: maxSeatsPerHold,

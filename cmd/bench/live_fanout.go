@@ -31,6 +31,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/server"
 )
 
 // The fan-out is measured against a real app instance in a child process
@@ -113,7 +114,7 @@ func serveLive() error {
 	}
 	secret := make([]byte, 32)
 	rand.Read(secret)
-	handler := web.New(web.Config{
+	handler := server.New(web.Config{
 		PublicURL: base, HoldTTL: 5 * time.Minute, MaxSeatsPerHold: maxSeatsPerHold,
 		WebhookSecret: secret, RateLimits: false, PasswordCost: 4, Live: hub,
 	}, store, m, reg, log)

@@ -25,6 +25,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/refunds"
 	"github.com/marquee-tickets/marquee/internal/sweeper"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/server"
 )
 
 const (
@@ -142,7 +143,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		workers.Go(func() { run(sweepCtx) })
 	}
 
-	handler := web.New(web.Config{
+	handler := server.New(web.Config{
 		PublicURL:       cfg.PublicURL,
 		HoldTTL:         cfg.HoldTTL,
 		MaxSeatsPerHold: cfg.MaxSeatsPerHold,

@@ -1,9 +1,11 @@
-package web
+package pages
 
 import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/marquee-tickets/marquee/web"
 
 	"github.com/labstack/echo/v4"
 
@@ -14,23 +16,23 @@ import (
 
 const cityCookieLifetime = 365 * 24 * time.Hour
 
-// cityPage lists the movies showing in a city this week, or on one day,
+// CityPage lists the movies showing in a city this week, or on one day,
 // and remembers the city for the next visit.
-func (s *server) cityPage(c echo.Context) error {
+func (s *Handlers) CityPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	slug := c.Param("slug")
-	if !cityPattern.MatchString(slug) {
-		return notFound("city")
+	if !web.CityPattern.MatchString(slug) {
+		return web.NotFound("city")
 	}
-	city, err := s.store.CityBySlug(ctx, slug)
+	city, err := s.Store.CityBySlug(ctx, slug)
 	if err != nil {
-		return lookup("city", err)
+		return web.Lookup("city", err)
 	}
 	c.SetCookie(&http.Cookie{
-		Name: cityCookie, Value: city.Slug, Path: "/", MaxAge: int(cityCookieLifetime.Seconds()),
-		HttpOnly: true, Secure: s.secure(), SameSite: http.SameSiteLaxMode,
+		Name: web.CityCookie, Value: city.Slug, Path: "/", MaxAge: int(cityCookieLifetime.Seconds()),
+		HttpOnly: true, Secure: s.Secure(), SameSite: http.SameSiteLaxMode,
 	})
-	theatres, err := s.store.CityTheatres(ctx, city.ID)
+	theatres, err := s.Store.CityTheatres(ctx, city.ID)
 	if err != nil {
 		return err
 	}
@@ -38,7 +40,7 @@ func (s *server) cityPage(c echo.Context) error {
 	if len(theatres) > 0 {
 		tz = theatres[0].TimeZone
 	}
-	now, err := s.store.Now(ctx)
+	now, err := s.Store.Now(ctx)
 	if err != nil {
 		return err
 	}
@@ -48,7 +50,7 @@ func (s *server) cityPage(c echo.Context) error {
 		return err
 	}
 	f := lf.narrow(postgres.ShowtimeFilter{CityID: city.ID, Within: w.within})
-	days, err := s.store.ShowDays(ctx, f)
+	days, err := s.Store.ShowDays(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -57,11 +59,11 @@ func (s *server) cityPage(c echo.Context) error {
 		day = ""
 	}
 	f.Date = day
-	languages, formats, err := s.store.ShowFacets(ctx, f)
+	languages, formats, err := s.Store.ShowFacets(ctx, f)
 	if err != nil {
 		return err
 	}
-	movies, err := s.store.MoviesShowing(ctx, f)
+	movies, err := s.Store.MoviesShowing(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -104,7 +106,7 @@ func (s *server) cityPage(c echo.Context) error {
 	for _, t := range theatres {
 		v.Theatres = append(v.Theatres, components.TheatreLink{Href: theatrePath(t.ID), Name: t.Name, Address: t.Address})
 	}
-	m := s.meta(c, "Movies in "+city.Name)
+	m := s.Meta(c, "Movies in "+city.Name)
 	m.City = &v.City // the cookie set now is not in this request yet
-	return render(c, http.StatusOK, components.CityPage(m, v))
+	return web.Render(c, http.StatusOK, components.CityPage(m, v))
 }

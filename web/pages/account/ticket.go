@@ -1,8 +1,10 @@
-package web
+package account
 
 import (
 	"net/http"
 	"strings"
+
+	"github.com/marquee-tickets/marquee/web"
 
 	"github.com/labstack/echo/v4"
 	qrcode "github.com/skip2/go-qrcode"
@@ -12,11 +14,11 @@ import (
 	"github.com/marquee-tickets/marquee/web/format"
 )
 
-// ticketPage is the e-ticket of one of the caller's bookings: another
+// TicketPage is the e-ticket of one of the caller's bookings: another
 // user's is not found.
-func (s *server) ticketPage(c echo.Context) error {
+func (s *Handlers) TicketPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	b, sh, err := s.bookingAndShow(ctx, userID(c), c.Param("booking_id"))
+	b, sh, err := s.bookingAndShow(ctx, web.UserID(c), c.Param("booking_id"))
 	if err != nil {
 		return err
 	}
@@ -27,24 +29,24 @@ func (s *server) ticketPage(c echo.Context) error {
 		Seats: format.SeatOrder(b.Seats), SeatsText: strings.Join(format.SeatOrder(b.Seats), ", "), Amount: format.Money(b.AmountMinor, b.Currency),
 		Cancelled: b.Status == booking.BookingCancelled, Refund: refundText(b.Refund),
 	}
-	if t, err := s.store.Theatre(ctx, sh.TheatreID); err == nil {
+	if t, err := s.Store.Theatre(ctx, sh.TheatreID); err == nil {
 		v.Address = t.Address
 	}
-	if m, err := s.store.Movie(ctx, sh.MovieID); err == nil {
+	if m, err := s.Store.Movie(ctx, sh.MovieID); err == nil {
 		v.Rating = m.Rating
 	}
-	return render(c, http.StatusOK, components.TicketPage(s.meta(c, "Ticket: "+sh.MovieTitle), v))
+	return web.Render(c, http.StatusOK, components.TicketPage(s.Meta(c, "Ticket: "+sh.MovieTitle), v))
 }
 
-// ticketQR is the QR code of a booking's ticket code, as a PNG, for its
+// TicketQR is the QR code of a booking's ticket code, as a PNG, for its
 // owner only.
-func (s *server) ticketQR(c echo.Context) error {
-	b, err := s.store.Booking(c.Request().Context(), userID(c), c.Param("booking_id"))
+func (s *Handlers) TicketQR(c echo.Context) error {
+	b, err := s.Store.Booking(c.Request().Context(), web.UserID(c), c.Param("booking_id"))
 	if err != nil {
-		return lookup("booking", err)
+		return web.Lookup("booking", err)
 	}
 	if b.Status != booking.BookingConfirmed {
-		return notFound("ticket")
+		return web.NotFound("ticket")
 	}
 	png, err := qrcode.Encode(b.Code, qrcode.Medium, 320)
 	if err != nil {

@@ -1,4 +1,7 @@
-package web
+// Package live serves the live seat map's websocket, GET
+// /shows/{show_id}/live: the seats of a show as they change, rendered for
+// each viewer.
+package live
 
 import (
 	"bytes"
@@ -9,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/marquee-tickets/marquee/web"
+
 	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
 
@@ -17,6 +22,9 @@ import (
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/web/format"
 )
+
+// Handler is the live seat map's handler, on the shared server.
+type Handler struct{ *web.Server }
 
 // The live seat map: GET /shows/{show_id}/live upgrades to a websocket that
 // carries htmx out-of-band fragments, one seat button per changed seat,
@@ -30,14 +38,9 @@ import (
 // reconnects after a dropped socket, is not sent a map it already has.
 
 const (
-	liveRoute = "/shows/:show_id/live"
-
 	// liveBuffer is how many updates a viewer may fall behind before the
 	// hub drops them; the page reconnects and resyncs by itself.
 	liveBuffer = 32
-	// defaultLivePing keeps connections alive through proxies (most close
-	// idle ones after 30 to 60 seconds) and finds dead ones.
-	defaultLivePing = 25 * time.Second
 	// liveWrite bounds one message's write: a client that cannot take it
 	// in time is gone or too slow.
 	liveWrite = 10 * time.Second
@@ -56,29 +59,29 @@ type pageState struct {
 	Seats map[string]string `json:"seats"`
 }
 
-var errForeignOrigin = newError(http.StatusForbidden, "origin_refused", "The live seat map only serves pages of this site.")
+var errForeignOrigin = web.NewError(http.StatusForbidden, "origin_refused", "The live seat map only serves pages of this site.")
 
-func (s *server) liveSeatMap(c echo.Context) error {
-	if s.cfg.Live == nil {
-		return notFound("live seat map")
+func (s *Handler) LiveSeatMap(c echo.Context) error {
+	if s.Config.Live == nil {
+		return web.NotFound("live seat map")
 	}
 	showID, err := booking.ParseShowID(c.Param("show_id"))
 	if err != nil {
-		return lookup("show", err)
+		return web.Lookup("show", err)
 	}
 	// A page of another site must not read a signed-in viewer's seats
 	// through their cookie: the Origin must be ours, exactly.
-	if origin := c.Request().Header.Get("Origin"); origin == "" || !strings.EqualFold(origin, s.origin) {
+	if origin := c.Request().Header.Get("Origin"); origin == "" || !strings.EqualFold(origin, s.Origin) {
 		return errForeignOrigin
 	}
-	viewer := userID(c)
+	viewer := web.UserID(c)
 	ctx := c.Request().Context()
-	if _, err := s.store.Show(ctx, showID); err != nil {
-		return lookup("show", err)
+	if _, err := s.Store.Show(ctx, showID); err != nil {
+		return web.Lookup("show", err)
 	}
 
 	// Subscribe before the first full read, so no change falls between them.
-	sub := s.cfg.Live.Subscribe(showID, liveBuffer)
+	sub := s.Config.Live.Subscribe(showID, liveBuffer)
 	defer sub.Close()
 	conn, err := websocket.Accept(c.Response(), c.Request(), &websocket.AcceptOptions{
 		// The Origin was checked above against PUBLIC_URL, which may differ
@@ -98,7 +101,7 @@ func (s *server) liveSeatMap(c echo.Context) error {
 	var have *pageState
 	if c.QueryParam("diff") == "1" {
 		if have, err = readPageState(ctx, conn); err != nil {
-			s.log.Debug("live seat map: first message", "err", err)
+			s.Log.Debug("live seat map: first message", "err", err)
 			conn.Close(websocket.StatusPolicyViolation, "say what the page shows first")
 			return nil
 		}
@@ -123,9 +126,9 @@ func (s *server) liveSeatMap(c echo.Context) error {
 	}()
 
 	v := liveViewer{id: viewer, mine: map[string]bool{}}
-	seats, err := s.store.SeatStates(ctx, showID, nil)
+	seats, err := s.Store.SeatStates(ctx, showID, nil)
 	if err != nil {
-		s.log.Error("live seat map: read seats", "show", showID, "err", err)
+		s.Log.Error("live seat map: read seats", "show", showID, "err", err)
 		conn.Close(websocket.StatusInternalError, "try again")
 		return nil
 	}
@@ -138,7 +141,7 @@ func (s *server) liveSeatMap(c echo.Context) error {
 	if err := s.sendSeats(ctx, conn, &v, live.Update{ShowID: showID, Seats: seats, Resync: true}); err != nil {
 		return nil
 	}
-	ping := time.NewTicker(s.cfg.LivePing)
+	ping := time.NewTicker(s.Config.LivePing)
 	defer ping.Stop()
 	for {
 		select {
@@ -161,7 +164,7 @@ func (s *server) liveSeatMap(c echo.Context) error {
 				return nil
 			}
 		case <-ping.C:
-			pctx, cancel := context.WithTimeout(ctx, min(liveWrite, s.cfg.LivePing))
+			pctx, cancel := context.WithTimeout(ctx, min(liveWrite, s.Config.LivePing))
 			err := conn.Ping(pctx)
 			cancel()
 			if err != nil {
@@ -244,7 +247,7 @@ func (v *liveViewer) news(u live.Update) live.Update {
 }
 
 // sendSeats writes one update as out-of-band seat buttons.
-func (s *server) sendSeats(ctx context.Context, conn *websocket.Conn, v *liveViewer, u live.Update) error {
+func (s *Handler) sendSeats(ctx context.Context, conn *websocket.Conn, v *liveViewer, u live.Update) error {
 	if v.shown != nil {
 		if u = v.news(u); len(u.Seats) == 0 {
 			return nil
@@ -280,10 +283,10 @@ func (s *server) sendSeats(ctx context.Context, conn *websocket.Conn, v *liveVie
 	defer cancel()
 	err = conn.Write(wctx, websocket.MessageText, msg)
 	if err != nil && !errors.Is(err, context.Canceled) {
-		s.log.Debug("live seat map: write", "err", err)
+		s.Log.Debug("live seat map: write", "err", err)
 	}
 	if err == nil {
-		s.metrics.LiveMessages.Inc()
+		s.Metrics.LiveMessages.Inc()
 	}
 	return err
 }

@@ -1,10 +1,12 @@
-package web
+package account
 
 import (
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+
+	"github.com/marquee-tickets/marquee/web"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -29,40 +31,40 @@ type accountPage struct {
 }
 
 var (
-	loginPage = accountPage{title: "Log in", page: components.LoginPage, form: func(c echo.Context) components.AccountForm {
-		return components.AccountForm{Next: safeNext(c.FormValue("next")), Email: c.FormValue("email")}
+	LoginForm = accountPage{title: "Log in", page: components.LoginPage, form: func(c echo.Context) components.AccountForm {
+		return components.AccountForm{Next: web.SafeNext(c.FormValue("next")), Email: c.FormValue("email")}
 	}}
-	signupPage = accountPage{title: "Sign up", page: components.SignupPage, form: func(c echo.Context) components.AccountForm {
-		return components.AccountForm{Next: safeNext(c.FormValue("next")), Email: c.FormValue("email"), Name: c.FormValue("name")}
+	SignupForm = accountPage{title: "Sign up", page: components.SignupPage, form: func(c echo.Context) components.AccountForm {
+		return components.AccountForm{Next: web.SafeNext(c.FormValue("next")), Email: c.FormValue("email"), Name: c.FormValue("name")}
 	}}
 )
 
 // again answers with the page's form as sent, status and all.
-func (s *server) again(c echo.Context, p accountPage, status int, f components.AccountForm) error {
-	return render(c, status, p.page(s.meta(c, p.title), f))
+func (s *Handlers) again(c echo.Context, p accountPage, status int, f components.AccountForm) error {
+	return web.Render(c, status, p.page(s.Meta(c, p.title), f))
 }
 
-// loginPage shows the login form; a signed-in visitor goes on to next.
-func (s *server) loginPage(c echo.Context) error {
-	next := safeNext(c.QueryParam("next"))
-	if userID(c) != "" {
+// LoginPage shows the login form; a signed-in visitor goes on to next.
+func (s *Handlers) LoginPage(c echo.Context) error {
+	next := web.SafeNext(c.QueryParam("next"))
+	if web.UserID(c) != "" {
 		return c.Redirect(http.StatusSeeOther, next)
 	}
-	return render(c, http.StatusOK, components.LoginPage(s.meta(c, loginPage.title), components.AccountForm{Next: next}))
+	return web.Render(c, http.StatusOK, components.LoginPage(s.Meta(c, LoginForm.title), components.AccountForm{Next: next}))
 }
 
-// loginSubmit signs in and goes on to next. A wrong password and an unknown
+// LoginSubmit signs in and goes on to next. A wrong password and an unknown
 // email get the same answer, in about the same time; a field left empty is
 // named as such.
-func (s *server) loginSubmit(c echo.Context) error {
-	f := loginPage.form(c)
-	u, err := s.accounts.LogIn(c.Request().Context(), c.FormValue("email"), c.FormValue("password"))
+func (s *Handlers) LoginSubmit(c echo.Context) error {
+	f := LoginForm.form(c)
+	u, err := s.Accounts.LogIn(c.Request().Context(), c.FormValue("email"), c.FormValue("password"))
 	if problems := auth.Problems(err); len(problems) > 0 {
-		return s.fixForm(c, loginPage, f, problems)
+		return s.fixForm(c, LoginForm, f, problems)
 	}
 	if errors.Is(err, booking.ErrBadCredentials) {
 		f.Error = "Wrong email or password."
-		return s.again(c, loginPage, http.StatusUnauthorized, f)
+		return s.again(c, LoginForm, http.StatusUnauthorized, f)
 	}
 	if err != nil {
 		return err
@@ -75,33 +77,33 @@ func (s *server) loginSubmit(c echo.Context) error {
 
 // signInPage starts a new session for userID (a new token: see signIn) and
 // gives the browser a new CSRF token too.
-func (s *server) signInPage(c echo.Context, userID string) error {
-	if err := s.signIn(c, userID); err != nil {
+func (s *Handlers) signInPage(c echo.Context, userID string) error {
+	if err := s.SignIn(c, userID); err != nil {
 		return err
 	}
-	s.issueCSRF(c)
+	s.IssueCSRF(c)
 	return nil
 }
 
-func (s *server) signupPage(c echo.Context) error {
-	next := safeNext(c.QueryParam("next"))
-	if userID(c) != "" {
+func (s *Handlers) SignupPage(c echo.Context) error {
+	next := web.SafeNext(c.QueryParam("next"))
+	if web.UserID(c) != "" {
 		return c.Redirect(http.StatusSeeOther, next)
 	}
-	return render(c, http.StatusOK, components.SignupPage(s.meta(c, signupPage.title), components.AccountForm{Next: next}))
+	return web.Render(c, http.StatusOK, components.SignupPage(s.Meta(c, SignupForm.title), components.AccountForm{Next: next}))
 }
 
-// signupSubmit creates an account, signs it in and goes on to next.
-func (s *server) signupSubmit(c echo.Context) error {
-	f := signupPage.form(c)
-	u, err := s.accounts.SignUp(c.Request().Context(), auth.SignUp{Email: f.Email, Password: c.FormValue("password"), Name: f.Name})
+// SignupSubmit creates an account, signs it in and goes on to next.
+func (s *Handlers) SignupSubmit(c echo.Context) error {
+	f := SignupForm.form(c)
+	u, err := s.Accounts.SignUp(c.Request().Context(), auth.SignUp{Email: f.Email, Password: c.FormValue("password"), Name: f.Name})
 	if problems := auth.Problems(err); len(problems) > 0 {
-		return s.fixForm(c, signupPage, f, problems)
+		return s.fixForm(c, SignupForm, f, problems)
 	}
 	if errors.Is(err, booking.ErrEmailTaken) {
 		f.Fields = map[string]string{"email": "This email already has an account: log in, or use another email."}
 		f.Error = "An account with this email already exists."
-		return s.again(c, signupPage, http.StatusConflict, f)
+		return s.again(c, SignupForm, http.StatusConflict, f)
 	}
 	if err != nil {
 		return err
@@ -114,10 +116,10 @@ func (s *server) signupSubmit(c echo.Context) error {
 
 // fixForm answers with form f as sent, each of its problems named at its
 // field.
-func (s *server) fixForm(c echo.Context, p accountPage, f components.AccountForm, problems []*auth.ErrInvalid) error {
+func (s *Handlers) fixForm(c echo.Context, p accountPage, f components.AccountForm, problems []*auth.ErrInvalid) error {
 	f.Fields = make(map[string]string, len(problems))
 	for _, p := range problems {
-		f.Fields[p.Field] = sentence(p.Message)
+		f.Fields[p.Field] = web.Sentence(p.Message)
 	}
 	f.Error = fixThese(len(problems))
 	return s.again(c, p, http.StatusUnprocessableEntity, f)
@@ -131,9 +133,9 @@ func fixThese(n int) string {
 	return fmt.Sprintf("Please fix these %d things to continue:", n)
 }
 
-// keepForm is limit for an account form: a post it refuses gets its form
+// KeepForm is limit for an account form: a post it refuses gets its form
 // back, with what was typed and how long to wait, instead of an error page.
-func (s *server) keepForm(limit echo.MiddlewareFunc, p accountPage) echo.MiddlewareFunc {
+func (s *Handlers) KeepForm(limit echo.MiddlewareFunc, p accountPage) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			reached := false
@@ -141,7 +143,7 @@ func (s *server) keepForm(limit echo.MiddlewareFunc, p accountPage) echo.Middlew
 				reached = true
 				return next(c)
 			})(c)
-			var ae *apiError
+			var ae *web.Error
 			if reached || !errors.As(err, &ae) || ae.Status != http.StatusTooManyRequests {
 				return err
 			}
@@ -163,14 +165,11 @@ func seconds(n int) string {
 	return strconv.Itoa(n) + " seconds"
 }
 
-// logoutSubmit ends the session and goes home.
-func (s *server) logoutSubmit(c echo.Context) error {
-	if err := s.sessions.Destroy(c.Request().Context()); err != nil {
+// LogoutSubmit ends the session and goes home.
+func (s *Handlers) LogoutSubmit(c echo.Context) error {
+	if err := s.EndSession(c); err != nil {
 		return err
 	}
-	if err := s.saveSession(c); err != nil {
-		return err
-	}
-	s.issueCSRF(c)
-	return seeOther(c, "/")
+	s.IssueCSRF(c)
+	return web.SeeOther(c, "/")
 }

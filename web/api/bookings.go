@@ -1,8 +1,10 @@
-package web
+package api
 
 import (
 	"net/http"
 	"time"
+
+	"github.com/marquee-tickets/marquee/web"
 
 	"github.com/labstack/echo/v4"
 
@@ -32,7 +34,7 @@ type refundJSON struct {
 
 func bookingView(b booking.Booking) bookingJSON {
 	out := bookingJSON{
-		BookingID: b.ID, HoldID: b.HoldID, ShowID: b.ShowID, Seats: nonNil(b.Seats),
+		BookingID: b.ID, HoldID: b.HoldID, ShowID: b.ShowID, Seats: web.NonNil(b.Seats),
 		Status: string(b.Status), AmountMinor: b.AmountMinor, Currency: b.Currency,
 		PaymentID: b.PaymentID, Code: b.Code, CreatedAt: b.CreatedAt.UTC(),
 	}
@@ -46,9 +48,9 @@ func bookingView(b booking.Booking) bookingJSON {
 	return out
 }
 
-// bookings lists the caller's bookings, newest first.
-func (s *server) bookings(c echo.Context) error {
-	list, err := s.store.Bookings(c.Request().Context(), userID(c))
+// Bookings lists the caller's bookings, newest first.
+func (s *Handlers) Bookings(c echo.Context) error {
+	list, err := s.Store.Bookings(c.Request().Context(), web.UserID(c))
 	if err != nil {
 		return err
 	}
@@ -61,24 +63,24 @@ func (s *server) bookings(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// booking returns one of the caller's bookings.
-func (s *server) booking(c echo.Context) error {
-	b, err := s.store.Booking(c.Request().Context(), userID(c), c.Param("booking_id"))
+// Booking returns one of the caller's bookings.
+func (s *Handlers) Booking(c echo.Context) error {
+	b, err := s.Store.Booking(c.Request().Context(), web.UserID(c), c.Param("booking_id"))
 	if err != nil {
-		return lookup("booking", err)
+		return web.Lookup("booking", err)
 	}
 	return c.JSON(http.StatusOK, bookingView(b))
 }
 
-// cancelBooking cancels one of the caller's bookings under its theatre's
+// CancelBooking cancels one of the caller's bookings under its theatre's
 // refund policy. Cancelling again answers the same.
-func (s *server) cancelBooking(c echo.Context) error {
-	if err := decodeJSON(c, &struct{}{}, false); err != nil {
+func (s *Handlers) CancelBooking(c echo.Context) error {
+	if err := web.DecodeJSON(c, &struct{}{}, false); err != nil {
 		return err
 	}
-	b, err := s.office.CancelBooking(c.Request().Context(), userID(c), c.Param("booking_id"))
+	b, err := s.BoxOffice.CancelBooking(c.Request().Context(), web.UserID(c), c.Param("booking_id"))
 	if err != nil {
-		return lookup("booking", err)
+		return web.Lookup("booking", err)
 	}
 	return c.JSON(http.StatusOK, bookingView(b))
 }

@@ -1,9 +1,11 @@
-package web
+package api
 
 import (
 	"net/http"
 	"regexp"
 	"time"
+
+	"github.com/marquee-tickets/marquee/web"
 
 	"github.com/labstack/echo/v4"
 
@@ -31,7 +33,7 @@ type webhookRequest struct {
 // validate names the first field a person must correct, if any.
 func (r webhookRequest) validate() error {
 	invalid := func(field, message string) error {
-		return newError(http.StatusUnprocessableEntity, "invalid_payment", message).with("field", field)
+		return web.NewError(http.StatusUnprocessableEntity, "invalid_payment", message).With("field", field)
 	}
 	switch {
 	case !booking.ValidKey(r.PaymentID):
@@ -56,23 +58,23 @@ type confirmationJSON struct {
 	BookingID string `json:"booking_id,omitempty"`
 }
 
-// paymentWebhook takes the provider's report of a payment. Nothing of the
+// PaymentWebhook takes the provider's report of a payment. Nothing of the
 // body is believed, or even parsed, before its signature checks out.
-func (s *server) paymentWebhook(c echo.Context) error {
-	body, err := readBody(c)
+func (s *Handlers) PaymentWebhook(c echo.Context) error {
+	body, err := web.ReadBody(c)
 	if err != nil {
 		return err
 	}
 	header := c.Request().Header.Get(payment.SignatureHeader)
-	if len(s.cfg.WebhookSecret) == 0 {
+	if len(s.Config.WebhookSecret) == 0 {
 		// Anyone can sign with an empty key: without a secret, believe no one.
 		return payment.ErrBadSignature
 	}
-	if err := payment.Verify(s.cfg.WebhookSecret, header, body, time.Now(), payment.DefaultTolerance); err != nil {
+	if err := payment.Verify(s.Config.WebhookSecret, header, body, time.Now(), payment.DefaultTolerance); err != nil {
 		return err
 	}
 	var req webhookRequest
-	if err := parseJSON(c.Request().Header.Get(echo.HeaderContentType), body, &req, true); err != nil {
+	if err := web.ParseJSON(c.Request().Header.Get(echo.HeaderContentType), body, &req, true); err != nil {
 		return err
 	}
 	if err := req.validate(); err != nil {
@@ -80,7 +82,7 @@ func (s *server) paymentWebhook(c echo.Context) error {
 	}
 	// The same use case reconciliation processes a charge with: a payment
 	// is received one way, whichever way its report came.
-	conf, err := s.office.Receiver().Receive(c.Request().Context(), booking.Payment{
+	conf, err := s.BoxOffice.Receiver().Receive(c.Request().Context(), booking.Payment{
 		ID: req.PaymentID, HoldRef: req.HoldID, AmountMinor: *req.AmountMinor, Currency: req.Currency,
 	}, req.Status == paymentSucceeded)
 	if err != nil {

@@ -1,12 +1,13 @@
-package web
+package api
 
 import (
 	"encoding/base64"
 	"encoding/binary"
 	"net/http"
-	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/marquee-tickets/marquee/web"
 
 	"github.com/labstack/echo/v4"
 
@@ -63,50 +64,47 @@ func showView(sh booking.Show) showJSON {
 	}
 }
 
-// cityPattern is a city slug or id; anything else names no city.
-var cityPattern = regexp.MustCompile(`^[A-Za-z0-9-]{1,100}$`)
-
-// shows lists the shows that have not started, soonest first, a page at a
+// Shows lists the shows that have not started, soonest first, a page at a
 // time: next_cursor, when present, fetches the page after this one.
-func (s *server) shows(c echo.Context) error {
+func (s *Handlers) Shows(c echo.Context) error {
 	q := c.QueryParams()
 	f := booking.ShowFilter{Limit: defaultShowsLimit}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxShowsLimit {
-			return badQuery("limit", "Limit must be a whole number from 1 to 500.")
+			return web.BadQuery("limit", "Limit must be a whole number from 1 to 500.")
 		}
 		f.Limit = n
 	}
 	if v := q.Get("cursor"); v != "" {
 		cur, ok := decodeCursor(v)
 		if !ok {
-			return badQuery("cursor", "The cursor is not one this server gave out.")
+			return web.BadQuery("cursor", "The cursor is not one this server gave out.")
 		}
 		f.After = &cur
 	}
 	if v := q.Get("city"); v != "" {
-		if !cityPattern.MatchString(v) {
-			return badQuery("city", "City must be a city's slug or id.")
+		if !web.CityPattern.MatchString(v) {
+			return web.BadQuery("city", "City must be a city's slug or id.")
 		}
 		f.City = v
 	}
 	var err error
 	if f.MovieID, err = idParam(q.Get("movie")); err != nil {
-		return badQuery("movie", "Movie must be a movie id.")
+		return web.BadQuery("movie", "Movie must be a movie id.")
 	}
 	if f.Theatre, err = idParam(q.Get("theatre")); err != nil {
-		return badQuery("theatre", "Theatre must be a theatre id.")
+		return web.BadQuery("theatre", "Theatre must be a theatre id.")
 	}
 	if v := q.Get("date"); v != "" {
 		// Postgres has no year 0, and Go would parse one.
 		if d, err := time.Parse(time.DateOnly, v); err != nil || d.Year() < 1 {
-			return badQuery("date", "Date must be a day as YYYY-MM-DD.")
+			return web.BadQuery("date", "Date must be a day as YYYY-MM-DD.")
 		}
 		f.Date = v
 	}
 
-	list, err := s.store.Shows(c.Request().Context(), f)
+	list, err := s.Store.Shows(c.Request().Context(), f)
 	if err != nil {
 		return err
 	}
@@ -122,10 +120,6 @@ func (s *server) shows(c echo.Context) error {
 		out.NextCursor = encodeCursor(booking.ShowCursor{StartsAt: last.StartsAt, ID: last.ID})
 	}
 	return c.JSON(http.StatusOK, out)
-}
-
-func badQuery(param, message string) error {
-	return newError(http.StatusBadRequest, "invalid_query", message).with("param", param)
 }
 
 // idParam reads an optional positive id; "" is 0 (no filter).
@@ -159,15 +153,15 @@ func decodeCursor(s string) (booking.ShowCursor, bool) {
 	return booking.ShowCursor{StartsAt: time.UnixMicro(micros).UTC(), ID: id}, true
 }
 
-// show returns one scheduled show with its price per seat category.
-func (s *server) show(c echo.Context) error {
+// Show returns one scheduled show with its price per seat category.
+func (s *Handlers) Show(c echo.Context) error {
 	showID, err := booking.ParseShowID(c.Param("show_id"))
 	if err != nil {
-		return notFound("show")
+		return web.NotFound("show")
 	}
-	sh, err := s.store.Show(c.Request().Context(), showID)
+	sh, err := s.Store.Show(c.Request().Context(), showID)
 	if err != nil {
-		return lookup("show", err)
+		return web.Lookup("show", err)
 	}
 	out := struct {
 		showJSON
@@ -193,16 +187,16 @@ type seatJSON struct {
 	Mine       bool   `json:"mine,omitempty"`
 }
 
-// seatMap returns every seat of a show with its status now; the caller's
+// SeatMap returns every seat of a show with its status now; the caller's
 // own held seats say mine. Guests may look.
-func (s *server) seatMap(c echo.Context) error {
+func (s *Handlers) SeatMap(c echo.Context) error {
 	showID, err := booking.ParseShowID(c.Param("show_id"))
 	if err != nil {
-		return notFound("show")
+		return web.NotFound("show")
 	}
-	seats, err := s.store.SeatMap(c.Request().Context(), showID, userID(c))
+	seats, err := s.Store.SeatMap(c.Request().Context(), showID, web.UserID(c))
 	if err != nil {
-		return lookup("show", err)
+		return web.Lookup("show", err)
 	}
 	out := struct {
 		ShowID int64      `json:"show_id"`

@@ -1,4 +1,4 @@
-package web
+package pages
 
 import (
 	"bytes"
@@ -7,25 +7,27 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/marquee-tickets/marquee/web"
+
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/booking"
 )
 
-// moviePoster serves a movie's poster image. Pages link it with its version
+// MoviePoster serves a movie's poster image. Pages link it with its version
 // in the URL (posterURL): that URL names one content and is cached for a
 // year, and a new poster gets a new URL. A request without the current
 // version (an old link, a script) is answered too, but revalidated each
 // time by its ETag.
-func (s *server) moviePoster(c echo.Context) error {
+func (s *Handlers) MoviePoster(c echo.Context) error {
 	id, err := booking.ParseShowID(c.Param("movie_id"))
 	if err != nil {
-		return notFound("poster")
+		return web.NotFound("poster")
 	}
-	p, err := s.store.Poster(c.Request().Context(), id)
+	p, err := s.Store.Poster(c.Request().Context(), id)
 	if err != nil {
-		return lookup("poster", err)
+		return web.Lookup("poster", err)
 	}
 	h := c.Response().Header()
 	h.Set(echo.HeaderContentType, p.ContentType)

@@ -1,4 +1,4 @@
-package web
+package pages
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/marquee-tickets/marquee/web"
 
 	"github.com/labstack/echo/v4"
 
@@ -36,23 +38,23 @@ type showState struct {
 	policy    booking.RefundPolicy
 }
 
-func (s *server) loadShow(ctx context.Context, showID int64, viewer string) (showState, error) {
+func (s *Handlers) loadShow(ctx context.Context, showID int64, viewer string) (showState, error) {
 	var st showState
 	var err error
-	if st.show, err = s.store.Show(ctx, showID); err != nil {
-		return st, lookup("show", err)
+	if st.show, err = s.Store.Show(ctx, showID); err != nil {
+		return st, web.Lookup("show", err)
 	}
-	if st.seats, err = s.store.SeatMap(ctx, showID, viewer); err != nil {
-		return st, lookup("show", err)
+	if st.seats, err = s.Store.SeatMap(ctx, showID, viewer); err != nil {
+		return st, web.Lookup("show", err)
 	}
-	if st.now, err = s.store.Now(ctx); err != nil {
+	if st.now, err = s.Store.Now(ctx); err != nil {
 		return st, err
 	}
-	if st.policy, err = s.store.RefundPolicy(ctx, st.show.TheatreID); err != nil {
+	if st.policy, err = s.Store.RefundPolicy(ctx, st.show.TheatreID); err != nil {
 		return st, err
 	}
 	if viewer != "" {
-		h, err := s.store.ActiveHold(ctx, viewer)
+		h, err := s.Store.ActiveHold(ctx, viewer)
 		switch {
 		case errors.Is(err, booking.ErrNotFound):
 		case err != nil:
@@ -85,9 +87,9 @@ func newKey() string {
 }
 
 // bookingView builds the booking section for the viewer.
-func (s *server) bookingView(c echo.Context, st showState, sel selection) components.BookingView {
+func (s *Handlers) bookingView(c echo.Context, st showState, sel selection) components.BookingView {
 	v := components.BookingView{
-		ShowID: st.show.ID, CSRF: csrfToken(c), Guest: userID(c) == "", Notice: sel.notice, Key: newKey(),
+		ShowID: st.show.ID, CSRF: web.CSRFToken(c), Guest: web.UserID(c) == "", Notice: sel.notice, Key: newKey(),
 	}
 	switch {
 	case st.closed():
@@ -142,9 +144,9 @@ func selectionSummary(seats []string) string {
 // seatMapView lays the seats out in their grid: each grid row a row of
 // cells from the leftmost to the rightmost column of the screen, with gaps
 // where there is no seat.
-func (s *server) seatMapView(st showState, selectable bool, picked, taken map[string]bool) components.SeatMapView {
+func (s *Handlers) seatMapView(st showState, selectable bool, picked, taken map[string]bool) components.SeatMapView {
 	v := components.SeatMapView{
-		ShowID: st.show.ID, Selectable: selectable, MaxSeats: s.cfg.MaxSeatsPerHold, Currency: st.show.Currency,
+		ShowID: st.show.ID, Selectable: selectable, MaxSeats: s.Config.MaxSeatsPerHold, Currency: st.show.Currency,
 		Symbol: format.CurrencySymbol(st.show.Currency),
 	}
 	if len(st.seats) == 0 {
@@ -194,7 +196,7 @@ func (s *server) seatMapView(st showState, selectable bool, picked, taken map[st
 }
 
 // checkoutView is the checkout panel of the viewer's live hold h.
-func (s *server) checkoutView(st showState, h booking.Hold) *components.CheckoutView {
+func (s *Handlers) checkoutView(st showState, h booking.Hold) *components.CheckoutView {
 	bySeat := map[string]booking.Seat{}
 	for _, seat := range st.seats {
 		bySeat[seat.ID] = seat
@@ -220,7 +222,7 @@ func (s *server) checkoutView(st showState, h booking.Hold) *components.Checkout
 	return v
 }
 
-func (s *server) showHeading(sh booking.Show, movie booking.Movie, citySlug string) components.ShowHeading {
+func (s *Handlers) showHeading(sh booking.Show, movie booking.Movie, citySlug string) components.ShowHeading {
 	return components.ShowHeading{
 		Movie: sh.MovieTitle, MovieHref: moviePath(sh.MovieID, citySlug, sh.StartsAt.In(format.Zone(sh.TimeZone)).Format(time.DateOnly)),
 		Rating: movie.Rating, Duration: format.Duration(movie.DurationMinutes),
@@ -233,19 +235,19 @@ func (s *server) showHeading(sh booking.Show, movie booking.Movie, citySlug stri
 // renderBooking answers with the booking section: the fragment for htmx,
 // else the whole show page. Neither is ever kept: a show page restored from
 // the browser's cache would offer seats and a hold that have moved on.
-func (s *server) renderBooking(c echo.Context, status int, st showState, v components.BookingView) error {
+func (s *Handlers) renderBooking(c echo.Context, status int, st showState, v components.BookingView) error {
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
-	if isHTMX(c) {
-		return render(c, status, components.BookingSection(v))
+	if web.IsHTMX(c) {
+		return web.Render(c, status, components.BookingSection(v))
 	}
 	ctx := c.Request().Context()
-	movie, err := s.store.Movie(ctx, st.show.MovieID)
+	movie, err := s.Store.Movie(ctx, st.show.MovieID)
 	if err != nil {
 		return err
 	}
 	slug := ""
-	if t, err := s.store.Theatre(ctx, st.show.TheatreID); err == nil {
-		if cities, err := s.store.Cities(ctx); err == nil {
+	if t, err := s.Store.Theatre(ctx, st.show.TheatreID); err == nil {
+		if cities, err := s.Store.Cities(ctx); err == nil {
 			for _, ci := range cities {
 				if ci.ID == t.CityID {
 					slug = ci.Slug
@@ -253,10 +255,10 @@ func (s *server) renderBooking(c echo.Context, status int, st showState, v compo
 			}
 		}
 	}
-	m := s.meta(c, st.show.MovieTitle+", "+format.ShortDate(st.show.StartsAt, st.show.TimeZone)+" "+format.Clock(st.show.StartsAt, st.show.TimeZone))
+	m := s.Meta(c, st.show.MovieTitle+", "+format.ShortDate(st.show.StartsAt, st.show.TimeZone)+" "+format.Clock(st.show.StartsAt, st.show.TimeZone))
 	m.Wide = true
-	return render(c, status, components.ShowPage(m, components.ShowView{
-		Heading: s.showHeading(st.show, movie, slug), Booking: v, Live: s.cfg.Live != nil,
+	return web.Render(c, status, components.ShowPage(m, components.ShowView{
+		Heading: s.showHeading(st.show, movie, slug), Booking: v, Live: s.Config.Live != nil,
 		Policy: policyLines(st.policy),
 	}))
 }
@@ -319,23 +321,23 @@ var seatIDPattern = regexp.MustCompile(`^[A-Za-z0-9-]{1,16}$`)
 func parseShowParam(c echo.Context) (int64, error) {
 	id, err := booking.ParseShowID(c.Param("show_id"))
 	if err != nil {
-		return 0, notFound("show")
+		return 0, web.NotFound("show")
 	}
 	return id, nil
 }
 
-// showPage is the show page. ?seats=A1,A2 preselects seats (a guest who
+// ShowPage is the show page. ?seats=A1,A2 preselects seats (a guest who
 // logged in to hold them comes back so); seats taken meanwhile are named.
-func (s *server) showPage(c echo.Context) error {
+func (s *Handlers) ShowPage(c echo.Context) error {
 	showID, err := parseShowParam(c)
 	if err != nil {
 		return err
 	}
-	st, err := s.loadShow(c.Request().Context(), showID, userID(c))
+	st, err := s.loadShow(c.Request().Context(), showID, web.UserID(c))
 	if err != nil {
 		return err
 	}
-	sel := selection{seats: seatList(c.QueryParam("seats"), s.cfg.MaxSeatsPerHold)}
+	sel := selection{seats: seatList(c.QueryParam("seats"), s.Config.MaxSeatsPerHold)}
 	if len(sel.seats) > 0 && st.hold == nil && !st.closed() {
 		var gone []string
 		for _, seat := range st.seats {
@@ -354,14 +356,14 @@ func (s *server) showPage(c echo.Context) error {
 	return s.renderBooking(c, http.StatusOK, st, s.bookingView(c, st, sel))
 }
 
-// bookingFragment is the booking section alone. The countdown asks for it
+// BookingFragment is the booking section alone. The countdown asks for it
 // when a hold runs out (?expired=1), to show the seats freed.
-func (s *server) bookingFragment(c echo.Context) error {
+func (s *Handlers) BookingFragment(c echo.Context) error {
 	showID, err := parseShowParam(c)
 	if err != nil {
 		return err
 	}
-	st, err := s.loadShow(c.Request().Context(), showID, userID(c))
+	st, err := s.loadShow(c.Request().Context(), showID, web.UserID(c))
 	if err != nil {
 		return err
 	}
@@ -373,21 +375,21 @@ func (s *server) bookingFragment(c echo.Context) error {
 		}
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
-	return render(c, http.StatusOK, components.BookingSection(s.bookingView(c, st, sel)))
+	return web.Render(c, http.StatusOK, components.BookingSection(s.bookingView(c, st, sel)))
 }
 
-// seatMapFragment is the seat map alone, as it is now for the viewer.
-func (s *server) seatMapFragment(c echo.Context) error {
+// SeatMapFragment is the seat map alone, as it is now for the viewer.
+func (s *Handlers) SeatMapFragment(c echo.Context) error {
 	showID, err := parseShowParam(c)
 	if err != nil {
 		return err
 	}
-	st, err := s.loadShow(c.Request().Context(), showID, userID(c))
+	st, err := s.loadShow(c.Request().Context(), showID, web.UserID(c))
 	if err != nil {
 		return err
 	}
 	selectable := st.hold == nil && !st.closed()
-	return render(c, http.StatusOK, components.SeatMap(s.seatMapView(st, selectable, nil, nil)))
+	return web.Render(c, http.StatusOK, components.SeatMap(s.seatMapView(st, selectable, nil, nil)))
 }
 
 // seatsNoLongerFree names taken seats in a sentence.
@@ -405,24 +407,24 @@ func joinAnd(items []string) string {
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
-// holdSeatsPage holds the selected seats (form fields seat, key). A guest
+// HoldSeatsPage holds the selected seats (form fields seat, key). A guest
 // is sent to log in, and comes back to the show with the selection kept.
-func (s *server) holdSeatsPage(c echo.Context) error {
+func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 	showID, err := parseShowParam(c)
 	if err != nil {
 		return err
 	}
 	form, err := c.FormParams()
 	if err != nil {
-		return newError(http.StatusBadRequest, "bad_form", "The form could not be read. Reload the page and try again.")
+		return web.NewError(http.StatusBadRequest, "bad_form", "The form could not be read. Reload the page and try again.")
 	}
 	seats := form["seat"]
-	if userID(c) == "" {
+	if web.UserID(c) == "" {
 		next := "/shows/" + strconv.FormatInt(showID, 10)
-		if keep := seatList(strings.Join(seats, ","), s.cfg.MaxSeatsPerHold); len(keep) > 0 {
+		if keep := seatList(strings.Join(seats, ","), s.Config.MaxSeatsPerHold); len(keep) > 0 {
 			next += "?seats=" + url.QueryEscape(strings.Join(keep, ","))
 		}
-		return seeOther(c, loginPath(next))
+		return web.SeeOther(c, web.LoginPath(next))
 	}
 	ctx := c.Request().Context()
 	key := form.Get("key")
@@ -430,7 +432,7 @@ func (s *server) holdSeatsPage(c echo.Context) error {
 		key = newKey() // an old form without a key: this request gets its own
 	}
 	hold := func(key string) (booking.HoldResult, error) {
-		return s.office.Hold(ctx, booking.HoldRequest{UserID: userID(c), ShowID: showID, Seats: seats, Key: key})
+		return s.BoxOffice.Hold(ctx, booking.HoldRequest{UserID: web.UserID(c), ShowID: showID, Seats: seats, Key: key})
 	}
 	res, holdErr := hold(key)
 	if errors.Is(holdErr, booking.ErrKeyReused) {
@@ -440,9 +442,9 @@ func (s *server) holdSeatsPage(c echo.Context) error {
 		res, holdErr = hold(newKey())
 	}
 	if errors.Is(holdErr, booking.ErrNotFound) {
-		return notFound("show")
+		return web.NotFound("show")
 	}
-	st, err := s.loadShow(ctx, showID, userID(c))
+	st, err := s.loadShow(ctx, showID, web.UserID(c))
 	if err != nil {
 		return err
 	}
@@ -456,7 +458,7 @@ func (s *server) holdSeatsPage(c echo.Context) error {
 	status := http.StatusOK
 	switch {
 	case holdErr == nil && res.Hold.State == booking.HoldHeld:
-		if !isHTMX(c) {
+		if !web.IsHTMX(c) {
 			return c.Redirect(http.StatusSeeOther, "/shows/"+strconv.FormatInt(showID, 10))
 		}
 	case holdErr == nil:
@@ -486,7 +488,7 @@ func (s *server) holdSeatsPage(c echo.Context) error {
 		status = http.StatusConflict
 		sel.notice = &components.Notice{Kind: "error", Title: "This show is no longer on sale"}
 	default:
-		ae, internal := errorFor(holdErr)
+		ae, internal := web.ErrorFor(holdErr)
 		if internal || ae.Status >= 500 {
 			return holdErr
 		}
@@ -503,7 +505,7 @@ func (s *server) holdSeatsPage(c echo.Context) error {
 
 // holdProblem says in a moviegoer's words why a hold was refused: the
 // API's messages speak to programmers (ids, keys), the page's never do.
-func holdProblem(ae *apiError) string {
+func holdProblem(ae *web.Error) string {
 	switch ae.Code {
 	case "too_many_seats", "no_seats", "show_closed", "active_hold_exists":
 		return ae.Message // already plain
@@ -515,18 +517,18 @@ func holdProblem(ae *apiError) string {
 	return "Please pick your seats again and press Hold."
 }
 
-// releaseHoldPage gives the caller's held seats back, and shows the booking
+// ReleaseHoldPage gives the caller's held seats back, and shows the booking
 // section of the show the form was on (form field show).
-func (s *server) releaseHoldPage(c echo.Context) error {
+func (s *Handlers) ReleaseHoldPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	h, err := s.office.Release(ctx, userID(c), c.Param("hold_id"))
+	h, err := s.BoxOffice.Release(ctx, web.UserID(c), c.Param("hold_id"))
 	sel := selection{}
 	switch {
 	case errors.Is(err, booking.ErrHoldConfirmed):
 		sel.notice = &components.Notice{Kind: "info", Title: "These seats are already paid for",
 			LinkHref: "/bookings", LinkText: "See your bookings"}
 	case err != nil:
-		return lookup("hold", err)
+		return web.Lookup("hold", err)
 	case h.State == booking.HoldCancelled:
 		// The selection starts empty: the released seats are not picked
 		// again behind the shopper's back.
@@ -538,10 +540,10 @@ func (s *server) releaseHoldPage(c echo.Context) error {
 	if id, err := booking.ParseShowID(c.FormValue("show")); err == nil {
 		showID = id
 	}
-	if !isHTMX(c) {
+	if !web.IsHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/shows/"+strconv.FormatInt(showID, 10))
 	}
-	st, err := s.loadShow(ctx, showID, userID(c))
+	st, err := s.loadShow(ctx, showID, web.UserID(c))
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package web
+package account
 
 import (
 	"cmp"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/marquee-tickets/marquee/web"
 
 	"github.com/labstack/echo/v4"
 
@@ -70,26 +72,26 @@ func paymentReason(reason string) string {
 	return "The payment could not be used to book seats."
 }
 
-// bookingsPage lists the caller's bookings and refunded payments.
-func (s *server) bookingsPage(c echo.Context) error {
-	v, err := s.bookingsView(c.Request().Context(), userID(c))
+// BookingsPage lists the caller's bookings and refunded payments.
+func (s *Handlers) BookingsPage(c echo.Context) error {
+	v, err := s.bookingsView(c.Request().Context(), web.UserID(c))
 	if err != nil {
 		return err
 	}
-	v.CSRF = csrfToken(c)
-	return render(c, http.StatusOK, components.BookingsPage(s.meta(c, "My bookings"), v))
+	v.CSRF = web.CSRFToken(c)
+	return web.Render(c, http.StatusOK, components.BookingsPage(s.Meta(c, "My bookings"), v))
 }
 
 // bookingsView is My bookings of user: upcoming bookings soonest first, the
 // payments that bought nothing and are refunded, then past and cancelled
-// bookings, latest first.
-func (s *server) bookingsView(ctx context.Context, user string) (components.BookingsView, error) {
+// Bookings, latest first.
+func (s *Handlers) bookingsView(ctx context.Context, user string) (components.BookingsView, error) {
 	var v components.BookingsView
-	list, err := s.store.Bookings(ctx, user)
+	list, err := s.Store.Bookings(ctx, user)
 	if err != nil {
 		return v, err
 	}
-	refunded, err := s.store.RefundedPayments(ctx, user)
+	refunded, err := s.Store.RefundedPayments(ctx, user)
 	if err != nil {
 		return v, err
 	}
@@ -100,11 +102,11 @@ func (s *server) bookingsView(ctx context.Context, user string) (components.Book
 	for _, p := range refunded {
 		ids = append(ids, p.ShowID)
 	}
-	shows, err := s.store.ShowsByID(ctx, ids)
+	shows, err := s.Store.ShowsByID(ctx, ids)
 	if err != nil {
 		return v, err
 	}
-	now, err := s.store.Now(ctx)
+	now, err := s.Store.Now(ctx)
 	if err != nil {
 		return v, err
 	}
@@ -121,7 +123,7 @@ func (s *server) bookingsView(ctx context.Context, user string) (components.Book
 			continue
 		}
 		// Offer cancelling only while the refund policy allows it.
-		q, err := s.store.QuoteCancellation(ctx, user, b.ID)
+		q, err := s.Store.QuoteCancellation(ctx, user, b.ID)
 		if err != nil {
 			return v, err
 		}
@@ -147,50 +149,50 @@ func (s *server) bookingsView(ctx context.Context, user string) (components.Book
 }
 
 // bookingAndShow is one of the caller's bookings with its show.
-func (s *server) bookingAndShow(ctx context.Context, user, id string) (booking.Booking, booking.Show, error) {
-	b, err := s.store.Booking(ctx, user, id)
+func (s *Handlers) bookingAndShow(ctx context.Context, user, id string) (booking.Booking, booking.Show, error) {
+	b, err := s.Store.Booking(ctx, user, id)
 	if err != nil {
-		return b, booking.Show{}, lookup("booking", err)
+		return b, booking.Show{}, web.Lookup("booking", err)
 	}
-	shows, err := s.store.ShowsByID(ctx, []int64{b.ShowID})
+	shows, err := s.Store.ShowsByID(ctx, []int64{b.ShowID})
 	if err != nil {
 		return b, booking.Show{}, err
 	}
 	sh, ok := shows[b.ShowID]
 	if !ok {
-		return b, sh, notFound("booking")
+		return b, sh, web.NotFound("booking")
 	}
 	return b, sh, nil
 }
 
-// cancelPreview says what cancelling the booking now would refund: a
+// CancelPreview says what cancelling the booking now would refund: a
 // fragment under its card for htmx, else a page.
-func (s *server) cancelPreview(c echo.Context) error {
+func (s *Handlers) CancelPreview(c echo.Context) error {
 	ctx := c.Request().Context()
-	b, sh, err := s.bookingAndShow(ctx, userID(c), c.Param("booking_id"))
+	b, sh, err := s.bookingAndShow(ctx, web.UserID(c), c.Param("booking_id"))
 	if err != nil {
 		return err
 	}
-	q, err := s.store.QuoteCancellation(ctx, userID(c), b.ID)
+	q, err := s.Store.QuoteCancellation(ctx, web.UserID(c), b.ID)
 	if err != nil {
-		return lookup("booking", err)
+		return web.Lookup("booking", err)
 	}
 	if b.Status == booking.BookingCancelled {
-		return seeOther(c, bookingPath(b.ID))
+		return web.SeeOther(c, bookingPath(b.ID))
 	}
 	v := components.CancelView{
 		BookingID: b.ID, Href: bookingPath(b.ID), Movie: sh.MovieTitle,
 		When:   format.LongDate(sh.StartsAt, sh.TimeZone) + ", " + format.Clock(sh.StartsAt, sh.TimeZone),
 		Amount: format.Money(b.AmountMinor, b.Currency), Refund: format.Money(q.AmountMinor, q.Currency),
-		Tier: tierText(q.Tier), Allowed: q.Allowed, InList: isHTMX(c), CSRF: csrfToken(c),
+		Tier: tierText(q.Tier), Allowed: q.Allowed, InList: web.IsHTMX(c), CSRF: web.CSRFToken(c),
 	}
 	if b.AmountMinor > 0 {
 		v.Percent = int(q.AmountMinor * 100 / b.AmountMinor)
 	}
-	if isHTMX(c) {
-		return render(c, http.StatusOK, components.CancelPreview(v))
+	if web.IsHTMX(c) {
+		return web.Render(c, http.StatusOK, components.CancelPreview(v))
 	}
-	return render(c, http.StatusOK, components.CancelPage(s.meta(c, "Cancel booking"), v))
+	return web.Render(c, http.StatusOK, components.CancelPage(s.Meta(c, "Cancel booking"), v))
 }
 
 // tierText says what a tier of a refund policy gives back, and until when.
@@ -206,28 +208,28 @@ func tierText(t booking.RefundTier) string {
 	return strconv.Itoa(t.Percent) + "% back when you cancel " + until
 }
 
-// cancelBookingPage cancels the booking under the refund policy. Cancelling
+// CancelBookingPage cancels the booking under the refund policy. Cancelling
 // twice answers the same; once the policy no longer allows it, a 409 says so.
 // htmx gets My bookings' lists again, the booking now under Past and
 // cancelled, with a notice of what was cancelled.
-func (s *server) cancelBookingPage(c echo.Context) error {
+func (s *Handlers) CancelBookingPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	b, err := s.office.CancelBooking(ctx, userID(c), c.Param("booking_id"))
+	b, err := s.BoxOffice.CancelBooking(ctx, web.UserID(c), c.Param("booking_id"))
 	if err != nil {
-		return lookup("booking", err)
+		return web.Lookup("booking", err)
 	}
-	if !isHTMX(c) {
+	if !web.IsHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/bookings")
 	}
-	_, sh, err := s.bookingAndShow(ctx, userID(c), b.ID)
+	_, sh, err := s.bookingAndShow(ctx, web.UserID(c), b.ID)
 	if err != nil {
 		return err
 	}
-	v, err := s.bookingsView(ctx, userID(c))
+	v, err := s.bookingsView(ctx, web.UserID(c))
 	if err != nil {
 		return err
 	}
-	v.CSRF = csrfToken(c)
+	v.CSRF = web.CSRFToken(c)
 	v.Notice = "Booking cancelled: " + sh.MovieTitle + ", " + showWhen(sh) + ". " + refundText(b.Refund)
-	return render(c, http.StatusOK, components.BookingsLists(v))
+	return web.Render(c, http.StatusOK, components.BookingsLists(v))
 }

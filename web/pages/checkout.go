@@ -1,10 +1,12 @@
-package web
+package pages
 
 import (
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/marquee-tickets/marquee/web"
 
 	"github.com/labstack/echo/v4"
 
@@ -14,52 +16,40 @@ import (
 	"github.com/marquee-tickets/marquee/web/format"
 )
 
-// checkout returns where the browser pays for the caller's live hold.
-func (s *server) checkout(c echo.Context) error {
-	if err := decodeJSON(c, &struct{}{}, false); err != nil {
-		return err
-	}
-	_, checkoutURL, err := s.office.OpenCheckout(c.Request().Context(), userID(c), c.Param("hold_id"))
-	if err != nil {
-		return lookup("hold", err)
-	}
-	return c.JSON(http.StatusCreated, map[string]string{"checkout_url": checkoutURL})
-}
-
-// payHold is the Pay button of a hold: it opens a checkout at the provider
+// PayHold is the Pay button of a hold: it opens a checkout at the provider
 // and sends the browser there. Only the hold's owner may; anyone else's hold
 // is not found. A hold that is no longer live is a friendly 409.
-func (s *server) payHold(c echo.Context) error {
+func (s *Handlers) PayHold(c echo.Context) error {
 	ctx := c.Request().Context()
 	// Paid already, and the webhook is on its way (a second tab, the back
 	// button): show the return page rather than take the money twice.
-	if s.office.PaidAlready(ctx, userID(c), c.Param("hold_id")) {
-		return seeOther(c, s.office.ReturnURL(c.Param("hold_id")))
+	if s.BoxOffice.PaidAlready(ctx, web.UserID(c), c.Param("hold_id")) {
+		return web.SeeOther(c, s.BoxOffice.ReturnURL(c.Param("hold_id")))
 	}
-	_, checkoutURL, err := s.office.OpenCheckout(ctx, userID(c), c.Param("hold_id"))
+	_, checkoutURL, err := s.BoxOffice.OpenCheckout(ctx, web.UserID(c), c.Param("hold_id"))
 	if err != nil {
-		return lookup("hold", err)
+		return web.Lookup("hold", err)
 	}
-	return seeOther(c, checkoutURL)
+	return web.SeeOther(c, checkoutURL)
 }
 
-// checkoutReturn is the page the provider sends the shopper back to. Its
+// CheckoutReturn is the page the provider sends the shopper back to. Its
 // query string only names a hold, which must be the caller's: what the page
 // says comes from the stored payment outcome (written by the webhook) or,
 // before there is one, from asking the provider. It never confirms anything.
-func (s *server) checkoutReturn(c echo.Context) error {
+func (s *Handlers) CheckoutReturn(c echo.Context) error {
 	r, err := s.returnView(c)
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, checkout.ReturnPage(s.meta(c, checkout.Title(r)), r))
+	return web.Render(c, http.StatusOK, checkout.ReturnPage(s.Meta(c, checkout.Title(r)), r))
 }
 
-// checkoutReturnStatus is the return page's changing part, polled by htmx
+// CheckoutReturnStatus is the return page's changing part, polled by htmx
 // while the payment is being confirmed. An htmx poll that finds the state
 // the page shows (shown) is answered 204, so nothing is swapped and nothing
 // is read out again.
-func (s *server) checkoutReturnStatus(c echo.Context) error {
+func (s *Handlers) CheckoutReturnStatus(c echo.Context) error {
 	r, err := s.returnView(c)
 	if err != nil {
 		return err
@@ -68,10 +58,10 @@ func (s *server) checkoutReturnStatus(c echo.Context) error {
 	if shown == "" {
 		shown = checkout.Confirming
 	}
-	if r.State.Waiting() && r.State == shown && isHTMX(c) {
+	if r.State.Waiting() && r.State == shown && web.IsHTMX(c) {
 		return c.NoContent(http.StatusNoContent)
 	}
-	return render(c, http.StatusOK, checkout.Status(r))
+	return web.Render(c, http.StatusOK, checkout.Status(r))
 }
 
 // waitingSince is when the return page began waiting for an outcome: the
@@ -86,19 +76,19 @@ func waitingSince(c echo.Context, now time.Time) time.Time {
 }
 
 // returnView decides what the return page says about the caller's hold.
-func (s *server) returnView(c echo.Context) (checkout.Return, error) {
+func (s *Handlers) returnView(c echo.Context) (checkout.Return, error) {
 	ctx := c.Request().Context()
-	uid := userID(c)
-	h, err := s.store.Hold(ctx, uid, c.QueryParam("hold_id"))
+	uid := web.UserID(c)
+	h, err := s.Store.Hold(ctx, uid, c.QueryParam("hold_id"))
 	if err != nil {
-		return checkout.Return{}, lookup("hold", err)
+		return checkout.Return{}, web.Lookup("hold", err)
 	}
 	r := checkout.Return{
 		HoldID: h.ID, Seats: strings.Join(format.SeatOrder(h.Seats), ", "), Amount: format.Money(h.AmountMinor, h.Currency),
 		ShowHref: "/shows/" + strconv.FormatInt(h.ShowID, 10), HoldLive: h.State == booking.HoldHeld,
-		CSRF: csrfToken(c),
+		CSRF: web.CSRFToken(c),
 	}
-	payments, err := s.store.PaymentsForHold(ctx, uid, h.ID)
+	payments, err := s.Store.PaymentsForHold(ctx, uid, h.ID)
 	if err != nil {
 		return r, err
 	}
@@ -109,10 +99,10 @@ func (s *server) returnView(c echo.Context) (checkout.Return, error) {
 	// No outcome stored yet: the webhook may be on its way, or there was
 	// no payment. Only the provider can tell; the page only tells, and
 	// reconciliation does the rest.
-	rep, err := s.office.PaymentStatus(ctx, h.ID)
+	rep, err := s.BoxOffice.PaymentStatus(ctx, h.ID)
 	if err != nil {
 		if ctx.Err() == nil {
-			s.log.Warn("payment status", "hold", h.ID, "err", err)
+			s.Log.Warn("payment status", "hold", h.ID, "err", err)
 		}
 		rep.Status = payment.StatusPending
 	}
@@ -127,7 +117,7 @@ func (s *server) returnView(c echo.Context) (checkout.Return, error) {
 	default:
 		// Succeeded (the webhook is on its way) or pending while the hold
 		// lasts: confirming, and after a while an explanation.
-		now, err := s.store.Now(ctx)
+		now, err := s.Store.Now(ctx)
 		if err != nil {
 			return r, err
 		}
@@ -143,9 +133,9 @@ func (s *server) returnView(c echo.Context) (checkout.Return, error) {
 
 // returnPatience is how long the return page says "confirming" before it
 // explains instead.
-func (s *server) returnPatience() time.Duration {
-	if s.cfg.ReturnPatience > 0 {
-		return s.cfg.ReturnPatience
+func (s *Handlers) returnPatience() time.Duration {
+	if s.Config.ReturnPatience > 0 {
+		return s.Config.ReturnPatience
 	}
 	return time.Minute
 }

@@ -1,7 +1,9 @@
-package web
+package pages
 
 import (
 	"net/http"
+
+	"github.com/marquee-tickets/marquee/web"
 
 	"github.com/labstack/echo/v4"
 
@@ -11,18 +13,18 @@ import (
 	"github.com/marquee-tickets/marquee/web/format"
 )
 
-// theatrePage lists a theatre's shows of a day, by movie.
-func (s *server) theatrePage(c echo.Context) error {
+// TheatrePage lists a theatre's shows of a day, by movie.
+func (s *Handlers) TheatrePage(c echo.Context) error {
 	ctx := c.Request().Context()
 	id, err := booking.ParseShowID(c.Param("theatre_id"))
 	if err != nil {
-		return notFound("theatre")
+		return web.NotFound("theatre")
 	}
-	t, err := s.store.Theatre(ctx, id)
+	t, err := s.Store.Theatre(ctx, id)
 	if err != nil {
-		return lookup("theatre", err)
+		return web.Lookup("theatre", err)
 	}
-	cities, err := s.store.Cities(ctx)
+	cities, err := s.Store.Cities(ctx)
 	if err != nil {
 		return err
 	}
@@ -32,18 +34,18 @@ func (s *server) theatrePage(c echo.Context) error {
 			city.Slug = ci.Slug
 		}
 	}
-	now, err := s.store.Now(ctx)
+	now, err := s.Store.Now(ctx)
 	if err != nil {
 		return err
 	}
 	w := weekFrom(now, t.TimeZone)
 	f := postgres.ShowtimeFilter{TheatreID: t.ID, Within: w.within}
-	days, err := s.store.ShowDays(ctx, f)
+	days, err := s.Store.ShowDays(ctx, f)
 	if err != nil {
 		return err
 	}
 	f.Date = w.chooseDay(c.QueryParam("date"), days)
-	shows, err := s.store.Showtimes(ctx, f)
+	shows, err := s.Store.Showtimes(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -67,6 +69,6 @@ func (s *server) theatrePage(c echo.Context) error {
 		}
 		v.Movies[i].Times = append(v.Movies[i].Times, showtimeView(sh))
 	}
-	m := s.meta(c, t.Name)
-	return render(c, http.StatusOK, components.TheatrePage(m, v))
+	m := s.Meta(c, t.Name)
+	return web.Render(c, http.StatusOK, components.TheatrePage(m, v))
 }

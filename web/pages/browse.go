@@ -1,4 +1,4 @@
-package web
+package pages
 
 import (
 	"net/url"
@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/marquee-tickets/marquee/web"
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/booking"
@@ -174,13 +176,13 @@ func parseListingFilter(q url.Values) (listingFilter, error) {
 	var f listingFilter
 	languages := q["language"]
 	if len(languages) > maxFilterValues || len(q["format"]) > maxFilterValues || len(q["time"]) > maxFilterValues {
-		return f, badQuery("filter", "Choose at most 10 languages, formats or times of day.")
+		return f, web.BadQuery("filter", "Choose at most 10 languages, formats or times of day.")
 	}
 	for _, l := range languages {
 		l = strings.TrimSpace(l)
 		if l == "" || utf8.RuneCountInString(l) > maxFilterLength || !utf8.ValidString(l) ||
 			strings.IndexFunc(l, unicode.IsControl) >= 0 {
-			return f, badQuery("language", "A language is a name of up to 40 letters.")
+			return f, web.BadQuery("language", "A language is a name of up to 40 letters.")
 		}
 		if !slices.Contains(f.Languages, l) {
 			f.Languages = append(f.Languages, l)
@@ -188,7 +190,7 @@ func parseListingFilter(q url.Values) (listingFilter, error) {
 	}
 	for _, v := range q["format"] {
 		if !slices.Contains(booking.Formats, v) {
-			return f, badQuery("format", "Format must be one of "+strings.Join(booking.Formats, ", ")+".")
+			return f, web.BadQuery("format", "Format must be one of "+strings.Join(booking.Formats, ", ")+".")
 		}
 		if !slices.Contains(f.Formats, v) {
 			f.Formats = append(f.Formats, v)
@@ -197,7 +199,7 @@ func parseListingFilter(q url.Values) (listingFilter, error) {
 	for _, v := range q["time"] {
 		i := slices.IndexFunc(booking.TimesOfDay, func(t booking.TimeOfDay) bool { return t.Slug == v })
 		if i < 0 {
-			return f, badQuery("time", "Time of day must be morning, afternoon, evening or night.")
+			return f, web.BadQuery("time", "Time of day must be morning, afternoon, evening or night.")
 		}
 		if !slices.Contains(f.Times, booking.TimesOfDay[i]) {
 			f.Times = append(f.Times, booking.TimesOfDay[i])
@@ -236,7 +238,7 @@ var timeHints = map[string]string{
 
 // filtersView is the filter form of a listing at action, which keeps the
 // hidden parameters as they are. It offers the languages and formats on
-// show (and any chosen that are not), every time of day, and a link
+// Show (and any chosen that are not), every time of day, and a link
 // without the filters.
 func (f listingFilter) view(action string, hidden []components.Param, languages, formats []string, summary string) components.Filters {
 	ids := map[string]int{}

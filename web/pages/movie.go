@@ -1,9 +1,11 @@
-package web
+package pages
 
 import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/marquee-tickets/marquee/web"
 
 	"github.com/labstack/echo/v4"
 
@@ -13,32 +15,32 @@ import (
 	"github.com/marquee-tickets/marquee/web/format"
 )
 
-// moviePage lists the theatres of a city showing a movie on a day, with
+// MoviePage lists the theatres of a city showing a movie on a day, with
 // their showtimes; sold-out shows say so.
-func (s *server) moviePage(c echo.Context) error {
+func (s *Handlers) MoviePage(c echo.Context) error {
 	ctx := c.Request().Context()
 	movieID, err := booking.ParseShowID(c.Param("movie_id"))
 	if err != nil {
-		return notFound("movie")
+		return web.NotFound("movie")
 	}
-	movie, err := s.store.Movie(ctx, movieID)
+	movie, err := s.Store.Movie(ctx, movieID)
 	if err != nil {
-		return lookup("movie", err)
+		return web.Lookup("movie", err)
 	}
 	slug := c.QueryParam("city")
 	if slug == "" {
-		if ck, err := c.Cookie(cityCookie); err == nil {
+		if ck, err := c.Cookie(web.CityCookie); err == nil {
 			slug = ck.Value
 		}
 	}
-	if !cityPattern.MatchString(slug) {
+	if !web.CityPattern.MatchString(slug) {
 		return c.Redirect(http.StatusSeeOther, "/?choose=1")
 	}
-	city, err := s.store.CityBySlug(ctx, slug)
+	city, err := s.Store.CityBySlug(ctx, slug)
 	if err != nil {
-		return lookup("city", err)
+		return web.Lookup("city", err)
 	}
-	theatres, err := s.store.CityTheatres(ctx, city.ID)
+	theatres, err := s.Store.CityTheatres(ctx, city.ID)
 	if err != nil {
 		return err
 	}
@@ -46,7 +48,7 @@ func (s *server) moviePage(c echo.Context) error {
 	if len(theatres) > 0 {
 		tz = theatres[0].TimeZone
 	}
-	now, err := s.store.Now(ctx)
+	now, err := s.Store.Now(ctx)
 	if err != nil {
 		return err
 	}
@@ -56,16 +58,16 @@ func (s *server) moviePage(c echo.Context) error {
 		return err
 	}
 	f := lf.narrow(postgres.ShowtimeFilter{CityID: city.ID, MovieID: movie.ID, Within: w.within})
-	days, err := s.store.ShowDays(ctx, f)
+	days, err := s.Store.ShowDays(ctx, f)
 	if err != nil {
 		return err
 	}
 	f.Date = w.chooseDay(c.QueryParam("date"), days)
-	languages, formats, err := s.store.ShowFacets(ctx, f)
+	languages, formats, err := s.Store.ShowFacets(ctx, f)
 	if err != nil {
 		return err
 	}
-	shows, err := s.store.Showtimes(ctx, f)
+	shows, err := s.Store.Showtimes(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -98,6 +100,6 @@ func (s *server) moviePage(c echo.Context) error {
 		}
 		v.Theatres[i].Times = append(v.Theatres[i].Times, showtimeView(sh))
 	}
-	m := s.meta(c, movie.Title+" in "+city.Name)
-	return render(c, http.StatusOK, components.MoviePage(m, v))
+	m := s.Meta(c, movie.Title+" in "+city.Name)
+	return web.Render(c, http.StatusOK, components.MoviePage(m, v))
 }
