@@ -1,6 +1,6 @@
-// Package web is Marquee's HTTP server: the JSON API of API.md on Echo, with
-// Server-side sessions in Postgres. routes.go lists every route; each
-// resource has its own file; errors.go decides how every error is answered.
+// Package web is the plumbing every handler package shares: the server's
+// configuration, middleware, sessions, CSRF protection, rate limits, the
+// error table and the render helper (web/server assembles the handlers).
 package web
 
 import (

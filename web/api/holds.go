@@ -79,7 +79,7 @@ func (s *Handlers) Hold(c echo.Context) error {
 }
 
 // ReleaseHold gives the caller's held seats back. An expired or cancelled
-// Hold is returned as it is; a paid one must be cancelled as a booking.
+// hold is returned as it is; a paid one must be cancelled as a booking.
 func (s *Handlers) ReleaseHold(c echo.Context) error {
 	if err := web.DecodeJSON(c, &struct{}{}, false); err != nil {
 		return err

@@ -238,7 +238,7 @@ var timeHints = map[string]string{
 
 // filtersView is the filter form of a listing at action, which keeps the
 // hidden parameters as they are. It offers the languages and formats on
-// Show (and any chosen that are not), every time of day, and a link
+// show (and any chosen that are not), every time of day, and a link
 // without the filters.
 func (f listingFilter) view(action string, hidden []components.Param, languages, formats []string, summary string) components.Filters {
 	ids := map[string]int{}

@@ -16,8 +16,8 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 )
 
-// Accounts as pages: sign up, log in, log out. They share the store and
-// session code of the JSON API (accounts.go, sessions.go); a sign-in always
+// Accounts as pages: sign up, log in, log out. They share the accounts use
+// case and the session code with the JSON API; a sign-in always
 // starts a new session token and a new CSRF token. A form sent with
 // mistakes comes back with every one of them named at its field, and with
 // what was typed (never the password).

@@ -84,7 +84,7 @@ func (s *Handlers) BookingsPage(c echo.Context) error {
 
 // bookingsView is My bookings of user: upcoming bookings soonest first, the
 // payments that bought nothing and are refunded, then past and cancelled
-// Bookings, latest first.
+// bookings, latest first.
 func (s *Handlers) bookingsView(ctx context.Context, user string) (components.BookingsView, error) {
 	var v components.BookingsView
 	list, err := s.Store.Bookings(ctx, user)

@@ -1,4 +1,4 @@
-package web_test
+package pages_test
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/marquee-tickets/marquee/web/webtest"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
@@ -102,7 +104,7 @@ func expiredCheckout(t *testing.T, browser context.Context, vp viewport) {
 	holdID := tb.holdAndCheckout(email, show, "C3")
 	checkoutURL := run(tb, "read the address", chromedp.Location())
 
-	left := tb.text("[data-countdown-display]")
+	left := tb.Text("[data-countdown-display]")
 	if !countdownText.MatchString(left) || !strings.HasPrefix(left, "0:0") {
 		t.Fatalf("the sandbox countdown shows %q, want at most 0:06", left)
 	}
@@ -123,8 +125,8 @@ func expiredCheckout(t *testing.T, browser context.Context, vp viewport) {
 
 	// At zero the page refuses, by the sandbox's own word.
 	tb.waitForWithin("the page to refuse after the deadline", `!!document.querySelector('[data-outcome="expired"]')`, ttl+10*time.Second)
-	wantText(t, "the refusal", tb.text(`[data-outcome="expired"]`), "The time to pay has run out", "Nothing was charged")
-	if tb.attr(`form[action$="/pay"] button`, "type") != "" {
+	wantText(t, "the refusal", tb.Text(`[data-outcome="expired"]`), "The time to pay has run out", "Nothing was charged")
+	if tb.Attr(`form[action$="/pay"] button`, "type") != "" {
 		t.Fatal("the expired checkout still offers to pay")
 	}
 	tb.noSidewaysScroll("the expired checkout")
@@ -164,9 +166,9 @@ func droppedWebhookBooked(t *testing.T, browser context.Context) {
 	tb.payDropped()
 
 	tb.paymentState("delayed", 15*time.Second)
-	status := tb.text("#payment-status")
+	status := tb.Text("#payment-status")
 	wantText(t, "the explanation", status, "taking longer than usual", "My bookings")
-	if tb.attr(`#payment-status a[href="/bookings"]`, "href") == "" {
+	if tb.Attr(`#payment-status a[href="/bookings"]`, "href") == "" {
 		t.Fatal("the explanation has no link to My bookings")
 	}
 	if scalar[int64](s, `SELECT count(*) FROM payments`) != 0 {
@@ -176,7 +178,7 @@ func droppedWebhookBooked(t *testing.T, browser context.Context) {
 	tb.shot("return-delayed")
 
 	tb.paymentState("booked", stepTimeout)
-	wantText(t, "the return page", tb.text("#payment-status"), "Payment confirmed")
+	wantText(t, "the return page", tb.Text("#payment-status"), "Payment confirmed")
 	tb.shot("return-reconciled-booked")
 	tb.click("[data-booking-link]")
 	tb.waitVisible("#ticket-code")
@@ -204,7 +206,7 @@ func droppedWebhookRefunded(t *testing.T, browser context.Context) {
 	tb.paymentState("delayed", 15*time.Second)
 	tb.shot("return-delayed")
 	tb.paymentState("refund_required", ttl+stepTimeout)
-	status := tb.text("#payment-status")
+	status := tb.Text("#payment-status")
 	wantText(t, "the refund notice", status, "not booked", "expired", rupees(pgtest.Prices["STANDARD"]))
 	tb.noSidewaysScroll("the return page's refund notice")
 	tb.shot("return-reconciled-refund")
@@ -212,12 +214,12 @@ func droppedWebhookRefunded(t *testing.T, browser context.Context) {
 	// My bookings lists the payment, the refund, and how far along it is.
 	tb.click(`header a[href="/bookings"]`)
 	tb.waitVisible("[data-refunded-payment]")
-	card := tb.text("[data-refunded-payment]")
+	card := tb.Text("[data-refunded-payment]")
 	wantText(t, "the refunded payment", card, "The Last Algorithm", "A4", rupees(pgtest.Prices["STANDARD"]), "expired")
 	s.eventually("the refund paid back", `SELECT bool_and(status = 'SUCCEEDED') FROM refunds`)
 	tb.open("/bookings")
 	tb.waitVisible(`[data-refunded-payment] [data-refund-status="refunded"]`)
-	wantText(t, "the refunded payment", tb.text("[data-refunded-payment]"), "paid to your original payment method")
+	wantText(t, "the refunded payment", tb.Text("[data-refunded-payment]"), "paid to your original payment method")
 	tb.noSidewaysScroll("My bookings with a refunded payment")
 	tb.shot("my-bookings-refunded")
 
@@ -243,7 +245,7 @@ func cancelPolicy(t *testing.T, browser context.Context) {
 	book := func(show int64, seat string) string {
 		t.Helper()
 		ctx := context.Background()
-		res, err := s.Store.HoldSeats(ctx, booking.HoldRequest{UserID: user, ShowID: show, Seats: []string{seat}, TTL: time.Minute, Key: seat}, maxSeats)
+		res, err := s.Store.HoldSeats(ctx, booking.HoldRequest{UserID: user, ShowID: show, Seats: []string{seat}, TTL: time.Minute, Key: seat}, webtest.MaxSeats)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,14 +263,14 @@ func cancelPolicy(t *testing.T, browser context.Context) {
 	if eval[bool](tb, fmt.Sprintf(`!!document.querySelector(%s)`, jsString(closedCard+` a[href$="/cancel"]`))) {
 		t.Fatal("Cancel booking is offered for a show an hour away: the policy no longer allows it")
 	}
-	wantText(t, "the closed booking", tb.text(closedCard+" [data-cancel-closed]"), "too soon to cancel")
+	wantText(t, "the closed booking", tb.Text(closedCard+" [data-cancel-closed]"), "too soon to cancel")
 	tb.shot("my-bookings-cancel-closed")
 
 	tb.do("mark the page, to tell a reload", chromedp.Evaluate[chromedp.Void](`window.notReloaded = true`))
 	tb.click(openCard + ` a[hx-get$="/cancel"]`)
 	tb.waitVisible(openCard + " [data-cancel-preview]")
-	wantText(t, "the preview's tier", tb.text(openCard+" [data-refund-tier]"), "50% back when you cancel 2 hours or more before the show")
-	wantText(t, "the preview", tb.text(openCard+" [data-cancel-preview]"), "refunds "+rupees(pgtest.Prices["STANDARD"]/2))
+	wantText(t, "the preview's tier", tb.Text(openCard+" [data-refund-tier]"), "50% back when you cancel 2 hours or more before the show")
+	wantText(t, "the preview", tb.Text(openCard+" [data-cancel-preview]"), "refunds "+rupees(pgtest.Prices["STANDARD"]/2))
 	tb.shot("cancel-preview-tier")
 	tb.click(openCard + " [data-cancel-preview] button[type=submit]")
 	tb.waitFor("the booking to move to Past and cancelled", fmt.Sprintf(`(() => {
@@ -278,7 +280,7 @@ func cancelPolicy(t *testing.T, browser context.Context) {
 	if !eval[bool](tb, `window.notReloaded === true`) {
 		t.Fatal("the page was reloaded to move the cancelled booking")
 	}
-	wantText(t, "the notice", tb.text("[data-bookings-notice]"), "Booking cancelled", "The Last Algorithm")
+	wantText(t, "the notice", tb.Text("[data-bookings-notice]"), "Booking cancelled", "The Last Algorithm")
 	if n := eval[int](tb, `document.querySelectorAll('[data-section="upcoming"] li[id^="booking-"]').length`); n != 1 {
 		t.Fatalf("%d bookings under Upcoming after cancelling one of two", n)
 	}

@@ -1,4 +1,4 @@
-package web_test
+package pages_test
 
 import (
 	"bytes"
@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/marquee-tickets/marquee/web/webtest"
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
@@ -155,22 +157,20 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	// made, and the handler set before the server serves.
 	srv := httptest.NewUnstartedServer(nil)
 	s.url = "http://" + srv.Listener.Addr().String()
-	sb := sandbox.New(s.Store.Pool(), sandbox.Config{
-		PublicURL: s.url, Secret: webhookSecret, Log: log.With("component", "sandbox"),
-	})
+	sb := webtest.NewSandbox(s.Store, s.url, log.With("component", "sandbox"))
 	reg := prometheus.NewRegistry()
 	if cfg.live {
 		s.hub = live.NewHub(s.Store.SeatStates, log.With("component", "live"))
 	}
 	srv.Config.Handler = server.New(web.Config{
-		PublicURL: s.url, HoldTTL: cfg.holdTTL, MaxSeatsPerHold: maxSeats,
-		WebhookSecret: webhookSecret, PasswordCost: 4, Sandbox: sb, Live: s.hub, RateLimits: cfg.limits,
+		PublicURL: s.url, HoldTTL: cfg.holdTTL, MaxSeatsPerHold: webtest.MaxSeats,
+		WebhookSecret: webtest.WebhookSecret, PasswordCost: 4, Sandbox: sb, Live: s.hub, RateLimits: cfg.limits,
 		ReturnPatience: cfg.returnPatience,
 	}, s.Store, metrics.New(reg), reg, log.With("component", "web"))
 	srv.Start()
 	t.Cleanup(srv.Close)
 	if s.hub != nil {
-		runLive(t, s.hub, s.Store, log.With("component", "live"))
+		webtest.RunLive(t, s.hub, s.Store, log.With("component", "live"))
 	}
 
 	// The background work of `marquee serve`, a little brisker.
@@ -213,7 +213,7 @@ func (s *site) holdElsewhere(show int64, key string, seats ...string) {
 	s.t.Helper()
 	if _, err := s.Store.HoldSeats(context.Background(), booking.HoldRequest{
 		UserID: pgtest.User(s.t, s.Store), ShowID: show, Seats: seats, TTL: 5 * time.Minute, Key: key,
-	}, maxSeats); err != nil {
+	}, webtest.MaxSeats); err != nil {
 		s.t.Fatal(err)
 	}
 }
@@ -401,7 +401,7 @@ func (tb *tab) openShow(show int64) {
 // first tap zooms in there and the second picks.
 func (tb *tab) pick(id string) {
 	tb.t.Helper()
-	if tb.attr("#seatmap", "data-zoom") == "overview" {
+	if tb.Attr("#seatmap", "data-zoom") == "overview" {
 		tb.click("#seat-" + id)
 		tb.waitFor("the map to zoom in", `document.querySelector("#seatmap").dataset.zoom === "in"`)
 	}
@@ -413,14 +413,14 @@ func (tb *tab) waitVisible(sel string) {
 	tb.do("wait for "+sel, chromedp.WaitVisible(chromedp.CSS(sel)))
 }
 
-// text is the rendered text of the first element sel matches, spaces squeezed.
-func (tb *tab) text(sel string) string {
+// Text is the rendered text of the first element sel matches, spaces squeezed.
+func (tb *tab) Text(sel string) string {
 	tb.t.Helper()
 	return squeeze(run(tb, "read "+sel, chromedp.Text(chromedp.CSS(sel))))
 }
 
-// attr is an attribute of the first element sel matches; "" if absent.
-func (tb *tab) attr(sel, name string) string {
+// Attr is an attribute of the first element sel matches; "" if absent.
+func (tb *tab) Attr(sel, name string) string {
 	tb.t.Helper()
 	return eval[string](tb, fmt.Sprintf(`(document.querySelector(%s) || {getAttribute(){return null}}).getAttribute(%s) || ""`, jsString(sel), jsString(name)))
 }

@@ -1,4 +1,4 @@
-package web_test
+package live_test
 
 import (
 	"context"
@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marquee-tickets/marquee/web/webtest"
+
 	"github.com/PuerkitoBio/goquery"
 	"github.com/coder/websocket"
 	"github.com/prometheus/client_golang/prometheus"
@@ -34,43 +36,18 @@ import (
 // that): generous, so a loaded machine never fails a correct server.
 const liveWithin = 20 * time.Second
 
-// runLive runs an instance's live machinery on store until the test ends,
-// as `marquee serve` does (a notifier a little brisker): the hub, its one
-// LISTEN connection and the notifier that announces committed changes.
-func runLive(t testing.TB, hub *live.Hub, store *postgres.Store, log *slog.Logger) {
-	t.Helper()
-	l := &live.Listener{
-		DatabaseURL: store.Pool().Config().ConnString(), Hub: hub, Log: log,
-		MinBackoff: 20 * time.Millisecond, MaxBackoff: 500 * time.Millisecond,
-	}
-	n := &live.Notifier{Interval: 20 * time.Millisecond, Batch: 500, Log: log,
-		Flush: func(ctx context.Context, limit int) (int, error) {
-			return store.AnnounceSeatChanges(ctx, live.Channel, limit)
-		}}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for _, run := range []func(context.Context){hub.Run, l.Run, n.Run} {
-		wg.Go(func() { run(ctx) })
-	}
-	t.Cleanup(func() {
-		hub.CloseAll() // as at shutdown: every socket ends
-		cancel()
-		wg.Wait()
-	})
-}
-
 // newLiveEnv is newEnv with the live seat map on.
-func newLiveEnv(t *testing.T, opts ...envOption) (*env, *live.Hub) {
+func newLiveEnv(t *testing.T, opts ...webtest.EnvOption) (*webtest.Env, *live.Hub) {
 	t.Helper()
 	var hub *live.Hub
-	e := newEnv(t, append(opts, func(e *env) {
+	e := webtest.NewEnv(t, append(opts, func(e *webtest.Env) {
 		// The store is made after the options: read it when the hub needs it.
 		hub = live.NewHub(func(ctx context.Context, show int64, seats []string) ([]booking.Seat, error) {
-			return e.store.SeatStates(ctx, show, seats)
+			return e.Store.SeatStates(ctx, show, seats)
 		}, slog.New(slog.DiscardHandler))
-		e.cfg.Live = hub
+		e.Cfg.Live = hub
 	})...)
-	runLive(t, hub, e.store, slog.New(slog.DiscardHandler))
+	webtest.RunLive(t, hub, e.Store, slog.New(slog.DiscardHandler))
 	return e, hub
 }
 
@@ -85,16 +62,16 @@ type instance struct {
 // newInstance starts one. With smallBuffers its sockets get tiny kernel
 // send buffers, so a client that does not read blocks the writer at once,
 // and the instance notes when it closes each connection.
-func (e *env) newInstance(t *testing.T, smallBuffers bool) *instance {
+func newInstance(e *webtest.Env, t *testing.T, smallBuffers bool) *instance {
 	t.Helper()
-	pool, err := postgres.Connect(context.Background(), e.store.Pool().Config().ConnString(), 4)
+	pool, err := postgres.Connect(context.Background(), e.Store.Pool().Config().ConnString(), 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
 	store := postgres.NewStore(pool)
 	hub := live.NewHub(store.SeatStates, slog.New(slog.DiscardHandler))
-	cfg := e.cfg
+	cfg := e.Cfg
 	cfg.Live = hub
 	reg := prometheus.NewRegistry()
 	srv := httptest.NewUnstartedServer(server.New(cfg, store, metrics.New(reg), reg, nil))
@@ -106,7 +83,7 @@ func (e *env) newInstance(t *testing.T, smallBuffers bool) *instance {
 	srv.Start()
 	inst.url = srv.URL
 	t.Cleanup(srv.Close)
-	runLive(t, hub, store, slog.New(slog.DiscardHandler))
+	webtest.RunLive(t, hub, store, slog.New(slog.DiscardHandler))
 	return inst
 }
 
@@ -201,26 +178,26 @@ type watcher struct {
 	changed  chan struct{}
 }
 
-func (e *env) watch(t *testing.T, name, base string, show int64, jar http.CookieJar) *watcher {
+func watch(e *webtest.Env, t *testing.T, name, base string, show int64, jar http.CookieJar) *watcher {
 	t.Helper()
-	return e.watchPath(t, name, base, fmt.Sprintf("/shows/%d/live", show), jar, nil)
+	return watchPath(e, t, name, base, fmt.Sprintf("/shows/%d/live", show), jar, nil)
 }
 
 // watchShowing is watch for a page that shows have (seat -> status, every
 // seat not shown as available), as the show page connects: ?diff=1, then
 // what it shows as its first message.
-func (e *env) watchShowing(t *testing.T, name, base string, show int64, jar http.CookieJar, have map[string]string) *watcher {
+func watchShowing(e *webtest.Env, t *testing.T, name, base string, show int64, jar http.CookieJar, have map[string]string) *watcher {
 	t.Helper()
 	first, err := json.Marshal(map[string]any{"seats": have})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e.watchPath(t, name, base, fmt.Sprintf("/shows/%d/live?diff=1", show), jar, first)
+	return watchPath(e, t, name, base, fmt.Sprintf("/shows/%d/live?diff=1", show), jar, first)
 }
 
-func (e *env) watchPath(t *testing.T, name, base, path string, jar http.CookieJar, first []byte) *watcher {
+func watchPath(e *webtest.Env, t *testing.T, name, base, path string, jar http.CookieJar, first []byte) *watcher {
 	t.Helper()
-	conn, resp, _, err := dialLiveFrom(base, path, publicURL, jar, false)
+	conn, resp, _, err := dialLiveFrom(base, path, webtest.PublicURL, jar, false)
 	if err == nil && first != nil {
 		err = conn.Write(context.Background(), websocket.MessageText, first)
 	}
@@ -322,7 +299,7 @@ func (w *watcher) waitSeat(seat, status string) time.Duration {
 	return w.waitFor(fmt.Sprintf("seat %s %s", seat, status), liveWithin, func(w *watcher) bool { return w.status[seat] == status })
 }
 
-func (w *watcher) snapshot() map[string]string {
+func (w *watcher) Snapshot() map[string]string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	out := make(map[string]string, len(w.status))
@@ -334,10 +311,10 @@ func (w *watcher) snapshot() map[string]string {
 
 // wantMap fails unless the watcher's seats are the seat map as viewer sees
 // it through the API (available, held, booked or mine).
-func (w *watcher) wantMap(c *client) {
+func (w *watcher) wantMap(c *webtest.Client) {
 	w.t.Helper()
-	status, mine := c.seatStatus(w.t)
-	got := w.snapshot()
+	status, mine := c.SeatStatus(w.t)
+	got := w.Snapshot()
 	if len(got) != len(status) {
 		w.t.Fatalf("%s: the socket named %d seats, the show has %d", w.name, len(got), len(status))
 	}
@@ -360,7 +337,7 @@ func TestLiveSeatMap(t *testing.T) {
 		t.Parallel()
 		e, hub := newLiveEnv(t)
 		for _, origin := range []string{"", "http://evil.test", "https://marquee.test", "http://marquee.test:8080", "http://marquee.test.evil.test", "null"} {
-			conn, resp, err := dialLive(e.srv.URL, e.show, origin, nil)
+			conn, resp, err := dialLive(e.Srv.URL, e.Show, origin, nil)
 			if err == nil {
 				conn.CloseNow()
 				t.Fatalf("Origin %q: the websocket was accepted", origin)
@@ -375,21 +352,21 @@ func TestLiveSeatMap(t *testing.T) {
 		}
 		// A signed-in browser on another site is refused too: its cookie
 		// must not let that site read the seat map as the user.
-		c := e.user(t)
-		if _, resp, err := dialLive(e.srv.URL, e.show, "http://evil.test", c.http.Jar); err == nil || resp.StatusCode != http.StatusForbidden {
+		c := e.User(t)
+		if _, resp, err := dialLive(e.Srv.URL, e.Show, "http://evil.test", c.HTTP.Jar); err == nil || resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("a signed-in user's cookie from a foreign Origin: %v, want 403", err)
 		}
-		if n := hub.Subscribers(e.show); n != 0 {
+		if n := hub.Subscribers(e.Show); n != 0 {
 			t.Fatalf("refused sockets left %d subscribers", n)
 		}
-		e.watch(t, "same-origin", e.srv.URL, e.show, nil).waitFor("the seat map", liveWithin, func(w *watcher) bool { return w.messages > 0 })
+		watch(e, t, "same-origin", e.Srv.URL, e.Show, nil).waitFor("the seat map", liveWithin, func(w *watcher) bool { return w.messages > 0 })
 	})
 
 	t.Run("a PUBLIC_URL with its scheme's default port matches the Origin browsers send", func(t *testing.T) {
 		t.Parallel()
-		e, _ := newLiveEnv(t, func(e *env) { e.cfg.PublicURL = "http://marquee.test:80/" })
-		e.watch(t, "default port", e.srv.URL, e.show, nil).waitFor("the seat map", liveWithin, func(w *watcher) bool { return w.messages > 0 })
-		if _, resp, err := dialLive(e.srv.URL, e.show, "http://marquee.test:8080", nil); err == nil || resp.StatusCode != http.StatusForbidden {
+		e, _ := newLiveEnv(t, func(e *webtest.Env) { e.Cfg.PublicURL = "http://marquee.test:80/" })
+		watch(e, t, "default port", e.Srv.URL, e.Show, nil).waitFor("the seat map", liveWithin, func(w *watcher) bool { return w.messages > 0 })
+		if _, resp, err := dialLive(e.Srv.URL, e.Show, "http://marquee.test:8080", nil); err == nil || resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("another port: %v, want 403", err)
 		}
 	})
@@ -397,22 +374,22 @@ func TestLiveSeatMap(t *testing.T) {
 	t.Run("an unknown show is 404; without Live there is no endpoint and the page does not connect", func(t *testing.T) {
 		t.Parallel()
 		e, _ := newLiveEnv(t)
-		for _, path := range []int64{e.show + 1000, 0} {
-			_, resp, err := dialLive(e.srv.URL, path, publicURL, nil)
+		for _, path := range []int64{e.Show + 1000, 0} {
+			_, resp, err := dialLive(e.Srv.URL, path, webtest.PublicURL, nil)
 			if err == nil || resp == nil || resp.StatusCode != http.StatusNotFound {
 				t.Fatalf("show %d: %v, want 404", path, err)
 			}
 		}
-		page := e.guest().get(fmt.Sprintf("/shows/%d", e.show))
-		if want := fmt.Sprintf(`ws-connect="/shows/%d/live?diff=1"`, e.show); !strings.Contains(string(page.Body), want) {
+		page := e.Guest().Get(fmt.Sprintf("/shows/%d", e.Show))
+		if want := fmt.Sprintf(`ws-connect="/shows/%d/live?diff=1"`, e.Show); !strings.Contains(string(page.Body), want) {
 			t.Fatalf("with Live on, the show page has no %s", want)
 		}
 
-		off := newEnv(t)
-		if _, resp, err := dialLive(off.srv.URL, off.show, publicURL, nil); err == nil || resp.StatusCode != http.StatusNotFound {
+		off := webtest.NewEnv(t)
+		if _, resp, err := dialLive(off.Srv.URL, off.Show, webtest.PublicURL, nil); err == nil || resp.StatusCode != http.StatusNotFound {
 			t.Fatalf("without Live: %v, want 404", err)
 		}
-		if page := off.guest().get(fmt.Sprintf("/shows/%d", off.show)); strings.Contains(string(page.Body), "ws-connect") {
+		if page := off.Guest().Get(fmt.Sprintf("/shows/%d", off.Show)); strings.Contains(string(page.Body), "ws-connect") {
 			t.Fatal("without Live, the show page still connects a websocket")
 		}
 	})
@@ -420,20 +397,20 @@ func TestLiveSeatMap(t *testing.T) {
 	t.Run("on connect the whole map, per viewer", func(t *testing.T) {
 		t.Parallel()
 		e, _ := newLiveEnv(t)
-		holder, buyer := e.user(t), e.user(t)
-		holder.mustHold(t, "A1", "A2")
-		e.pay(t, buyer.mustHold(t, "J10"))
-		guest := e.watch(t, "guest", e.srv.URL, e.show, nil)
-		mine := e.watch(t, "holder", e.srv.URL, e.show, holder.http.Jar)
+		holder, buyer := e.User(t), e.User(t)
+		holder.MustHold(t, "A1", "A2")
+		e.Pay(t, buyer.MustHold(t, "J10"))
+		guest := watch(e, t, "guest", e.Srv.URL, e.Show, nil)
+		mine := watch(e, t, "holder", e.Srv.URL, e.Show, holder.HTTP.Jar)
 		for _, w := range []*watcher{guest, mine} {
 			w.waitFor("the first message", liveWithin, func(w *watcher) bool { return w.messages > 0 })
 		}
-		guest.wantMap(e.guest())
+		guest.wantMap(e.Guest())
 		mine.wantMap(holder)
-		if got := guest.snapshot(); got["A1"] != "held" || got["J10"] != "booked" || got["B5"] != "available" {
+		if got := guest.Snapshot(); got["A1"] != "held" || got["J10"] != "booked" || got["B5"] != "available" {
 			t.Fatalf("the guest got A1 %q, J10 %q, B5 %q; want held, booked, available", got["A1"], got["J10"], got["B5"])
 		}
-		if got := mine.snapshot(); got["A1"] != "mine" || got["A2"] != "mine" {
+		if got := mine.Snapshot(); got["A1"] != "mine" || got["A2"] != "mine" {
 			t.Fatalf("the holder got A1 %q, A2 %q; want mine", got["A1"], got["A2"])
 		}
 	})
@@ -441,27 +418,27 @@ func TestLiveSeatMap(t *testing.T) {
 	t.Run("a page that says what it shows is sent only the seats that differ, or nothing", func(t *testing.T) {
 		t.Parallel()
 		e, _ := newLiveEnv(t)
-		holder, buyer := e.user(t), e.user(t)
-		holder.mustHold(t, "A1", "A2")
-		e.pay(t, buyer.mustHold(t, "J10"))
-		upToDate := e.watchShowing(t, "up to date", e.srv.URL, e.show, nil,
+		holder, buyer := e.User(t), e.User(t)
+		holder.MustHold(t, "A1", "A2")
+		e.Pay(t, buyer.MustHold(t, "J10"))
+		upToDate := watchShowing(e, t, "up to date", e.Srv.URL, e.Show, nil,
 			map[string]string{"A1": "held", "A2": "held", "J10": "booked"})
-		mine := e.watchShowing(t, "the holder, up to date", e.srv.URL, e.show, holder.http.Jar,
+		mine := watchShowing(e, t, "the holder, up to date", e.Srv.URL, e.Show, holder.HTTP.Jar,
 			map[string]string{"A1": "mine", "A2": "mine", "J10": "booked"})
 		// Stale: A2 and J10 missed, C3 shown sold though it is free, and
 		// a seat the show does not have.
-		stale := e.watchShowing(t, "stale", e.srv.URL, e.show, nil,
+		stale := watchShowing(e, t, "stale", e.Srv.URL, e.Show, nil,
 			map[string]string{"A1": "held", "C3": "booked", "Z99": "held"})
 		stale.waitFor("the first message", liveWithin, func(w *watcher) bool { return w.messages > 0 })
-		if got, want := stale.snapshot(), map[string]string{"A2": "held", "J10": "booked", "C3": "available"}; !maps.Equal(got, want) {
+		if got, want := stale.Snapshot(), map[string]string{"A2": "held", "J10": "booked", "C3": "available"}; !maps.Equal(got, want) {
 			t.Fatalf("the stale page was sent %v, want only what differs: %v", got, want)
 		}
 		// The pages up to date were sent nothing: the first thing they
 		// hear is the next change, alone.
-		e.fixtureUser(t).mustHold(t, "F6")
+		e.FixtureUser(t).MustHold(t, "F6")
 		for _, w := range []*watcher{upToDate, mine} {
 			w.waitFor("F6's change", liveWithin, func(w *watcher) bool { return w.messages > 0 })
-			if got := w.snapshot(); !maps.Equal(got, map[string]string{"F6": "held"}) || w.messages != 1 {
+			if got := w.Snapshot(); !maps.Equal(got, map[string]string{"F6": "held"}) || w.messages != 1 {
 				t.Fatalf("%s: after %d messages it was sent %v, want only F6 held", w.name, w.messages, got)
 			}
 		}
@@ -470,7 +447,7 @@ func TestLiveSeatMap(t *testing.T) {
 	t.Run("a page that says nothing, or nonsense, first is let go", func(t *testing.T) {
 		t.Parallel()
 		e, _ := newLiveEnv(t)
-		w := e.watchPath(t, "nonsense", e.srv.URL, fmt.Sprintf("/shows/%d/live?diff=1", e.show), nil, []byte("{not json"))
+		w := watchPath(e, t, "nonsense", e.Srv.URL, fmt.Sprintf("/shows/%d/live?diff=1", e.Show), nil, []byte("{not json"))
 		w.waitFor("the close", liveWithin, func(w *watcher) bool { return w.err != nil })
 		if code := websocket.CloseStatus(w.err); code != websocket.StatusPolicyViolation {
 			t.Fatalf("closed with %v (%v), want a policy violation", code, w.err)
@@ -483,15 +460,15 @@ func TestLiveSeatMap(t *testing.T) {
 	t.Run("a hold shows as held to others and mine to the holder; a release as available", func(t *testing.T) {
 		t.Parallel()
 		e, _ := newLiveEnv(t)
-		holder, other := e.user(t), e.user(t)
-		guest := e.watch(t, "guest", e.srv.URL, e.show, nil)
-		otherW := e.watch(t, "other user", e.srv.URL, e.show, other.http.Jar)
-		mine := e.watch(t, "holder", e.srv.URL, e.show, holder.http.Jar)
+		holder, other := e.User(t), e.User(t)
+		guest := watch(e, t, "guest", e.Srv.URL, e.Show, nil)
+		otherW := watch(e, t, "other user", e.Srv.URL, e.Show, other.HTTP.Jar)
+		mine := watch(e, t, "holder", e.Srv.URL, e.Show, holder.HTTP.Jar)
 		for _, w := range []*watcher{guest, otherW, mine} {
 			w.waitSeat("C3", "available")
 		}
 
-		h := holder.mustHold(t, "C3", "C4")
+		h := holder.MustHold(t, "C3", "C4")
 		held := time.Now()
 		guest.waitSeat("C3", "held")
 		guest.waitSeat("C4", "held")
@@ -500,59 +477,59 @@ func TestLiveSeatMap(t *testing.T) {
 		mine.waitSeat("C4", "mine")
 		t.Logf("hold answered -> every watcher updated in %v", time.Since(held).Round(time.Millisecond))
 
-		want(t, holder.delete("/api/v1/holds/"+h.str("hold_id")), http.StatusOK)
+		webtest.Want(t, holder.Delete("/api/v1/holds/"+h.Str("hold_id")), http.StatusOK)
 		for _, w := range []*watcher{guest, otherW, mine} {
 			w.waitSeat("C3", "available")
 			w.waitSeat("C4", "available")
 		}
-		guest.wantMap(e.guest())
+		guest.wantMap(e.Guest())
 		mine.wantMap(holder)
 	})
 
 	t.Run("two instances on one database: a hold through one reaches a socket of the other", func(t *testing.T) {
 		t.Parallel()
 		e, _ := newLiveEnv(t)
-		b := e.newInstance(t, false)
-		holder := e.user(t)
-		guestB := e.watch(t, "guest on B", b.url, e.show, nil)
+		b := newInstance(e, t, false)
+		holder := e.User(t)
+		guestB := watch(e, t, "guest on B", b.url, e.Show, nil)
 		// Cookies know no ports: the holder's session works on B too.
-		mineB := e.watch(t, "holder on B", b.url, e.show, holder.http.Jar)
-		guestA := e.watch(t, "guest on A", e.srv.URL, e.show, nil)
+		mineB := watch(e, t, "holder on B", b.url, e.Show, holder.HTTP.Jar)
+		guestA := watch(e, t, "guest on A", e.Srv.URL, e.Show, nil)
 		for _, w := range []*watcher{guestB, mineB, guestA} {
 			w.waitSeat("D7", "available")
 		}
 
-		h := holder.mustHold(t, "D7") // through A
+		h := holder.MustHold(t, "D7") // through A
 		took := guestB.waitSeat("D7", "held")
 		mineB.waitSeat("D7", "mine")
 		guestA.waitSeat("D7", "held")
 		t.Logf("a hold through A reached a socket of B in %v", took.Round(time.Millisecond))
 
-		e.pay(t, h)
+		e.Pay(t, h)
 		guestB.waitSeat("D7", "booked")
 		mineB.waitSeat("D7", "booked")
-		guestB.wantMap(e.guest())
+		guestB.wantMap(e.Guest())
 	})
 
 	t.Run("a client that never reads is dropped; the others keep receiving", func(t *testing.T) {
 		t.Parallel()
 		e, _ := newLiveEnv(t)
-		inst := e.newInstance(t, true)
-		slow, _, slowAddr, err := dialLiveFrom(inst.url, fmt.Sprintf("/shows/%d/live", e.show), publicURL, nil, true)
+		inst := newInstance(e, t, true)
+		slow, _, slowAddr, err := dialLiveFrom(inst.url, fmt.Sprintf("/shows/%d/live", e.Show), webtest.PublicURL, nil, true)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer slow.CloseNow()
-		fast := e.watch(t, "fast", inst.url, e.show, nil)
+		fast := watch(e, t, "fast", inst.url, e.Show, nil)
 		fast.waitFor("the first message", liveWithin, func(w *watcher) bool { return w.messages > 0 })
-		if n := inst.hub.Subscribers(e.show); n != 2 {
+		if n := inst.hub.Subscribers(e.Show); n != 2 {
 			t.Fatalf("%d subscribers, want 2", n)
 		}
 		// Each resync is the whole map (about 50 KB): the slow client's
 		// buffers fill at once, then its queue, and the hub lets it go.
 		rounds := 0
 		deadline := time.Now().Add(30 * time.Second)
-		for inst.hub.Subscribers(e.show) == 2 {
+		for inst.hub.Subscribers(e.Show) == 2 {
 			if rounds++; rounds > 200 || time.Now().After(deadline) {
 				t.Fatalf("after %d resyncs the client that never reads is still subscribed", rounds)
 			}
@@ -582,13 +559,13 @@ func TestLiveSeatMap(t *testing.T) {
 		if errors.Is(readErr, context.DeadlineExceeded) {
 			t.Fatalf("the dropped client's connection was still open %v after the drop", time.Since(dropped).Round(time.Millisecond))
 		}
-		if n := inst.hub.Subscribers(e.show); n != 1 {
+		if n := inst.hub.Subscribers(e.Show); n != 1 {
 			t.Fatalf("%d subscribers after the drop, want the 1 that reads", n)
 		}
 
 		// The others keep receiving.
-		holder := e.user(t)
-		holder.mustHold(t, "E5")
+		holder := e.User(t)
+		holder.MustHold(t, "E5")
 		fast.waitSeat("E5", "held")
 		t.Logf("the dropped connection ended (%v) and the other socket kept receiving", readErr)
 	})
@@ -596,7 +573,7 @@ func TestLiveSeatMap(t *testing.T) {
 	t.Run("at shutdown sockets close with a code the page reconnects on, and a reconnect resyncs", func(t *testing.T) {
 		t.Parallel()
 		e, hub := newLiveEnv(t)
-		w := e.watch(t, "guest", e.srv.URL, e.show, nil)
+		w := watch(e, t, "guest", e.Srv.URL, e.Show, nil)
 		w.waitFor("the first message", liveWithin, func(w *watcher) bool { return w.messages > 0 })
 		hub.CloseAll()
 		w.waitFor("the close", liveWithin, func(w *watcher) bool { return w.err != nil })
@@ -604,11 +581,11 @@ func TestLiveSeatMap(t *testing.T) {
 		if code := websocket.CloseStatus(w.err); code != websocket.StatusTryAgainLater && code != websocket.StatusServiceRestart {
 			t.Fatalf("the socket closed with %v (%v): the page would not reconnect", code, w.err)
 		}
-		e.fixtureUser(t).mustHold(t, "F6") // while the page is away
-		again := e.watch(t, "guest again", e.srv.URL, e.show, nil)
+		e.FixtureUser(t).MustHold(t, "F6") // while the page is away
+		again := watch(e, t, "guest again", e.Srv.URL, e.Show, nil)
 		again.waitFor("the first message", liveWithin, func(w *watcher) bool { return w.messages > 0 })
-		again.wantMap(e.guest())
-		if got := again.snapshot()["F6"]; got != "held" {
+		again.wantMap(e.Guest())
+		if got := again.Snapshot()["F6"]; got != "held" {
 			t.Fatalf("after reconnecting, F6 is %q, want held", got)
 		}
 	})
@@ -616,36 +593,36 @@ func TestLiveSeatMap(t *testing.T) {
 	t.Run("pings keep answering sockets open and reap those that stopped answering", func(t *testing.T) {
 		t.Parallel()
 		const every = 400 * time.Millisecond
-		e, hub := newLiveEnv(t, func(e *env) { e.cfg.LivePing = every })
-		alive := e.watch(t, "reading", e.srv.URL, e.show, nil) // reads, so answers pings
+		e, hub := newLiveEnv(t, func(e *webtest.Env) { e.Cfg.LivePing = every })
+		alive := watch(e, t, "reading", e.Srv.URL, e.Show, nil) // reads, so answers pings
 		alive.waitFor("the first message", liveWithin, func(w *watcher) bool { return w.messages > 0 })
 		// A socket whose other end stopped reading answers no ping.
-		dead, _, err := dialLive(e.srv.URL, e.show, publicURL, nil)
+		dead, _, err := dialLive(e.Srv.URL, e.Show, webtest.PublicURL, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer dead.CloseNow()
-		if n := hub.Subscribers(e.show); n != 2 {
+		if n := hub.Subscribers(e.Show); n != 2 {
 			t.Fatalf("%d subscribers, want 2", n)
 		}
 		deadline := time.Now().Add(20 * every)
-		for hub.Subscribers(e.show) > 1 && time.Now().Before(deadline) {
+		for hub.Subscribers(e.Show) > 1 && time.Now().Before(deadline) {
 			time.Sleep(every / 4)
 		}
-		if n := hub.Subscribers(e.show); n != 1 {
+		if n := hub.Subscribers(e.Show); n != 1 {
 			t.Fatalf("after %v, %d subscribers: the silent socket was not reaped", 20*every, n)
 		}
 		// The answering one outlived many pings and still gets changes.
-		e.fixtureUser(t).mustHold(t, "F2")
+		e.FixtureUser(t).MustHold(t, "F2")
 		alive.waitSeat("F2", "held")
 	})
 
 	t.Run("a show taken off sale closes its sockets normally, so pages do not reconnect", func(t *testing.T) {
 		t.Parallel()
 		e, hub := newLiveEnv(t)
-		w := e.watch(t, "guest", e.srv.URL, e.show, nil)
+		w := watch(e, t, "guest", e.Srv.URL, e.Show, nil)
 		w.waitFor("the first message", liveWithin, func(w *watcher) bool { return w.messages > 0 })
-		if _, err := e.store.Pool().Exec(context.Background(), `UPDATE shows SET status = 'CANCELLED' WHERE id = $1`, e.show); err != nil {
+		if _, err := e.Store.Pool().Exec(context.Background(), `UPDATE shows SET status = 'CANCELLED' WHERE id = $1`, e.Show); err != nil {
 			t.Fatal(err)
 		}
 		hub.ResyncAll()
@@ -658,10 +635,10 @@ func TestLiveSeatMap(t *testing.T) {
 	t.Run("a burst of changes arrives complete and ends in the database's state", func(t *testing.T) {
 		t.Parallel()
 		e, _ := newLiveEnv(t)
-		me := e.guest()
-		myID, _ := me.signup(t)
-		guest := e.watch(t, "guest", e.srv.URL, e.show, nil)
-		mine := e.watch(t, "me", e.srv.URL, e.show, me.http.Jar)
+		me := e.Guest()
+		myID, _ := me.Signup(t)
+		guest := watch(e, t, "guest", e.Srv.URL, e.Show, nil)
+		mine := watch(e, t, "me", e.Srv.URL, e.Show, me.HTTP.Jar)
 		guest.waitFor("the first message", liveWithin, func(w *watcher) bool { return w.messages > 0 })
 		mine.waitFor("the first message", liveWithin, func(w *watcher) bool { return w.messages > 0 })
 
@@ -672,7 +649,7 @@ func TestLiveSeatMap(t *testing.T) {
 		ids := make([]string, users)
 		ids[0] = myID
 		for i := 1; i < users; i++ {
-			ids[i] = pgtest.User(t, e.store)
+			ids[i] = pgtest.User(t, e.Store)
 		}
 		holds := make([]booking.Hold, users)
 		ctx := context.Background()
@@ -682,7 +659,7 @@ func TestLiveSeatMap(t *testing.T) {
 				k := i*4 + j
 				seats = append(seats, fmt.Sprintf("%c%d", 'A'+k/10, k%10+1))
 			}
-			res, err := e.store.HoldSeats(ctx, booking.HoldRequest{UserID: ids[i], ShowID: e.show, Seats: seats, TTL: holdTTL, Key: "burst"}, maxSeats)
+			res, err := e.Store.HoldSeats(ctx, booking.HoldRequest{UserID: ids[i], ShowID: e.Show, Seats: seats, TTL: webtest.HoldTTL, Key: "burst"}, webtest.MaxSeats)
 			if err != nil {
 				t.Errorf("hold %v: %v", seats, err)
 				return
@@ -696,9 +673,9 @@ func TestLiveSeatMap(t *testing.T) {
 			var err error
 			switch i % 3 {
 			case 1:
-				_, err = e.store.CancelHold(ctx, ids[i], holds[i].ID)
+				_, err = e.Store.CancelHold(ctx, ids[i], holds[i].ID)
 			case 2:
-				_, err = e.store.ConfirmPayment(ctx, booking.Payment{ID: "burst-" + holds[i].ID, HoldRef: holds[i].ID,
+				_, err = e.Store.ConfirmPayment(ctx, booking.Payment{ID: "burst-" + holds[i].ID, HoldRef: holds[i].ID,
 					AmountMinor: holds[i].AmountMinor, Currency: holds[i].Currency})
 			}
 			if err != nil {
@@ -710,11 +687,11 @@ func TestLiveSeatMap(t *testing.T) {
 		}
 		// A marker, changed after all the rest: once it arrives, everything
 		// before it has been announced and read after its commit.
-		e.fixtureUser(t).mustHold(t, "J10")
+		e.FixtureUser(t).MustHold(t, "J10")
 		guest.waitSeat("J10", "held")
 		mine.waitSeat("J10", "held")
 
-		guest.wantMap(e.guest())
+		guest.wantMap(e.Guest())
 		mine.wantMap(me)
 		for i := range users * 4 {
 			seat := fmt.Sprintf("%c%d", 'A'+i/10, i%10+1)
@@ -727,7 +704,7 @@ func TestLiveSeatMap(t *testing.T) {
 				}
 			}
 		}
-		if got := mine.snapshot(); !slices.Equal([]string{got["A1"], got["A4"], got["A5"], got["A9"]}, []string{"mine", "mine", "available", "booked"}) {
+		if got := mine.Snapshot(); !slices.Equal([]string{got["A1"], got["A4"], got["A5"], got["A9"]}, []string{"mine", "mine", "available", "booked"}) {
 			t.Fatalf("A1 A4 (mine), A5 (released), A9 (bought) show %s %s %s %s", got["A1"], got["A4"], got["A5"], got["A9"])
 		}
 		t.Logf("%d seat changes (holds, then releases and purchases) to %d seats: the guest got %d messages", users*4+2*(users/3)*4, users*4, guest.snapshotMessages())

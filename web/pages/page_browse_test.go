@@ -1,4 +1,4 @@
-package web_test
+package pages_test
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marquee-tickets/marquee/web/webtest"
+
 	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/chromedp"
 
@@ -22,28 +24,28 @@ import (
 )
 
 func TestBrowsePages(t *testing.T) {
-	e := newEnv(t)
-	slug := e.citySlug(t)
+	e := webtest.NewEnv(t)
+	slug := e.CitySlug(t)
 	kolkata, _ := time.LoadLocation("Asia/Kolkata")
 	// A small show tomorrow, sold out; and one that started an hour ago.
-	soldOut := pgtest.NewShow(t, e.store, e.venue, 1, 2, time.Now().Add(26*time.Hour))
-	u := e.user(t)
-	want(t, u.holdOn(soldOut, "sold-out", "A1", "A2"), http.StatusCreated)
-	started := pgtest.NewShow(t, e.store, e.venue, 1, 1, time.Now().Add(-time.Hour))
+	soldOut := pgtest.NewShow(t, e.Store, e.Venue, 1, 2, time.Now().Add(26*time.Hour))
+	u := e.User(t)
+	webtest.Want(t, u.HoldOn(soldOut, "sold-out", "A1", "A2"), http.StatusCreated)
+	started := pgtest.NewShow(t, e.Store, e.Venue, 1, 1, time.Now().Add(-time.Hour))
 	showDay := time.Now().Add(72 * time.Hour).In(kolkata).Format(time.DateOnly)
 	soldDay := time.Now().Add(26 * time.Hour).In(kolkata).Format(time.DateOnly)
 
 	t.Run("the city page lists movies of the week with a date strip", func(t *testing.T) {
-		b := e.browser()
-		p := b.get(t, "/cities/"+slug)
-		want200(t, p)
-		if !strings.Contains(p.text("h1"), "Testville") || !strings.Contains(p.text("main"), "The Last Algorithm") {
-			t.Fatalf("city page: %s", p.text("main"))
+		b := e.Browser()
+		p := b.Get(t, "/cities/"+slug)
+		webtest.Want200(t, p)
+		if !strings.Contains(p.Text("h1"), "Testville") || !strings.Contains(p.Text("main"), "The Last Algorithm") {
+			t.Fatalf("city page: %s", p.Text("main"))
 		}
 		if n := p.Doc.Find(`nav[aria-label="Choose a day"] li`).Length(); n != 7 {
 			t.Fatalf("date strip has %d days", n)
 		}
-		if p.attr(`nav[aria-label="Choose a day"] a[href$="date=`+showDay+`"]`, "href") == "" {
+		if p.Attr(`nav[aria-label="Choose a day"] a[href$="date=`+showDay+`"]`, "href") == "" {
 			t.Error("the show's day is not a link in the strip")
 		}
 		remembered := false
@@ -53,68 +55,68 @@ func TestBrowsePages(t *testing.T) {
 		if !remembered {
 			t.Error("the city is not remembered")
 		}
-		if p.attr(`a[href^="/movies/`+fmt.Sprint(e.venue.MovieID)+`?city=`+slug+`"]`, "href") == "" {
+		if p.Attr(`a[href^="/movies/`+fmt.Sprint(e.Venue.MovieID)+`?city=`+slug+`"]`, "href") == "" {
 			t.Error("no link to the movie page")
 		}
-		wantFriendly(t, b.get(t, "/cities/atlantis"), http.StatusNotFound)
+		webtest.WantFriendly(t, b.Get(t, "/cities/atlantis"), http.StatusNotFound)
 	})
 
 	t.Run("the movie page lists theatres and showtimes; sold out says so", func(t *testing.T) {
-		b := e.browser()
-		p := b.get(t, fmt.Sprintf("/movies/%d?city=%s&date=%s", e.venue.MovieID, slug, showDay))
-		want200(t, p)
-		if p.attr(fmt.Sprintf(`a[href="/shows/%d"]`, e.show), "href") == "" || !strings.Contains(p.text("main"), "Test Cinema") {
-			t.Fatalf("movie page: %s", p.text("main"))
+		b := e.Browser()
+		p := b.Get(t, fmt.Sprintf("/movies/%d?city=%s&date=%s", e.Venue.MovieID, slug, showDay))
+		webtest.Want200(t, p)
+		if p.Attr(fmt.Sprintf(`a[href="/shows/%d"]`, e.Show), "href") == "" || !strings.Contains(p.Text("main"), "Test Cinema") {
+			t.Fatalf("movie page: %s", p.Text("main"))
 		}
-		p = b.get(t, fmt.Sprintf("/movies/%d?city=%s&date=%s", e.venue.MovieID, slug, soldDay))
-		want200(t, p)
-		if p.has(fmt.Sprintf(`a[href="/shows/%d"]`, soldOut)) || !strings.Contains(p.text("main"), "Sold out") {
-			t.Fatalf("a sold-out show is offered: %s", p.text("main"))
+		p = b.Get(t, fmt.Sprintf("/movies/%d?city=%s&date=%s", e.Venue.MovieID, slug, soldDay))
+		webtest.Want200(t, p)
+		if p.Has(fmt.Sprintf(`a[href="/shows/%d"]`, soldOut)) || !strings.Contains(p.Text("main"), "Sold out") {
+			t.Fatalf("a sold-out show is offered: %s", p.Text("main"))
 		}
 		if strings.Contains(p.Body, fmt.Sprintf("/shows/%d", started)) {
 			t.Fatal("a started show is offered")
 		}
-		wantFriendly(t, b.get(t, "/movies/987654?city="+slug), http.StatusNotFound)
-		wantSeeOther(t, e.browser().get(t, fmt.Sprintf("/movies/%d", e.venue.MovieID)), "/?choose=1")
+		webtest.WantFriendly(t, b.Get(t, "/movies/987654?city="+slug), http.StatusNotFound)
+		webtest.WantSeeOther(t, e.Browser().Get(t, fmt.Sprintf("/movies/%d", e.Venue.MovieID)), "/?choose=1")
 	})
 
 	t.Run("the theatre page lists its shows in its time zone", func(t *testing.T) {
-		show, err := e.store.Show(context.Background(), e.show)
+		show, err := e.Store.Show(context.Background(), e.Show)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := e.browser().get(t, fmt.Sprintf("/theatres/%d?date=%s", e.venue.TheatreID, showDay))
-		want200(t, p)
+		p := e.Browser().Get(t, fmt.Sprintf("/theatres/%d?date=%s", e.Venue.TheatreID, showDay))
+		webtest.Want200(t, p)
 		wantTime := show.StartsAt.In(kolkata).Format("3:04 PM")
-		if !strings.Contains(p.text(fmt.Sprintf(`a[href="/shows/%d"]`, e.show)), wantTime) || !strings.Contains(p.text("main"), "IST") {
-			t.Fatalf("theatre page (want %s): %s", wantTime, p.text("main"))
+		if !strings.Contains(p.Text(fmt.Sprintf(`a[href="/shows/%d"]`, e.Show)), wantTime) || !strings.Contains(p.Text("main"), "IST") {
+			t.Fatalf("theatre page (want %s): %s", wantTime, p.Text("main"))
 		}
-		wantFriendly(t, e.browser().get(t, "/theatres/987654"), http.StatusNotFound)
+		webtest.WantFriendly(t, e.Browser().Get(t, "/theatres/987654"), http.StatusNotFound)
 	})
 }
 
 // TestBrowseFilters narrows the movie and city pages by language, format
 // and time of day, through the URL a filter form sends.
 func TestBrowseFilters(t *testing.T) {
-	e := newEnv(t)
+	e := webtest.NewEnv(t)
 	ctx := context.Background()
-	slug := e.citySlug(t)
+	slug := e.CitySlug(t)
 	kolkata, _ := time.LoadLocation("Asia/Kolkata")
 	// Four days ahead: after the env's own show, a day of its own.
 	d := time.Now().In(kolkata).AddDate(0, 0, 4)
 	day := d.Format(time.DateOnly)
 	at := func(hour int) time.Time { return time.Date(d.Year(), d.Month(), d.Day(), hour, 0, 0, 0, kolkata) }
-	movie, err := e.store.CreateMovie(ctx, booking.Movie{Title: "Monsoon Nights", DurationMinutes: 100, Language: "Hindi", Rating: "UA"})
+	movie, err := e.Store.CreateMovie(ctx, booking.Movie{Title: "Monsoon Nights", DurationMinutes: 100, Language: "Hindi", Rating: "UA"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	show := func(hour int, format, language string) int64 {
 		t.Helper()
-		screen, err := e.store.CreateScreen(ctx, e.venue.TheatreID, fmt.Sprintf("Screen %d", hour), pgtest.Grid(2, 5))
+		screen, err := e.Store.CreateScreen(ctx, e.Venue.TheatreID, fmt.Sprintf("Screen %d", hour), pgtest.Grid(2, 5))
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, err := e.store.CreateShow(ctx, booking.Show{MovieID: movie, ScreenID: screen, StartsAt: at(hour), EndsAt: at(hour).Add(2 * time.Hour),
+		id, err := e.Store.CreateShow(ctx, booking.Show{MovieID: movie, ScreenID: screen, StartsAt: at(hour), EndsAt: at(hour).Add(2 * time.Hour),
 			Currency: "INR", Prices: pgtest.Prices, Format: format, Language: language})
 		if err != nil {
 			t.Fatal(err)
@@ -126,7 +128,7 @@ func TestBrowseFilters(t *testing.T) {
 	night := show(20, "3D", "")
 	moviePage := fmt.Sprintf("/movies/%d?city=%s&date=%s", movie, slug, day)
 	// offered is the shows a page links, in order.
-	offered := func(p *htmlDoc) []string {
+	offered := func(p *webtest.HTMLDoc) []string {
 		var hrefs []string
 		p.Doc.Find(`section[aria-labelledby="showtimes-title"] a.chip`).Each(func(_ int, s *goquery.Selection) {
 			hrefs = append(hrefs, s.AttrOr("href", ""))
@@ -142,8 +144,8 @@ func TestBrowseFilters(t *testing.T) {
 	}
 
 	t.Run("the movie page offers every show of the day and the filters on offer", func(t *testing.T) {
-		p := e.browser().get(t, moviePage)
-		want200(t, p)
+		p := e.Browser().Get(t, moviePage)
+		webtest.Want200(t, p)
 		if got := offered(p); !slices.Equal(got, paths(morning, afternoon, night)) {
 			t.Fatalf("offered %v", got)
 		}
@@ -154,14 +156,14 @@ func TestBrowseFilters(t *testing.T) {
 			`form[hx-get][hx-push-url=true][hx-target="#listing"] input[type=hidden][name=city][value="` + slug + `"]`,
 			`#listing`, `#listing-status[aria-live=polite]`,
 		} {
-			if !p.has(sel) {
+			if !p.Has(sel) {
 				t.Errorf("no %s", sel)
 			}
 		}
-		if p.has(`input[name=format][value="4DX"]`) {
+		if p.Has(`input[name=format][value="4DX"]`) {
 			t.Error("a format no show has is offered")
 		}
-		if p.has(`input:checked`) || strings.Contains(p.text("main"), "Clear filters") {
+		if p.Has(`input:checked`) || strings.Contains(p.Text("main"), "Clear filters") {
 			t.Error("a filter is on without being asked for")
 		}
 		wantLabelledAndUnique(t, p)
@@ -179,120 +181,120 @@ func TestBrowseFilters(t *testing.T) {
 			{"&time=morning&time=night", []int64{morning, night}},
 			{"&time=afternoon&language=Tamil&format=IMAX+2D", []int64{afternoon}},
 		} {
-			p := e.browser().get(t, moviePage+c.query)
-			want200(t, p)
+			p := e.Browser().Get(t, moviePage+c.query)
+			webtest.Want200(t, p)
 			if got := offered(p); !slices.Equal(got, paths(c.want...)) {
 				t.Errorf("%s: offered %v, want %v", c.query, got, paths(c.want...))
 			}
-			if clear := p.attr(`a:contains("Clear filters")`, "href"); clear != fmt.Sprintf("/movies/%d?city=%s&date=%s", movie, slug, day) {
+			if clear := p.Attr(`a:contains("Clear filters")`, "href"); clear != fmt.Sprintf("/movies/%d?city=%s&date=%s", movie, slug, day) {
 				t.Errorf("%s: clear filters goes to %q", c.query, clear)
 			}
 		}
-		p := e.browser().get(t, moviePage+"&format=IMAX+2D&time=afternoon")
-		if !p.has(`input[name=format][value="IMAX 2D"]:checked`) || !p.has(`input[name=time][value=afternoon]:checked`) || p.has(`input[name=format][value="3D"]:checked`) {
+		p := e.Browser().Get(t, moviePage+"&format=IMAX+2D&time=afternoon")
+		if !p.Has(`input[name=format][value="IMAX 2D"]:checked`) || !p.Has(`input[name=time][value=afternoon]:checked`) || p.Has(`input[name=format][value="3D"]:checked`) {
 			t.Error("the form does not show what is chosen")
 		}
 		// The day strip keeps the filters.
-		if href := p.attr(`nav[aria-label="Choose a day"] a[aria-current="date"]`, "href"); !strings.Contains(href, "format=IMAX+2D") || !strings.Contains(href, "time=afternoon") {
+		if href := p.Attr(`nav[aria-label="Choose a day"] a[aria-current="date"]`, "href"); !strings.Contains(href, "format=IMAX+2D") || !strings.Contains(href, "time=afternoon") {
 			t.Errorf("the day's link drops the filters: %q", href)
 		}
-		tags := p.text(fmt.Sprintf(`a[href="/shows/%d"]`, afternoon))
+		tags := p.Text(fmt.Sprintf(`a[href="/shows/%d"]`, afternoon))
 		if !strings.Contains(tags, "IMAX 2D") || !strings.Contains(tags, "Tamil") {
 			t.Errorf("the dubbed IMAX show reads %q", tags)
 		}
 	})
 
 	t.Run("no match says so and offers to clear the filters", func(t *testing.T) {
-		p := e.browser().get(t, moviePage+"&language=Tamil&time=night")
-		want200(t, p)
-		if len(offered(p)) != 0 || !strings.Contains(p.text("main"), "No showtimes match these filters.") {
-			t.Fatalf("page: %s", p.text("main"))
+		p := e.Browser().Get(t, moviePage+"&language=Tamil&time=night")
+		webtest.Want200(t, p)
+		if len(offered(p)) != 0 || !strings.Contains(p.Text("main"), "No showtimes match these filters.") {
+			t.Fatalf("page: %s", p.Text("main"))
 		}
-		if clear := p.attr(`section[aria-labelledby="showtimes-title"] a:contains("Clear filters")`, "href"); clear != fmt.Sprintf("/movies/%d?city=%s&date=%s", movie, slug, day) {
+		if clear := p.Attr(`section[aria-labelledby="showtimes-title"] a:contains("Clear filters")`, "href"); clear != fmt.Sprintf("/movies/%d?city=%s&date=%s", movie, slug, day) {
 			t.Errorf("clearing the filters beside the empty list goes to %q", clear)
 		}
 		// A chosen language nobody shows stays on offer, ticked, to untick.
-		p = e.browser().get(t, moviePage+"&language=Klingon")
-		if len(offered(p)) != 0 || !p.has(`input[name=language][value=Klingon]:checked`) {
-			t.Fatalf("an unknown language: %s", p.text("main"))
+		p = e.Browser().Get(t, moviePage+"&language=Klingon")
+		if len(offered(p)) != 0 || !p.Has(`input[name=language][value=Klingon]:checked`) {
+			t.Fatalf("an unknown language: %s", p.Text("main"))
 		}
 	})
 
 	t.Run("the city page lists only the movies with matching shows", func(t *testing.T) {
-		cards := func(p *htmlDoc) []string {
+		cards := func(p *webtest.HTMLDoc) []string {
 			var titles []string
 			p.Doc.Find(`section[aria-labelledby="movies-title"] h3`).Each(func(_ int, s *goquery.Selection) {
 				titles = append(titles, strings.TrimSpace(s.Text()))
 			})
 			return titles
 		}
-		p := e.browser().get(t, "/cities/"+slug)
+		p := e.Browser().Get(t, "/cities/"+slug)
 		if got := cards(p); !slices.Equal(got, []string{"The Last Algorithm", "Monsoon Nights"}) {
 			t.Fatalf("unfiltered: %v", got)
 		}
-		p = e.browser().get(t, "/cities/"+slug+"?format=3D")
-		want200(t, p)
+		p = e.Browser().Get(t, "/cities/"+slug+"?format=3D")
+		webtest.Want200(t, p)
 		if got := cards(p); !slices.Equal(got, []string{"Monsoon Nights"}) {
 			t.Fatalf("3D: %v", got)
 		}
 		// The movie's link opens its page as filtered.
-		if href := p.attr(`section[aria-labelledby="movies-title"] a.btn-primary`, "href"); !strings.Contains(href, "format=3D") {
+		if href := p.Attr(`section[aria-labelledby="movies-title"] a.btn-primary`, "href"); !strings.Contains(href, "format=3D") {
 			t.Errorf("movie link %q drops the filter", href)
 		}
-		if !strings.Contains(p.text("main"), "Hindi") || !strings.Contains(p.text("main"), "3D") {
-			t.Errorf("the card does not name the language and format: %s", p.text("main"))
+		if !strings.Contains(p.Text("main"), "Hindi") || !strings.Contains(p.Text("main"), "3D") {
+			t.Errorf("the card does not name the language and format: %s", p.Text("main"))
 		}
 		wantLabelledAndUnique(t, p)
-		p = e.browser().get(t, "/cities/"+slug+"?language=Marathi")
-		if len(cards(p)) != 0 || !strings.Contains(p.text("main"), "No movies match these filters.") ||
-			p.attr(`section[aria-labelledby="movies-title"] a:contains("Clear filters")`, "href") != "/cities/"+slug {
-			t.Fatalf("no match: %s", p.text("main"))
+		p = e.Browser().Get(t, "/cities/"+slug+"?language=Marathi")
+		if len(cards(p)) != 0 || !strings.Contains(p.Text("main"), "No movies match these filters.") ||
+			p.Attr(`section[aria-labelledby="movies-title"] a:contains("Clear filters")`, "href") != "/cities/"+slug {
+			t.Fatalf("no match: %s", p.Text("main"))
 		}
 	})
 
 	t.Run("a filter the app does not know is a clear 400", func(t *testing.T) {
 		for _, q := range []string{"&time=brunch", "&format=8K", "&language=" + strings.Repeat("x", 41), "&language=%00",
 			strings.Repeat("&format=3D", 11)} {
-			p := e.browser().get(t, moviePage+q)
-			wantFriendly(t, p, http.StatusBadRequest)
+			p := e.Browser().Get(t, moviePage+q)
+			webtest.WantFriendly(t, p, http.StatusBadRequest)
 		}
-		wantFriendly(t, e.browser().get(t, "/cities/"+slug+"?time=teatime"), http.StatusBadRequest)
+		webtest.WantFriendly(t, e.Browser().Get(t, "/cities/"+slug+"?time=teatime"), http.StatusBadRequest)
 	})
 }
 
 // TestShowtimeButtons: a showtime button names the lowest price of a seat
 // left, says when the show is filling fast, and a sold-out show is no link.
 func TestShowtimeButtons(t *testing.T) {
-	e := newEnv(t)
-	slug := e.citySlug(t)
+	e := webtest.NewEnv(t)
+	slug := e.CitySlug(t)
 	kolkata, _ := time.LoadLocation("Asia/Kolkata")
 	starts := time.Now().Add(24 * time.Hour)
 	day := starts.In(kolkata).Format(time.DateOnly)
-	small := pgtest.NewShow(t, e.store, e.venue, 2, 5, starts) // A STANDARD, B PREMIUM
-	page := fmt.Sprintf("/movies/%d?city=%s&date=%s", e.venue.MovieID, slug, day)
-	button := func() *htmlDoc {
-		p := e.browser().get(t, page)
-		want200(t, p)
+	small := pgtest.NewShow(t, e.Store, e.Venue, 2, 5, starts) // A STANDARD, B PREMIUM
+	page := fmt.Sprintf("/movies/%d?city=%s&date=%s", e.Venue.MovieID, slug, day)
+	button := func() *webtest.HTMLDoc {
+		p := e.Browser().Get(t, page)
+		webtest.Want200(t, p)
 		return p
 	}
 	sel := fmt.Sprintf(`a[href="/shows/%d"]`, small)
 
-	if txt := button().text(sel); !strings.Contains(txt, "from ₹250") || strings.Contains(txt, "Filling fast") {
+	if txt := button().Text(sel); !strings.Contains(txt, "from ₹250") || strings.Contains(txt, "Filling fast") {
 		t.Fatalf("an empty show: %q", txt)
 	}
-	want(t, e.user(t).holdOn(small, "cheap", "A1", "A2", "A3", "A4", "A5"), http.StatusCreated)
-	if txt := button().text(sel); !strings.Contains(txt, "from ₹450") || strings.Contains(txt, "Filling fast") {
+	webtest.Want(t, e.User(t).HoldOn(small, "cheap", "A1", "A2", "A3", "A4", "A5"), http.StatusCreated)
+	if txt := button().Text(sel); !strings.Contains(txt, "from ₹450") || strings.Contains(txt, "Filling fast") {
 		t.Fatalf("with the cheap seats held: %q", txt)
 	}
-	want(t, e.user(t).holdOn(small, "most", "B1", "B2", "B3", "B4"), http.StatusCreated)
+	webtest.Want(t, e.User(t).HoldOn(small, "most", "B1", "B2", "B3", "B4"), http.StatusCreated)
 	p := button()
-	if txt := p.text(sel); !strings.Contains(txt, "from ₹450") || !strings.Contains(txt, "Filling fast") {
+	if txt := p.Text(sel); !strings.Contains(txt, "from ₹450") || !strings.Contains(txt, "Filling fast") {
 		t.Fatalf("one seat of ten left: %q", txt)
 	}
-	want(t, e.user(t).holdOn(small, "last", "B5"), http.StatusCreated)
+	webtest.Want(t, e.User(t).HoldOn(small, "last", "B5"), http.StatusCreated)
 	p = button()
-	if p.has(sel) || !strings.Contains(p.text(`section[aria-labelledby="showtimes-title"]`), "Sold out") {
-		t.Fatalf("a sold-out show: %s", p.text("main"))
+	if p.Has(sel) || !strings.Contains(p.Text(`section[aria-labelledby="showtimes-title"]`), "Sold out") {
+		t.Fatalf("a sold-out show: %s", p.Text("main"))
 	}
 }
 
@@ -300,23 +302,23 @@ func TestShowtimeButtons(t *testing.T) {
 // text alternative, and served as the images they say they are, cached
 // for good under their versioned URL.
 func TestPosters(t *testing.T) {
-	e := newEnv(t)
-	if err := demo.Load(context.Background(), e.store, time.Now()); err != nil {
+	e := webtest.NewEnv(t)
+	if err := demo.Load(context.Background(), e.Store, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	p := e.browser().get(t, "/cities/bengaluru")
-	want200(t, p)
+	p := e.Browser().Get(t, "/cities/bengaluru")
+	webtest.Want200(t, p)
 	imgs := p.Doc.Find(`section[aria-labelledby="movies-title"] li img`)
 	if n := p.Doc.Find(`section[aria-labelledby="movies-title"] li`).Length(); n == 0 || imgs.Length() != n {
 		t.Fatalf("%d posters for %d movies", imgs.Length(), n)
 	}
 	fetch := func(t *testing.T, path string, header map[string]string) (*http.Response, []byte) {
 		t.Helper()
-		req, _ := http.NewRequest("GET", e.srv.URL+path, nil)
+		req, _ := http.NewRequest("GET", e.Srv.URL+path, nil)
 		for k, v := range header {
 			req.Header.Set(k, v)
 		}
-		resp, err := e.client.Do(req)
+		resp, err := e.HTTPClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -359,9 +361,9 @@ func TestPosters(t *testing.T) {
 	})
 
 	t.Run("the movie page shows its poster first, not lazily", func(t *testing.T) {
-		href := p.attr(`section[aria-labelledby="movies-title"] a.btn-primary`, "href")
-		mp := e.browser().get(t, href)
-		want200(t, mp)
+		href := p.Attr(`section[aria-labelledby="movies-title"] a.btn-primary`, "href")
+		mp := e.Browser().Get(t, href)
+		webtest.Want200(t, mp)
 		img := mp.Doc.Find("main img").First()
 		if img.AttrOr("src", "") == "" || img.AttrOr("width", "") == "" || img.AttrOr("height", "") == "" ||
 			img.AttrOr("loading", "") == "lazy" || !strings.HasPrefix(img.AttrOr("alt", ""), "Poster of ") {
@@ -370,12 +372,12 @@ func TestPosters(t *testing.T) {
 	})
 
 	t.Run("a movie without a poster has none, and its poster URL is a 404", func(t *testing.T) {
-		mp := e.browser().get(t, fmt.Sprintf("/movies/%d?city=%s", e.venue.MovieID, e.citySlug(t)))
-		want200(t, mp)
-		if mp.has("main img") {
+		mp := e.Browser().Get(t, fmt.Sprintf("/movies/%d?city=%s", e.Venue.MovieID, e.CitySlug(t)))
+		webtest.Want200(t, mp)
+		if mp.Has("main img") {
 			t.Error("an image for a movie without a poster")
 		}
-		for _, path := range []string{fmt.Sprintf("/movies/%d/poster", e.venue.MovieID), "/movies/987654/poster", "/movies/x/poster"} {
+		for _, path := range []string{fmt.Sprintf("/movies/%d/poster", e.Venue.MovieID), "/movies/987654/poster", "/movies/x/poster"} {
 			if resp, _ := fetch(t, path, nil); resp.StatusCode != http.StatusNotFound {
 				t.Errorf("GET %s: %d, want 404", path, resp.StatusCode)
 			}
@@ -385,7 +387,7 @@ func TestPosters(t *testing.T) {
 
 // wantLabelledAndUnique checks the page's ids are unique and every form
 // control has a label.
-func wantLabelledAndUnique(t *testing.T, p *htmlDoc) {
+func wantLabelledAndUnique(t *testing.T, p *webtest.HTMLDoc) {
 	t.Helper()
 	seen := map[string]bool{}
 	p.Doc.Find("[id]").Each(func(_ int, s *goquery.Selection) {
@@ -459,7 +461,7 @@ func TestBrowseFiltersInBrowser(t *testing.T) {
 			if id := tb.focused(); id != "filter-time-evening" {
 				t.Errorf("focus is on %q after the swap, want the evening box", id)
 			}
-			if status := tb.text("#listing-status"); !strings.Contains(status, "showtime") {
+			if status := tb.Text("#listing-status"); !strings.Contains(status, "showtime") {
 				t.Errorf("screen readers are told %q", status)
 			}
 

@@ -1,4 +1,4 @@
-package web_test
+package pages_test
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/marquee-tickets/marquee/web/webtest"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/prometheus/client_golang/prometheus"
@@ -33,7 +35,7 @@ import (
 // sandbox it serves, whose webhook worker posts to the app over HTTP, as
 // in production. Its PUBLIC_URL is the test server's own address.
 type payEnv struct {
-	*env
+	*webtest.Env
 	sandbox *sandbox.Sandbox
 	worker  *sandbox.WebhookWorker
 	sbClock *pgtest.Clock // the sandbox's clock: when webhooks are due
@@ -41,60 +43,60 @@ type payEnv struct {
 	failWebhooks atomic.Int64
 }
 
-func newPayEnv(t *testing.T, opts ...envOption) *payEnv {
+func newPayEnv(t *testing.T, opts ...webtest.EnvOption) *payEnv {
 	t.Helper()
-	e := &env{t: t, cfg: web.Config{
-		HoldTTL: holdTTL, MaxSeatsPerHold: maxSeats, WebhookSecret: webhookSecret, PasswordCost: 4,
+	e := &webtest.Env{T: t, Cfg: web.Config{
+		HoldTTL: webtest.HoldTTL, MaxSeatsPerHold: webtest.MaxSeats, WebhookSecret: webtest.WebhookSecret, PasswordCost: 4,
 	}}
 	for _, o := range opts {
 		o(e)
 	}
-	pe := &payEnv{env: e, sbClock: pgtest.NewClock(time.Now())}
-	e.store = pgtest.NewStore(t, 8)
-	if e.clock != nil {
-		e.store.Clock = e.clock.Now
+	pe := &payEnv{Env: e, sbClock: pgtest.NewClock(time.Now())}
+	e.Store = pgtest.NewStore(t, 8)
+	if e.Clock != nil {
+		e.Store.Clock = e.Clock.Now
 	}
-	e.venue = pgtest.NewVenue(t, e.store)
-	e.show = pgtest.NewShow(t, e.store, e.venue, 10, 10, e.now().Add(72*time.Hour))
-	e.reg = prometheus.NewRegistry()
+	e.Venue = pgtest.NewVenue(t, e.Store)
+	e.Show = pgtest.NewShow(t, e.Store, e.Venue, 10, 10, e.Now().Add(72*time.Hour))
+	e.Reg = prometheus.NewRegistry()
 
-	e.srv = httptest.NewUnstartedServer(nil)
-	e.srv.Start()
-	t.Cleanup(e.srv.Close)
-	e.cfg.PublicURL = e.srv.URL
-	pe.sandbox = sandbox.New(e.store.Pool(), sandbox.Config{PublicURL: e.srv.URL, Secret: webhookSecret})
+	e.Srv = httptest.NewUnstartedServer(nil)
+	e.Srv.Start()
+	t.Cleanup(e.Srv.Close)
+	e.Cfg.PublicURL = e.Srv.URL
+	pe.sandbox = webtest.NewSandbox(e.Store, e.Srv.URL, nil)
 	pe.sandbox.Clock = pe.sbClock.Now
 	pe.worker = &sandbox.WebhookWorker{Sandbox: pe.sandbox}
-	e.cfg.Sandbox = pe.sandbox
-	h := server.New(e.cfg, e.store, metrics.New(e.reg), e.reg, nil)
-	e.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	e.Cfg.Sandbox = pe.sandbox
+	h := server.New(e.Cfg, e.Store, metrics.New(e.Reg), e.Reg, nil)
+	e.Srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/payments/webhook" && pe.failWebhooks.Add(-1) >= 0 {
 			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
-	e.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
-	t.Cleanup(func() { pgtest.CheckInvariants(t, e.store) })
+	e.HTTPClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
+	t.Cleanup(func() { pgtest.CheckInvariants(t, e.Store) })
 	return pe
 }
 
 // shopper is a browser: a cookie jar, no automatic redirects (tests look at
 // each one), and the CSRF token of its cookie for forms.
 type shopper struct {
-	*client
+	*webtest.Client
 	e        *payEnv
 	nofollow *http.Client
 }
 
 func (e *payEnv) shopper(t *testing.T, signedIn bool) *shopper {
 	t.Helper()
-	c := e.guest()
+	c := e.Guest()
 	if signedIn {
-		c.signup(t)
+		c.Signup(t)
 	}
-	return &shopper{client: c, e: e, nofollow: &http.Client{
-		Transport: c.http.Transport, Jar: c.http.Jar, Timeout: c.http.Timeout,
+	return &shopper{Client: c, e: e, nofollow: &http.Client{
+		Transport: c.HTTP.Transport, Jar: c.HTTP.Jar, Timeout: c.HTTP.Timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
 }
@@ -109,8 +111,8 @@ type page struct {
 
 func (p *page) String() string { return fmt.Sprintf("%d %s", p.Status, p.Body) }
 
-// text is the text of the elements sel matches, spaces squeezed.
-func (p *page) text(sel string) string {
+// Text is the text of the elements sel matches, spaces squeezed.
+func (p *page) Text(sel string) string {
 	return strings.Join(strings.Fields(p.Doc.Find(sel).Text()), " ")
 }
 
@@ -122,7 +124,7 @@ func (s *shopper) do(t *testing.T, method, path string, form url.Values, header 
 	}
 	target := path
 	if strings.HasPrefix(path, "/") {
-		target = s.e.srv.URL + path
+		target = s.e.Srv.URL + path
 	}
 	req, err := http.NewRequest(method, target, body)
 	if err != nil {
@@ -158,9 +160,9 @@ func (s *shopper) page(t *testing.T, path string) *page {
 // csrf is the shopper's CSRF token, fetched with a page when it has none.
 func (s *shopper) csrf(t *testing.T) string {
 	t.Helper()
-	u := mustURL(s.e.srv.URL)
+	u := webtest.MustURL(s.e.Srv.URL)
 	for range 2 {
-		for _, ck := range s.http.Jar.Cookies(u) {
+		for _, ck := range s.HTTP.Jar.Cookies(u) {
 			if ck.Name == "marquee_csrf" {
 				return ck.Value
 			}
@@ -171,8 +173,8 @@ func (s *shopper) csrf(t *testing.T) string {
 	return ""
 }
 
-// submit posts a form with the shopper's CSRF token.
-func (s *shopper) submit(t *testing.T, path string, form url.Values) *page {
+// Submit posts a form with the shopper's CSRF token.
+func (s *shopper) Submit(t *testing.T, path string, form url.Values) *page {
 	t.Helper()
 	if form == nil {
 		form = url.Values{}
@@ -200,18 +202,18 @@ var checkoutURLPattern = regexp.MustCompile(`/sandbox/checkout/(cs_[0-9a-f]{32})
 // startCheckout presses Pay on hold h and returns the sandbox checkout's path.
 func (s *shopper) startCheckout(t *testing.T, holdID string) string {
 	t.Helper()
-	loc := wantRedirect(t, s.submit(t, "/holds/"+holdID+"/pay", nil))
-	if !strings.HasPrefix(loc, s.e.srv.URL+"/sandbox/checkout/") || !checkoutURLPattern.MatchString(loc) {
+	loc := wantRedirect(t, s.Submit(t, "/holds/"+holdID+"/pay", nil))
+	if !strings.HasPrefix(loc, s.e.Srv.URL+"/sandbox/checkout/") || !checkoutURLPattern.MatchString(loc) {
 		t.Fatalf("pay redirected to %q, want a sandbox checkout under PUBLIC_URL", loc)
 	}
-	return strings.TrimPrefix(loc, s.e.srv.URL)
+	return strings.TrimPrefix(loc, s.e.Srv.URL)
 }
 
 // payAt presses Pay at the sandbox with behaviour b and returns where the
 // sandbox sent the browser back to.
 func (s *shopper) payAt(t *testing.T, checkoutPath string, b sandbox.Behaviour) string {
 	t.Helper()
-	return wantRedirect(t, s.submit(t, checkoutPath+"/pay", url.Values{"behaviour": {string(b)}}))
+	return wantRedirect(t, s.Submit(t, checkoutPath+"/pay", url.Values{"behaviour": {string(b)}}))
 }
 
 // returnPath is the return page of hold holdID.
@@ -228,31 +230,31 @@ func (s *shopper) status(t *testing.T, holdID string) (state string, p *page) {
 
 func (e *payEnv) holdState(t *testing.T, holdID string) string {
 	t.Helper()
-	return pgtest.Scalar[string](t, e.store.Pool(), `SELECT state FROM holds WHERE id = $1`, holdID)
+	return pgtest.Scalar[string](t, e.Store.Pool(), `SELECT state FROM holds WHERE id = $1`, holdID)
 }
 
 func TestSandboxCheckoutPage(t *testing.T) {
 	t.Parallel()
 	e := newPayEnv(t)
 	s := e.shopper(t, true)
-	h := s.mustHold(t, "A1", "A2")
-	holdID := h.str("hold_id")
+	h := s.MustHold(t, "A1", "A2")
+	holdID := h.Str("hold_id")
 	path := s.startCheckout(t, holdID)
 
 	t.Run("shows merchant, amount, hold, Pay and Decline with CSRF tokens", func(t *testing.T) {
 		p := s.page(t, path)
 		wantPage(t, p, http.StatusOK)
-		if got := p.text("[data-merchant]"); got != "Marquee" {
+		if got := p.Text("[data-merchant]"); got != "Marquee" {
 			t.Errorf("merchant = %q", got)
 		}
-		if got := p.text("[data-amount]"); got != "₹500" {
+		if got := p.Text("[data-amount]"); got != "₹500" {
 			t.Errorf("amount = %q, want ₹500", got)
 		}
-		if got := p.text("[data-hold]"); got != holdID {
+		if got := p.Text("[data-hold]"); got != holdID {
 			t.Errorf("hold = %q, want %s", got, holdID)
 		}
-		if !strings.Contains(p.text("header"), "Sandbox Pay") || !strings.Contains(p.text("header"), "Test mode") {
-			t.Errorf("header %q does not present Sandbox Pay in test mode", p.text("header"))
+		if !strings.Contains(p.Text("header"), "Sandbox Pay") || !strings.Contains(p.Text("header"), "Test mode") {
+			t.Errorf("header %q does not present Sandbox Pay in test mode", p.Text("header"))
 		}
 		pay := p.Doc.Find(`form[action="` + path + `/pay"]`)
 		decline := p.Doc.Find(`form[action="` + path + `/decline"]`)
@@ -285,12 +287,12 @@ func TestSandboxCheckoutPage(t *testing.T) {
 	t.Run("an unknown checkout is 404", func(t *testing.T) {
 		for _, bad := range []string{"/sandbox/checkout/cs_00000000000000000000000000000000", "/sandbox/checkout/nope"} {
 			wantPage(t, s.page(t, bad), http.StatusNotFound)
-			wantPage(t, s.submit(t, bad+"/pay", nil), http.StatusNotFound)
+			wantPage(t, s.Submit(t, bad+"/pay", nil), http.StatusNotFound)
 		}
 	})
 
 	t.Run("a form without the CSRF token changes nothing", func(t *testing.T) {
-		snap := e.snapshot(t)
+		snap := e.Snapshot(t)
 		for _, form := range []url.Values{{}, {"_csrf": {"forged-forged-forged-forged-forged-forged-f"}}} {
 			for _, action := range []string{"/pay", "/decline"} {
 				form.Set("behaviour", "normal")
@@ -298,29 +300,29 @@ func TestSandboxCheckoutPage(t *testing.T) {
 			}
 		}
 		wantPage(t, s.do(t, "POST", path+"/pay", url.Values{"_csrf": {s.csrf(t)}}, map[string]string{"Sec-Fetch-Site": "cross-site"}), http.StatusForbidden)
-		if n := e.count(t, `SELECT count(*) FROM sandbox_payments`); n != 0 {
+		if n := e.Count(t, `SELECT count(*) FROM sandbox_payments`); n != 0 {
 			t.Fatalf("%d sandbox payments after refused forms", n)
 		}
-		if got := e.snapshot(t); got != snap {
+		if got := e.Snapshot(t); got != snap {
 			t.Fatalf("database changed:\n%s\n%s", snap, got)
 		}
 	})
 
 	t.Run("an unknown behaviour is 422 and charges nothing", func(t *testing.T) {
-		wantPage(t, s.submit(t, path+"/pay", url.Values{"behaviour": {"explode"}}), http.StatusUnprocessableEntity)
-		if n := e.count(t, `SELECT count(*) FROM sandbox_payments`); n != 0 {
+		wantPage(t, s.Submit(t, path+"/pay", url.Values{"behaviour": {"explode"}}), http.StatusUnprocessableEntity)
+		if n := e.Count(t, `SELECT count(*) FROM sandbox_payments`); n != 0 {
 			t.Fatal("charged for an unknown behaviour")
 		}
 	})
 
 	t.Run("the JSON checkout gives an address of the same kind", func(t *testing.T) {
-		r := s.post("/api/v1/holds/"+holdID+"/checkout", nil)
-		want(t, r, http.StatusCreated)
-		u := r.str("checkout_url")
-		if !strings.HasPrefix(u, e.srv.URL) || !checkoutURLPattern.MatchString(u) {
+		r := s.Post("/api/v1/holds/"+holdID+"/checkout", nil)
+		webtest.Want(t, r, http.StatusCreated)
+		u := r.Str("checkout_url")
+		if !strings.HasPrefix(u, e.Srv.URL) || !checkoutURLPattern.MatchString(u) {
 			t.Fatalf("checkout_url = %q", u)
 		}
-		wantPage(t, s.page(t, strings.TrimPrefix(u, e.srv.URL)), http.StatusOK)
+		wantPage(t, s.page(t, strings.TrimPrefix(u, e.Srv.URL)), http.StatusOK)
 	})
 }
 
@@ -330,17 +332,17 @@ func TestPayAtSandboxBooksTheHold(t *testing.T) {
 	t.Parallel()
 	e := newPayEnv(t)
 	s := e.shopper(t, true)
-	holdID := s.mustHold(t, "B1", "B2").str("hold_id")
+	holdID := s.MustHold(t, "B1", "B2").Str("hold_id")
 	path := s.startCheckout(t, holdID)
 
 	back := s.payAt(t, path, sandbox.BehaveNormal)
-	if want := e.srv.URL + returnPath(holdID); back != want {
+	if want := e.Srv.URL + returnPath(holdID); back != want {
 		t.Fatalf("sandbox sent the browser to %q, want %q", back, want)
 	}
-	if n := e.count(t, `SELECT count(*) FROM sandbox_payments WHERE hold_id = $1 AND status = 'succeeded'`, holdID); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM sandbox_payments WHERE hold_id = $1 AND status = 'succeeded'`, holdID); n != 1 {
 		t.Fatalf("%d payments recorded, want 1", n)
 	}
-	if n := e.count(t, `SELECT count(*) FROM sandbox_webhooks`); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM sandbox_webhooks`); n != 1 {
 		t.Fatalf("%d webhooks queued, want 1", n)
 	}
 
@@ -348,8 +350,8 @@ func TestPayAtSandboxBooksTheHold(t *testing.T) {
 		p := s.page(t, returnPath(holdID))
 		wantPage(t, p, http.StatusOK)
 		st := p.Doc.Find("#payment-status")
-		if st.AttrOr("data-state", "") != "confirming" || !strings.Contains(p.text("#payment-status"), "Confirming your payment…") {
-			t.Fatalf("return page status = %q", p.text("#payment-status"))
+		if st.AttrOr("data-state", "") != "confirming" || !strings.Contains(p.Text("#payment-status"), "Confirming your payment…") {
+			t.Fatalf("return page status = %q", p.Text("#payment-status"))
 		}
 		pollURL, _ := url.Parse(st.AttrOr("hx-get", ""))
 		if pollURL.Path != "/checkout/return/status" || pollURL.Query().Get("hold_id") != holdID || pollURL.Query().Get("shown") != "confirming" ||
@@ -360,7 +362,7 @@ func TestPayAtSandboxBooksTheHold(t *testing.T) {
 		if region.AttrOr("aria-live", "") != "polite" || region.AttrOr("role", "") != "status" {
 			t.Fatalf("status region is not live: %v", region.Nodes[0].Attr)
 		}
-		if e.holdState(t, holdID) != "HELD" || e.count(t, `SELECT count(*) FROM payments`) != 0 {
+		if e.holdState(t, holdID) != "HELD" || e.Count(t, `SELECT count(*) FROM payments`) != 0 {
 			t.Fatal("the return page or the redirect confirmed something")
 		}
 		// An htmx poll that finds nothing new swaps nothing.
@@ -372,7 +374,7 @@ func TestPayAtSandboxBooksTheHold(t *testing.T) {
 		if n := e.worker.RunOnce(context.Background()); n != 1 {
 			t.Fatalf("delivered %d, want 1", n)
 		}
-		if e.holdState(t, holdID) != "CONFIRMED" || e.count(t, `SELECT count(*) FROM bookings WHERE hold_id = $1`, holdID) != 1 {
+		if e.holdState(t, holdID) != "CONFIRMED" || e.Count(t, `SELECT count(*) FROM bookings WHERE hold_id = $1`, holdID) != 1 {
 			t.Fatal("the delivered webhook did not book the hold")
 		}
 		if n := e.worker.RunOnce(context.Background()); n != 0 {
@@ -381,10 +383,10 @@ func TestPayAtSandboxBooksTheHold(t *testing.T) {
 	})
 
 	t.Run("the return page shows the ticket and stops polling", func(t *testing.T) {
-		bookingID := pgtest.Scalar[string](t, e.store.Pool(), `SELECT id::text FROM bookings WHERE hold_id = $1`, holdID)
+		bookingID := pgtest.Scalar[string](t, e.Store.Pool(), `SELECT id::text FROM bookings WHERE hold_id = $1`, holdID)
 		state, p := s.status(t, holdID)
 		if state != "booked" {
-			t.Fatalf("status = %s: %s", state, p.text("#payment-status"))
+			t.Fatalf("status = %s: %s", state, p.Text("#payment-status"))
 		}
 		if href := p.Doc.Find("a[data-booking-link]").AttrOr("href", ""); href != "/bookings/"+bookingID {
 			t.Fatalf("ticket link = %q, want /bookings/%s", href, bookingID)
@@ -396,14 +398,14 @@ func TestPayAtSandboxBooksTheHold(t *testing.T) {
 		poll := s.do(t, "GET", "/checkout/return/status?hold_id="+holdID, nil, map[string]string{"HX-Request": "true"})
 		wantPage(t, poll, http.StatusOK)
 		full := s.page(t, returnPath(holdID))
-		if !strings.Contains(full.text("#payment-status"), "your seats are booked") {
-			t.Fatalf("return page = %q", full.text("#payment-status"))
+		if !strings.Contains(full.Text("#payment-status"), "your seats are booked") {
+			t.Fatalf("return page = %q", full.Text("#payment-status"))
 		}
 	})
 
 	t.Run("paying the same checkout again charges nothing more", func(t *testing.T) {
 		s.payAt(t, path, sandbox.BehaveNormal)
-		if n := e.count(t, `SELECT count(*) FROM sandbox_payments`); n != 1 {
+		if n := e.Count(t, `SELECT count(*) FROM sandbox_payments`); n != 1 {
 			t.Fatalf("%d payments after paying twice", n)
 		}
 		p := s.page(t, path)
@@ -421,13 +423,13 @@ func TestSandboxBehaviours(t *testing.T) {
 		t.Parallel()
 		e := newPayEnv(t)
 		s := e.shopper(t, true)
-		holdID := s.mustHold(t, "A1").str("hold_id")
+		holdID := s.MustHold(t, "A1").Str("hold_id")
 		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveDuplicate)
 		if n := e.worker.RunOnce(ctx); n != 2 {
 			t.Fatalf("delivered %d, want 2", n)
 		}
-		if e.count(t, `SELECT count(*) FROM bookings`) != 1 || e.count(t, `SELECT count(*) FROM payments`) != 1 ||
-			e.count(t, `SELECT count(*) FROM refunds`) != 0 {
+		if e.Count(t, `SELECT count(*) FROM bookings`) != 1 || e.Count(t, `SELECT count(*) FROM payments`) != 1 ||
+			e.Count(t, `SELECT count(*) FROM refunds`) != 0 {
 			t.Fatal("a duplicated webhook did more than one booking")
 		}
 		if state, _ := s.status(t, holdID); state != "booked" {
@@ -439,13 +441,13 @@ func TestSandboxBehaviours(t *testing.T) {
 		t.Parallel()
 		e := newPayEnv(t)
 		s := e.shopper(t, true)
-		holdID := s.mustHold(t, "A1").str("hold_id")
+		holdID := s.MustHold(t, "A1").Str("hold_id")
 		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveDrop)
 		e.sbClock.Advance(time.Hour)
 		if n := e.worker.RunOnce(ctx); n != 0 {
 			t.Fatalf("delivered %d dropped webhooks", n)
 		}
-		if e.count(t, `SELECT count(*) FROM payments`) != 0 || e.holdState(t, holdID) != "HELD" {
+		if e.Count(t, `SELECT count(*) FROM payments`) != 0 || e.holdState(t, holdID) != "HELD" {
 			t.Fatal("something was booked without a webhook")
 		}
 		for range 3 {
@@ -455,11 +457,11 @@ func TestSandboxBehaviours(t *testing.T) {
 		}
 		// Pressing Pay again (another tab) leads to the return page, not to
 		// a second charge.
-		before := e.count(t, `SELECT count(*) FROM sandbox_checkouts`)
-		if loc := wantRedirect(t, s.submit(t, "/holds/"+holdID+"/pay", nil)); loc != e.srv.URL+returnPath(holdID) {
+		before := e.Count(t, `SELECT count(*) FROM sandbox_checkouts`)
+		if loc := wantRedirect(t, s.Submit(t, "/holds/"+holdID+"/pay", nil)); loc != e.Srv.URL+returnPath(holdID) {
 			t.Fatalf("Pay on a paid hold redirected to %q", loc)
 		}
-		if e.count(t, `SELECT count(*) FROM sandbox_checkouts`) != before {
+		if e.Count(t, `SELECT count(*) FROM sandbox_checkouts`) != before {
 			t.Fatal("a paid hold got a new checkout")
 		}
 	})
@@ -468,7 +470,7 @@ func TestSandboxBehaviours(t *testing.T) {
 		t.Parallel()
 		e := newPayEnv(t)
 		s := e.shopper(t, true)
-		holdID := s.mustHold(t, "A1").str("hold_id")
+		holdID := s.MustHold(t, "A1").Str("hold_id")
 		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveDelay)
 		e.sbClock.Advance(sandbox.WebhookDelay - time.Millisecond)
 		if n := e.worker.RunOnce(ctx); n != 0 {
@@ -490,13 +492,13 @@ func TestSandboxBehaviours(t *testing.T) {
 		t.Parallel()
 		e := newPayEnv(t)
 		s := e.shopper(t, true)
-		holdID := s.mustHold(t, "A1").str("hold_id")
+		holdID := s.MustHold(t, "A1").Str("hold_id")
 		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveReorder)
 		e.sbClock.Advance(time.Minute)
 		if n := e.worker.RunOnce(ctx); n != 2 {
 			t.Fatalf("delivered %d, want 2", n)
 		}
-		if e.holdState(t, holdID) != "CONFIRMED" || e.count(t, `SELECT count(*) FROM payments`) != 1 {
+		if e.holdState(t, holdID) != "CONFIRMED" || e.Count(t, `SELECT count(*) FROM payments`) != 1 {
 			t.Fatal("the late failed event undid or doubled the booking")
 		}
 	})
@@ -505,21 +507,21 @@ func TestSandboxBehaviours(t *testing.T) {
 		t.Parallel()
 		e := newPayEnv(t)
 		s := e.shopper(t, true)
-		holdID := s.mustHold(t, "A1").str("hold_id")
+		holdID := s.MustHold(t, "A1").Str("hold_id")
 		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveTwoPayments)
 		if n := e.worker.RunOnce(ctx); n != 2 {
 			t.Fatalf("delivered %d, want 2", n)
 		}
-		if e.count(t, `SELECT count(*) FROM bookings`) != 1 ||
-			e.count(t, `SELECT count(*) FROM payments WHERE outcome = 'REFUND_REQUIRED' AND reason = 'already_confirmed'`) != 1 {
+		if e.Count(t, `SELECT count(*) FROM bookings`) != 1 ||
+			e.Count(t, `SELECT count(*) FROM payments WHERE outcome = 'REFUND_REQUIRED' AND reason = 'already_confirmed'`) != 1 {
 			t.Fatal("want one booking and one refunded payment")
 		}
 		state, p := s.status(t, holdID)
-		if state != "booked" || !strings.Contains(p.text("#payment-status"), "The extra ₹250 is being refunded") {
-			t.Fatalf("status = %s: %q", state, p.text("#payment-status"))
+		if state != "booked" || !strings.Contains(p.Text("#payment-status"), "The extra ₹250 is being refunded") {
+			t.Fatalf("status = %s: %q", state, p.Text("#payment-status"))
 		}
-		rw := &refunds.Worker{Store: e.store, Provider: e.sandbox, Batch: 10, Lease: time.Minute, Log: slog.New(slog.DiscardHandler)}
-		if n := rw.RunOnce(ctx); n != 1 || e.count(t, `SELECT count(*) FROM sandbox_refunds`) != 1 {
+		rw := &refunds.Worker{Store: e.Store, Provider: e.sandbox, Batch: 10, Lease: time.Minute, Log: slog.New(slog.DiscardHandler)}
+		if n := rw.RunOnce(ctx); n != 1 || e.Count(t, `SELECT count(*) FROM sandbox_refunds`) != 1 {
 			t.Fatalf("refunded %d through the sandbox, want 1", n)
 		}
 	})
@@ -528,14 +530,14 @@ func TestSandboxBehaviours(t *testing.T) {
 		t.Parallel()
 		e := newPayEnv(t)
 		s := e.shopper(t, true)
-		holdID := s.mustHold(t, "A1").str("hold_id")
+		holdID := s.MustHold(t, "A1").Str("hold_id")
 		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveNormal)
 		e.failWebhooks.Store(2)
 		for attempt := 1; attempt <= 2; attempt++ {
 			if n := e.worker.RunOnce(ctx); n != 0 {
 				t.Fatalf("attempt %d: delivered while the app answers 503", attempt)
 			}
-			if got := e.count(t, `SELECT last_status FROM sandbox_webhooks`); got != 503 {
+			if got := e.Count(t, `SELECT last_status FROM sandbox_webhooks`); got != 503 {
 				t.Fatalf("last_status = %d", got)
 			}
 			e.sbClock.Advance(sandbox.WebhookBackoff(attempt))
@@ -553,20 +555,20 @@ func TestDeclineAndTryAgain(t *testing.T) {
 	t.Parallel()
 	e := newPayEnv(t)
 	s := e.shopper(t, true)
-	holdID := s.mustHold(t, "C1").str("hold_id")
+	holdID := s.MustHold(t, "C1").Str("hold_id")
 	path := s.startCheckout(t, holdID)
 
-	back := wantRedirect(t, s.submit(t, path+"/decline", nil))
-	if back != e.srv.URL+returnPath(holdID) {
+	back := wantRedirect(t, s.Submit(t, path+"/decline", nil))
+	if back != e.Srv.URL+returnPath(holdID) {
 		t.Fatalf("decline sent the browser to %q", back)
 	}
 	e.worker.RunOnce(context.Background()) // the failed webhook: IGNORED by the app
 
 	t.Run("nothing is recorded in payments", func(t *testing.T) {
-		if n := e.count(t, `SELECT count(*) FROM payments`); n != 0 {
+		if n := e.Count(t, `SELECT count(*) FROM payments`); n != 0 {
 			t.Fatalf("%d payments after a decline", n)
 		}
-		if e.count(t, `SELECT count(*) FROM sandbox_webhooks WHERE status = 'DELIVERED'`) != 1 || e.holdState(t, holdID) != "HELD" {
+		if e.Count(t, `SELECT count(*) FROM sandbox_webhooks WHERE status = 'DELIVERED'`) != 1 || e.holdState(t, holdID) != "HELD" {
 			t.Fatal("the failed webhook was not delivered, or changed the hold")
 		}
 	})
@@ -574,8 +576,8 @@ func TestDeclineAndTryAgain(t *testing.T) {
 	t.Run("the return page says declined and offers to pay again", func(t *testing.T) {
 		p := s.page(t, returnPath(holdID))
 		wantPage(t, p, http.StatusOK)
-		if st := p.Doc.Find("#payment-status").AttrOr("data-state", ""); st != "declined" || !strings.Contains(p.text("#payment-status"), "Payment declined") {
-			t.Fatalf("status = %s %q", st, p.text("#payment-status"))
+		if st := p.Doc.Find("#payment-status").AttrOr("data-state", ""); st != "declined" || !strings.Contains(p.Text("#payment-status"), "Payment declined") {
+			t.Fatalf("status = %s %q", st, p.Text("#payment-status"))
 		}
 		form := p.Doc.Find(`#payment-status form[action="/holds/` + holdID + `/pay"]`)
 		if form.Length() != 1 || form.Find(`input[name="_csrf"]`).AttrOr("value", "") != s.csrf(t) {
@@ -604,10 +606,10 @@ func TestDeclineAndTryAgain(t *testing.T) {
 
 func TestPayButton(t *testing.T) {
 	t.Parallel()
-	e := newPayEnv(t, withClock)
+	e := newPayEnv(t, webtest.WithClock)
 	owner := e.shopper(t, true)
 	other := e.shopper(t, true)
-	holdID := owner.mustHold(t, "D1").str("hold_id")
+	holdID := owner.MustHold(t, "D1").Str("hold_id")
 
 	t.Run("htmx is told to navigate", func(t *testing.T) {
 		p := owner.do(t, "POST", "/holds/"+holdID+"/pay", url.Values{"_csrf": {owner.csrf(t)}}, map[string]string{"HX-Request": "true"})
@@ -617,22 +619,22 @@ func TestPayButton(t *testing.T) {
 	})
 
 	t.Run("another user's or an unknown hold is 404 and opens nothing", func(t *testing.T) {
-		before := e.count(t, `SELECT count(*) FROM sandbox_checkouts`)
+		before := e.Count(t, `SELECT count(*) FROM sandbox_checkouts`)
 		for _, id := range []string{holdID, "6f1c1d2e-0000-4000-8000-000000000001", "garbage"} {
-			p := other.submit(t, "/holds/"+id+"/pay", nil)
+			p := other.Submit(t, "/holds/"+id+"/pay", nil)
 			wantPage(t, p, http.StatusNotFound)
 			if !strings.Contains(p.Header.Get("Content-Type"), "text/html") {
 				t.Errorf("404 of a page form is %s", p.Header.Get("Content-Type"))
 			}
 		}
-		if e.count(t, `SELECT count(*) FROM sandbox_checkouts`) != before {
+		if e.Count(t, `SELECT count(*) FROM sandbox_checkouts`) != before {
 			t.Fatal("a checkout was opened for someone else's hold")
 		}
 	})
 
 	t.Run("a guest is sent to log in", func(t *testing.T) {
 		guest := e.shopper(t, false)
-		loc := wantRedirect(t, guest.submit(t, "/holds/"+holdID+"/pay", nil))
+		loc := wantRedirect(t, guest.Submit(t, "/holds/"+holdID+"/pay", nil))
 		if !strings.HasPrefix(loc, "/login") {
 			t.Fatalf("guest pay redirected to %q", loc)
 		}
@@ -643,14 +645,14 @@ func TestPayButton(t *testing.T) {
 	})
 
 	t.Run("a lapsed hold is a friendly 409", func(t *testing.T) {
-		e.clock.Advance(holdTTL)
-		before := e.count(t, `SELECT count(*) FROM sandbox_checkouts`)
-		p := owner.submit(t, "/holds/"+holdID+"/pay", nil)
+		e.Clock.Advance(webtest.HoldTTL)
+		before := e.Count(t, `SELECT count(*) FROM sandbox_checkouts`)
+		p := owner.Submit(t, "/holds/"+holdID+"/pay", nil)
 		wantPage(t, p, http.StatusConflict)
-		if !strings.Contains(p.text("main"), "no longer active") {
-			t.Fatalf("409 page says %q", p.text("main"))
+		if !strings.Contains(p.Text("main"), "no longer active") {
+			t.Fatalf("409 page says %q", p.Text("main"))
 		}
-		if e.count(t, `SELECT count(*) FROM sandbox_checkouts`) != before {
+		if e.Count(t, `SELECT count(*) FROM sandbox_checkouts`) != before {
 			t.Fatal("a checkout was opened for a lapsed hold")
 		}
 	})
@@ -663,9 +665,9 @@ func TestReturnPageForgedQuery(t *testing.T) {
 	e := newPayEnv(t)
 	owner := e.shopper(t, true)
 	intruder := e.shopper(t, true)
-	holdID := owner.mustHold(t, "E1").str("hold_id")
+	holdID := owner.MustHold(t, "E1").Str("hold_id")
 	owner.payAt(t, owner.startCheckout(t, holdID), sandbox.BehaveNormal)
-	snap := e.snapshot(t)
+	snap := e.Snapshot(t)
 
 	for _, q := range []string{
 		"hold_id=" + holdID, // someone else's
@@ -693,7 +695,7 @@ func TestReturnPageForgedQuery(t *testing.T) {
 			}
 		}
 	}
-	if got := e.snapshot(t); got != snap {
+	if got := e.Snapshot(t); got != snap {
 		t.Fatalf("database changed:\n%s\n%s", snap, got)
 	}
 	if e.holdState(t, holdID) != "HELD" {
@@ -714,17 +716,17 @@ func TestReturnPageForgedQuery(t *testing.T) {
 func TestLatePaymentRefund(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := newPayEnv(t, withClock)
+	e := newPayEnv(t, webtest.WithClock)
 	s := e.shopper(t, true)
-	h := s.mustHold(t, "F1", "F2")
-	holdID := h.str("hold_id")
+	h := s.MustHold(t, "F1", "F2")
+	holdID := h.Str("hold_id")
 	s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveNormal)
 
-	e.clock.Advance(holdTTL) // the hold lapses, exactly, before the webhook lands
+	e.Clock.Advance(webtest.HoldTTL) // the hold lapses, exactly, before the webhook lands
 	if n := e.worker.RunOnce(ctx); n != 1 {
 		t.Fatalf("delivered %d", n)
 	}
-	if e.holdState(t, holdID) != "EXPIRED" || e.count(t, `SELECT count(*) FROM bookings`) != 0 {
+	if e.holdState(t, holdID) != "EXPIRED" || e.Count(t, `SELECT count(*) FROM bookings`) != 0 {
 		t.Fatal("a late payment booked the seats")
 	}
 
@@ -732,53 +734,53 @@ func TestLatePaymentRefund(t *testing.T) {
 		p := s.page(t, returnPath(holdID))
 		wantPage(t, p, http.StatusOK)
 		st := p.Doc.Find("#payment-status")
-		text := p.text("#payment-status")
+		text := p.Text("#payment-status")
 		if st.AttrOr("data-state", "") != "refund_required" || !strings.Contains(text, "not booked") ||
 			!strings.Contains(text, "expired") || !strings.Contains(text, "A refund of ₹500 is on its way") {
 			t.Fatalf("status = %s %q", st.AttrOr("data-state", ""), text)
 		}
-		if p.Doc.Find("[hx-trigger]").Length() != 0 || p.Doc.Find(`a[href="/shows/`+fmt.Sprint(e.show)+`"]`).Length() != 1 {
+		if p.Doc.Find("[hx-trigger]").Length() != 0 || p.Doc.Find(`a[href="/shows/`+fmt.Sprint(e.Show)+`"]`).Length() != 1 {
 			t.Fatalf("want a final status with a link back to the show:\n%s", p.Body)
 		}
 	})
 
-	rw := &refunds.Worker{Store: e.store, Provider: e.sandbox, Batch: 10, Lease: time.Minute, Log: slog.New(slog.DiscardHandler)}
+	rw := &refunds.Worker{Store: e.Store, Provider: e.sandbox, Batch: 10, Lease: time.Minute, Log: slog.New(slog.DiscardHandler)}
 	refundStatus := func() string {
-		return pgtest.Scalar[string](t, e.store.Pool(), `SELECT status FROM refunds`)
+		return pgtest.Scalar[string](t, e.Store.Pool(), `SELECT status FROM refunds`)
 	}
 
 	t.Run("fail refunds: the worker records FAILED", func(t *testing.T) {
-		wantRedirect(t, s.submit(t, "/sandbox/settings", url.Values{"fail_refunds": {"on"}}))
+		wantRedirect(t, s.Submit(t, "/sandbox/settings", url.Values{"fail_refunds": {"on"}}))
 		if p := s.page(t, "/sandbox"); p.Doc.Find(`[data-refunds="failing"]`).Length() != 1 {
 			t.Fatalf("dashboard does not say refunds fail:\n%s", p.Body)
 		}
 		if n := rw.RunOnce(ctx); n != 0 || refundStatus() != "FAILED" {
 			t.Fatalf("refunded %d, status %s; want FAILED", n, refundStatus())
 		}
-		if !strings.Contains(pgtest.Scalar[string](t, e.store.Pool(), `SELECT last_error FROM refunds`), "set to fail") {
+		if !strings.Contains(pgtest.Scalar[string](t, e.Store.Pool(), `SELECT last_error FROM refunds`), "set to fail") {
 			t.Fatal("the refund's last error does not say why")
 		}
-		if state, p := s.status(t, holdID); state != "refund_required" || !strings.Contains(p.text("#payment-status"), "on its way") {
-			t.Fatalf("status while the refund is retried = %s %q", state, p.text("#payment-status"))
+		if state, p := s.status(t, holdID); state != "refund_required" || !strings.Contains(p.Text("#payment-status"), "on its way") {
+			t.Fatalf("status while the refund is retried = %s %q", state, p.Text("#payment-status"))
 		}
 	})
 
 	t.Run("cleared: the retry succeeds", func(t *testing.T) {
-		wantRedirect(t, s.submit(t, "/sandbox/settings", url.Values{"fail_refunds": {"off"}}))
-		e.clock.Advance(refunds.Backoff(1))
+		wantRedirect(t, s.Submit(t, "/sandbox/settings", url.Values{"fail_refunds": {"off"}}))
+		e.Clock.Advance(refunds.Backoff(1))
 		if n := rw.RunOnce(ctx); n != 1 || refundStatus() != "SUCCEEDED" {
 			t.Fatalf("refunded %d, status %s; want SUCCEEDED", n, refundStatus())
 		}
-		if e.count(t, `SELECT count(*) FROM sandbox_refunds WHERE amount_minor = 50000`) != 1 {
+		if e.Count(t, `SELECT count(*) FROM sandbox_refunds WHERE amount_minor = 50000`) != 1 {
 			t.Fatal("the sandbox did not record the refund")
 		}
-		if _, p := s.status(t, holdID); !strings.Contains(p.text("#payment-status"), "has been refunded") {
-			t.Fatalf("status after the refund = %q", p.text("#payment-status"))
+		if _, p := s.status(t, holdID); !strings.Contains(p.Text("#payment-status"), "has been refunded") {
+			t.Fatalf("status after the refund = %q", p.Text("#payment-status"))
 		}
 	})
 
 	t.Run("a bad setting is 422", func(t *testing.T) {
-		wantPage(t, s.submit(t, "/sandbox/settings", url.Values{"fail_refunds": {"maybe"}}), http.StatusUnprocessableEntity)
+		wantPage(t, s.Submit(t, "/sandbox/settings", url.Values{"fail_refunds": {"maybe"}}), http.StatusUnprocessableEntity)
 	})
 }
 
@@ -786,10 +788,10 @@ func TestLatePaymentRefund(t *testing.T) {
 // and one whose payment reached the app straight from the webhook.
 func TestReturnPageWithoutCheckout(t *testing.T) {
 	t.Parallel()
-	e := newPayEnv(t, withClock)
+	e := newPayEnv(t, webtest.WithClock)
 	s := e.shopper(t, true)
-	h := s.mustHold(t, "G1")
-	holdID := h.str("hold_id")
+	h := s.MustHold(t, "G1")
+	holdID := h.Str("hold_id")
 
 	if state, p := s.status(t, holdID); state != "not_paid" || p.Doc.Find(`form[action="/holds/`+holdID+`/pay"]`).Length() != 1 {
 		t.Fatalf("unpaid live hold: status %s, want not_paid with a pay button", state)
@@ -798,12 +800,12 @@ func TestReturnPageWithoutCheckout(t *testing.T) {
 	if state, _ := s.status(t, holdID); state != "confirming" {
 		t.Fatalf("open checkout, live hold: status %s", state)
 	}
-	e.clock.Advance(holdTTL)
+	e.Clock.Advance(webtest.HoldTTL)
 	if state, p := s.status(t, holdID); state != "not_paid" || p.Doc.Find("form").Length() != 0 {
 		t.Fatalf("open checkout, lapsed hold: status %s, want not_paid without a pay button", state)
 	}
-	if _, err := e.store.ConfirmPayment(context.Background(), booking.Payment{
-		ID: "pay_direct", HoldRef: holdID, AmountMinor: int64(h.num("amount_minor")), Currency: "INR",
+	if _, err := e.Store.ConfirmPayment(context.Background(), booking.Payment{
+		ID: "pay_direct", HoldRef: holdID, AmountMinor: int64(h.Num("amount_minor")), Currency: "INR",
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -816,7 +818,7 @@ func TestSandboxDashboard(t *testing.T) {
 	t.Parallel()
 	e := newPayEnv(t)
 	s := e.shopper(t, true)
-	holdID := s.mustHold(t, "H1").str("hold_id")
+	holdID := s.MustHold(t, "H1").Str("hold_id")
 	path := s.startCheckout(t, holdID)
 	s.payAt(t, path, sandbox.BehaveDuplicate)
 	e.worker.RunOnce(context.Background())
@@ -833,7 +835,7 @@ func TestSandboxDashboard(t *testing.T) {
 	if n := done.Doc.Find(`tr[data-delivery]`).Length(); n != 2 {
 		t.Fatalf("the paid checkout lists %d webhooks, want 2", n)
 	}
-	if href := done.Doc.Find(`[data-outcome="paid"] a`).AttrOr("href", ""); href != e.srv.URL+returnPath(holdID) {
+	if href := done.Doc.Find(`[data-outcome="paid"] a`).AttrOr("href", ""); href != e.Srv.URL+returnPath(holdID) {
 		t.Fatalf("return link = %q", href)
 	}
 }
@@ -844,10 +846,10 @@ func TestReturnPageListsSeatsInSeatOrder(t *testing.T) {
 	t.Parallel()
 	e := newPayEnv(t)
 	s := e.shopper(t, true)
-	holdID := s.mustHold(t, "B10", "B9").str("hold_id")
+	holdID := s.MustHold(t, "B10", "B9").Str("hold_id")
 	p := s.page(t, returnPath(holdID))
 	wantPage(t, p, http.StatusOK)
-	if body := p.text("main"); !strings.Contains(body, "B9, B10") {
+	if body := p.Text("main"); !strings.Contains(body, "B9, B10") {
 		t.Fatalf("the return page does not list B9, B10 in order: %q", body)
 	}
 }
@@ -859,15 +861,15 @@ func TestSandboxRefusesPaymentOnceTheHoldExpired(t *testing.T) {
 	t.Parallel()
 	e := newPayEnv(t)
 	s := e.shopper(t, true)
-	holdID := s.mustHold(t, "A5").str("hold_id")
+	holdID := s.MustHold(t, "A5").Str("hold_id")
 	path := s.startCheckout(t, holdID)
-	expires := pgtest.Scalar[time.Time](t, e.store.Pool(), `SELECT expires_at FROM holds WHERE id = $1`, holdID)
+	expires := pgtest.Scalar[time.Time](t, e.Store.Pool(), `SELECT expires_at FROM holds WHERE id = $1`, holdID)
 
 	e.sbClock.Set(expires.Add(-90 * time.Second))
 	p := s.page(t, path)
 	wantPage(t, p, http.StatusOK)
 	cd := p.Doc.Find("[data-sandbox-countdown]")
-	if got := p.text("[data-countdown-display]"); cd.Length() != 1 || got != "1:30" {
+	if got := p.Text("[data-countdown-display]"); cd.Length() != 1 || got != "1:30" {
 		t.Fatalf("countdown shows %q, want 1:30", got)
 	}
 	if at, _ := time.Parse(time.RFC3339Nano, cd.AttrOr("data-expires-at", "")); !at.Equal(expires) {
@@ -879,19 +881,19 @@ func TestSandboxRefusesPaymentOnceTheHoldExpired(t *testing.T) {
 
 	e.sbClock.Set(expires)
 	t.Run("Pay at the deadline is refused, and nothing is charged", func(t *testing.T) {
-		p := s.submit(t, path+"/pay", url.Values{"behaviour": {"normal"}})
+		p := s.Submit(t, path+"/pay", url.Values{"behaviour": {"normal"}})
 		wantPage(t, p, http.StatusConflict)
-		if text := p.text("[data-outcome=expired]"); !strings.Contains(text, "The time to pay has run out") || !strings.Contains(text, "Nothing was charged") {
+		if text := p.Text("[data-outcome=expired]"); !strings.Contains(text, "The time to pay has run out") || !strings.Contains(text, "Nothing was charged") {
 			t.Fatalf("refusal says %q", text)
 		}
-		if back := p.Doc.Find("a[data-back-link]").AttrOr("href", ""); back != e.srv.URL+fmt.Sprintf("/shows/%d", e.show) {
+		if back := p.Doc.Find("a[data-back-link]").AttrOr("href", ""); back != e.Srv.URL+fmt.Sprintf("/shows/%d", e.Show) {
 			t.Fatalf("the way back leads to %q, want the show", back)
 		}
 		if p.Doc.Find(`form[action$="/pay"]`).Length() != 0 {
 			t.Fatal("the refusal still offers to pay")
 		}
-		wantPage(t, s.submit(t, path+"/decline", nil), http.StatusConflict)
-		if n := e.count(t, `SELECT count(*) FROM sandbox_payments`); n != 0 {
+		wantPage(t, s.Submit(t, path+"/decline", nil), http.StatusConflict)
+		if n := e.Count(t, `SELECT count(*) FROM sandbox_payments`); n != 0 {
 			t.Fatalf("%d payments taken after the deadline", n)
 		}
 	})
@@ -908,9 +910,9 @@ func TestSandboxRefusesPaymentOnceTheHoldExpired(t *testing.T) {
 // "confirming" and explains, with a link to My bookings, and keeps asking.
 func TestReturnPageExplainsALateOutcome(t *testing.T) {
 	t.Parallel()
-	e := newPayEnv(t, withClock)
+	e := newPayEnv(t, webtest.WithClock)
 	s := e.shopper(t, true)
-	holdID := s.mustHold(t, "A6").str("hold_id")
+	holdID := s.MustHold(t, "A6").Str("hold_id")
 	s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveDrop)
 
 	first := s.page(t, returnPath(holdID))
@@ -919,27 +921,27 @@ func TestReturnPageExplainsALateOutcome(t *testing.T) {
 		t.Fatalf("return page state %s, polling %q", st, poll)
 	}
 	htmx := map[string]string{"HX-Request": "true"}
-	e.clock.Advance(58 * time.Second)
+	e.Clock.Advance(58 * time.Second)
 	wantPage(t, s.do(t, "GET", poll, nil, htmx), http.StatusNoContent)
 
-	e.clock.Advance(3 * time.Second)
+	e.Clock.Advance(3 * time.Second)
 	p := s.do(t, "GET", poll, nil, htmx)
 	wantPage(t, p, http.StatusOK)
 	st := p.Doc.Find("#payment-status")
-	if st.AttrOr("data-state", "") != "delayed" || !strings.Contains(p.text("#payment-status"), "taking longer than usual") {
-		t.Fatalf("after a minute: %s %q", st.AttrOr("data-state", ""), p.text("#payment-status"))
+	if st.AttrOr("data-state", "") != "delayed" || !strings.Contains(p.Text("#payment-status"), "taking longer than usual") {
+		t.Fatalf("after a minute: %s %q", st.AttrOr("data-state", ""), p.Text("#payment-status"))
 	}
 	if p.Doc.Find(`#payment-status a[href="/bookings"]`).Length() != 1 {
 		t.Fatal("the explanation has no link to My bookings")
 	}
 	slower, _ := url.Parse(st.AttrOr("hx-get", ""))
-	if slower.Query().Get("shown") != "delayed" || slower.Query().Get("since") != mustURL(poll).Query().Get("since") || st.AttrOr("hx-trigger", "") != "every 5s" {
+	if slower.Query().Get("shown") != "delayed" || slower.Query().Get("since") != webtest.MustURL(poll).Query().Get("since") || st.AttrOr("hx-trigger", "") != "every 5s" {
 		t.Fatalf("the explanation polls %q (%s)", st.AttrOr("hx-get", ""), st.AttrOr("hx-trigger", ""))
 	}
 	wantPage(t, s.do(t, "GET", slower.String(), nil, htmx), http.StatusNoContent)
 
 	t.Run("a garbled or future since is now", func(t *testing.T) {
-		for _, since := range []string{"yesterday", strconv.FormatInt(e.clock.Now().Add(time.Hour).Unix(), 10)} {
+		for _, since := range []string{"yesterday", strconv.FormatInt(e.Clock.Now().Add(time.Hour).Unix(), 10)} {
 			p := s.page(t, "/checkout/return/status?"+url.Values{"hold_id": {holdID}, "since": {since}}.Encode())
 			if state := p.Doc.Find("#payment-status").AttrOr("data-state", ""); p.Status != http.StatusOK || state != "confirming" {
 				t.Errorf("since=%s: state %s, want confirming", since, state)
@@ -952,7 +954,7 @@ func TestReturnPageExplainsALateOutcome(t *testing.T) {
 		rc.RunOnce(context.Background())
 		state, p := s.status(t, holdID)
 		if state != "booked" || p.Doc.Find("a[data-booking-link]").Length() != 1 {
-			t.Fatalf("after reconciliation: %s %q", state, p.text("#payment-status"))
+			t.Fatalf("after reconciliation: %s %q", state, p.Text("#payment-status"))
 		}
 		wantPage(t, s.do(t, "GET", slower.String(), nil, htmx), http.StatusOK)
 	})
@@ -961,7 +963,7 @@ func TestReturnPageExplainsALateOutcome(t *testing.T) {
 // reconciler is the reconciliation worker of the env, on the store's clock,
 // asking after the default delay.
 func (e *payEnv) reconciler() *reconcile.Worker {
-	return &reconcile.Worker{Store: e.store, Provider: e.sandbox, Receiver: &boxoffice.Receiver{Store: e.store}}
+	return &reconcile.Worker{Store: e.Store, Provider: e.sandbox, Receiver: &boxoffice.Receiver{Store: e.Store}}
 }
 
 // A webhook arriving after reconciliation processed its payment (or
@@ -981,9 +983,9 @@ func TestReconciliationAndALateWebhook(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			e := newPayEnv(t, withClock)
+			e := newPayEnv(t, webtest.WithClock)
 			s := e.shopper(t, true)
-			holdID := s.mustHold(t, "A7").str("hold_id")
+			holdID := s.MustHold(t, "A7").Str("hold_id")
 			s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveDelay) // a webhook that comes late
 			rc := e.reconciler()
 			webhook := func() {
@@ -993,13 +995,13 @@ func TestReconciliationAndALateWebhook(t *testing.T) {
 				}
 			}
 			if tc.lapse {
-				e.clock.Advance(holdTTL)
+				e.Clock.Advance(webtest.HoldTTL)
 			}
 			if tc.webhook1 {
 				webhook()
-				e.clock.Advance(holdTTL + reconcile.DefaultSettle) // the check after the deadline asks anyway
+				e.Clock.Advance(webtest.HoldTTL + reconcile.DefaultSettle) // the check after the deadline asks anyway
 			} else {
-				e.clock.Advance(reconcile.DefaultDelay)
+				e.Clock.Advance(reconcile.DefaultDelay)
 			}
 			if n := rc.RunOnce(ctx); n != 1 {
 				t.Fatalf("the reconciler asked %d times, want 1", n)
@@ -1007,14 +1009,14 @@ func TestReconciliationAndALateWebhook(t *testing.T) {
 			if !tc.webhook1 {
 				webhook()
 			}
-			if got := pgtest.Scalar[string](t, e.store.Pool(), `SELECT string_agg(outcome, ',') FROM payments`); got != tc.want {
+			if got := pgtest.Scalar[string](t, e.Store.Pool(), `SELECT string_agg(outcome, ',') FROM payments`); got != tc.want {
 				t.Fatalf("stored outcomes %s, want %s", got, tc.want)
 			}
-			bookings, refunds := e.count(t, `SELECT count(*) FROM bookings`), e.count(t, `SELECT count(*) FROM refunds`)
+			bookings, refunds := e.Count(t, `SELECT count(*) FROM bookings`), e.Count(t, `SELECT count(*) FROM refunds`)
 			if (tc.want == "BOOKED") != (bookings == 1 && refunds == 0) || (tc.want != "BOOKED") != (bookings == 0 && refunds == 1) {
 				t.Fatalf("%d bookings and %d refunds for one payment stored %s", bookings, refunds, tc.want)
 			}
-			if got := e.count(t, `SELECT last_status FROM sandbox_webhooks`); got != 200 {
+			if got := e.Count(t, `SELECT last_status FROM sandbox_webhooks`); got != 200 {
 				t.Fatalf("the late webhook was answered %d", got)
 			}
 		})

@@ -1,4 +1,4 @@
-package web_test
+package pages_test
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func liveSeatMap(t *testing.T, browser context.Context) {
 	}
 	eval[bool](b, `(window.liveTestMark = true)`)
 	b.waitFor("B's page to say it is live", `document.querySelector("[data-live-status]").dataset.liveStatus === "live"`)
-	wantText(t, "live indicator", b.text("[data-live-status]"), "Live")
+	wantText(t, "live indicator", b.Text("[data-live-status]"), "Live")
 	// What B's page hears from now on: the live status it shows, and the
 	// seats each message names.
 	eval[bool](b, `(() => {
@@ -67,13 +67,13 @@ func liveSeatMap(t *testing.T, browser context.Context) {
 		t.Fatal("B's page was reloaded: the change must arrive live")
 	}
 	b.wantSeat("C5", "held", "")
-	if got := b.attr("#seat-C5", "aria-disabled"); got != "true" {
+	if got := b.Attr("#seat-C5", "aria-disabled"); got != "true" {
 		t.Fatalf("the seat taken live is not disabled on B's page (aria-disabled=%q)", got)
 	}
 	b.wantSeat("C6", "available", "true")
 	b.waitFor("B's selection to lose C5", `document.querySelector("[data-selection-summary]").textContent.trim() === "1 seat: C6"`)
 	b.waitFor("the screen reader to be told", `document.getElementById("sr-status").textContent.includes("C5 was just taken")`)
-	wantText(t, "the notice by the hold button", b.text("[data-taken-notice]"), "Seat C5 was just taken by someone else")
+	wantText(t, "the notice by the hold button", b.Text("[data-taken-notice]"), "Seat C5 was just taken by someone else")
 	a.wantSeat("C5", "mine", "")
 	b.shot("seat-taken-live")
 

@@ -1,4 +1,4 @@
-package web_test
+package server_test
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/marquee-tickets/marquee/web/webtest"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/marquee-tickets/marquee/internal/metrics"
@@ -22,21 +24,21 @@ import (
 
 func TestOperations(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := webtest.NewEnv(t)
 
 	t.Run("healthz and readyz answer", func(t *testing.T) {
-		want(t, e.guest().get("/healthz"), http.StatusOK)
-		if r := e.guest().get("/readyz"); r.Status != http.StatusOK || r.str("status") != "ready" {
+		webtest.Want(t, e.Guest().Get("/healthz"), http.StatusOK)
+		if r := e.Guest().Get("/readyz"); r.Status != http.StatusOK || r.Str("status") != "ready" {
 			t.Fatalf("readyz = %s", r)
 		}
 	})
 
 	t.Run("metrics count hold outcomes", func(t *testing.T) {
-		c := e.user(t)
-		c.mustHold(t, "A1")
-		wantError(t, e.user(t).hold("A1"), http.StatusConflict, "seats_unavailable")
-		r := e.guest().get("/metrics")
-		want(t, r, http.StatusOK)
+		c := e.User(t)
+		c.MustHold(t, "A1")
+		webtest.WantError(t, e.User(t).Hold("A1"), http.StatusConflict, "seats_unavailable")
+		r := e.Guest().Get("/metrics")
+		webtest.Want(t, r, http.StatusOK)
 		text := string(r.Body)
 		for _, line := range []string{
 			`marquee_hold_attempts_total{outcome="held"} 1`,
@@ -51,8 +53,8 @@ func TestOperations(t *testing.T) {
 	})
 
 	t.Run("a wrong method says which are allowed", func(t *testing.T) {
-		r := e.guest().send(req{method: "PATCH", path: "/api/v1/bookings"})
-		wantError(t, r, http.StatusMethodNotAllowed, "method_not_allowed")
+		r := e.Guest().Send(webtest.Req{Method: "PATCH", Path: "/api/v1/bookings"})
+		webtest.WantError(t, r, http.StatusMethodNotAllowed, "method_not_allowed")
 		if allow := r.Header.Get("Allow"); !strings.Contains(allow, "GET") {
 			t.Fatalf("Allow = %q", allow)
 		}
@@ -61,13 +63,13 @@ func TestOperations(t *testing.T) {
 
 func TestRateLimits(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, withRateLimits)
-	holder := e.fixtureUser(t) // one login of the five the address may burst
+	e := webtest.NewEnv(t, webtest.WithRateLimits)
+	holder := e.FixtureUser(t) // one login of the five the address may burst
 
 	t.Run("hammering login is answered 429 with Retry-After", func(t *testing.T) {
-		var limited *response
+		var limited *webtest.Response
 		for i := 0; i < 20 && limited == nil; i++ {
-			r := e.guest().post("/api/v1/login", map[string]string{"email": "guess@example.com", "password": "guess " + strconv.Itoa(i)})
+			r := e.Guest().Post("/api/v1/login", map[string]string{"email": "guess@example.com", "password": "guess " + strconv.Itoa(i)})
 			switch r.Status {
 			case http.StatusUnauthorized:
 			case http.StatusTooManyRequests:
@@ -79,24 +81,24 @@ func TestRateLimits(t *testing.T) {
 		if limited == nil {
 			t.Fatal("20 logins in a row were never limited")
 		}
-		wantError(t, limited, http.StatusTooManyRequests, "rate_limited")
+		webtest.WantError(t, limited, http.StatusTooManyRequests, "rate_limited")
 		if s, err := strconv.Atoi(limited.Header.Get("Retry-After")); err != nil || s < 1 {
 			t.Fatalf("Retry-After = %q", limited.Header.Get("Retry-After"))
 		}
 		// Sign-up shares the address's allowance.
-		r := e.guest().post("/api/v1/signup", map[string]string{"email": "new@example.com", "password": "long enough", "name": "N"})
-		wantError(t, r, http.StatusTooManyRequests, "rate_limited")
+		r := e.Guest().Post("/api/v1/signup", map[string]string{"email": "new@example.com", "password": "long enough", "name": "N"})
+		webtest.WantError(t, r, http.StatusTooManyRequests, "rate_limited")
 	})
 
 	t.Run("hammering holds is answered 429", func(t *testing.T) {
 		limited := false
 		for i := 0; i < 40 && !limited; i++ {
-			r := holder.holdKey("same", "A1") // replays after the first
+			r := holder.HoldKey("same", "A1") // replays after the first
 			switch r.Status {
 			case http.StatusCreated, http.StatusOK:
 			case http.StatusTooManyRequests:
 				limited = true
-				wantError(t, r, http.StatusTooManyRequests, "rate_limited")
+				webtest.WantError(t, r, http.StatusTooManyRequests, "rate_limited")
 				if r.Header.Get("Retry-After") == "" {
 					t.Fatal("429 without Retry-After")
 				}
@@ -121,18 +123,18 @@ func TestInternalErrorsStayInside(t *testing.T) {
 	store := postgres.NewStore(pool)
 	var logs syncBuffer
 	reg := prometheus.NewRegistry()
-	srv := httptest.NewServer(server.New(web.Config{PublicURL: publicURL, WebhookSecret: webhookSecret, PasswordCost: 4},
+	srv := httptest.NewServer(server.New(web.Config{PublicURL: webtest.PublicURL, WebhookSecret: webtest.WebhookSecret, PasswordCost: 4},
 		store, metrics.New(reg), reg, slog.New(slog.NewTextHandler(&logs, nil))))
 	defer srv.Close()
 	pool.Close() // every query fails from here on
-	e := &env{t: t, srv: srv, client: &http.Client{}}
+	e := &webtest.Env{T: t, Srv: srv, HTTPClient: &http.Client{}}
 
-	r := e.guest().get("/api/v1/shows")
-	wantError(t, r, http.StatusInternalServerError, "internal")
+	r := e.Guest().Get("/api/v1/shows")
+	webtest.WantError(t, r, http.StatusInternalServerError, "internal")
 	if strings.Contains(strings.ToLower(string(r.Body)), "pool") {
 		t.Fatalf("answer leaks the cause: %s", r)
 	}
-	wantError(t, e.guest().get("/readyz"), http.StatusServiceUnavailable, "not_ready")
+	webtest.WantError(t, e.Guest().Get("/readyz"), http.StatusServiceUnavailable, "not_ready")
 	if !strings.Contains(logs.String(), "closed pool") {
 		t.Fatalf("log = %q, want the cause", logs.String())
 	}

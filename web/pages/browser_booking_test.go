@@ -1,4 +1,4 @@
-package web_test
+package pages_test
 
 import (
 	"context"
@@ -28,8 +28,8 @@ func backAndRefresh(t *testing.T, browser context.Context) {
 	tb.waitVisible(`#seatmap[data-ready="true"]`)
 	tb.wantSeat("D5", "available", "true")
 	tb.wantSeat("D6", "available", "true")
-	wantText(t, "summary after a refresh", tb.text("[data-selection-summary]"), "2 seats: D5, D6")
-	wantText(t, "hold button", tb.text("[data-hold-button]"), "Hold 2 seats")
+	wantText(t, "summary after a refresh", tb.Text("[data-selection-summary]"), "2 seats: D5, D6")
+	wantText(t, "hold button", tb.Text("[data-hold-button]"), "Hold 2 seats")
 	// Picked in this tab, taken by someone else before the next refresh:
 	// the page names it rather than dropping it without a word.
 	s.holdElsewhere(show, "before-refresh", "D6")
@@ -37,10 +37,10 @@ func backAndRefresh(t *testing.T, browser context.Context) {
 	tb.waitVisible(`#seatmap[data-ready="true"]`)
 	tb.wantSeat("D5", "available", "true")
 	tb.wantSeat("D6", "held", "")
-	wantText(t, "taken notice after a refresh", tb.text("[data-taken-notice]"), "Seat D6 was just taken by someone else")
-	wantText(t, "summary after a refresh", tb.text("[data-selection-summary]"), "1 seat: D5")
+	wantText(t, "taken notice after a refresh", tb.Text("[data-taken-notice]"), "Seat D6 was just taken by someone else")
+	wantText(t, "summary after a refresh", tb.Text("[data-selection-summary]"), "1 seat: D5")
 	tb.click("#seat-D7")
-	firstKey := tb.attr(`[data-hold-form] input[name="key"]`, "value")
+	firstKey := tb.Attr(`[data-hold-form] input[name="key"]`, "value")
 
 	tb.click("[data-hold-button]")
 	tb.waitVisible("#checkout [data-countdown-display]")
@@ -49,10 +49,10 @@ func backAndRefresh(t *testing.T, browser context.Context) {
 	tb.do("go back", chromedp.NavigateBack())
 	tb.waitVisible("#checkout [data-countdown-display]")
 	tb.waitFor("the page's script to run again", `!!document.querySelector('[data-countdown][data-ready="true"]')`)
-	wantText(t, "the show page after Back", tb.text("#checkout"), "Your seats are held", "Pay ₹500", "Release seats")
+	wantText(t, "the show page after Back", tb.Text("#checkout"), "Your seats are held", "Pay ₹500", "Release seats")
 	tb.wantSeat("D5", "mine", "")
 	tb.wantSeat("D7", "mine", "")
-	first := tb.text("[data-countdown-display]")
+	first := tb.Text("[data-countdown-display]")
 	tb.waitFor("the countdown to tick after Back", fmt.Sprintf(`document.querySelector("[data-countdown-display]").textContent !== %s`, jsString(first)))
 	tb.shot("back-from-payment")
 
@@ -62,7 +62,7 @@ func backAndRefresh(t *testing.T, browser context.Context) {
 	if n := eval[int](tb, `document.querySelectorAll('#seatmap button.seat[aria-pressed="true"]').length`); n != 0 {
 		t.Fatalf("after Release %d seats are still picked", n)
 	}
-	wantText(t, "summary after Release", tb.text("[data-selection-summary]"), "No seats selected yet.")
+	wantText(t, "summary after Release", tb.Text("[data-selection-summary]"), "No seats selected yet.")
 
 	// The form comes back with the first form's key, as a page restored
 	// from the browser's cache would: a new pick must still hold, alone.
@@ -70,7 +70,7 @@ func backAndRefresh(t *testing.T, browser context.Context) {
 	tb.click("#seat-B2")
 	tb.click("[data-hold-button]")
 	tb.waitVisible("#checkout")
-	if got := tb.text("#booking"); strings.Contains(got, "Idempotency") || strings.Contains(got, "key") {
+	if got := tb.Text("#booking"); strings.Contains(got, "Idempotency") || strings.Contains(got, "key") {
 		t.Fatalf("developer wording on the page: %s", got)
 	}
 	got := s.heldSeats(email)
@@ -97,10 +97,10 @@ func stolenPick(t *testing.T, browser context.Context) {
 		const n = document.querySelector("[data-taken-notice]");
 		return n && !n.hidden && n.getBoundingClientRect().height > 0 && n.textContent.includes("D5");
 	})()`)
-	wantText(t, "taken notice", tb.text("[data-taken-notice]"), "Seat D5 was just taken by someone else", "D6")
+	wantText(t, "taken notice", tb.Text("[data-taken-notice]"), "Seat D5 was just taken by someone else", "D6")
 	tb.wantSeat("D5", "held", "")
-	wantText(t, "summary", tb.text("[data-selection-summary]"), "1 seat: D6")
-	wantText(t, "hold button", tb.text("[data-hold-button]"), "Hold 1 seat")
+	wantText(t, "summary", tb.Text("[data-selection-summary]"), "1 seat: D6")
+	wantText(t, "hold button", tb.Text("[data-hold-button]"), "Hold 1 seat")
 	if n := eval[[]float64](tb, `(() => { const r = document.querySelector("[data-taken-notice]").getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; })()`); n[0] < 0 || n[1] > n[2] {
 		t.Errorf("the taken notice is off screen (top %v, bottom %v, viewport %v)", n[0], n[1], n[2])
 	}
@@ -123,7 +123,7 @@ func phoneMap(t *testing.T, browser context.Context) {
 	tb := s.openTab(t, browser, "phone-map", phone)
 	tb.signUp("Kabir Phone")
 	tb.openShow(show)
-	if z := tb.attr("#seatmap", "data-zoom"); z != "overview" {
+	if z := tb.Attr("#seatmap", "data-zoom"); z != "overview" {
 		t.Fatalf("a 24-seat-wide hall on a phone opens with data-zoom=%q, want overview", z)
 	}
 	tb.noSidewaysScroll("the overview")
@@ -155,7 +155,7 @@ func phoneMap(t *testing.T, browser context.Context) {
 	if !inView(`[data-selection-summary]`) {
 		t.Error("zoomed in, the selection summary is not on screen")
 	}
-	wantText(t, "summary", tb.text("[data-selection-summary]"), "1 seat: H12")
+	wantText(t, "summary", tb.Text("[data-selection-summary]"), "1 seat: H12")
 	tb.noSidewaysScroll("the zoomed map")
 	tb.shot("zoomed-in")
 	tb.click("[data-zoom-out]")

@@ -1,4 +1,4 @@
-package web_test
+package api_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/marquee-tickets/marquee/web/webtest"
 
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
@@ -22,13 +24,13 @@ func TestHoldRaceOverHTTP(t *testing.T) {
 		rounds  = 3
 		groups  = 5 // disjoint pairs of seats per round
 	)
-	e := newEnv(t) // a pool of 8 connections, rate limits off
+	e := webtest.NewEnv(t) // a pool of 8 connections, rate limits off
 
 	// Accounts made in the store, signed in over HTTP.
 	start := time.Now()
 	emails := make([]string, clients)
 	for i := range emails {
-		u, err := e.store.User(context.Background(), pgtest.User(t, e.store))
+		u, err := e.Store.User(context.Background(), pgtest.User(t, e.Store))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,8 +38,8 @@ func TestHoldRaceOverHTTP(t *testing.T) {
 	}
 	t.Logf("%d users made in %v", clients, time.Since(start))
 	start = time.Now()
-	users := make([]*client, clients)
-	logins := make([]*response, clients)
+	users := make([]*webtest.Client, clients)
+	logins := make([]*webtest.Response, clients)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range 16 {
@@ -45,8 +47,8 @@ func TestHoldRaceOverHTTP(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				users[i] = e.guest()
-				logins[i] = users[i].login(emails[i])
+				users[i] = e.Guest()
+				logins[i] = users[i].Login(emails[i])
 			}
 		}()
 	}
@@ -56,7 +58,7 @@ func TestHoldRaceOverHTTP(t *testing.T) {
 	close(next)
 	wg.Wait()
 	for _, r := range logins {
-		want(t, r, http.StatusOK)
+		webtest.Want(t, r, http.StatusOK)
 	}
 	t.Logf("%d users signed in in %v", clients, time.Since(start))
 
@@ -67,18 +69,18 @@ func TestHoldRaceOverHTTP(t *testing.T) {
 			for g := range seatGroups {
 				seatGroups[g] = []string{fmt.Sprintf("%s%d", row, 2*g+1), fmt.Sprintf("%s%d", row, 2*g+2)}
 			}
-			answers := make([]*response, clients)
+			answers := make([]*webtest.Response, clients)
 			errs := make([]error, clients)
 			pgtest.Release(clients, func(i int) {
 				seats := slices.Clone(seatGroups[i%groups])
 				if i%2 == 1 {
 					slices.Reverse(seats) // the server must sort: lock order is its business
 				}
-				answers[i], errs[i] = users[i].trySend(req{method: "POST", path: fmt.Sprintf("/api/v1/shows/%d/holds", e.show),
-					body: map[string][]string{"seats": seats}, header: map[string]string{"Idempotency-Key": fmt.Sprintf("race-%d", round)}})
+				answers[i], errs[i] = users[i].TrySend(webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/shows/%d/holds", e.Show),
+					Body: map[string][]string{"seats": seats}, Header: map[string]string{"Idempotency-Key": fmt.Sprintf("race-%d", round)}})
 			})
 
-			winners := make([]*response, groups)
+			winners := make([]*webtest.Response, groups)
 			winnerOf := make([]int, groups)
 			statuses := map[int]int{}
 			for i, r := range answers {
@@ -93,7 +95,7 @@ func TestHoldRaceOverHTTP(t *testing.T) {
 						t.Fatalf("group %v won twice: %s and %s", seatGroups[g], winners[g], r)
 					}
 					winners[g], winnerOf[g] = r, i
-				case r.Status == http.StatusConflict && r.str("error") == "seats_unavailable":
+				case r.Status == http.StatusConflict && r.Str("error") == "seats_unavailable":
 				default:
 					t.Fatalf("client %d: %s, want 201 or 409 seats_unavailable", i, r)
 				}
@@ -109,25 +111,25 @@ func TestHoldRaceOverHTTP(t *testing.T) {
 			// no one else holds anything.
 			for g, w := range winners {
 				for _, seat := range seatGroups[g] {
-					owner := pgtest.Scalar[string](t, e.store.Pool(), `
+					owner := pgtest.Scalar[string](t, e.Store.Pool(), `
 						SELECT coalesce(hold_id::text, '') FROM show_seats
-						 WHERE show_id = $1 AND seat_id = $2 AND status = 'HELD'`, e.show, seat)
-					if owner != w.str("hold_id") {
-						t.Fatalf("seat %s owned by %q, want winner %s", seat, owner, w.str("hold_id"))
+						 WHERE show_id = $1 AND seat_id = $2 AND status = 'HELD'`, e.Show, seat)
+					if owner != w.Str("hold_id") {
+						t.Fatalf("seat %s owned by %q, want winner %s", seat, owner, w.Str("hold_id"))
 					}
 				}
 			}
-			if n := e.count(t, `SELECT count(*) FROM holds WHERE state = 'HELD'`); n != groups {
+			if n := e.Count(t, `SELECT count(*) FROM holds WHERE state = 'HELD'`); n != groups {
 				t.Fatalf("%d live holds, want %d", n, groups)
 			}
-			if n := e.count(t, `SELECT count(*) FROM show_seats WHERE status <> 'AVAILABLE'`); n != 2*groups {
+			if n := e.Count(t, `SELECT count(*) FROM show_seats WHERE status <> 'AVAILABLE'`); n != 2*groups {
 				t.Fatalf("%d seats taken, want %d", n, 2*groups)
 			}
-			pgtest.CheckInvariants(t, e.store)
+			pgtest.CheckInvariants(t, e.Store)
 
 			// The winners let go, so that everyone is free for the next round.
 			for g, w := range winners {
-				want(t, users[winnerOf[g]].delete("/api/v1/holds/"+w.str("hold_id")), http.StatusOK)
+				webtest.Want(t, users[winnerOf[g]].Delete("/api/v1/holds/"+w.Str("hold_id")), http.StatusOK)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package web_test
+package pages_test
 
 import (
 	"encoding/json"
@@ -6,26 +6,28 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/marquee-tickets/marquee/web/webtest"
 )
 
 func TestHomePage(t *testing.T) {
-	e := newEnv(t)
-	slug := e.citySlug(t)
+	e := webtest.NewEnv(t)
+	slug := e.CitySlug(t)
 
 	t.Run("lists the cities", func(t *testing.T) {
-		b := e.browser()
-		p := b.get(t, "/")
-		want200(t, p)
-		if got := p.attr(`a[href="/cities/`+slug+`"]`, "href"); got == "" {
+		b := e.Browser()
+		p := b.Get(t, "/")
+		webtest.Want200(t, p)
+		if got := p.Attr(`a[href="/cities/`+slug+`"]`, "href"); got == "" {
 			t.Fatalf("no link to the city: %s", p)
 		}
-		if !strings.Contains(p.text("main"), "Testville") {
-			t.Fatalf("city name missing: %s", p.text("main"))
+		if !strings.Contains(p.Text("main"), "Testville") {
+			t.Fatalf("city name missing: %s", p.Text("main"))
 		}
 	})
 
 	t.Run("security headers and a CSP htmx works under", func(t *testing.T) {
-		p := e.browser().get(t, "/")
+		p := e.Browser().Get(t, "/")
 		csp := p.Header.Get("Content-Security-Policy")
 		for _, part := range []string{"default-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "object-src 'none'"} {
 			if !strings.Contains(csp, part) {
@@ -43,26 +45,26 @@ func TestHomePage(t *testing.T) {
 			}
 		}
 		var cfg map[string]any
-		if err := json.Unmarshal([]byte(p.attr(`meta[name="htmx-config"]`, "content")), &cfg); err != nil {
+		if err := json.Unmarshal([]byte(p.Attr(`meta[name="htmx-config"]`, "content")), &cfg); err != nil {
 			t.Fatalf("htmx-config: %v", err)
 		}
 		if cfg["allowEval"] != false || cfg["includeIndicatorStyles"] != false || cfg["allowScriptTags"] != false {
 			t.Errorf("htmx-config = %v", cfg)
 		}
-		if p.has("script:not([src])") || p.has("[style]") || p.has("[onclick]") {
+		if p.Has("script:not([src])") || p.Has("[style]") || p.Has("[onclick]") {
 			t.Error("the page has an inline script, style or handler")
 		}
 	})
 
 	t.Run("the body sends the CSRF token with every htmx request", func(t *testing.T) {
-		b := e.browser()
-		p := b.get(t, "/")
+		b := e.Browser()
+		p := b.Get(t, "/")
 		var headers map[string]string
-		if err := json.Unmarshal([]byte(p.attr("body", "hx-headers")), &headers); err != nil {
+		if err := json.Unmarshal([]byte(p.Attr("body", "hx-headers")), &headers); err != nil {
 			t.Fatal(err)
 		}
-		if tok := headers["X-CSRF-Token"]; tok == "" || tok != b.token(t) {
-			t.Fatalf("hx-headers token %q, cookie %q", tok, b.token(t))
+		if tok := headers["X-CSRF-Token"]; tok == "" || tok != b.Token(t) {
+			t.Fatalf("hx-headers token %q, cookie %q", tok, b.Token(t))
 		}
 		for _, ck := range p.Header.Values("Set-Cookie") {
 			if strings.HasPrefix(ck, "marquee_csrf=") && (!strings.Contains(ck, "HttpOnly") || !strings.Contains(ck, "SameSite=Lax")) {
@@ -72,27 +74,27 @@ func TestHomePage(t *testing.T) {
 	})
 
 	t.Run("a remembered city goes straight to its page", func(t *testing.T) {
-		b := e.browser()
-		want200(t, b.get(t, "/cities/"+slug))
-		wantSeeOther(t, b.get(t, "/"), "/cities/"+slug)
-		p := b.get(t, "/?choose=1")
-		want200(t, p)
-		if p.attr(`a[aria-current="true"]`, "href") != "/cities/"+slug {
+		b := e.Browser()
+		webtest.Want200(t, b.Get(t, "/cities/"+slug))
+		webtest.WantSeeOther(t, b.Get(t, "/"), "/cities/"+slug)
+		p := b.Get(t, "/?choose=1")
+		webtest.Want200(t, p)
+		if p.Attr(`a[aria-current="true"]`, "href") != "/cities/"+slug {
 			t.Fatalf("the remembered city is not marked: %s", p)
 		}
 	})
 
 	t.Run("static files carry a content hash and are cached for a year", func(t *testing.T) {
-		p := e.browser().get(t, "/")
+		p := e.Browser().Get(t, "/")
 		for _, sel := range []string{`link[rel="stylesheet"]`, `script[src*="htmx.min.js"]`, `script[src*="ws.js"]`, `script[src*="app.js"]`} {
-			src := p.attr(sel, "href")
+			src := p.Attr(sel, "href")
 			if src == "" {
-				src = p.attr(sel, "src")
+				src = p.Attr(sel, "src")
 			}
 			if !strings.HasPrefix(src, "/static/") || !strings.Contains(src, "?v=") {
 				t.Fatalf("%s: %q has no content hash", sel, src)
 			}
-			resp, err := http.Get(e.srv.URL + src)
+			resp, err := http.Get(e.Srv.URL + src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +104,7 @@ func TestHomePage(t *testing.T) {
 				t.Fatalf("%s: %d, Cache-Control %q", src, resp.StatusCode, resp.Header.Get("Cache-Control"))
 			}
 		}
-		resp, err := http.Get(e.srv.URL + "/static/js/app.js?v=stale")
+		resp, err := http.Get(e.Srv.URL + "/static/js/app.js?v=stale")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +113,7 @@ func TestHomePage(t *testing.T) {
 			t.Errorf("a stale hash is cached forever: %q", cc)
 		}
 		for _, path := range []string{"/static/", "/static/nope.js", "/static/embed.go", "/static/../go.mod"} {
-			resp, err := http.Get(e.srv.URL + path)
+			resp, err := http.Get(e.Srv.URL + path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,12 +125,12 @@ func TestHomePage(t *testing.T) {
 	})
 
 	t.Run("an unknown page is a friendly 404 page; the API keeps JSON", func(t *testing.T) {
-		p := e.browser().get(t, "/no/such/page")
-		wantFriendly(t, p, http.StatusNotFound)
-		if !p.has("h1#error-title") || !p.has(`a[href="/"]`) {
+		p := e.Browser().Get(t, "/no/such/page")
+		webtest.WantFriendly(t, p, http.StatusNotFound)
+		if !p.Has("h1#error-title") || !p.Has(`a[href="/"]`) {
 			t.Fatalf("no friendly page: %s", p)
 		}
-		r := e.guest().get("/api/v1/nothing")
-		wantError(t, r, http.StatusNotFound, "not_found")
+		r := e.Guest().Get("/api/v1/nothing")
+		webtest.WantError(t, r, http.StatusNotFound, "not_found")
 	})
 }

@@ -1,4 +1,4 @@
-package web_test
+package pages_test
 
 import (
 	"context"
@@ -127,7 +127,7 @@ func (tb *tab) browseToShow(r route) {
 func (tb *tab) seatState(id string) (status, pressed string) {
 	tb.t.Helper()
 	sel := "#seat-" + id
-	return tb.attr(sel, "data-status"), tb.attr(sel, "aria-pressed")
+	return tb.Attr(sel, "data-status"), tb.Attr(sel, "aria-pressed")
 }
 
 func (tb *tab) wantSeat(id, status, pressed string) {
@@ -153,7 +153,7 @@ func purchase(t *testing.T, browser context.Context, s *site, vp viewport, r rou
 	tb := s.openTab(t, browser, "purchase-"+vp.name, vp)
 	email := tb.signUp("Asha " + vp.name)
 	tb.browseToShow(r)
-	movie := tb.text("h1")
+	movie := tb.Text("h1")
 	tb.noSidewaysScroll("the show page")
 	if vp == desktop {
 		tb.checkSeatNames() // the demo hall: four categories, aisles, gaps
@@ -181,8 +181,8 @@ func purchase(t *testing.T, browser context.Context, s *site, vp viewport, r rou
 	}
 	price := eval[int64](tb, fmt.Sprintf(`Number(document.querySelector("#seat-%s").dataset.price) + Number(document.querySelector("#seat-%s").dataset.price)`, seats[0], seats[1]))
 	total := rupees(price)
-	wantText(t, "selection summary", tb.text("[data-selection-summary]"), "2 seats: "+seats[0]+", "+seats[1])
-	if got := tb.text("[data-selection-total]"); got != total {
+	wantText(t, "selection summary", tb.Text("[data-selection-summary]"), "2 seats: "+seats[0]+", "+seats[1])
+	if got := tb.Text("[data-selection-total]"); got != total {
 		t.Fatalf("running total = %q, want %q", got, total)
 	}
 	if scalar[int64](s, `SELECT count(*) FROM holds h JOIN users u ON u.id = h.user_id WHERE u.email = $1`, email) != 0 {
@@ -198,8 +198,8 @@ func purchase(t *testing.T, browser context.Context, s *site, vp viewport, r rou
 			t.Fatalf("held seat %s has data-status=%q, want mine", id, st)
 		}
 	}
-	wantText(t, "checkout panel", tb.text("#checkout"), seats[0], seats[1], "Pay "+total)
-	first := tb.text("[data-countdown-display]")
+	wantText(t, "checkout panel", tb.Text("#checkout"), seats[0], seats[1], "Pay "+total)
+	first := tb.Text("[data-countdown-display]")
 	if !countdownText.MatchString(first) || (first[0] != '4' && first[0] != '5') {
 		t.Fatalf("countdown shows %q, want about 5:00", first)
 	}
@@ -210,10 +210,10 @@ func purchase(t *testing.T, browser context.Context, s *site, vp viewport, r rou
 	// Pay: off to Sandbox Pay, which shows the hold and the amount.
 	tb.click(`#checkout form[action$="/pay"] button[type=submit]`)
 	tb.waitVisible("[data-merchant]")
-	if got := tb.text("[data-amount]"); got != total {
+	if got := tb.Text("[data-amount]"); got != total {
 		t.Fatalf("sandbox checkout amount = %q, want %q", got, total)
 	}
-	if got := tb.text("[data-hold]"); got != holdID {
+	if got := tb.Text("[data-hold]"); got != holdID {
 		t.Fatalf("sandbox checkout reference = %q, want the hold %s", got, holdID)
 	}
 	tb.noSidewaysScroll("the sandbox checkout")
@@ -223,11 +223,11 @@ func purchase(t *testing.T, browser context.Context, s *site, vp viewport, r rou
 	// The return page: confirming, then the ticket link once the webhook
 	// (sent by the sandbox's worker) has booked the seats.
 	tb.waitVisible("#payment-status")
-	if state := tb.attr("#payment-status", "data-state"); state != "booked" {
+	if state := tb.Attr("#payment-status", "data-state"); state != "booked" {
 		tb.shot("return-" + state)
 		tb.waitFor("the booking to be confirmed", `!!document.querySelector('#payment-status[data-state="booked"] [data-booking-link]')`)
 	}
-	wantText(t, "return page", tb.text("#payment-status"), "Payment confirmed")
+	wantText(t, "return page", tb.Text("#payment-status"), "Payment confirmed")
 	tb.noSidewaysScroll("the return page")
 	tb.shot("return-booked")
 
@@ -235,9 +235,9 @@ func purchase(t *testing.T, browser context.Context, s *site, vp viewport, r rou
 	tb.click("[data-booking-link]")
 	tb.waitVisible("#ticket-code")
 	tb.waitFor("the QR code image", `(() => { const i = document.querySelector('img[alt^="QR code"]'); return i && i.complete && i.naturalWidth > 0; })()`)
-	code := tb.text("#ticket-code")
+	code := tb.Text("#ticket-code")
 	bookingID := scalar[string](s, `SELECT b.id::text FROM bookings b JOIN users u ON u.id = b.user_id WHERE u.email = $1 AND b.code = $2`, email, code)
-	wantText(t, "e-ticket", tb.text("article"), movie, seats[0], seats[1], total)
+	wantText(t, "e-ticket", tb.Text("article"), movie, seats[0], seats[1], total)
 	tb.noSidewaysScroll("the e-ticket")
 	tb.shot("e-ticket")
 
@@ -245,14 +245,14 @@ func purchase(t *testing.T, browser context.Context, s *site, vp viewport, r rou
 	tb.click(`header a[href="/bookings"]`)
 	card := "#booking-" + bookingID
 	tb.waitVisible(card)
-	wantText(t, "booking card", tb.text(card), movie, seats[0], seats[1], total, "Confirmed")
+	wantText(t, "booking card", tb.Text(card), movie, seats[0], seats[1], total, "Confirmed")
 	tb.noSidewaysScroll("My bookings")
 	tb.shot("my-bookings")
 	tb.click(card + ` a[hx-get$="/cancel"]`)
 	tb.waitVisible(card + " [data-cancel-preview]")
-	preview := tb.text(card + " [data-cancel-preview]")
+	preview := tb.Text(card + " [data-cancel-preview]")
 	wantText(t, "refund preview", preview, "Cancel this booking?", "You paid "+total)
-	refund := tb.text(card + " [data-cancel-preview] strong")
+	refund := tb.Text(card + " [data-cancel-preview] strong")
 	if !strings.HasPrefix(refund, "₹") {
 		t.Fatalf("refund preview names no amount: %q", preview)
 	}
@@ -297,7 +297,7 @@ func holdExpiry(t *testing.T, browser context.Context) {
 	held := time.Now()
 	tb.waitVisible("#checkout [data-countdown-display]")
 	tb.wantSeat("E5", "mine", "")
-	if left := tb.text("[data-countdown-display]"); !countdownText.MatchString(left) || !strings.HasPrefix(left, "0:0") {
+	if left := tb.Text("[data-countdown-display]"); !countdownText.MatchString(left) || !strings.HasPrefix(left, "0:0") {
 		t.Fatalf("countdown shows %q, want at most 0:03", left)
 	}
 	tb.shot("checkout-countdown")
@@ -313,9 +313,9 @@ func holdExpiry(t *testing.T, browser context.Context) {
 	})()`, 10*time.Second)
 	t.Logf("hold expired in the browser %v after holding (TTL %v)", time.Since(held).Round(100*time.Millisecond), ttl)
 	tb.wantSeat("E5", "available", "false")
-	wantText(t, "expired notice", tb.text("[data-notice]"), "Your hold expired", "nothing was charged")
+	wantText(t, "expired notice", tb.Text("[data-notice]"), "Your hold expired", "nothing was charged")
 	tb.waitFor("the focus on the expired notice", `document.activeElement && document.activeElement.matches("[data-notice]")`)
-	if got := tb.text("[data-selection-summary]"); got != "No seats selected yet." {
+	if got := tb.Text("[data-selection-summary]"); got != "No seats selected yet." {
 		t.Fatalf("after expiry the selection summary says %q", got)
 	}
 	tb.shot("hold-expired")
@@ -359,16 +359,16 @@ func seatConflict(t *testing.T, browser context.Context) {
 
 	second.click("[data-hold-button]")
 	second.waitVisible(`[data-notice="error"]`)
-	wantText(t, "conflict notice", second.text(`[data-notice="error"]`), "Seat C5 is no longer available", "kept the rest of your selection")
+	wantText(t, "conflict notice", second.Text(`[data-notice="error"]`), "Seat C5 is no longer available", "kept the rest of your selection")
 	second.wantSeat("C5", "held", "")
-	if got := second.attr("#seat-C5", "data-taken"); got != "true" {
+	if got := second.Attr("#seat-C5", "data-taken"); got != "true" {
 		t.Fatalf("the taken seat C5 is not flagged (data-taken=%q)", got)
 	}
 	second.wantSeat("C6", "available", "true")
-	if got := second.text("[data-selection-summary]"); got != "1 seat: C6" {
+	if got := second.Text("[data-selection-summary]"); got != "1 seat: C6" {
 		t.Fatalf("selection after the conflict = %q, want 1 seat: C6", got)
 	}
-	if got := second.text("[data-selection-total]"); got != rupees(pgtest.Prices["STANDARD"]) {
+	if got := second.Text("[data-selection-total]"); got != rupees(pgtest.Prices["STANDARD"]) {
 		t.Fatalf("total after the conflict = %q, want %s", got, rupees(pgtest.Prices["STANDARD"]))
 	}
 	if got := eval[[]string](second, `[...document.querySelectorAll('[data-hold-form] input[name=seat]')].map(i => i.value)`); len(got) != 1 || got[0] != "C6" {
@@ -427,7 +427,7 @@ func keyboard(t *testing.T, browser context.Context) {
 	wantSelection := func(summary string, total int64) {
 		t.Helper()
 		tb.waitFor("the selection "+summary, fmt.Sprintf(`document.querySelector("[data-selection-summary]").textContent.trim() === %s`, jsString(summary)))
-		if got := tb.text("[data-selection-total]"); got != rupees(total) {
+		if got := tb.Text("[data-selection-total]"); got != rupees(total) {
 			t.Fatalf("running total = %q, want %s", got, rupees(total))
 		}
 	}

@@ -1,4 +1,4 @@
-package web_test
+package pages_test
 
 import (
 	"context"
@@ -210,15 +210,15 @@ func pageTour(t *testing.T, browser context.Context, vp viewport) {
 	tb.open(day)
 	tb.waitVisible(`section[aria-labelledby="movies-title"] li a.btn-primary`)
 	tb.look("city")
-	theatre := tb.attr(`section[aria-labelledby="theatres-title"] li a`, "href")
-	movie := tb.attr(`section[aria-labelledby="movies-title"] li a.btn-primary`, "href")
+	theatre := tb.Attr(`section[aria-labelledby="theatres-title"] li a`, "href")
+	movie := tb.Attr(`section[aria-labelledby="movies-title"] li a.btn-primary`, "href")
 	tb.open(theatre)
 	tb.waitVisible(`section[aria-labelledby="shows-title"]`)
 	tb.look("theatre")
 	tb.open(movie)
 	tb.waitVisible(`section[aria-labelledby="showtimes-title"] a.chip`)
 	tb.look("movie")
-	tb.open(tb.attr(`section[aria-labelledby="showtimes-title"] a.chip`, "href"))
+	tb.open(tb.Attr(`section[aria-labelledby="showtimes-title"] a.chip`, "href"))
 	tb.waitVisible(`#seatmap[data-ready="true"]`)
 	tb.look("show")
 
@@ -294,14 +294,14 @@ func notFoundSignedIn(t *testing.T, browser context.Context) {
 	tb.signUp("Nikhil Lost")
 	tb.open("/no-such-page")
 	tb.waitVisible("#error-title")
-	wantText(t, "404 page", tb.text("main"), "There is no page at this address")
+	wantText(t, "404 page", tb.Text("main"), "There is no page at this address")
 	if !eval[bool](tb, `!!document.querySelector('header form[action="/logout"] button')`) {
-		t.Fatalf("the 404 page of a signed-in moviegoer has no Log out: the header says %q", tb.text("header"))
+		t.Fatalf("the 404 page of a signed-in moviegoer has no Log out: the header says %q", tb.Text("header"))
 	}
 	if eval[bool](tb, `!!document.querySelector('header a[href^="/login"]')`) {
-		t.Fatalf("the 404 page offers a signed-in moviegoer to log in: %q", tb.text("header"))
+		t.Fatalf("the 404 page offers a signed-in moviegoer to log in: %q", tb.Text("header"))
 	}
-	wantText(t, "404 page", tb.text("main"), "My bookings")
+	wantText(t, "404 page", tb.Text("main"), "My bookings")
 	// Its Log out works.
 	tb.click(`header form[action="/logout"] button`)
 	tb.waitVisible(`header a[href^="/login"]`)
@@ -317,13 +317,13 @@ func formErrors(t *testing.T, browser context.Context) {
 		t.Helper()
 		tb.waitVisible("#form-error")
 		for field, msg := range want {
-			if got := tb.text("#" + field + "-error"); !strings.Contains(got, msg) {
+			if got := tb.Text("#" + field + "-error"); !strings.Contains(got, msg) {
 				t.Errorf("%s: the %s field says %q, want %q", form, field, got, msg)
 			}
-			if got := tb.attr("#"+field, "aria-invalid"); got != "true" {
+			if got := tb.Attr("#"+field, "aria-invalid"); got != "true" {
 				t.Errorf("%s: the %s field has aria-invalid=%q", form, field, got)
 			}
-			if !strings.Contains(tb.attr("#"+field, "aria-describedby"), field+"-error") {
+			if !strings.Contains(tb.Attr("#"+field, "aria-describedby"), field+"-error") {
 				t.Errorf("%s: the %s field is not described by its message", form, field)
 			}
 		}
@@ -350,7 +350,7 @@ func formErrors(t *testing.T, browser context.Context) {
 	tb.click(`form[action="/signup"] button[type=submit]`)
 	tb.waitFor("the second answer", `document.querySelector("#name").value === "Farah" && !document.querySelector("#name-error")`)
 	wantErrors("sign-up with two mistakes", map[string]string{"email": "valid email", "password": "at least 8 characters"}, "email")
-	if got := tb.attr("#email", "value"); got != "farah.example.com" {
+	if got := tb.Attr("#email", "value"); got != "farah.example.com" {
 		t.Errorf("the sign-up form forgot the email typed: %q", got)
 	}
 
@@ -359,7 +359,7 @@ func formErrors(t *testing.T, browser context.Context) {
 	tb.waitVisible("#email")
 	tb.click(`form[action="/login"] button[type=submit]`)
 	wantErrors("empty login", map[string]string{"email": "Enter your email", "password": "Enter your password"}, "email")
-	if body := tb.text("main"); strings.Contains(body, "Wrong email or password") {
+	if body := tb.Text("main"); strings.Contains(body, "Wrong email or password") {
 		t.Errorf("an empty login says %q", body)
 	}
 	tb.shot("login-empty")
@@ -387,7 +387,7 @@ func rateLimitedForms(t *testing.T, browser context.Context) {
 			}
 			tb.click(fmt.Sprintf(`form[action=%s] button[type=submit]`, jsString(form)))
 			tb.waitVisible("#form-error")
-			if strings.Contains(tb.text("#form-error"), "Too many attempts") {
+			if strings.Contains(tb.Text("#form-error"), "Too many attempts") {
 				return
 			}
 		}
@@ -408,7 +408,7 @@ func rateLimitedForms(t *testing.T, browser context.Context) {
 				const body = new URLSearchParams(%s);
 				body.set("_csrf", document.querySelector('input[name="_csrf"]').value);
 				const r = await fetch(%s, {method: "POST", body});
-				return {Status: r.status, RetryAfter: r.headers.get("Retry-After") || "", Body: await r.text()};
+				return {Status: r.status, RetryAfter: r.headers.Get("Retry-After") || "", Body: await r.Text()};
 			})()`, b, jsString(path)), chromedp.EvalAwaitPromise))
 			if a.Status == http.StatusTooManyRequests {
 				return a
@@ -424,8 +424,8 @@ func rateLimitedForms(t *testing.T, browser context.Context) {
 	if err != nil || wait < 1 {
 		t.Fatalf("a refused login: Retry-After %q", a.RetryAfter)
 	}
-	wantText(t, "the refused login", tb.text("#form-error"), fmt.Sprintf("Please wait %d seconds, then try again", wait))
-	if got := tb.attr("#email", "value"); got != "hema@example.com" {
+	wantText(t, "the refused login", tb.Text("#form-error"), fmt.Sprintf("Please wait %d seconds, then try again", wait))
+	if got := tb.Attr("#email", "value"); got != "hema@example.com" {
 		t.Errorf("the refused login form forgot the email: %q", got)
 	}
 	if !eval[bool](tb, `!!document.querySelector('form[action="/login"] button[type=submit]')`) {
@@ -439,8 +439,8 @@ func rateLimitedForms(t *testing.T, browser context.Context) {
 	// way. Its password is too short: one that slips through in a refill
 	// is refused by the form, never made an account.
 	submit("/signup", [][2]string{{"name", "Hema"}, {"email", "hema@example.com"}, {"password", "short"}})
-	wantText(t, "the refused sign-up", tb.text("#form-error"), fmt.Sprintf("Please wait %d seconds, then try again", wait))
-	if tb.attr("#name", "value") != "Hema" || tb.attr("#email", "value") != "hema@example.com" {
+	wantText(t, "the refused sign-up", tb.Text("#form-error"), fmt.Sprintf("Please wait %d seconds, then try again", wait))
+	if tb.Attr("#name", "value") != "Hema" || tb.Attr("#email", "value") != "hema@example.com" {
 		t.Error("the refused sign-up form forgot what was typed")
 	}
 	tb.shot("signup-limited")
