@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/labstack/echo/v4"
 	"github.com/marquee-tickets/marquee/web"
 
 	"github.com/marquee-tickets/marquee/components"
@@ -311,4 +312,25 @@ func slug(s string) string {
 		return "x"
 	}
 	return b.String()
+}
+
+// cityListing is what a city's listing pages start from: its theatres, the
+// time zone of the first (a city's theatres share one), the browse week in
+// it, and the filter the URL names.
+func (s *Handlers) cityListing(c echo.Context, cityID int64) ([]booking.Theatre, string, week, listingFilter, error) {
+	ctx := c.Request().Context()
+	theatres, err := s.Store.CityTheatres(ctx, cityID)
+	if err != nil {
+		return nil, "", week{}, listingFilter{}, err
+	}
+	tz := "UTC"
+	if len(theatres) > 0 {
+		tz = theatres[0].TimeZone
+	}
+	now, err := s.Store.Now(ctx)
+	if err != nil {
+		return nil, "", week{}, listingFilter{}, err
+	}
+	lf, err := parseListingFilter(c.QueryParams())
+	return theatres, tz, weekFrom(now, tz), lf, err
 }

@@ -408,7 +408,7 @@ func rateLimitedForms(t *testing.T, browser context.Context) {
 				const body = new URLSearchParams(%s);
 				body.set("_csrf", document.querySelector('input[name="_csrf"]').value);
 				const r = await fetch(%s, {method: "POST", body});
-				return {Status: r.status, RetryAfter: r.headers.Get("Retry-After") || "", Body: await r.Text()};
+				return {Status: r.status, RetryAfter: r.headers.get("Retry-After") || "", Body: await r.text()};
 			})()`, b, jsString(path)), chromedp.EvalAwaitPromise))
 			if a.Status == http.StatusTooManyRequests {
 				return a

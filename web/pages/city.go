@@ -32,20 +32,7 @@ func (s *Handlers) CityPage(c echo.Context) error {
 		Name: web.CityCookie, Value: city.Slug, Path: "/", MaxAge: int(cityCookieLifetime.Seconds()),
 		HttpOnly: true, Secure: s.Secure(), SameSite: http.SameSiteLaxMode,
 	})
-	theatres, err := s.Store.CityTheatres(ctx, city.ID)
-	if err != nil {
-		return err
-	}
-	tz := "UTC"
-	if len(theatres) > 0 {
-		tz = theatres[0].TimeZone
-	}
-	now, err := s.Store.Now(ctx)
-	if err != nil {
-		return err
-	}
-	w := weekFrom(now, tz)
-	lf, err := parseListingFilter(c.QueryParams())
+	theatres, tz, w, lf, err := s.cityListing(c, city.ID)
 	if err != nil {
 		return err
 	}

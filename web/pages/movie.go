@@ -40,20 +40,7 @@ func (s *Handlers) MoviePage(c echo.Context) error {
 	if err != nil {
 		return web.Lookup("city", err)
 	}
-	theatres, err := s.Store.CityTheatres(ctx, city.ID)
-	if err != nil {
-		return err
-	}
-	tz := "UTC"
-	if len(theatres) > 0 {
-		tz = theatres[0].TimeZone
-	}
-	now, err := s.Store.Now(ctx)
-	if err != nil {
-		return err
-	}
-	w := weekFrom(now, tz)
-	lf, err := parseListingFilter(c.QueryParams())
+	theatres, _, w, lf, err := s.cityListing(c, city.ID)
 	if err != nil {
 		return err
 	}

@@ -326,14 +326,19 @@ func parseShowParam(c echo.Context) (int64, error) {
 	return id, nil
 }
 
+// viewerShow is the show of the address as the caller sees it.
+func (s *Handlers) viewerShow(c echo.Context) (showState, error) {
+	showID, err := parseShowParam(c)
+	if err != nil {
+		return showState{}, err
+	}
+	return s.loadShow(c.Request().Context(), showID, web.UserID(c))
+}
+
 // ShowPage is the show page. ?seats=A1,A2 preselects seats (a guest who
 // logged in to hold them comes back so); seats taken meanwhile are named.
 func (s *Handlers) ShowPage(c echo.Context) error {
-	showID, err := parseShowParam(c)
-	if err != nil {
-		return err
-	}
-	st, err := s.loadShow(c.Request().Context(), showID, web.UserID(c))
+	st, err := s.viewerShow(c)
 	if err != nil {
 		return err
 	}
@@ -359,11 +364,7 @@ func (s *Handlers) ShowPage(c echo.Context) error {
 // BookingFragment is the booking section alone. The countdown asks for it
 // when a hold runs out (?expired=1), to show the seats freed.
 func (s *Handlers) BookingFragment(c echo.Context) error {
-	showID, err := parseShowParam(c)
-	if err != nil {
-		return err
-	}
-	st, err := s.loadShow(c.Request().Context(), showID, web.UserID(c))
+	st, err := s.viewerShow(c)
 	if err != nil {
 		return err
 	}
@@ -380,11 +381,7 @@ func (s *Handlers) BookingFragment(c echo.Context) error {
 
 // SeatMapFragment is the seat map alone, as it is now for the viewer.
 func (s *Handlers) SeatMapFragment(c echo.Context) error {
-	showID, err := parseShowParam(c)
-	if err != nil {
-		return err
-	}
-	st, err := s.loadShow(c.Request().Context(), showID, web.UserID(c))
+	st, err := s.viewerShow(c)
 	if err != nil {
 		return err
 	}
