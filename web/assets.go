@@ -10,10 +10,10 @@ import (
 	"github.com/marquee-tickets/marquee/static"
 )
 
-// staticFiles serves the embedded files under /static/. A URL carrying the
+// StaticFiles serves the embedded files under /static/. A URL carrying the
 // file's current content hash (static.URL makes them) is cached for a year:
 // a new build changes the URL. Any other request is cached briefly.
-func staticFiles() echo.HandlerFunc {
+func StaticFiles() echo.HandlerFunc {
 	files := http.FileServerFS(static.FS)
 	return func(c echo.Context) error {
 		name := strings.TrimPrefix(c.Param("*"), "/")

@@ -35,7 +35,7 @@ func TestCompressLeavesAlone(t *testing.T) {
 	e.GET("/page", blob("text/html; charset=utf-8"))
 	e.GET("/bookings/:booking_id/qr.png", blob("image/png"))
 	e.GET("/static/*", blob("image/webp"))
-	e.GET(liveRoute, blob("text/plain"))
+	e.GET(LiveRoute, blob("text/plain"))
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
 
 	get := func(path string, header map[string]string) *httptest.ResponseRecorder {

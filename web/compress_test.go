@@ -10,11 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/marquee-tickets/marquee/web/webtest"
+
 	"github.com/marquee-tickets/marquee/static"
 )
 
 // onceOnly is what differs between two renderings of the same page: the
-// show page's hold form carries a fresh idempotency key each time.
+// Show page's hold form carries a fresh idempotency key each time.
 var onceOnly = regexp.MustCompile(`name="key" value="[^"]*"`)
 
 // TestCompression: pages, JSON, error answers, CSS and JavaScript come
@@ -22,14 +24,14 @@ var onceOnly = regexp.MustCompile(`name="key" value="[^"]*"`)
 // keep their cache headers. (What is never compressed twice, images and
 // /metrics, is in TestCompressLeavesAlone.)
 func TestCompression(t *testing.T) {
-	e := newEnv(t)
-	b, booking := e.booked(t, "A1")
+	e := webtest.NewEnv(t)
+	b, booking := e.Booked(t, "A1")
 	// A client that neither asks for gzip by itself nor undoes it: what
 	// the server sends is what the test reads.
-	raw := &http.Client{Transport: &http.Transport{DisableCompression: true}, Jar: b.jar, Timeout: e.client.Timeout}
+	raw := &http.Client{Transport: &http.Transport{DisableCompression: true}, Jar: b.Jar, Timeout: e.HTTPClient.Timeout}
 	fetch := func(t *testing.T, path string, header map[string]string) *http.Response {
 		t.Helper()
-		req, err := http.NewRequest("GET", e.srv.URL+path, nil)
+		req, err := http.NewRequest("GET", e.Srv.URL+path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,14 +96,14 @@ func TestCompression(t *testing.T) {
 	}
 
 	t.Run("pages", func(t *testing.T) {
-		_, page := compressed(t, e.showPath(), "text/html", http.StatusOK)
+		_, page := compressed(t, e.ShowPath(), "text/html", http.StatusOK)
 		if !bytes.Contains(page, []byte(`id="seatmap"`)) {
 			t.Fatal("the show page has no seat map")
 		}
 		compressed(t, "/bookings/"+booking, "text/html", http.StatusOK)
 	})
 	t.Run("JSON", func(t *testing.T) {
-		resp, body := compressed(t, "/api/v1"+e.showPath()+"/seats", "application/json", http.StatusOK)
+		resp, body := compressed(t, "/api/v1"+e.ShowPath()+"/seats", "application/json", http.StatusOK)
 		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") || !bytes.Contains(body, []byte(`"seats"`)) {
 			t.Fatalf("seats: %s %s", ct, body)
 		}

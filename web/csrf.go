@@ -24,7 +24,7 @@ const (
 var (
 	csrfTokenPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
 
-	errCSRF = newError(http.StatusForbidden, "csrf_failed",
+	errCSRF = NewError(http.StatusForbidden, "csrf_failed",
 		"This form has expired or came from another site, so nothing was changed. Reload the page and try again.")
 )
 
@@ -33,7 +33,7 @@ var (
 // sends it, says so) and carry the token of the browser's CSRF cookie in
 // the _csrf form field or the X-CSRF-Token header. The JSON API keeps its
 // own protection (a cross-site form cannot send JSON); this is for pages.
-func (s *server) csrf() echo.MiddlewareFunc {
+func (s *Server) csrf() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			token := ""
@@ -56,7 +56,7 @@ func (s *server) csrf() echo.MiddlewareFunc {
 				}
 			}
 			if token == "" {
-				token = s.issueCSRF(c)
+				token = s.IssueCSRF(c)
 			}
 			c.Set(csrfKey, token)
 			return next(c)
@@ -64,22 +64,22 @@ func (s *server) csrf() echo.MiddlewareFunc {
 	}
 }
 
-// issueCSRF gives the browser a new CSRF token and returns it.
-func (s *server) issueCSRF(c echo.Context) string {
+// IssueCSRF gives the browser a new CSRF token and returns it.
+func (s *Server) IssueCSRF(c echo.Context) string {
 	b := make([]byte, 32)
 	rand.Read(b)
 	token := base64.RawURLEncoding.EncodeToString(b)
 	c.SetCookie(&http.Cookie{
 		Name: csrfCookie, Value: token, Path: "/",
-		MaxAge: int(csrfLifetime.Seconds()), HttpOnly: true, Secure: s.secure(), SameSite: http.SameSiteLaxMode,
+		MaxAge: int(csrfLifetime.Seconds()), HttpOnly: true, Secure: s.Secure(), SameSite: http.SameSiteLaxMode,
 	})
 	c.Set(csrfKey, token)
 	return token
 }
 
-// csrfToken is the caller's CSRF token, for the page's forms. Outside the
+// CSRFToken is the caller's CSRF token, for the page's forms. Outside the
 // csrf middleware (an error page for an unknown address) it is the cookie's.
-func csrfToken(c echo.Context) string {
+func CSRFToken(c echo.Context) string {
 	if t, _ := c.Get(csrfKey).(string); t != "" {
 		return t
 	}

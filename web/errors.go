@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,13 +13,14 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/payment"
 )
 
-// apiError is an answer that is not a success: a status, a stable code for
+// Error is an answer that is not a success: a status, a stable code for
 // programs, a message for a person, and details such as the seats at fault.
 // Every error a handler or middleware returns becomes one (see errorFor).
-type apiError struct {
+type Error struct {
 	Status  int
 	Code    string
 	Message string
@@ -26,14 +28,14 @@ type apiError struct {
 	Header  map[string]string // extra response headers, e.g. Retry-After
 }
 
-func (e *apiError) Error() string { return e.Code + ": " + e.Message }
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
-func newError(status int, code, message string) *apiError {
-	return &apiError{Status: status, Code: code, Message: message}
+func NewError(status int, code, message string) *Error {
+	return &Error{Status: status, Code: code, Message: message}
 }
 
-// with returns e with one more detail field.
-func (e *apiError) with(key string, value any) *apiError {
+// With returns e With one more detail field.
+func (e *Error) With(key string, value any) *Error {
 	d := make(map[string]any, len(e.Details)+1)
 	for k, v := range e.Details {
 		d[k] = v
@@ -46,32 +48,36 @@ func (e *apiError) with(key string, value any) *apiError {
 
 // Errors raised by the web layer itself.
 var (
-	errUnauthenticated = newError(http.StatusUnauthorized, "unauthenticated", "Sign in to do this.")
-	errBadCredentials  = newError(http.StatusUnauthorized, "bad_credentials", "Wrong email or password.")
-	errInternal        = newError(http.StatusInternalServerError, "internal", "Something went wrong on our side. Please try again.")
-	errTimeout         = newError(http.StatusServiceUnavailable, "timeout", "The server took too long to answer. Please try again.")
-	errNotReady        = newError(http.StatusServiceUnavailable, "not_ready", "The service is not ready.")
+	ErrUnauthenticated = NewError(http.StatusUnauthorized, "unauthenticated", "Sign in to do this.")
+	errBadCredentials  = NewError(http.StatusUnauthorized, "bad_credentials", "Wrong email or password.")
+	errInternal        = NewError(http.StatusInternalServerError, "internal", "Something went wrong on our side. Please try again.")
+	errTimeout         = NewError(http.StatusServiceUnavailable, "timeout", "The server took too long to answer. Please try again.")
 )
 
-// notFound is a 404 for an object of kind what ("hold", "booking", "show").
+// NotFound is a 404 for an object of kind what ("hold", "booking", "show").
 // Another user's hold or booking is answered exactly like one that does not
 // exist.
-func notFound(what string) *apiError {
-	return newError(http.StatusNotFound, "not_found", fmt.Sprintf("There is no %s with this id.", what))
+func NotFound(what string) *Error {
+	return NewError(http.StatusNotFound, "not_found", fmt.Sprintf("There is no %s with this id.", what))
 }
 
-// lookup turns booking.ErrNotFound into a 404 naming what was looked up;
+// BadQuery is a 400 for query parameter param.
+func BadQuery(param, message string) error {
+	return NewError(http.StatusBadRequest, "invalid_query", message).With("param", param)
+}
+
+// Lookup turns booking.ErrNotFound into a 404 naming what was looked up;
 // other errors pass through to errorFor.
-func lookup(what string, err error) error {
+func Lookup(what string, err error) error {
 	if errors.Is(err, booking.ErrNotFound) {
-		return notFound(what)
+		return NotFound(what)
 	}
 	return err
 }
 
-// errorFor is the one table from errors to answers. Anything it does not
+// ErrorFor is the one table from errors to answers. Anything it does not
 // know is an internal error: logged, and answered without its text.
-func errorFor(err error) (ae *apiError, internal bool) {
+func ErrorFor(err error) (ae *Error, internal bool) {
 	var (
 		seatsTaken  *booking.SeatsUnavailableError
 		unknown     *booking.UnknownSeatsError
@@ -80,6 +86,7 @@ func errorFor(err error) (ae *apiError, internal bool) {
 		invalidSeat *booking.InvalidSeatError
 		activeHold  *booking.ActiveHoldError
 		mismatch    *booking.AmountMismatchError
+		notActive   *boxoffice.HoldNotActiveError
 		invalid     *auth.ErrInvalid
 		httpErr     *echo.HTTPError
 		maxBytes    *http.MaxBytesError
@@ -94,73 +101,79 @@ func errorFor(err error) (ae *apiError, internal bool) {
 
 	// Holds.
 	case errors.As(err, &seatsTaken):
-		return newError(http.StatusConflict, "seats_unavailable",
-			"Some of these seats are no longer available. Pick other seats.").with("seats", nonNil(seatsTaken.Seats)), false
+		return NewError(http.StatusConflict, "seats_unavailable",
+			"Some of these seats are no longer available. Pick other seats.").With("seats", NonNil(seatsTaken.Seats)), false
 	case errors.As(err, &activeHold):
-		return newError(http.StatusConflict, "active_hold_exists",
-			"You are already holding seats. Pay for them or release them first.").with("hold_id", activeHold.HoldID), false
+		return NewError(http.StatusConflict, "active_hold_exists",
+			"You are already holding seats. Pay for them or release them first.").With("hold_id", activeHold.HoldID), false
 	case errors.As(err, &unknown):
-		return newError(http.StatusUnprocessableEntity, "unknown_seats",
-			"This show has no seats with these ids.").with("seats", nonNil(unknown.Seats)), false
+		return NewError(http.StatusUnprocessableEntity, "unknown_seats",
+			"This show has no seats with these ids.").With("seats", NonNil(unknown.Seats)), false
 	case errors.As(err, &duplicate):
-		return newError(http.StatusUnprocessableEntity, "duplicate_seats",
-			"Each seat may be asked for only once.").with("seats", nonNil(duplicate.Seats)), false
+		return NewError(http.StatusUnprocessableEntity, "duplicate_seats",
+			"Each seat may be asked for only once.").With("seats", NonNil(duplicate.Seats)), false
 	case errors.As(err, &tooMany):
-		return newError(http.StatusUnprocessableEntity, "too_many_seats",
+		return NewError(http.StatusUnprocessableEntity, "too_many_seats",
 			fmt.Sprintf("You can hold at most %d seats at a time.", tooMany.Max)).
-			with("max", tooMany.Max).with("asked", tooMany.Asked), false
+			With("max", tooMany.Max).With("asked", tooMany.Asked), false
 	case errors.As(err, &invalidSeat):
-		return newError(http.StatusUnprocessableEntity, "invalid_seat",
-			"Seat ids are 1 to 16 letters, digits or dashes.").with("seat", invalidSeat.Seat), false
+		return NewError(http.StatusUnprocessableEntity, "invalid_seat",
+			"Seat ids are 1 to 16 letters, digits or dashes.").With("seat", invalidSeat.Seat), false
 	case errors.Is(err, booking.ErrNoSeats):
-		return newError(http.StatusUnprocessableEntity, "no_seats", "Pick at least one seat."), false
+		return NewError(http.StatusUnprocessableEntity, "no_seats", "Pick at least one seat."), false
 	case errors.Is(err, booking.ErrKeyReused):
-		return newError(http.StatusUnprocessableEntity, "idempotency_key_reused",
+		return NewError(http.StatusUnprocessableEntity, "idempotency_key_reused",
 			"This Idempotency-Key was already used for a different request. Use a new key for a new request."), false
 	case errors.Is(err, booking.ErrShowClosed):
-		return newError(http.StatusConflict, "show_closed", "This show is no longer on sale."), false
+		return NewError(http.StatusConflict, "show_closed", "This show is no longer on sale."), false
 	case errors.Is(err, booking.ErrHoldConfirmed):
-		return newError(http.StatusConflict, "hold_confirmed",
+		return NewError(http.StatusConflict, "hold_confirmed",
 			"These seats are already paid for. Cancel the booking instead."), false
 
 	// Payments and bookings.
+	case errors.As(err, &notActive):
+		return NewError(http.StatusConflict, "hold_not_active",
+			"This hold is no longer active: pick your seats again.").With("state", string(notActive.State)), false
+	case errors.Is(err, boxoffice.ErrProviderUnavailable):
+		return NewError(http.StatusServiceUnavailable, "payment_provider_unavailable",
+			"We could not reach the payment provider. Your seats are still held: please try again in a moment."), false
 	case errors.As(err, &mismatch):
-		return newError(http.StatusUnprocessableEntity, "amount_mismatch",
+		return NewError(http.StatusUnprocessableEntity, "amount_mismatch",
 			"The payment does not match the amount or currency of its hold; it was recorded and will be refunded.").
-			with("payment_id", mismatch.Confirmation.PaymentID).
-			with("hold_id", mismatch.Confirmation.HoldID).
-			with("outcome", string(mismatch.Confirmation.Outcome)), false
+			With("payment_id", mismatch.Confirmation.PaymentID).
+			With("hold_id", mismatch.Confirmation.HoldID).
+			With("outcome", string(mismatch.Confirmation.Outcome)), false
 	case errors.Is(err, booking.ErrPaymentConflict):
-		return newError(http.StatusConflict, "payment_conflict",
+		return NewError(http.StatusConflict, "payment_conflict",
 			"This payment id was already reported with another hold, amount or currency."), false
 	case errors.Is(err, booking.ErrCancellationClosed):
-		return newError(http.StatusConflict, "cancellation_closed",
+		return NewError(http.StatusConflict, "cancellation_closed",
 			"This booking can no longer be cancelled: the show starts too soon."), false
 	case errors.Is(err, payment.ErrMissingSignature):
-		return newError(http.StatusBadRequest, "signature_missing", "The "+payment.SignatureHeader+" header is missing."), false
+		return NewError(http.StatusBadRequest, "signature_missing", "The "+payment.SignatureHeader+" header is missing."), false
 	case errors.Is(err, payment.ErrMalformedSignature):
-		return newError(http.StatusBadRequest, "signature_malformed", "The "+payment.SignatureHeader+" header cannot be read."), false
+		return NewError(http.StatusBadRequest, "signature_malformed", "The "+payment.SignatureHeader+" header cannot be read."), false
 	case errors.Is(err, payment.ErrBadSignature):
-		return newError(http.StatusBadRequest, "signature_invalid", "The payment signature does not match."), false
+		return NewError(http.StatusBadRequest, "signature_invalid", "The payment signature does not match."), false
 	case errors.Is(err, payment.ErrStaleSignature):
-		return newError(http.StatusBadRequest, "signature_stale", "The payment signature is too old or from the future."), false
+		return NewError(http.StatusBadRequest, "signature_stale", "The payment signature is too old or from the future."), false
 
 	// Accounts.
 	case errors.As(err, &invalid):
 		// The code and field name the first problem; fields has them all.
 		fields := map[string]string{}
 		for _, p := range auth.Problems(err) {
-			fields[p.Field] = sentence(p.Message)
+			fields[p.Field] = Sentence(p.Message)
 		}
-		return newError(http.StatusUnprocessableEntity, "invalid_"+invalid.Field, sentence(invalid.Message)).
-			with("field", invalid.Field).with("fields", fields), false
+		return NewError(http.StatusUnprocessableEntity, "invalid_"+invalid.Field, Sentence(invalid.Message)).
+			With("field", invalid.Field).With("fields", fields), false
 	case errors.Is(err, booking.ErrEmailTaken):
-		return newError(http.StatusConflict, "email_taken", "An account with this email already exists. Sign in instead."), false
+		return NewError(http.StatusConflict, "email_taken", "An account with this email already exists. Sign in instead."), false
 	case errors.Is(err, booking.ErrBadCredentials):
 		return errBadCredentials, false
 
 	case errors.Is(err, booking.ErrNotFound):
-		return newError(http.StatusNotFound, "not_found", "Not found."), false
+		return NewError(http.StatusNotFound, "not_found", "Not found."), false
 
 	// Echo's own errors: routing, middleware.
 	case errors.As(err, &maxBytes):
@@ -174,15 +187,21 @@ func errorFor(err error) (ae *apiError, internal bool) {
 	return errInternal, true
 }
 
-var errBodyTooLarge = newError(http.StatusRequestEntityTooLarge, "body_too_large", "The request body is larger than 64 KiB.")
+var errBodyTooLarge = NewError(http.StatusRequestEntityTooLarge, "body_too_large", "The request body is larger than 64 KiB.")
 
 // echoError answers an error raised by Echo's router or middleware.
-func echoError(he *echo.HTTPError) (*apiError, bool) {
+func echoError(he *echo.HTTPError) (*Error, bool) {
+	// A message of the handler's own, rather than Echo's status text, is
+	// for a person (Sandbox Pay's pages say so what went wrong).
+	own, _ := he.Message.(string)
+	if own == http.StatusText(he.Code) {
+		own = ""
+	}
 	switch he.Code {
 	case http.StatusNotFound:
-		return newError(http.StatusNotFound, "not_found", "There is nothing at this address."), false
+		return NewError(http.StatusNotFound, "not_found", cmp.Or(own, "There is nothing at this address.")), false
 	case http.StatusMethodNotAllowed:
-		return newError(http.StatusMethodNotAllowed, "method_not_allowed", "This address does not accept this method."), false
+		return NewError(http.StatusMethodNotAllowed, "method_not_allowed", "This address does not accept this method."), false
 	case http.StatusRequestEntityTooLarge:
 		return errBodyTooLarge, false
 	case http.StatusUnsupportedMediaType:
@@ -190,11 +209,11 @@ func echoError(he *echo.HTTPError) (*apiError, bool) {
 	case http.StatusTooManyRequests:
 		return errRateLimited(0), false
 	case http.StatusBadRequest:
-		return newError(http.StatusBadRequest, "bad_request", "The request is malformed."), false
+		return NewError(http.StatusBadRequest, "bad_request", "The request is malformed."), false
 	}
 	if he.Code >= 400 && he.Code < 500 {
-		return newError(he.Code, strings.ReplaceAll(strings.ToLower(http.StatusText(he.Code)), " ", "_"),
-			sentence(http.StatusText(he.Code))), false
+		return NewError(he.Code, strings.ReplaceAll(strings.ToLower(http.StatusText(he.Code)), " ", "_"),
+			cmp.Or(own, Sentence(http.StatusText(he.Code)))), false
 	}
 	if he.Code == http.StatusServiceUnavailable {
 		return errTimeout, true
@@ -203,34 +222,34 @@ func echoError(he *echo.HTTPError) (*apiError, bool) {
 }
 
 // errRateLimited is a 429; retryAfter > 0 says when to come back.
-func errRateLimited(retryAfterSeconds int) *apiError {
-	e := newError(http.StatusTooManyRequests, "rate_limited", "Too many requests. Slow down and try again shortly.")
+func errRateLimited(retryAfterSeconds int) *Error {
+	e := NewError(http.StatusTooManyRequests, "rate_limited", "Too many requests. Slow down and try again shortly.")
 	if retryAfterSeconds > 0 {
-		e = e.with("retry_after", retryAfterSeconds)
+		e = e.With("retry_after", retryAfterSeconds)
 		e.Header = map[string]string{"Retry-After": strconv.Itoa(retryAfterSeconds)}
 	}
 	return e
 }
 
-// handleError is Echo's error handler: every error, from a handler, a
+// HandleError is Echo's error handler: every error, from a handler, a
 // middleware or the router, is answered as JSON, or for pages as a friendly
 // page or htmx fragment (see wantsHTML). Internal errors are logged
 // with the request; their text never reaches the client.
-func (s *server) handleError(err error, c echo.Context) {
-	ae, internal := errorFor(err)
+func (s *Server) HandleError(err error, c echo.Context) {
+	ae, internal := ErrorFor(err)
 	req := c.Request()
 	if internal {
 		switch {
 		case errors.Is(err, context.Canceled) && req.Context().Err() != nil:
 			// The client went away; nobody reads the answer.
-			s.log.Debug("request cancelled", "method", req.Method, "path", req.URL.Path, "err", err)
+			s.Log.Debug("request cancelled", "method", req.Method, "path", req.URL.Path, "err", err)
 		default:
 			attrs := []any{"method", req.Method, "path", req.URL.Path, "status", ae.Status, "err", err}
 			var pe *panicError
 			if errors.As(err, &pe) {
 				attrs = append(attrs, "stack", string(pe.stack))
 			}
-			s.log.Error("request failed", attrs...)
+			s.Log.Error("request failed", attrs...)
 		}
 	}
 	if c.Response().Committed {
@@ -246,7 +265,7 @@ func (s *server) handleError(err error, c echo.Context) {
 	}
 	if wantsHTML(c) {
 		if err := s.renderProblem(c, ae); err != nil {
-			s.log.Warn("write error page", "err", err)
+			s.Log.Warn("write error page", "err", err)
 		}
 		return
 	}
@@ -257,7 +276,7 @@ func (s *server) handleError(err error, c echo.Context) {
 	body["error"] = ae.Code
 	body["message"] = ae.Message
 	if err := c.JSON(ae.Status, body); err != nil {
-		s.log.Debug("write error answer", "err", err)
+		s.Log.Debug("write error answer", "err", err)
 	}
 }
 
@@ -270,8 +289,8 @@ type panicError struct {
 func (e *panicError) Error() string { return "panic: " + e.err.Error() }
 func (e *panicError) Unwrap() error { return e.err }
 
-// sentence capitalizes msg and ends it with a full stop.
-func sentence(msg string) string {
+// Sentence capitalizes msg and ends it with a full stop.
+func Sentence(msg string) string {
 	if msg == "" {
 		return msg
 	}
@@ -282,8 +301,8 @@ func sentence(msg string) string {
 	return msg
 }
 
-// nonNil keeps a list a list in JSON ([] rather than null).
-func nonNil(s []string) []string {
+// NonNil keeps a list a list in JSON ([] rather than null).
+func NonNil(s []string) []string {
 	if s == nil {
 		return []string{}
 	}

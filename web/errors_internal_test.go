@@ -59,7 +59,7 @@ func TestErrorTable(t *testing.T) {
 		{&panicError{err: booking.ErrNotFound}, 500, "internal", true},
 	} {
 		t.Run(fmt.Sprintf("%T %v", tc.err, tc.err), func(t *testing.T) {
-			ae, internal := errorFor(tc.err)
+			ae, internal := ErrorFor(tc.err)
 			if ae.Status != tc.status || ae.Code != tc.code || internal != tc.internal {
 				t.Fatalf("errorFor = %d %s internal=%v, want %d %s internal=%v",
 					ae.Status, ae.Code, internal, tc.status, tc.code, tc.internal)
@@ -75,9 +75,9 @@ func TestErrorTable(t *testing.T) {
 func TestPanicIsInternal(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
-	s := &server{log: slog.New(slog.NewTextHandler(&logs, nil))}
+	s := &Server{Log: slog.New(slog.NewTextHandler(&logs, nil))}
 	e := echo.New()
-	e.HTTPErrorHandler = s.handleError
+	e.HTTPErrorHandler = s.HandleError
 	e.Use(recoverPanics())
 	e.GET("/boom", func(echo.Context) error { panic("secret detail 42") })
 

@@ -15,13 +15,13 @@ import (
 )
 
 var (
-	errNotJSON = newError(http.StatusUnsupportedMediaType, "unsupported_media_type",
+	errNotJSON = NewError(http.StatusUnsupportedMediaType, "unsupported_media_type",
 		"Send the request body as JSON, with Content-Type: application/json.")
-	errBodyRequired = newError(http.StatusBadRequest, "body_required", "This request needs a JSON body.")
+	errBodyRequired = NewError(http.StatusBadRequest, "body_required", "This request needs a JSON body.")
 )
 
-// readBody reads the whole request body, which BodyLimit caps.
-func readBody(c echo.Context) ([]byte, error) {
+// ReadBody reads the whole request body, which BodyLimit caps.
+func ReadBody(c echo.Context) ([]byte, error) {
 	body, err := io.ReadAll(c.Request().Body)
 	if err != nil {
 		var he *echo.HTTPError
@@ -29,24 +29,24 @@ func readBody(c echo.Context) ([]byte, error) {
 		if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge || errors.As(err, &mb) {
 			return nil, errBodyTooLarge
 		}
-		return nil, newError(http.StatusBadRequest, "unreadable_body", "The request body could not be read.")
+		return nil, NewError(http.StatusBadRequest, "unreadable_body", "The request body could not be read.")
 	}
 	return body, nil
 }
 
-// decodeJSON reads the request body into v: one JSON object with only the
+// DecodeJSON reads the request body into v: one JSON object with only the
 // fields v has, sent as application/json. An empty body is refused when
 // required, else it leaves v as it is (a POST without a body may send
 // nothing or {}).
-func decodeJSON(c echo.Context, v any, required bool) error {
-	body, err := readBody(c)
+func DecodeJSON(c echo.Context, v any, required bool) error {
+	body, err := ReadBody(c)
 	if err != nil {
 		return err
 	}
-	return parseJSON(c.Request().Header.Get(echo.HeaderContentType), body, v, required)
+	return ParseJSON(c.Request().Header.Get(echo.HeaderContentType), body, v, required)
 }
 
-func parseJSON(contentType string, body []byte, v any, required bool) error {
+func ParseJSON(contentType string, body []byte, v any, required bool) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		if required {
 			return errBodyRequired
@@ -62,7 +62,7 @@ func parseJSON(contentType string, body []byte, v any, required bool) error {
 		return badJSON(err)
 	}
 	if err := dec.Decode(&json.RawMessage{}); !errors.Is(err, io.EOF) {
-		return newError(http.StatusBadRequest, "malformed_json", "The body must hold one JSON object and nothing after it.")
+		return NewError(http.StatusBadRequest, "malformed_json", "The body must hold one JSON object and nothing after it.")
 	}
 	return nil
 }
@@ -75,22 +75,22 @@ func badJSON(err error) error {
 	)
 	switch {
 	case errors.As(err, &syntax):
-		return newError(http.StatusBadRequest, "malformed_json",
+		return NewError(http.StatusBadRequest, "malformed_json",
 			fmt.Sprintf("The body is not valid JSON (error at byte %d).", syntax.Offset))
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return newError(http.StatusBadRequest, "malformed_json", "The body is not valid JSON: it ends too early.")
+		return NewError(http.StatusBadRequest, "malformed_json", "The body is not valid JSON: it ends too early.")
 	case errors.As(err, &typ) && typ.Field == "":
-		return newError(http.StatusBadRequest, "malformed_json", "The body must be a JSON object.")
+		return NewError(http.StatusBadRequest, "malformed_json", "The body must be a JSON object.")
 	case errors.As(err, &typ):
-		return newError(http.StatusBadRequest, "invalid_field_type",
-			fmt.Sprintf("Field %q must be %s.", typ.Field, kindName(typ.Type))).with("field", typ.Field)
+		return NewError(http.StatusBadRequest, "invalid_field_type",
+			fmt.Sprintf("Field %q must be %s.", typ.Field, kindName(typ.Type))).With("field", typ.Field)
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		name = strings.Trim(name, `"`)
-		return newError(http.StatusBadRequest, "unknown_field",
-			fmt.Sprintf("Field %q is not part of this request.", name)).with("field", name)
+		return NewError(http.StatusBadRequest, "unknown_field",
+			fmt.Sprintf("Field %q is not part of this request.", name)).With("field", name)
 	}
-	return newError(http.StatusBadRequest, "malformed_json", "The body is not valid JSON.")
+	return NewError(http.StatusBadRequest, "malformed_json", "The body is not valid JSON.")
 }
 
 func kindName(t reflect.Type) string {

@@ -14,24 +14,24 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// limit is a token bucket: one request per every, up to burst at once.
-type limit struct {
+// Limit is a token bucket: one request per every, up to burst at once.
+type Limit struct {
 	every time.Duration
 	burst int
 }
 
 var (
-	// accountLimit guards sign-up and login per client IP against password
+	// AccountLimit guards sign-up and login per client IP against password
 	// guessing and account spam: 10 a minute, 5 at once.
-	accountLimit = limit{every: 6 * time.Second, burst: 5}
-	// holdLimit guards hold creation per user: 5 a second, 10 at once.
-	holdLimit = limit{every: 200 * time.Millisecond, burst: 10}
+	AccountLimit = Limit{every: 6 * time.Second, burst: 5}
+	// HoldLimit guards hold creation per user: 5 a second, 10 at once.
+	HoldLimit = Limit{every: 200 * time.Millisecond, burst: 10}
 )
 
-// rateLimit refuses, with 429 and Retry-After, requests of one key beyond
+// RateLimit refuses, with 429 and Retry-After, requests of one key beyond
 // l. It passes everything when the configuration turns rate limits off.
-func (s *server) rateLimit(l limit, key func(echo.Context) string) echo.MiddlewareFunc {
-	if !s.cfg.RateLimits {
+func (s *Server) RateLimit(l Limit, key func(echo.Context) string) echo.MiddlewareFunc {
+	if !s.Config.RateLimits {
 		return func(next echo.HandlerFunc) echo.HandlerFunc { return next }
 	}
 	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
@@ -57,27 +57,27 @@ func (s *server) rateLimit(l limit, key func(echo.Context) string) echo.Middlewa
 	}
 }
 
-func clientIP(c echo.Context) string { return "ip:" + c.RealIP() }
+func ClientIP(c echo.Context) string { return "ip:" + c.RealIP() }
 
-// userOrIP keys a signed-in caller by account, anyone else by address.
-func userOrIP(c echo.Context) string {
-	if id := userID(c); id != "" {
+// UserOrIP keys a signed-in caller by account, anyone else by address.
+func UserOrIP(c echo.Context) string {
+	if id := UserID(c); id != "" {
 		return "user:" + id
 	}
-	return clientIP(c)
+	return ClientIP(c)
 }
 
-var errCrossOrigin = newError(http.StatusForbidden, "cross_origin",
+var errCrossOrigin = NewError(http.StatusForbidden, "cross_origin",
 	"This request came from another site and was refused.")
 
-// crossOrigin refuses state-changing requests a browser sends from another
+// CrossOrigin refuses state-changing requests a browser sends from another
 // site (CSRF): the session cookie alone never authorizes a change.
-func (s *server) crossOrigin() echo.MiddlewareFunc {
+func (s *Server) CrossOrigin() echo.MiddlewareFunc {
 	cop := http.NewCrossOriginProtection()
-	if u, err := url.Parse(s.cfg.PublicURL); err == nil && u.Scheme != "" && u.Host != "" {
+	if u, err := url.Parse(s.Config.PublicURL); err == nil && u.Scheme != "" && u.Host != "" {
 		// Behind a proxy the Host header may differ from the public address.
 		if err := cop.AddTrustedOrigin(u.Scheme + "://" + u.Host); err != nil {
-			s.log.Warn("public url is not a usable origin", "url", s.cfg.PublicURL, "err", err)
+			s.Log.Warn("public url is not a usable origin", "url", s.Config.PublicURL, "err", err)
 		}
 	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -90,9 +90,9 @@ func (s *server) crossOrigin() echo.MiddlewareFunc {
 	}
 }
 
-// noStore keeps answers that depend on the caller's session (bookings, the
+// NoStore keeps answers that depend on the caller's session (bookings, the
 // seats marked mine) out of every cache.
-func noStore(next echo.HandlerFunc) echo.HandlerFunc {
+func NoStore(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 		return next(c)
@@ -114,7 +114,7 @@ func compress() echo.MiddlewareFunc {
 		Skipper: func(c echo.Context) bool {
 			req := c.Request()
 			switch {
-			case c.Path() == liveRoute || c.Path() == "/metrics",
+			case c.Path() == LiveRoute || c.Path() == "/metrics",
 				req.Header.Get("Range") != "",
 				req.Header.Get(echo.HeaderUpgrade) != "":
 				return true

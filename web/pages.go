@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -18,19 +19,22 @@ import (
 // as a page (or, for htmx, a fragment), never as JSON.
 const pageKey = "marquee.page"
 
-// cityCookie remembers the city a moviegoer browses.
-const cityCookie = "marquee_city"
+// CityCookie remembers the city a moviegoer browses.
+const CityCookie = "marquee_city"
 
-// pages returns the middleware of every HTML page and page form: security
+// CityPattern is a city slug or id; anything else names no city.
+var CityPattern = regexp.MustCompile(`^[A-Za-z0-9-]{1,100}$`)
+
+// Pages returns the middleware of every HTML page and page form: security
 // headers, no shared caching, the session and CSRF protection. Extra
 // middleware m runs last, after the session is loaded.
-func (s *server) pages(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
-	return append([]echo.MiddlewareFunc{markPage, securityHeaders(s.secure()), privateCache, s.loadSession, s.csrf()}, m...)
+func (s *Server) Pages(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
+	return append([]echo.MiddlewareFunc{markPage, securityHeaders(s.Secure()), privateCache, s.LoadSession, s.csrf()}, m...)
 }
 
-// secure reports whether the app is served over https.
-func (s *server) secure() bool {
-	return strings.HasPrefix(strings.ToLower(s.cfg.PublicURL), "https://")
+// Secure reports whether the app is served over https.
+func (s *Server) Secure() bool {
+	return strings.HasPrefix(strings.ToLower(s.Config.PublicURL), "https://")
 }
 
 func markPage(next echo.HandlerFunc) echo.HandlerFunc {
@@ -77,14 +81,14 @@ func privateCache(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// isHTMX reports whether htmx sent the request (it wants a fragment).
-func isHTMX(c echo.Context) bool {
+// IsHTMX reports whether htmx sent the request (it wants a fragment).
+func IsHTMX(c echo.Context) bool {
 	return c.Request().Header.Get("HX-Request") == "true"
 }
 
-// render writes comp with status. It renders into a buffer first, so a
+// Render writes comp with status. It renders into a buffer first, so a
 // failing component still becomes a proper error answer.
-func render(c echo.Context, status int, comp templ.Component) error {
+func Render(c echo.Context, status int, comp templ.Component) error {
 	return renderIn(c.Request().Context(), c, status, comp)
 }
 
@@ -97,61 +101,61 @@ func renderIn(ctx context.Context, c echo.Context, status int, comp templ.Compon
 	return c.HTMLBlob(status, buf.Bytes())
 }
 
-// meta is the layout data of a page for the caller.
-func (s *server) meta(c echo.Context, title string) components.Meta {
-	m := components.Meta{Title: title, CSRF: csrfToken(c), Path: c.Request().URL.RequestURI()}
-	if id := userID(c); id != "" {
-		if u, err := s.store.User(c.Request().Context(), id); err == nil {
+// Meta is the layout data of a page for the caller.
+func (s *Server) Meta(c echo.Context, title string) components.Meta {
+	m := components.Meta{Title: title, CSRF: CSRFToken(c), Path: c.Request().URL.RequestURI()}
+	if id := UserID(c); id != "" {
+		if u, err := s.Store.User(c.Request().Context(), id); err == nil {
 			m.User = &components.User{Name: u.Name, Email: u.Email}
 		}
 	}
-	if ck, err := c.Cookie(cityCookie); err == nil && cityPattern.MatchString(ck.Value) {
-		if city, err := s.store.CityBySlug(c.Request().Context(), ck.Value); err == nil {
+	if ck, err := c.Cookie(CityCookie); err == nil && CityPattern.MatchString(ck.Value) {
+		if city, err := s.Store.CityBySlug(c.Request().Context(), ck.Value); err == nil {
 			m.City = &components.City{Name: city.Name, Slug: city.Slug}
 		}
 	}
 	return m
 }
 
-// seeOther redirects to path after a form post. htmx follows a 303 itself
+// SeeOther redirects to path after a form post. htmx follows a 303 itself
 // and would swap the whole page into its target, so it is told to navigate
 // instead.
-func seeOther(c echo.Context, path string) error {
-	if isHTMX(c) {
+func SeeOther(c echo.Context, path string) error {
+	if IsHTMX(c) {
 		c.Response().Header().Set("HX-Redirect", path)
 		return c.NoContent(http.StatusNoContent)
 	}
 	return c.Redirect(http.StatusSeeOther, path)
 }
 
-// requirePageUser sends a guest to the login page, to come back to this
+// RequirePageUser sends a guest to the login page, to come back to this
 // page (or, for a form post, to back) afterwards.
-func requirePageUser(next echo.HandlerFunc) echo.HandlerFunc {
+func RequirePageUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if userID(c) != "" {
+		if UserID(c) != "" {
 			return next(c)
 		}
 		back := c.Request().URL.RequestURI()
 		if c.Request().Method != http.MethodGet {
-			back = safeNext(c.Request().Referer())
+			back = SafeNext(c.Request().Referer())
 		}
-		return seeOther(c, loginPath(back))
+		return SeeOther(c, LoginPath(back))
 	}
 }
 
-// loginPath is the login page, coming back to next afterwards.
-func loginPath(next string) string {
+// LoginPath is the login page, coming back to next afterwards.
+func LoginPath(next string) string {
 	if next == "" || next == "/" {
 		return "/login"
 	}
 	return "/login?next=" + url.QueryEscape(next)
 }
 
-// safeNext returns next if it is a path of this site, else "/". A full URL
+// SafeNext returns next if it is a path of this site, else "/". A full URL
 // (such as a Referer) is reduced to its path and query. Anything that could
 // lead off-site (//host, /\host, a scheme) is refused: an open redirect
 // would let a phishing link borrow our login page.
-func safeNext(next string) string {
+func SafeNext(next string) string {
 	if next == "" || strings.ContainsAny(next, "\\\r\n\t") {
 		return "/"
 	}
@@ -171,7 +175,7 @@ func safeNext(next string) string {
 }
 
 // problemFor turns an error answer into what a person reads on a page.
-func problemFor(ae *apiError) components.Problem {
+func problemFor(ae *Error) components.Problem {
 	p := components.Problem{Status: ae.Status, Message: ae.Message}
 	switch ae.Status {
 	case http.StatusNotFound:
@@ -211,20 +215,20 @@ func wantsHTML(c echo.Context) bool {
 	if strings.HasPrefix(p, "/api/") || p == "/payments/webhook" {
 		return false
 	}
-	return isHTMX(c) || strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/html")
+	return IsHTMX(c) || strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/html")
 }
 
 // renderProblem answers an error as HTML: a fragment for htmx, swapped into
 // the page's #flash region, else a whole page.
-func (s *server) renderProblem(c echo.Context, ae *apiError) error {
+func (s *Server) renderProblem(c echo.Context, ae *Error) error {
 	h := c.Response().Header()
-	setSecurityHeaders(h, s.secure())
+	setSecurityHeaders(h, s.Secure())
 	h.Set(echo.HeaderCacheControl, "no-store")
 	p := problemFor(ae)
 	// The request's context may be over (a deadline, or middleware that
 	// has returned): the answer is still owed.
 	ctx := context.WithoutCancel(c.Request().Context())
-	if isHTMX(c) {
+	if IsHTMX(c) {
 		h.Set("HX-Retarget", "#flash")
 		h.Set("HX-Reswap", "innerHTML")
 		return renderIn(ctx, c, ae.Status, components.ErrorToast(p))
@@ -235,24 +239,24 @@ func (s *server) renderProblem(c echo.Context, ae *apiError) error {
 
 // errorMeta is the layout data of an error page, with the same header as
 // every other page. It must not fail: the database may be what failed.
-func (s *server) errorMeta(c echo.Context) components.Meta {
-	m := components.Meta{Title: "Error", CSRF: csrfToken(c)}
+func (s *Server) errorMeta(c echo.Context) components.Meta {
+	m := components.Meta{Title: "Error", CSRF: CSRFToken(c)}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), requestTimeout/5)
 	defer cancel()
-	id := userID(c)
+	id := UserID(c)
 	if id == "" {
 		// An address no route knows never loaded the session.
 		id = s.sessionUser(ctx, c)
 	}
 	if id != "" {
-		if u, err := s.store.User(ctx, id); err == nil {
+		if u, err := s.Store.User(ctx, id); err == nil {
 			m.User = &components.User{Name: u.Name, Email: u.Email}
 		} else if !errors.Is(err, booking.ErrNotFound) {
-			s.log.Debug("error page: read user", "err", err)
+			s.Log.Debug("error page: read user", "err", err)
 		}
 	}
-	if ck, err := c.Cookie(cityCookie); err == nil && cityPattern.MatchString(ck.Value) {
-		if city, err := s.store.CityBySlug(ctx, ck.Value); err == nil {
+	if ck, err := c.Cookie(CityCookie); err == nil && CityPattern.MatchString(ck.Value) {
+		if city, err := s.Store.CityBySlug(ctx, ck.Value); err == nil {
 			m.City = &components.City{Name: city.Name, Slug: city.Slug}
 		}
 	}
@@ -262,7 +266,7 @@ func (s *server) errorMeta(c echo.Context) components.Meta {
 // sessionUser is the user of the caller's session cookie, for an answer
 // that did not go through loadSession; "" for a guest or a session that
 // cannot be read.
-func (s *server) sessionUser(ctx context.Context, c echo.Context) string {
+func (s *Server) sessionUser(ctx context.Context, c echo.Context) string {
 	ck, err := c.Cookie(SessionCookie)
 	if err != nil || ck.Value == "" {
 		return ""
@@ -270,7 +274,7 @@ func (s *server) sessionUser(ctx context.Context, c echo.Context) string {
 	// Load keeps a session the request already carries.
 	ctx, err = s.sessions.Load(ctx, ck.Value)
 	if err != nil {
-		s.log.Debug("error page: read session", "err", err)
+		s.Log.Debug("error page: read session", "err", err)
 		return ""
 	}
 	return s.sessions.GetString(ctx, sessionUserKey)

@@ -18,9 +18,9 @@ import (
 func TestPageErrorsAreFriendlyHTML(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
-	s := &server{log: slog.New(slog.NewTextHandler(&logs, nil))}
+	s := &Server{Log: slog.New(slog.NewTextHandler(&logs, nil))}
 	e := echo.New()
-	e.HTTPErrorHandler = s.handleError
+	e.HTTPErrorHandler = s.HandleError
 	e.Use(recoverPanics())
 	e.GET("/boom", func(echo.Context) error { panic("secret detail 42") }, markPage)
 	e.GET("/db", func(echo.Context) error { return errors.New("SQLSTATE 42P01 relation secret_table") }, markPage)
@@ -65,5 +65,16 @@ func TestPageErrorsAreFriendlyHTML(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "secret detail 42") {
 		t.Errorf("the panic is not logged: %s", logs.String())
+	}
+}
+
+func TestSafeNext(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "/", "/shows/1?seats=A1%2CA2": "/shows/1?seats=A1%2CA2", "//evil.example/x": "/x",
+		"https://evil.example/a?b=1": "/a?b=1", "/\\evil": "/", "javascript:alert(1)": "/", "shows/1": "/",
+	} {
+		if got := SafeNext(in); got != want {
+			t.Errorf("safeNext(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

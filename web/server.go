@@ -1,11 +1,10 @@
-// Package web is Marquee's HTTP server: the JSON API of API.md on Echo, with
-// server-side sessions in Postgres. routes.go lists every route; each
-// resource has its own file; errors.go decides how every error is answered.
+// Package web is the plumbing every handler package shares: the server's
+// configuration, middleware, sessions, CSRF protection, rate limits, the
+// error table and the render helper (web/server assembles the handlers).
 package web
 
 import (
 	"log/slog"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -16,10 +15,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/marquee-tickets/marquee/internal/accounts"
 	"github.com/marquee-tickets/marquee/internal/auth"
+	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -32,11 +34,11 @@ type Config struct {
 	RateLimits      bool
 	PasswordCost    int // bcrypt cost; 0 = bcrypt.DefaultCost (tests use 4)
 
-	// Payments is the payment provider checkouts go to. Nil means Sandbox.
+	// Payments is the payment provider checkouts go to; nil means Sandbox.
+	// With neither, checkouts are refused (payment_provider_unavailable).
 	Payments payment.Provider
-	// Sandbox, when set, is served under /sandbox/ (its checkout pages).
-	// When both are nil, a sandbox is made on the store's database.
-	Sandbox *payment.Sandbox
+	// Sandbox, when set, has its pages served under /sandbox/.
+	Sandbox *sandbox.Sandbox
 
 	// ReturnPatience is how long the payment return page says
 	// "confirming" before it explains that the outcome will follow (and
@@ -55,6 +57,14 @@ const (
 	defaultHoldTTL  = 5 * time.Minute
 	defaultMaxSeats = 10
 
+	// LiveRoute is the live seat map's websocket: it lives as long as its
+	// page, so no request deadline, and it compresses its own messages.
+	LiveRoute = "/shows/:show_id/live"
+	// DefaultLivePing keeps live seat map connections alive through
+	// proxies (most close idle ones after 30 to 60 seconds) and finds dead
+	// ones.
+	DefaultLivePing = 25 * time.Second
+
 	// bodyLimit caps every request body; a larger one is answered 413.
 	bodyLimit = "64KB"
 	// requestTimeout bounds every request, so no client keeps seat locks
@@ -62,28 +72,23 @@ const (
 	requestTimeout = 10 * time.Second
 )
 
-// server holds what the handlers share. Handlers are its methods.
-type server struct {
-	origin   string // scheme://host[:port] of PublicURL: the only Origin of our pages
-	cfg      Config
-	store    *postgres.Store
-	metrics  *metrics.Metrics
-	sessions *scs.SessionManager
-	hasher   auth.Hasher
-	payments payment.Provider
-	sandbox  *payment.Sandbox // nil: no sandbox pages
-	log      *slog.Logger
-
-	// dummyHash is checked against when a login names no account, so that
-	// the answer takes as long as a wrong password.
-	dummyHash string
+// Server holds what the handlers share; each handler package embeds it.
+type Server struct {
+	Origin    string // scheme://host[:port] of PublicURL: the only Origin of our pages
+	Config    Config
+	Store     *postgres.Store
+	Metrics   *metrics.Metrics
+	sessions  *scs.SessionManager
+	Accounts  *accounts.Service
+	BoxOffice *boxoffice.Service
+	Log       *slog.Logger
 	gc        sessionGC
 }
 
-// New returns the HTTP handler of the whole API. m may be nil (metrics are
-// then kept on a private registry), gatherer is what /metrics serves (nil:
-// the default gatherer), log may be nil.
-func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometheus.Gatherer, log *slog.Logger) http.Handler {
+// NewServer returns the shared server on store, with cfg's defaults filled
+// in. m may be nil (metrics are then kept on a private registry), log may
+// be nil.
+func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.Logger) *Server {
 	if cfg.HoldTTL <= 0 {
 		cfg.HoldTTL = defaultHoldTTL
 	}
@@ -91,7 +96,7 @@ func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometh
 		cfg.MaxSeatsPerHold = defaultMaxSeats
 	}
 	if cfg.LivePing <= 0 {
-		cfg.LivePing = defaultLivePing
+		cfg.LivePing = DefaultLivePing
 	}
 	if cfg.PasswordCost == 0 {
 		cfg.PasswordCost = bcrypt.DefaultCost
@@ -99,44 +104,44 @@ func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometh
 	if m == nil {
 		m = metrics.New(prometheus.NewRegistry())
 	}
-	if gatherer == nil {
-		gatherer = prometheus.DefaultGatherer
-	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if len(cfg.WebhookSecret) == 0 {
 		log.Warn("no payment webhook secret: every payment webhook will be refused")
 	}
-	if cfg.Payments == nil && cfg.Sandbox == nil {
-		cfg.Sandbox = payment.NewSandbox(store.Pool(), payment.SandboxConfig{
-			PublicURL: cfg.PublicURL, Secret: cfg.WebhookSecret, Log: log.With("component", "sandbox"),
-		})
-	}
-	if cfg.Payments == nil {
+	if cfg.Payments == nil && cfg.Sandbox != nil {
 		cfg.Payments = cfg.Sandbox
 	}
-	s := &server{
-		origin:   origin(cfg.PublicURL),
-		cfg:      cfg,
-		store:    store,
-		metrics:  m,
-		sessions: newSessionManager(store.Pool(), cfg.PublicURL),
-		hasher:   auth.Hasher{Cost: cfg.PasswordCost},
-		payments: cfg.Payments,
-		sandbox:  cfg.Sandbox,
-		log:      log,
+	if cfg.Payments == nil {
+		log.Warn("no payment provider: every checkout will be refused")
 	}
-	hash, err := s.hasher.Hash("not a password: equalizes login timing")
-	if err != nil {
-		// Only an invalid cost fails here: a wiring mistake.
-		panic("web: " + err.Error())
+	s := &Server{
+		Origin:   origin(cfg.PublicURL),
+		Config:   cfg,
+		Store:    store,
+		Metrics:  m,
+		sessions: newSessionManager(store, cfg.PublicURL),
+		Log:      log,
+		BoxOffice: &boxoffice.Service{
+			Store: store, Payments: cfg.Payments, Metrics: m, HoldTTL: cfg.HoldTTL,
+			MaxSeats: cfg.MaxSeatsPerHold, PublicURL: cfg.PublicURL, Log: log,
+		},
 	}
-	s.dummyHash = hash
+	var err error
+	if s.Accounts, err = accounts.New(store, auth.Hasher{Cost: cfg.PasswordCost}); err != nil {
+		panic("web: " + err.Error()) // a wiring mistake
+	}
+	return s
+}
 
+// Echo returns an Echo with the server's error handler and the middleware
+// every request goes through (panic recovery, compression, error answers,
+// body limit, request deadline), for the routes to be added to.
+func (s *Server) Echo() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = s.handleError
+	e.HTTPErrorHandler = s.HandleError
 	// The client's address keys the account rate limit. X-Forwarded-For is
 	// believed only from a proxy on a loopback or private address (a load
 	// balancer in front of us); anyone else could forge it to dodge limits.
@@ -148,12 +153,11 @@ func New(cfg Config, store *postgres.Store, m *metrics.Metrics, gatherer prometh
 		middleware.BodyLimit(bodyLimit),
 		middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
 			// A websocket lives as long as its page; it bounds each write instead.
-			Skipper:      func(c echo.Context) bool { return c.Path() == liveRoute },
+			Skipper:      func(c echo.Context) bool { return c.Path() == LiveRoute },
 			Timeout:      requestTimeout,
 			ErrorHandler: func(err error, _ echo.Context) error { return err },
 		}),
 	)
-	s.routes(e, gatherer)
 	return e
 }
 

@@ -1,9 +1,10 @@
 package web
 
 import (
-	"github.com/alexedwards/scs/v2"
 	"testing"
 	"time"
+
+	"github.com/alexedwards/scs/v2"
 )
 
 // countingStore is an scs.Store in memory that counts the reads reaching it.

@@ -8,10 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/alexedwards/scs/pgxstore"
 	"github.com/alexedwards/scs/v2"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
+	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 const (
@@ -25,12 +24,11 @@ const (
 
 // newSessionManager keeps sessions in the sessions table. Only a hash of
 // each token is stored, so a copy of the table opens no session.
-func newSessionManager(pool *pgxpool.Pool, publicURL string) *scs.SessionManager {
+func newSessionManager(store *postgres.Store, publicURL string) *scs.SessionManager {
 	sm := scs.New()
-	// No cleanup goroutine: New has no Close to stop it. Expired rows are
-	// deleted now and then at sign-in (sessionGC), and never read: the
-	// store's Find skips them.
-	sm.Store = newCachedStore(pgxstore.NewWithCleanupInterval(pool, 0), sessionCacheTTL)
+	// Expired rows are deleted now and then at sign-in (sessionGC), and
+	// never read: the store's Find skips them.
+	sm.Store = newCachedStore(store.SessionStore(), sessionCacheTTL)
 	sm.HashTokenInStore = true
 	sm.Codec = &sessionCodec{}
 	sm.Lifetime = sessionLifetime
@@ -42,10 +40,10 @@ func newSessionManager(pool *pgxpool.Pool, publicURL string) *scs.SessionManager
 	return sm
 }
 
-// loadSession attaches the caller's session (possibly a new, empty one) to
+// LoadSession attaches the caller's session (possibly a new, empty one) to
 // the request. Handlers that change the session call saveSession before they
 // answer.
-func (s *server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *Server) LoadSession(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var token string
 		if ck, err := c.Cookie(SessionCookie); err == nil {
@@ -64,9 +62,9 @@ func (s *server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// saveSession stores a changed session and sets (or clears) its cookie. It
+// SaveSession stores a changed session and sets (or clears) its cookie. It
 // runs before the answer is written, so a failure is still a proper error.
-func (s *server) saveSession(c echo.Context) error {
+func (s *Server) SaveSession(c echo.Context) error {
 	ctx := c.Request().Context()
 	switch s.sessions.Status(ctx) {
 	case scs.Modified:
@@ -81,32 +79,40 @@ func (s *server) saveSession(c echo.Context) error {
 	return nil
 }
 
-// signIn starts a fresh session for userID. A new token on every sign-in
+// SignIn starts a fresh session for userID. A new token on every sign-in
 // means a token planted before it (session fixation) opens nothing.
-func (s *server) signIn(c echo.Context, userID string) error {
+func (s *Server) SignIn(c echo.Context, userID string) error {
 	ctx := c.Request().Context()
 	if err := s.sessions.RenewToken(ctx); err != nil {
 		return fmt.Errorf("renew session: %w", err)
 	}
 	s.sessions.Put(ctx, sessionUserKey, userID)
-	if err := s.saveSession(c); err != nil {
+	if err := s.SaveSession(c); err != nil {
 		return err
 	}
 	s.gc.maybeRun(ctx, s)
 	return nil
 }
 
-// userID is the signed-in caller, or "" for a guest.
-func userID(c echo.Context) string {
+// EndSession ends the caller's session, if any, and clears its cookie.
+func (s *Server) EndSession(c echo.Context) error {
+	if err := s.sessions.Destroy(c.Request().Context()); err != nil {
+		return err
+	}
+	return s.SaveSession(c)
+}
+
+// UserID is the signed-in caller, or "" for a guest.
+func UserID(c echo.Context) string {
 	id, _ := c.Get(userIDKey).(string)
 	return id
 }
 
-// requireUser answers 401 to a caller who is not signed in.
-func requireUser(next echo.HandlerFunc) echo.HandlerFunc {
+// RequireUser answers 401 to a caller who is not signed in.
+func RequireUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if userID(c) == "" {
-			return errUnauthenticated
+		if UserID(c) == "" {
+			return ErrUnauthenticated
 		}
 		return next(c)
 	}
@@ -120,7 +126,7 @@ type sessionGC struct {
 
 const sessionGCInterval = 10 * time.Minute
 
-func (g *sessionGC) maybeRun(ctx context.Context, s *server) {
+func (g *sessionGC) maybeRun(ctx context.Context, s *Server) {
 	g.mu.Lock()
 	due := time.Since(g.last) >= sessionGCInterval
 	if due {
@@ -130,7 +136,7 @@ func (g *sessionGC) maybeRun(ctx context.Context, s *server) {
 	if !due {
 		return
 	}
-	if _, err := s.store.Pool().Exec(ctx, `DELETE FROM sessions WHERE expiry < now()`); err != nil && ctx.Err() == nil {
-		s.log.Warn("delete expired sessions", "err", err)
+	if err := s.Store.DeleteExpiredSessions(ctx); err != nil && ctx.Err() == nil {
+		s.Log.Warn("delete expired sessions", "err", err)
 	}
 }

@@ -15,15 +15,17 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/demo"
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/metrics"
-	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/reconcile"
 	"github.com/marquee-tickets/marquee/internal/refunds"
 	"github.com/marquee-tickets/marquee/internal/sweeper"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/server"
 )
 
 const (
@@ -105,19 +107,19 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	}
 	// The sandbox payment provider: its pages are served by this binary, its
 	// webhooks sent by its own worker, server to server, to PUBLIC_URL.
-	sandbox := payment.NewSandbox(pool, payment.SandboxConfig{
+	sb := sandbox.New(pool, sandbox.Config{
 		PublicURL: cfg.PublicURL, Secret: cfg.WebhookSecret, Log: log.With("component", "sandbox"),
 	})
-	ww := &payment.WebhookWorker{Sandbox: sandbox, Interval: webhookInterval}
+	ww := &sandbox.WebhookWorker{Sandbox: sb, Interval: webhookInterval}
 	rw := &refunds.Worker{
-		Store: store, Provider: sandbox,
+		Store: store, Provider: sb,
 		Interval: refundInterval, Batch: refundBatch, Lease: refundLease,
 		Log: log.With("component", "refunds"),
 	}
 	// Reconciliation: asks the provider about every checkout opened, so a
 	// payment whose webhook is lost still ends in a booking or a refund.
 	rc := &reconcile.Worker{
-		Store: store, Provider: sandbox, Receiver: &payment.Receiver{Store: store, Metrics: m},
+		Store: store, Provider: sb, Receiver: &boxoffice.Receiver{Store: store, Metrics: m},
 		Batch: reconcileBatch, Delay: cfg.ReconcileDelay, Log: log.With("component", "reconcile"),
 	}
 	// The live seat map: committed seat changes are announced in batches by
@@ -141,13 +143,13 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		workers.Go(func() { run(sweepCtx) })
 	}
 
-	handler := web.New(web.Config{
+	handler := server.New(web.Config{
 		PublicURL:       cfg.PublicURL,
 		HoldTTL:         cfg.HoldTTL,
 		MaxSeatsPerHold: cfg.MaxSeatsPerHold,
 		WebhookSecret:   cfg.WebhookSecret,
 		RateLimits:      cfg.RateLimits,
-		Sandbox:         sandbox,
+		Sandbox:         sb,
 		Live:            hub,
 	}, store, m, reg, log.With("component", "web"))
 	srv := &http.Server{

@@ -1,5 +1,6 @@
-// Package payment is Marquee's side of the payment provider: webhook signing
-// and verification (the Stripe scheme) and the sandbox provider's checkout.
+// Package payment is Marquee's side of a payment provider: the Provider
+// interface, its types, and webhook signing and verification (the Stripe
+// scheme).
 package payment
 
 import (

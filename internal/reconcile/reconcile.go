@@ -3,7 +3,7 @@
 // nothing is booked or refunded. So for every hold a checkout was opened
 // for, the worker asks the provider, server to server, how paying went, and
 // processes each charge the provider took exactly as its webhook would have,
-// through the same payment.Receiver: a booking while the hold is valid,
+// through the same boxoffice.Receiver: a booking while the hold is valid,
 // otherwise a refund. A webhook that arrives after that finds the outcome
 // stored and changes nothing, and so does a check after a webhook.
 package reconcile
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -35,7 +36,7 @@ type Provider interface {
 type Worker struct {
 	Store    *postgres.Store
 	Provider Provider
-	Receiver *payment.Receiver
+	Receiver *boxoffice.Receiver
 
 	Interval time.Duration // how often due checks are looked for; 0 = 1 s
 	Batch    int           // checks leased at once; 0 = 20

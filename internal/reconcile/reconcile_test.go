@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/reconcile"
@@ -33,7 +35,7 @@ type world struct {
 	t       *testing.T
 	store   *postgres.Store
 	clock   *pgtest.Clock
-	sandbox *payment.Sandbox
+	sandbox *sandbox.Sandbox
 	asked   *counting
 	show    int64
 }
@@ -42,7 +44,7 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	w := &world{t: t, store: pgtest.NewStore(t, 8), clock: pgtest.NewClock(time.Now())}
 	w.store.Clock = w.clock.Now
-	w.sandbox = payment.NewSandbox(w.store.Pool(), payment.SandboxConfig{PublicURL: "http://marquee.test", Secret: []byte("0123456789abcdef")})
+	w.sandbox = sandbox.New(w.store.Pool(), sandbox.Config{PublicURL: "http://marquee.test", Secret: []byte("0123456789abcdef")})
 	w.sandbox.Clock = w.clock.Now
 	w.asked = &counting{provider: w.sandbox, calls: map[string][]time.Time{}, clock: w.clock}
 	w.show = pgtest.NewShow(t, w.store, pgtest.NewVenue(t, w.store), 10, 10, w.clock.Now().Add(72*time.Hour))
@@ -73,7 +75,7 @@ func (c *counting) times(holdID string) []time.Time {
 
 func (w *world) worker() *reconcile.Worker {
 	return &reconcile.Worker{
-		Store: w.store, Provider: w.asked, Receiver: &payment.Receiver{Store: w.store},
+		Store: w.store, Provider: w.asked, Receiver: &boxoffice.Receiver{Store: w.store},
 		Batch: 3, Delay: delay, MaxWait: maxWait, Settle: settle,
 	}
 }
@@ -106,7 +108,7 @@ func (w *world) checkout(h booking.Hold) string {
 // payDropped pays h at the sandbox, whose webhook is lost.
 func (w *world) payDropped(h booking.Hold) {
 	w.t.Helper()
-	if _, err := w.sandbox.Pay(ctx, w.checkout(h), payment.BehaveDrop); err != nil {
+	if _, err := w.sandbox.Pay(ctx, w.checkout(h), sandbox.BehaveDrop); err != nil {
 		w.t.Fatal(err)
 	}
 }
@@ -214,7 +216,7 @@ func TestSettledHoldIsAskedOnlyAfterTheDeadline(t *testing.T) {
 	if _, err := w.store.ConfirmPayment(ctx, booking.Payment{ID: "pay_by_webhook", HoldRef: h.ID, AmountMinor: h.AmountMinor, Currency: h.Currency}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.sandbox.Pay(ctx, second, payment.BehaveDrop); err != nil {
+	if _, err := w.sandbox.Pay(ctx, second, sandbox.BehaveDrop); err != nil {
 		t.Fatal(err)
 	}
 	rw := w.worker()
@@ -270,7 +272,7 @@ func TestReconcilerRacingTheWebhook(t *testing.T) {
 			w.payDropped(h)
 			w.clock.Advance(delay)
 			charge := w.report(h).Charges[0]
-			receiver := &payment.Receiver{Store: w.store}
+			receiver := &boxoffice.Receiver{Store: w.store}
 			var outcomes [2]booking.Confirmation
 			pgtest.Release(2, func(i int) {
 				if i == 0 {

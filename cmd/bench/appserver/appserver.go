@@ -1,7 +1,7 @@
 // Package appserver runs Marquee's web server for the benchmarks: in the
 // benchmark's process on a loopback port, or as a child process with the
 // live seat map wired as serve wires it. It is the one package of
-// cmd/bench that imports web.
+// cmd/bench that imports web and web/server.
 package appserver
 
 import (
@@ -20,6 +20,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/server"
 )
 
 // SessionCookie is the name of the server's session cookie.
@@ -33,7 +34,7 @@ const (
 	AnnounceVacuumEvery = 1000
 )
 
-// Handler is web.New for a benchmark: served at base, rate limits off,
+// Handler is server.New for a benchmark: served at base, rate limits off,
 // bcrypt's cheapest cost, a random webhook secret, no live seat map; its
 // metrics go to a registry of its own.
 func Handler(store *postgres.Store, base string, ttl time.Duration, log *slog.Logger) http.Handler {
@@ -46,7 +47,7 @@ func Handler(store *postgres.Store, base string, ttl time.Duration, log *slog.Lo
 func handler(store *postgres.Store, base string, ttl time.Duration, hub *live.Hub, m *metrics.Metrics, reg *prometheus.Registry, log *slog.Logger) http.Handler {
 	secret := make([]byte, 32)
 	rand.Read(secret)
-	return web.New(web.Config{
+	return server.New(web.Config{
 		PublicURL:       base,
 		HoldTTL:         ttl,
 		MaxSeatsPerHold: seed.MaxSeatsPerHold,

@@ -1,0 +1,172 @@
+// Package boxoffice is the booking use cases below HTTP: holding and
+// releasing seats, opening a checkout, receiving payments and cancelling
+// bookings, as the JSON API, the pages and the workers perform them.
+package boxoffice
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/metrics"
+	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/internal/postgres"
+)
+
+// Service is the box office on a store and a payment provider.
+type Service struct {
+	Store *postgres.Store
+	// Payments is the provider checkouts go to; with none, every checkout
+	// is ErrProviderUnavailable.
+	Payments payment.Provider
+	Metrics  *metrics.Metrics
+	// HoldTTL is how long held seats stay held; MaxSeats the most one hold
+	// may take.
+	HoldTTL  time.Duration
+	MaxSeats int
+	// PublicURL is the app's base URL, for the pages the provider sends
+	// the shopper back to.
+	PublicURL string
+	Log       *slog.Logger
+}
+
+// Errors of the use cases that are not the store's.
+var (
+	// ErrProviderUnavailable: the provider did not open a checkout; the
+	// hold is untouched.
+	ErrProviderUnavailable = errors.New("payment provider unavailable")
+)
+
+// HoldNotActiveError is a checkout refused because its hold has ended.
+type HoldNotActiveError struct{ State booking.HoldState }
+
+func (e *HoldNotActiveError) Error() string { return "hold is " + string(e.State) + ", not held" }
+
+// Hold claims seats of a show for a user, all or nothing, and counts the
+// attempt in the metrics. req.TTL is the service's HoldTTL.
+func (s *Service) Hold(ctx context.Context, req booking.HoldRequest) (booking.HoldResult, error) {
+	req.TTL = s.HoldTTL
+	start := time.Now()
+	res, err := s.Store.HoldSeats(ctx, req, s.MaxSeats)
+	s.Metrics.HoldLatency.Observe(time.Since(start).Seconds())
+	s.countHold(res, err)
+	return res, err
+}
+
+// countHold records a hold attempt's outcome in the metrics.
+func (s *Service) countHold(res booking.HoldResult, err error) {
+	var (
+		taken   *booking.SeatsUnavailableError
+		active  *booking.ActiveHoldError
+		unknown *booking.UnknownSeatsError
+		dup     *booking.DuplicateSeatsError
+		tooMany *booking.TooManySeatsError
+		badSeat *booking.InvalidSeatError
+	)
+	outcome := "error"
+	switch {
+	case err == nil && res.Replayed:
+		outcome = "replayed"
+	case err == nil:
+		outcome = "held"
+	case errors.As(err, &taken):
+		outcome = "conflict"
+		s.Metrics.SeatConflicts.Add(float64(len(taken.Seats)))
+	case errors.As(err, &active):
+		outcome = "active_hold"
+	case errors.Is(err, booking.ErrNotFound):
+		outcome = "not_found"
+	case errors.Is(err, booking.ErrShowClosed):
+		outcome = "closed"
+	case errors.As(err, &unknown), errors.As(err, &dup), errors.As(err, &tooMany), errors.As(err, &badSeat),
+		errors.Is(err, booking.ErrNoSeats), errors.Is(err, booking.ErrKeyReused):
+		outcome = "invalid"
+	}
+	s.Metrics.HoldAttempts.WithLabelValues(outcome).Inc()
+}
+
+// Release gives a user's held seats back. An expired or cancelled hold is
+// returned as it is; a paid one is booking.ErrHoldConfirmed.
+func (s *Service) Release(ctx context.Context, userID, holdID string) (booking.Hold, error) {
+	return s.Store.CancelHold(ctx, userID, holdID)
+}
+
+// CancelBooking cancels a user's booking under its theatre's refund policy.
+// Cancelling again answers the same; booking.ErrCancellationClosed once the
+// policy no longer allows it.
+func (s *Service) CancelBooking(ctx context.Context, userID, bookingID string) (booking.Booking, error) {
+	return s.Store.CancelBooking(ctx, userID, bookingID)
+}
+
+// ReturnURL is the page the provider sends the shopper back to after paying
+// for hold holdID. It carries the hold id only to say which hold to show:
+// the page believes nothing of it beyond that.
+func (s *Service) ReturnURL(holdID string) string {
+	return strings.TrimRight(s.PublicURL, "/") + "/checkout/return?hold_id=" + url.QueryEscape(holdID)
+}
+
+// showURL is the show's page, where a shopper who leaves the provider
+// without paying goes back to.
+func (s *Service) showURL(showID int64) string {
+	return strings.TrimRight(s.PublicURL, "/") + "/shows/" + strconv.FormatInt(showID, 10)
+}
+
+// OpenCheckout asks the provider, server to server, for a hosted checkout of
+// the user's live hold and returns its address. Reconciliation watches the
+// hold from before the shopper can pay, so a payment whose webhook is lost
+// still ends in a booking or a refund. A hold no longer held is a
+// *HoldNotActiveError; a provider that fails, ErrProviderUnavailable.
+func (s *Service) OpenCheckout(ctx context.Context, userID, holdID string) (booking.Hold, string, error) {
+	h, err := s.Store.Hold(ctx, userID, holdID)
+	if err != nil {
+		return h, "", err
+	}
+	if h.State != booking.HoldHeld {
+		return h, "", &HoldNotActiveError{State: h.State}
+	}
+	if s.Payments == nil {
+		return h, "", ErrProviderUnavailable
+	}
+	if err := s.Store.WatchPayments(ctx, h.ID); err != nil {
+		return h, "", err
+	}
+	checkoutURL, err := s.Payments.CreateCheckout(ctx, h, payment.Links{Return: s.ReturnURL(h.ID), Back: s.showURL(h.ShowID)})
+	if err != nil {
+		if ctx.Err() == nil {
+			s.Log.Error("create checkout", "hold", h.ID, "err", err)
+		}
+		return h, "", ErrProviderUnavailable
+	}
+	return h, checkoutURL, nil
+}
+
+// PaidAlready reports whether the user's live hold has been paid at the
+// provider and its webhook is still on its way (a second tab, the back
+// button): paying again would take the money twice.
+func (s *Service) PaidAlready(ctx context.Context, userID, holdID string) bool {
+	h, err := s.Store.Hold(ctx, userID, holdID)
+	if err != nil || h.State != booking.HoldHeld {
+		return false
+	}
+	rep, err := s.PaymentStatus(ctx, h.ID)
+	return err == nil && rep.Status == payment.StatusSucceeded
+}
+
+// PaymentStatus asks the provider how paying for hold holdID went.
+func (s *Service) PaymentStatus(ctx context.Context, holdID string) (payment.Report, error) {
+	if s.Payments == nil {
+		return payment.Report{}, ErrProviderUnavailable
+	}
+	return s.Payments.PaymentStatus(ctx, holdID)
+}
+
+// Receiver records the payments the provider reports: by webhook, and by
+// reconciliation.
+func (s *Service) Receiver() *Receiver {
+	return &Receiver{Store: s.Store, Metrics: s.Metrics}
+}

@@ -1,0 +1,224 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	view "github.com/marquee-tickets/marquee/components/sandbox"
+	"github.com/marquee-tickets/marquee/web/format"
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/a-h/templ"
+)
+
+// The pages of Sandbox Pay, the test payment provider this binary serves
+// under /sandbox/ when it is the configured provider. They stand for a
+// provider's own site: they know nothing of Marquee's sessions or holds
+// beyond what the checkout recorded, and a checkout id is the capability
+// to pay it (long and random). Their forms are CSRF-protected like ours.
+// Their errors are *echo.HTTPError with a message for a person, answered
+// by the host's error handler like any other.
+
+// Routes serves the sandbox's pages on e, each behind mw (the host's page
+// middleware: security headers, CSRF protection); csrf is the token their
+// forms carry.
+//
+//	GET  /sandbox                                 the developer dashboard: switches, latest webhooks
+//	POST /sandbox/settings                        refunds fail, or not
+//	GET  /sandbox/checkout/:checkout_id           a hosted checkout
+//	POST /sandbox/checkout/:checkout_id/pay       pay it, with a test behaviour
+//	POST /sandbox/checkout/:checkout_id/decline   decline it
+func (s *Sandbox) Routes(e *echo.Echo, csrf func(echo.Context) string, mw ...echo.MiddlewareFunc) {
+	p := &pages{sb: s, csrf: csrf}
+	e.GET(Prefix, p.dashboard, mw...)
+	e.POST(Prefix+"/settings", p.settings, mw...)
+	e.GET(Prefix+"/checkout/:checkout_id", p.checkout, mw...)
+	e.POST(Prefix+"/checkout/:checkout_id/pay", p.pay, mw...)
+	e.POST(Prefix+"/checkout/:checkout_id/decline", p.decline, mw...)
+}
+
+// pages are the sandbox's handlers.
+type pages struct {
+	sb   *Sandbox
+	csrf func(echo.Context) string
+}
+
+var (
+	errInvalidBehaviour = echo.NewHTTPError(http.StatusUnprocessableEntity, "Pick one of the test behaviours offered.")
+	errInvalidSetting   = echo.NewHTTPError(http.StatusUnprocessableEntity, `fail_refunds must be "on" or "off".`)
+	errNoCheckout       = echo.NewHTTPError(http.StatusNotFound, "There is no checkout with this id.")
+)
+
+// lookup turns booking.ErrNotFound into a 404 of the checkout.
+func lookup(err error) error {
+	if errors.Is(err, booking.ErrNotFound) {
+		return errNoCheckout
+	}
+	return err
+}
+
+// render writes comp with status, rendered into a buffer first, so a
+// failing component still becomes a proper error answer.
+func render(c echo.Context, status int, comp templ.Component) error {
+	buf := templ.GetBuffer()
+	defer templ.ReleaseBuffer(buf)
+	if err := comp.Render(c.Request().Context(), buf); err != nil {
+		return err
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// sandboxCheckout shows a hosted checkout: merchant, amount, hold, the time
+// left to pay, and Pay and Decline while it is open; once its hold has
+// expired, a refusal with the way back to the show.
+func (p *pages) checkout(c echo.Context) error {
+	return p.renderCheckout(c, http.StatusOK, c.Param("checkout_id"))
+}
+
+// renderCheckout renders checkout id's page with status.
+func (p *pages) renderCheckout(c echo.Context, status int, id string) error {
+	ctx := c.Request().Context()
+	co, err := p.sb.Checkout(ctx, id)
+	if err != nil {
+		return lookup(err)
+	}
+	settings, err := p.sb.Settings(ctx)
+	if err != nil {
+		return err
+	}
+	now, err := p.sb.Now(ctx)
+	if err != nil {
+		return err
+	}
+	expired := co.Expired(now)
+	v := view.Checkout{
+		ID: co.ID, Merchant: co.Merchant, Amount: format.Money(co.AmountMinor, co.Currency), HoldID: co.HoldID,
+		Open: co.Status == CheckoutOpen && !expired, Behaviour: string(co.Behaviour), ReturnURL: co.ReturnURL,
+		BackURL: co.BackURL, CSRF: p.csrf(c), FailRefunds: settings.FailRefunds,
+	}
+	if v.BackURL == "" {
+		v.BackURL = co.ReturnURL
+	}
+	if co.ExpiresAt != nil {
+		v.Deadline = co.ExpiresAt.UTC().Format("15:04:05") + " UTC"
+		if v.Open {
+			v.ExpiresAt, v.ServerNow = co.ExpiresAt.UTC().Format(time.RFC3339Nano), now.UTC().Format(time.RFC3339Nano)
+			v.TimeLeft = timeLeft(co.ExpiresAt.Sub(now))
+		}
+	}
+	switch {
+	case expired:
+		v.Outcome = "expired"
+	case co.Status == CheckoutOpen:
+		for _, b := range Behaviours {
+			v.Behaviours = append(v.Behaviours, view.Option{Value: string(b.Behaviour), Label: b.Description})
+		}
+	case co.Status == CheckoutPaid:
+		v.Outcome = "paid"
+	default:
+		v.Outcome = "declined"
+	}
+	if !v.Open && !expired {
+		list, err := p.sb.Deliveries(ctx, co.ID, 20)
+		if err != nil {
+			return err
+		}
+		v.Deliveries = deliveryViews(list)
+	}
+	return render(c, status, view.CheckoutPage(v))
+}
+
+// timeLeft formats a positive duration as the countdown shows it: 4:59,
+// rounded up to the second.
+func timeLeft(d time.Duration) string {
+	secs := int64((d + time.Second - 1) / time.Second)
+	return strconv.FormatInt(secs/60, 10) + ":" + fmt.Sprintf("%02d", secs%60)
+}
+
+// sandboxPay charges the checkout with the chosen test behaviour and sends
+// the shopper back to the merchant. Paying twice charges once.
+func (p *pages) pay(c echo.Context) error {
+	b, err := ParseBehaviour(c.FormValue("behaviour"))
+	if err != nil {
+		return errInvalidBehaviour
+	}
+	co, err := p.sb.Pay(c.Request().Context(), c.Param("checkout_id"), b)
+	if errors.Is(err, ErrCheckoutExpired) {
+		// Too late: no money taken; the page says so and leads back.
+		return p.renderCheckout(c, http.StatusConflict, c.Param("checkout_id"))
+	}
+	if err != nil {
+		return lookup(err)
+	}
+	return c.Redirect(http.StatusSeeOther, co.ReturnURL)
+}
+
+// sandboxDecline declines the checkout and sends the shopper back.
+func (p *pages) decline(c echo.Context) error {
+	co, err := p.sb.Decline(c.Request().Context(), c.Param("checkout_id"))
+	if errors.Is(err, ErrCheckoutExpired) {
+		return p.renderCheckout(c, http.StatusConflict, c.Param("checkout_id"))
+	}
+	if err != nil {
+		return lookup(err)
+	}
+	return c.Redirect(http.StatusSeeOther, co.ReturnURL)
+}
+
+// sandboxDashboard shows the developer switches and the latest webhooks.
+func (p *pages) dashboard(c echo.Context) error {
+	ctx := c.Request().Context()
+	settings, err := p.sb.Settings(ctx)
+	if err != nil {
+		return err
+	}
+	list, err := p.sb.Deliveries(ctx, "", 30)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, view.DashboardPage(view.Dashboard{
+		CSRF: p.csrf(c), FailRefunds: settings.FailRefunds, Deliveries: deliveryViews(list),
+	}))
+}
+
+// sandboxSettings switches refund failures on or off.
+func (p *pages) settings(c echo.Context) error {
+	var on bool
+	switch c.FormValue("fail_refunds") {
+	case "on":
+		on = true
+	case "off":
+	default:
+		return errInvalidSetting
+	}
+	if err := p.sb.SetFailRefunds(c.Request().Context(), on); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, Prefix)
+}
+
+func deliveryViews(list []Delivery) []view.Delivery {
+	out := make([]view.Delivery, 0, len(list))
+	for _, d := range list {
+		v := view.Delivery{PaymentID: d.PaymentID, Event: d.Event, Status: d.Status, Attempts: d.Attempts}
+		switch {
+		case d.LastError != "":
+			v.Last = d.LastError
+		case d.LastStatus != nil:
+			v.Last = "HTTP " + strconv.Itoa(*d.LastStatus)
+		default:
+			v.Last = "not sent yet"
+		}
+		when := d.NextAttemptAt
+		if d.DeliveredAt != nil {
+			when = *d.DeliveredAt
+		}
+		v.When = when.UTC().Format(time.TimeOnly) + " UTC"
+		out = append(out, v)
+	}
+	return out
+}

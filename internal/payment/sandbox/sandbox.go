@@ -1,0 +1,523 @@
+// Package sandbox is Sandbox Pay, the test payment provider that ships with
+// Marquee as a separate party: its own tables, hosted pages and webhook
+// delivery worker.
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/payment"
+)
+
+// Sandbox is the payment provider that ships with Marquee: a hosted checkout
+// served by the app's own binary under /sandbox/, with its own tables and its
+// own webhook secret, reporting payments by signed webhook like a real
+// provider. Developers can make it misbehave (see Behaviour, SetFailRefunds)
+// so that every ugly path of a real provider can be tried by hand and tested.
+//
+// The sandbox never touches the booking schema: it knows the merchant only
+// by the webhook address and the hold ids the merchant gave it.
+type Sandbox struct {
+	pool *pgxpool.Pool
+	cfg  Config
+	// kick wakes this instance's delivery worker right after a payment, so
+	// the webhook does not wait for the next poll.
+	kick chan struct{}
+
+	// Clock, when set, replaces the database clock for when webhooks are due
+	// (tests cross the 5 s delay without sleeping). Signatures always carry
+	// the wall clock: the receiver checks them against its own.
+	Clock func() time.Time
+}
+
+// Config configures the sandbox.
+type Config struct {
+	// PublicURL is the base URL the sandbox's pages are served under, the
+	// app's own (e.g. http://localhost:8080).
+	PublicURL string
+	// WebhookURL receives the signed webhooks; default PublicURL/payments/webhook.
+	WebhookURL string
+	// Secret signs the webhooks (PAYMENT_WEBHOOK_SECRET).
+	Secret []byte
+	// Merchant is the name shown on the checkout page; default "Marquee".
+	Merchant string
+	// Client sends the webhooks; default: a client with a 10 s timeout that
+	// follows no redirects.
+	Client *http.Client
+	// Log may be nil.
+	Log *slog.Logger
+}
+
+// Prefix is the path under which the sandbox's pages are served.
+const Prefix = "/sandbox"
+
+// New returns the sandbox provider keeping its state in pool's database
+// (the tables of migration 000005).
+func New(pool *pgxpool.Pool, cfg Config) *Sandbox {
+	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	if cfg.WebhookURL == "" {
+		cfg.WebhookURL = cfg.PublicURL + "/payments/webhook"
+	}
+	if cfg.Merchant == "" {
+		cfg.Merchant = "Marquee"
+	}
+	if cfg.Client == nil {
+		cfg.Client = &http.Client{
+			Timeout: 10 * time.Second,
+			// A webhook endpoint that redirects is misconfigured: say so in
+			// the delivery log rather than post the payment somewhere else.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Sandbox{pool: pool, cfg: cfg, kick: make(chan struct{}, 1)}
+}
+
+// Merchant is the name the checkout page shows.
+func (s *Sandbox) Merchant() string { return s.cfg.Merchant }
+
+// now is the clock argument of a query: nil lets SQL use the database clock.
+func (s *Sandbox) now() any {
+	if s.Clock == nil {
+		return nil
+	}
+	return s.Clock()
+}
+
+// CheckoutStatus is where a hosted checkout stands.
+type CheckoutStatus string
+
+const (
+	CheckoutOpen     CheckoutStatus = "OPEN"
+	CheckoutPaid     CheckoutStatus = "PAID"
+	CheckoutDeclined CheckoutStatus = "DECLINED"
+)
+
+// Checkout is one hosted checkout: an attempt to pay for one hold.
+type Checkout struct {
+	ID          string
+	HoldID      string
+	Customer    string // the merchant's user id
+	AmountMinor int64
+	Currency    string
+	Merchant    string
+	ReturnURL   string
+	BackURL     string     // the merchant's page to leave to without paying; "" if none
+	ExpiresAt   *time.Time // money is taken only before this (the hold's deadline); nil: no deadline
+	Status      CheckoutStatus
+	Behaviour   Behaviour // how the webhooks of the payment were sent; "" while open
+	CreatedAt   time.Time
+	CompletedAt *time.Time
+}
+
+// Expired reports whether open checkout c can no longer be paid at now:
+// its hold's deadline has come (exactly at ExpiresAt, as the hold itself).
+func (c Checkout) Expired(now time.Time) bool {
+	return c.Status == CheckoutOpen && c.ExpiresAt != nil && !now.Before(*c.ExpiresAt)
+}
+
+// Behaviour is how the sandbox reports a payment: like a well-behaved
+// provider, or in one of the ways real providers misbehave.
+type Behaviour string
+
+const (
+	// BehaveNormal sends one succeeded webhook at once.
+	BehaveNormal Behaviour = "normal"
+	// BehaveDelay sends it after WebhookDelay.
+	BehaveDelay Behaviour = "delay"
+	// BehaveDuplicate sends the same succeeded webhook twice.
+	BehaveDuplicate Behaviour = "duplicate"
+	// BehaveDrop takes the money and never sends the webhook.
+	BehaveDrop Behaviour = "drop"
+	// BehaveReorder sends the succeeded webhook of the payment, then a
+	// failed webhook of the same payment id (an earlier declined attempt
+	// that arrives late), which must change nothing.
+	BehaveReorder Behaviour = "reorder"
+	// BehaveTwoPayments charges twice (two payment ids, as when a shopper
+	// pays in two tabs) and sends both webhooks: one books, one is refunded.
+	BehaveTwoPayments Behaviour = "two_payments"
+)
+
+// WebhookDelay is how late BehaveDelay sends its webhook.
+const WebhookDelay = 5 * time.Second
+
+// reorderGap is how long after the succeeded webhook BehaveReorder's stale
+// failed webhook becomes due, so that it arrives second.
+const reorderGap = time.Second
+
+// Behaviours lists every behaviour with what it does, in the order the
+// checkout page offers them.
+var Behaviours = []struct {
+	Behaviour   Behaviour
+	Description string
+}{
+	{BehaveNormal, "Normal: one webhook, at once"},
+	{BehaveDelay, "Delay the webhook by 5 s"},
+	{BehaveDuplicate, "Duplicate: send the webhook twice"},
+	{BehaveDrop, "Drop: take the money, never send the webhook"},
+	{BehaveReorder, "Reorder: a stale \"failed\" event arrives after \"succeeded\""},
+	{BehaveTwoPayments, "Two payments: charge twice (two payment ids)"},
+}
+
+// ParseBehaviour reads a behaviour; "" is BehaveNormal.
+func ParseBehaviour(s string) (Behaviour, error) {
+	if s == "" {
+		return BehaveNormal, nil
+	}
+	for _, b := range Behaviours {
+		if string(b.Behaviour) == s {
+			return b.Behaviour, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %q", ErrUnknownBehaviour, s)
+}
+
+// Errors of the sandbox.
+var (
+	ErrUnknownBehaviour = errors.New("sandbox: unknown test behaviour")
+	// ErrRefundsFailing is what every refund answers while a developer has
+	// told the sandbox to fail refunds.
+	ErrRefundsFailing = errors.New("sandbox: refunds are set to fail")
+	// ErrUnknownPayment: a refund for a payment the sandbox never took.
+	ErrUnknownPayment = errors.New("sandbox: no succeeded payment with this id")
+	// ErrRefundTooLarge: refunds of a payment would exceed what it charged.
+	ErrRefundTooLarge = errors.New("sandbox: refunds would exceed the payment")
+	// ErrCheckoutExpired: paying or declining a checkout whose hold's
+	// deadline has passed. Nothing is charged.
+	ErrCheckoutExpired = errors.New("sandbox: the checkout's hold has expired")
+)
+
+// newID returns prefix and n random bytes in hex.
+func newID(prefix string, n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// CreateCheckout opens a hosted checkout for hold h and returns its page's
+// address. It takes money only before h.ExpiresAt (a zero ExpiresAt sets no
+// deadline). Each call opens a new checkout; an abandoned one costs nothing.
+func (s *Sandbox) CreateCheckout(ctx context.Context, h booking.Hold, links payment.Links) (string, error) {
+	if h.ID == "" || h.AmountMinor < 0 || links.Return == "" {
+		return "", fmt.Errorf("sandbox: create checkout: incomplete hold %q or no return url", h.ID)
+	}
+	var expires *time.Time
+	if !h.ExpiresAt.IsZero() {
+		expires = &h.ExpiresAt
+	}
+	var back *string
+	if links.Back != "" {
+		back = &links.Back
+	}
+	id := newID("cs_", 16)
+	if _, err := s.pool.Exec(ctx, `
+		INSERT INTO sandbox_checkouts (id, hold_id, customer, amount_minor, currency, merchant, return_url, back_url, expires_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10::timestamptz, clock_timestamp()))`,
+		id, h.ID, h.UserID, h.AmountMinor, h.Currency, s.cfg.Merchant, links.Return, back, expires, s.now()); err != nil {
+		return "", fmt.Errorf("sandbox: create checkout: %w", err)
+	}
+	return s.CheckoutURL(id), nil
+}
+
+// CheckoutURL is the address of checkout id's page.
+func (s *Sandbox) CheckoutURL(id string) string {
+	return s.cfg.PublicURL + Prefix + "/checkout/" + url.PathEscape(id)
+}
+
+const checkoutColumns = `id, hold_id, customer, amount_minor, currency, merchant, return_url,
+	coalesce(back_url, ''), expires_at, status, coalesce(behaviour, ''), created_at, completed_at`
+
+func scanCheckout(row pgx.Row, extra ...any) (Checkout, error) {
+	var c Checkout
+	err := row.Scan(append([]any{&c.ID, &c.HoldID, &c.Customer, &c.AmountMinor, &c.Currency, &c.Merchant, &c.ReturnURL,
+		&c.BackURL, &c.ExpiresAt, &c.Status, &c.Behaviour, &c.CreatedAt, &c.CompletedAt}, extra...)...)
+	return c, err
+}
+
+// Now is the sandbox's clock: the database's, or Clock when set. A
+// checkout's deadline is decided by it.
+func (s *Sandbox) Now(ctx context.Context) (time.Time, error) {
+	var now time.Time
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce($1::timestamptz, clock_timestamp())`, s.now()).Scan(&now); err != nil {
+		return now, fmt.Errorf("sandbox: read clock: %w", err)
+	}
+	return now, nil
+}
+
+// Checkout returns checkout id; booking.ErrNotFound if there is none.
+func (s *Sandbox) Checkout(ctx context.Context, id string) (Checkout, error) {
+	c, err := scanCheckout(s.pool.QueryRow(ctx, `SELECT `+checkoutColumns+` FROM sandbox_checkouts WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c, fmt.Errorf("sandbox checkout %q: %w", id, booking.ErrNotFound)
+	}
+	if err != nil {
+		return c, fmt.Errorf("sandbox: read checkout: %w", err)
+	}
+	return c, nil
+}
+
+// webhookBody is the payment report of API.md.
+type webhookBody struct {
+	PaymentID   string `json:"payment_id"`
+	HoldID      string `json:"hold_id"`
+	AmountMinor int64  `json:"amount_minor"`
+	Currency    string `json:"currency"`
+	Status      string `json:"status"`
+}
+
+// webhook is one delivery to queue: a payment's report, due after delay.
+type webhook struct {
+	paymentID string
+	status    string
+	delay     time.Duration
+}
+
+// Pay charges checkout id and queues its webhooks as behaviour b says, in
+// one transaction: no payment without its webhook, no webhook without its
+// payment. A checkout already paid or declined is returned unchanged (a
+// double-submitted Pay charges once); one whose hold has expired charges
+// nothing and fails with ErrCheckoutExpired. The caller sends the shopper to
+// the checkout's ReturnURL.
+func (s *Sandbox) Pay(ctx context.Context, id string, b Behaviour) (Checkout, error) {
+	if _, err := ParseBehaviour(string(b)); err != nil {
+		return Checkout{}, err
+	}
+	c, changed, err := s.complete(ctx, id, func(ctx context.Context, tx pgx.Tx, c Checkout) error {
+		first := newID("pay_", 12)
+		var hooks []webhook
+		switch b {
+		case BehaveNormal:
+			hooks = []webhook{{first, "succeeded", 0}}
+		case BehaveDelay:
+			hooks = []webhook{{first, "succeeded", WebhookDelay}}
+		case BehaveDuplicate:
+			hooks = []webhook{{first, "succeeded", 0}, {first, "succeeded", 0}}
+		case BehaveDrop:
+			// The money is taken; the report is lost.
+		case BehaveReorder:
+			hooks = []webhook{{first, "succeeded", 0}, {first, "failed", reorderGap}}
+		case BehaveTwoPayments:
+			second := newID("pay_", 12)
+			if err := insertPayment(ctx, tx, s.now(), second, c, "succeeded"); err != nil {
+				return err
+			}
+			hooks = []webhook{{first, "succeeded", 0}, {second, "succeeded", 0}}
+		}
+		if err := insertPayment(ctx, tx, s.now(), first, c, "succeeded"); err != nil {
+			return err
+		}
+		return enqueueWebhooks(ctx, tx, s.now(), c, hooks)
+	}, CheckoutPaid, b)
+	if err == nil && changed {
+		s.wake()
+	}
+	return c, err
+}
+
+// Decline refuses to pay checkout id: nothing is charged, and a failed
+// webhook reports the declined attempt. A checkout already paid or declined
+// is returned unchanged; one whose hold has expired fails with
+// ErrCheckoutExpired (there is nothing left to decline).
+func (s *Sandbox) Decline(ctx context.Context, id string) (Checkout, error) {
+	c, changed, err := s.complete(ctx, id, func(ctx context.Context, tx pgx.Tx, c Checkout) error {
+		p := newID("pay_", 12)
+		if err := insertPayment(ctx, tx, s.now(), p, c, "failed"); err != nil {
+			return err
+		}
+		return enqueueWebhooks(ctx, tx, s.now(), c, []webhook{{p, "failed", 0}})
+	}, CheckoutDeclined, BehaveNormal)
+	if err == nil && changed {
+		s.wake()
+	}
+	return c, err
+}
+
+// complete ends open checkout id as status, running charge under its lock.
+// The deadline is decided under the lock too, so no payment slips past it.
+func (s *Sandbox) complete(ctx context.Context, id string, charge func(context.Context, pgx.Tx, Checkout) error,
+	status CheckoutStatus, b Behaviour) (c Checkout, changed bool, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		var now time.Time
+		c, err = scanCheckout(tx.QueryRow(ctx, `SELECT `+checkoutColumns+`, coalesce($2::timestamptz, clock_timestamp())
+			FROM sandbox_checkouts WHERE id = $1 FOR UPDATE`, id, s.now()), &now)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("sandbox checkout %q: %w", id, booking.ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("sandbox: lock checkout: %w", err)
+		}
+		if c.Status != CheckoutOpen {
+			return nil
+		}
+		if c.Expired(now) {
+			return fmt.Errorf("checkout %s of hold %s at %s: %w", c.ID, c.HoldID, now.Format(time.RFC3339), ErrCheckoutExpired)
+		}
+		if err := charge(ctx, tx, c); err != nil {
+			return err
+		}
+		c, err = scanCheckout(tx.QueryRow(ctx, `
+			UPDATE sandbox_checkouts SET status = $2, behaviour = $3,
+			       completed_at = coalesce($4::timestamptz, clock_timestamp())
+			 WHERE id = $1
+			RETURNING `+checkoutColumns, id, status, b, s.now()))
+		if err != nil {
+			return fmt.Errorf("sandbox: complete checkout: %w", err)
+		}
+		changed = true
+		return nil
+	})
+	return c, changed, err
+}
+
+func insertPayment(ctx context.Context, tx pgx.Tx, now any, paymentID string, c Checkout, status string) error {
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO sandbox_payments (id, checkout_id, hold_id, amount_minor, currency, status, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, coalesce($7::timestamptz, clock_timestamp()))`,
+		paymentID, c.ID, c.HoldID, c.AmountMinor, c.Currency, status, now); err != nil {
+		return fmt.Errorf("sandbox: record payment: %w", err)
+	}
+	return nil
+}
+
+// enqueueWebhooks queues hooks, in order, for the delivery worker.
+func enqueueWebhooks(ctx context.Context, tx pgx.Tx, now any, c Checkout, hooks []webhook) error {
+	for _, h := range hooks {
+		body, err := json.Marshal(webhookBody{
+			PaymentID: h.paymentID, HoldID: c.HoldID, AmountMinor: c.AmountMinor, Currency: c.Currency, Status: h.status,
+		})
+		if err != nil {
+			return fmt.Errorf("sandbox: encode webhook: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `
+			WITH now AS (SELECT coalesce($3::timestamptz, clock_timestamp()) AS t)
+			INSERT INTO sandbox_webhooks (payment_id, body, next_attempt_at, created_at)
+			SELECT $1, $2, t + $4 * interval '1 microsecond', t FROM now`,
+			h.paymentID, string(body), now, h.delay.Microseconds()); err != nil {
+			return fmt.Errorf("sandbox: queue webhook: %w", err)
+		}
+	}
+	return nil
+}
+
+// PaymentStatus says how paying for hold holdID went: succeeded if any of its
+// checkouts was paid, with every succeeded payment of them, else as its
+// latest checkout stands.
+func (s *Sandbox) PaymentStatus(ctx context.Context, holdID string) (payment.Report, error) {
+	var st CheckoutStatus
+	err := s.pool.QueryRow(ctx, `
+		SELECT status FROM sandbox_checkouts WHERE hold_id = $1
+		 ORDER BY status = 'PAID' DESC, seq DESC LIMIT 1`, holdID).Scan(&st)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return payment.Report{Status: payment.StatusNone}, nil
+	case err != nil:
+		return payment.Report{}, fmt.Errorf("sandbox: payment status: %w", err)
+	case st == CheckoutDeclined:
+		return payment.Report{Status: payment.StatusDeclined}, nil
+	case st == CheckoutOpen:
+		return payment.Report{Status: payment.StatusPending}, nil
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT id, hold_id, amount_minor, currency FROM sandbox_payments
+		 WHERE hold_id = $1 AND status = 'succeeded' ORDER BY created_at, id`, holdID)
+	if err != nil {
+		return payment.Report{}, fmt.Errorf("sandbox: payments of hold %s: %w", holdID, err)
+	}
+	charges, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Payment, error) {
+		var p booking.Payment
+		err := r.Scan(&p.ID, &p.HoldRef, &p.AmountMinor, &p.Currency)
+		return p, err
+	})
+	if err != nil {
+		return payment.Report{}, fmt.Errorf("sandbox: payments of hold %s: %w", holdID, err)
+	}
+	return payment.Report{Status: payment.StatusSucceeded, Charges: charges}, nil
+}
+
+// Refund pays refund r back against the payment it names. The refund id is
+// the idempotency key: a retry of a refund already made succeeds and pays
+// nothing more. While refunds are set to fail, every refund fails.
+func (s *Sandbox) Refund(ctx context.Context, r booking.Refund) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var failing bool
+		if err := tx.QueryRow(ctx, `SELECT fail_refunds FROM sandbox_settings`).Scan(&failing); err != nil {
+			return fmt.Errorf("sandbox: read settings: %w", err)
+		}
+		if failing {
+			return ErrRefundsFailing
+		}
+		// The payment's row lock serializes refunds of one payment, so two
+		// refunds never both fit under its amount by racing.
+		var amount, refunded int64
+		var currency string
+		err := tx.QueryRow(ctx, `
+			SELECT amount_minor, currency FROM sandbox_payments
+			 WHERE id = $1 AND status = 'succeeded' FOR UPDATE`, r.PaymentID).Scan(&amount, &currency)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("refund %s of payment %q: %w", r.ID, r.PaymentID, ErrUnknownPayment)
+		}
+		if err != nil {
+			return fmt.Errorf("sandbox: lock payment: %w", err)
+		}
+		var done bool
+		if err := tx.QueryRow(ctx, `
+			SELECT coalesce(sum(amount_minor), 0), bool_or(id = $2) IS TRUE
+			  FROM sandbox_refunds WHERE payment_id = $1`, r.PaymentID, r.ID).Scan(&refunded, &done); err != nil {
+			return fmt.Errorf("sandbox: read refunds: %w", err)
+		}
+		if done {
+			return nil
+		}
+		if r.Currency != currency || r.AmountMinor < 0 || refunded+r.AmountMinor > amount {
+			return fmt.Errorf("refund %s of %d %s against payment %s of %d %s (%d refunded): %w",
+				r.ID, r.AmountMinor, r.Currency, r.PaymentID, amount, currency, refunded, ErrRefundTooLarge)
+		}
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO sandbox_refunds (id, payment_id, amount_minor, currency, created_at)
+			VALUES ($1, $2, $3, $4, coalesce($5::timestamptz, clock_timestamp()))`,
+			r.ID, r.PaymentID, r.AmountMinor, r.Currency, s.now()); err != nil {
+			return fmt.Errorf("sandbox: record refund: %w", err)
+		}
+		return nil
+	})
+}
+
+// Settings are the sandbox's developer switches.
+type Settings struct {
+	FailRefunds bool // every refund fails until switched off
+}
+
+// Settings returns the developer switches.
+func (s *Sandbox) Settings(ctx context.Context) (Settings, error) {
+	var st Settings
+	if err := s.pool.QueryRow(ctx, `SELECT fail_refunds FROM sandbox_settings`).Scan(&st.FailRefunds); err != nil {
+		return st, fmt.Errorf("sandbox: read settings: %w", err)
+	}
+	return st, nil
+}
+
+// SetFailRefunds makes every refund fail (on) or work again (off), for every
+// instance sharing the database.
+func (s *Sandbox) SetFailRefunds(ctx context.Context, on bool) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE sandbox_settings SET fail_refunds = $1`, on); err != nil {
+		return fmt.Errorf("sandbox: set fail refunds: %w", err)
+	}
+	return nil
+}

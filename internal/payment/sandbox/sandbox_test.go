@@ -1,0 +1,686 @@
+package sandbox_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
+	"github.com/marquee-tickets/marquee/internal/pgtest"
+)
+
+var (
+	ctx    = context.Background()
+	secret = []byte("whsec_test")
+)
+
+// merchant is the webhook receiver: it checks every signature and records
+// what it was sent, answering with the statuses it is told to, in turn.
+type merchant struct {
+	t        *testing.T
+	srv      *httptest.Server
+	mu       sync.Mutex
+	answers  []int // answered in turn; 200 once exhausted
+	received []received
+}
+
+type received struct {
+	Status int
+	Body   map[string]any
+}
+
+func newMerchant(t *testing.T, answers ...int) *merchant {
+	m := &merchant{t: t, answers: answers}
+	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+func (m *merchant) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	if r.URL.Path != "/payments/webhook" || r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" {
+		m.t.Errorf("webhook sent as %s %s (%s)", r.Method, r.URL.Path, r.Header.Get("Content-Type"))
+	}
+	if err := payment.Verify(secret, r.Header.Get(payment.SignatureHeader), body, time.Now(), payment.DefaultTolerance); err != nil {
+		m.t.Errorf("webhook signature: %v", err)
+	}
+	m.mu.Lock()
+	status := http.StatusOK
+	if len(m.answers) > 0 {
+		status, m.answers = m.answers[0], m.answers[1:]
+	}
+	var b map[string]any
+	if err := json.Unmarshal(body, &b); err != nil {
+		m.t.Errorf("webhook body %s: %v", body, err)
+	}
+	m.received = append(m.received, received{status, b})
+	m.mu.Unlock()
+	w.WriteHeader(status)
+}
+
+// delivered returns the bodies answered 2xx, in the order received.
+func (m *merchant) delivered() []map[string]any {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []map[string]any
+	for _, r := range m.received {
+		if r.Status < 300 {
+			out = append(out, r.Body)
+		}
+	}
+	return out
+}
+
+func (m *merchant) attempts() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.received)
+}
+
+// sandboxEnv is a sandbox on a fresh database, with a stopped clock, whose
+// webhooks go to a merchant.
+type sandboxEnv struct {
+	pool    *pgxpool.Pool
+	clock   *pgtest.Clock
+	sandbox *sandbox.Sandbox
+	worker  *sandbox.WebhookWorker
+	hold    booking.Hold
+}
+
+func newSandboxEnv(t *testing.T, webhookURL string) *sandboxEnv {
+	t.Helper()
+	store := pgtest.NewStore(t, 4)
+	e := &sandboxEnv{pool: store.Pool(), clock: pgtest.NewClock(time.Now())}
+	e.sandbox = sandbox.New(e.pool, sandbox.Config{
+		PublicURL: "http://marquee.test", WebhookURL: webhookURL, Secret: secret,
+	})
+	e.sandbox.Clock = e.clock.Now
+	e.worker = &sandbox.WebhookWorker{Sandbox: e.sandbox, MaxAttempts: 4}
+	e.hold = booking.Hold{
+		ID: "6f1c1d2e-0000-4000-8000-000000000001", UserID: "6f1c1d2e-0000-4000-8000-0000000000aa",
+		AmountMinor: 50000, Currency: "INR", ExpiresAt: e.clock.Now().Add(5 * time.Minute),
+	}
+	return e
+}
+
+// checkout opens a checkout of the env's hold and returns its id.
+func (e *sandboxEnv) checkout(t *testing.T) string {
+	t.Helper()
+	u, err := e.sandbox.CreateCheckout(ctx, e.hold, payment.Links{
+		Return: "http://marquee.test/checkout/return?hold_id=" + e.hold.ID, Back: "http://marquee.test/shows/7",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, ok := strings.CutPrefix(u, "http://marquee.test/sandbox/checkout/")
+	if !ok {
+		t.Fatalf("checkout url %q is not under the sandbox prefix", u)
+	}
+	return id
+}
+
+func (e *sandboxEnv) count(t *testing.T, sql string, args ...any) int {
+	t.Helper()
+	return pgtest.Scalar[int](t, e.pool, sql, args...)
+}
+
+func (e *sandboxEnv) status(t *testing.T) payment.Status {
+	t.Helper()
+	return e.report(t).Status
+}
+
+func (e *sandboxEnv) report(t *testing.T) payment.Report {
+	t.Helper()
+	r, err := e.sandbox.PaymentStatus(ctx, e.hold.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestSandboxCheckout(t *testing.T) {
+	t.Parallel()
+	e := newSandboxEnv(t, "http://127.0.0.1:1/payments/webhook")
+
+	t.Run("no checkout: status none", func(t *testing.T) {
+		if st := e.status(t); st != payment.StatusNone {
+			t.Fatalf("status = %s, want none", st)
+		}
+	})
+
+	id := e.checkout(t)
+	t.Run("a checkout remembers its hold, amount and merchant", func(t *testing.T) {
+		c, err := e.sandbox.Checkout(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.HoldID != e.hold.ID || c.Customer != e.hold.UserID || c.AmountMinor != 50000 || c.Currency != "INR" ||
+			c.Merchant != "Marquee" || c.Status != sandbox.CheckoutOpen || c.Behaviour != "" ||
+			c.ReturnURL != "http://marquee.test/checkout/return?hold_id="+e.hold.ID || c.BackURL != "http://marquee.test/shows/7" ||
+			c.ExpiresAt == nil || !c.ExpiresAt.Equal(e.hold.ExpiresAt) {
+			t.Fatalf("checkout = %+v", c)
+		}
+		if st := e.status(t); st != payment.StatusPending {
+			t.Fatalf("status = %s, want pending", st)
+		}
+	})
+
+	t.Run("unknown checkout is not found", func(t *testing.T) {
+		for _, bad := range []string{"cs_00000000000000000000000000000000", "", "garbage'--"} {
+			if _, err := e.sandbox.Checkout(ctx, bad); !errors.Is(err, booking.ErrNotFound) {
+				t.Errorf("Checkout(%q) = %v, want ErrNotFound", bad, err)
+			}
+			if _, err := e.sandbox.Pay(ctx, bad, sandbox.BehaveNormal); !errors.Is(err, booking.ErrNotFound) {
+				t.Errorf("Pay(%q) = %v, want ErrNotFound", bad, err)
+			}
+		}
+	})
+
+	t.Run("unknown behaviour is refused and charges nothing", func(t *testing.T) {
+		if _, err := e.sandbox.Pay(ctx, id, "explode"); !errors.Is(err, sandbox.ErrUnknownBehaviour) {
+			t.Fatalf("Pay = %v, want ErrUnknownBehaviour", err)
+		}
+		if n := e.count(t, `SELECT count(*) FROM sandbox_payments`); n != 0 {
+			t.Fatalf("%d payments recorded", n)
+		}
+	})
+
+	t.Run("decline charges nothing and queues one failed webhook", func(t *testing.T) {
+		c, err := e.sandbox.Decline(ctx, id)
+		if err != nil || c.Status != sandbox.CheckoutDeclined {
+			t.Fatalf("Decline = %+v, %v", c, err)
+		}
+		if n := e.count(t, `SELECT count(*) FROM sandbox_payments WHERE status = 'succeeded'`); n != 0 {
+			t.Fatalf("%d succeeded payments after a decline", n)
+		}
+		if n := e.count(t, `SELECT count(*) FROM sandbox_webhooks WHERE body::jsonb->>'status' = 'failed'`); n != 1 {
+			t.Fatalf("%d failed webhooks queued, want 1", n)
+		}
+		if st := e.status(t); st != payment.StatusDeclined {
+			t.Fatalf("status = %s, want declined", st)
+		}
+	})
+
+	t.Run("a declined checkout cannot be paid", func(t *testing.T) {
+		c, err := e.sandbox.Pay(ctx, id, sandbox.BehaveNormal)
+		if err != nil || c.Status != sandbox.CheckoutDeclined {
+			t.Fatalf("Pay after decline = %+v, %v", c, err)
+		}
+		if n := e.count(t, `SELECT count(*) FROM sandbox_payments WHERE status = 'succeeded'`); n != 0 {
+			t.Fatal("a declined checkout was charged")
+		}
+	})
+
+	retry := e.checkout(t)
+	t.Run("a new checkout after a decline is pending", func(t *testing.T) {
+		if st := e.status(t); st != payment.StatusPending {
+			t.Fatalf("status = %s, want pending", st)
+		}
+	})
+
+	t.Run("pay records one payment and queues one signed-later webhook in the same transaction", func(t *testing.T) {
+		c, err := e.sandbox.Pay(ctx, retry, sandbox.BehaveNormal)
+		if err != nil || c.Status != sandbox.CheckoutPaid || c.Behaviour != sandbox.BehaveNormal || c.CompletedAt == nil {
+			t.Fatalf("Pay = %+v, %v", c, err)
+		}
+		if n := e.count(t, `SELECT count(*) FROM sandbox_payments WHERE checkout_id = $1 AND status = 'succeeded'`, retry); n != 1 {
+			t.Fatalf("%d payments, want 1", n)
+		}
+		var body map[string]any
+		raw := pgtest.Scalar[string](t, e.pool, `
+			SELECT w.body FROM sandbox_webhooks w JOIN sandbox_payments p ON p.id = w.payment_id WHERE p.checkout_id = $1`, retry)
+		if err := json.Unmarshal([]byte(raw), &body); err != nil {
+			t.Fatal(err)
+		}
+		if body["hold_id"] != e.hold.ID || body["amount_minor"] != 50000.0 || body["currency"] != "INR" ||
+			body["status"] != "succeeded" || !strings.HasPrefix(body["payment_id"].(string), "pay_") || len(body) != 5 {
+			t.Fatalf("webhook body = %s", raw)
+		}
+		r := e.report(t)
+		if r.Status != payment.StatusSucceeded || len(r.Charges) != 1 || r.Charges[0] != (booking.Payment{
+			ID: body["payment_id"].(string), HoldRef: e.hold.ID, AmountMinor: 50000, Currency: "INR",
+		}) {
+			t.Fatalf("report = %+v, want succeeded with the charge its webhook carries", r)
+		}
+	})
+
+	t.Run("a second Pay (double submit) charges nothing more", func(t *testing.T) {
+		c, err := e.sandbox.Pay(ctx, retry, sandbox.BehaveDuplicate)
+		if err != nil || c.Status != sandbox.CheckoutPaid || c.Behaviour != sandbox.BehaveNormal {
+			t.Fatalf("second Pay = %+v, %v", c, err)
+		}
+		if n := e.count(t, `SELECT count(*) FROM sandbox_payments WHERE checkout_id = $1`, retry); n != 1 {
+			t.Fatalf("%d payments after a double submit, want 1", n)
+		}
+		if _, err := e.sandbox.Decline(ctx, retry); err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := e.sandbox.Checkout(ctx, retry); c.Status != sandbox.CheckoutPaid {
+			t.Fatalf("a paid checkout became %s", c.Status)
+		}
+	})
+
+	t.Run("a paid hold stays succeeded whatever later checkouts do", func(t *testing.T) {
+		later := e.checkout(t)
+		if _, err := e.sandbox.Decline(ctx, later); err != nil {
+			t.Fatal(err)
+		}
+		if st := e.status(t); st != payment.StatusSucceeded {
+			t.Fatalf("status = %s, want succeeded", st)
+		}
+	})
+}
+
+func TestSandboxParallelPayChargesOnce(t *testing.T) {
+	t.Parallel()
+	e := newSandboxEnv(t, "http://127.0.0.1:1/payments/webhook")
+	id := e.checkout(t)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			var err error
+			if i%2 == 0 {
+				_, err = e.sandbox.Pay(ctx, id, sandbox.BehaveNormal)
+			} else {
+				_, err = e.sandbox.Decline(ctx, id)
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := e.count(t, `SELECT count(*) FROM sandbox_payments`); n != 1 {
+		t.Fatalf("%d payment attempts from 8 parallel submits, want 1", n)
+	}
+	if n := e.count(t, `SELECT count(*) FROM sandbox_webhooks`); n != 1 {
+		t.Fatalf("%d webhooks, want 1", n)
+	}
+}
+
+// A checkout takes money only while its hold is valid: up to the instant
+// before the deadline, never at it or after.
+func TestSandboxRefusesPaymentAfterTheHoldExpired(t *testing.T) {
+	t.Parallel()
+	e := newSandboxEnv(t, "http://127.0.0.1:1/payments/webhook")
+	late, onTime, declined := e.checkout(t), e.checkout(t), e.checkout(t)
+
+	e.clock.Set(e.hold.ExpiresAt.Add(-time.Microsecond))
+	if c, err := e.sandbox.Pay(ctx, onTime, sandbox.BehaveNormal); err != nil || c.Status != sandbox.CheckoutPaid {
+		t.Fatalf("Pay 1 µs before the deadline = %+v, %v", c, err)
+	}
+
+	e.clock.Set(e.hold.ExpiresAt)
+	for _, b := range []sandbox.Behaviour{sandbox.BehaveNormal, sandbox.BehaveDrop, sandbox.BehaveTwoPayments} {
+		if _, err := e.sandbox.Pay(ctx, late, b); !errors.Is(err, sandbox.ErrCheckoutExpired) {
+			t.Fatalf("Pay (%s) at the deadline = %v, want ErrCheckoutExpired", b, err)
+		}
+	}
+	if _, err := e.sandbox.Decline(ctx, declined); !errors.Is(err, sandbox.ErrCheckoutExpired) {
+		t.Fatalf("Decline at the deadline = %v, want ErrCheckoutExpired", err)
+	}
+	for _, id := range []string{late, declined} {
+		c, err := e.sandbox.Checkout(ctx, id)
+		if err != nil || c.Status != sandbox.CheckoutOpen || !c.Expired(e.clock.Now()) {
+			t.Fatalf("refused checkout = %+v, %v; want open and expired", c, err)
+		}
+	}
+	if n := e.count(t, `SELECT count(*) FROM sandbox_payments`); n != 1 {
+		t.Fatalf("%d payments recorded, want only the one in time", n)
+	}
+	if n := e.count(t, `SELECT count(*) FROM sandbox_webhooks`); n != 1 {
+		t.Fatalf("%d webhooks queued, want only the one in time", n)
+	}
+}
+
+// The provider's report lists every charge of a hold, for reconciliation:
+// two payments, and a dropped one, with what their webhooks would carry.
+func TestSandboxReportListsEveryCharge(t *testing.T) {
+	t.Parallel()
+	e := newSandboxEnv(t, "http://127.0.0.1:1/payments/webhook")
+	e.pay(t, sandbox.BehaveTwoPayments)
+	e.clock.Advance(time.Second)
+	e.pay(t, sandbox.BehaveDrop)
+	r := e.report(t)
+	ids := pgtest.Scalar[[]string](t, e.pool, `SELECT array_agg(id ORDER BY created_at, id) FROM sandbox_payments`)
+	if r.Status != payment.StatusSucceeded || len(r.Charges) != 3 || len(ids) != 3 {
+		t.Fatalf("report = %+v, payments %v", r, ids)
+	}
+	for i, c := range r.Charges {
+		if c != (booking.Payment{ID: ids[i], HoldRef: e.hold.ID, AmountMinor: 50000, Currency: "INR"}) {
+			t.Errorf("charge %d = %+v, want payment %s", i, c, ids[i])
+		}
+	}
+}
+
+// pay opens and pays a checkout with behaviour b.
+func (e *sandboxEnv) pay(t *testing.T, b sandbox.Behaviour) sandbox.Checkout {
+	t.Helper()
+	c, err := e.sandbox.Pay(ctx, e.checkout(t), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestWebhookDelivery(t *testing.T) {
+	t.Parallel()
+
+	t.Run("normal: one webhook, delivered once", func(t *testing.T) {
+		t.Parallel()
+		m := newMerchant(t)
+		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
+		e.pay(t, sandbox.BehaveNormal)
+		if n := e.worker.RunOnce(ctx); n != 1 {
+			t.Fatalf("delivered %d, want 1", n)
+		}
+		if got := m.delivered(); len(got) != 1 || got[0]["status"] != "succeeded" {
+			t.Fatalf("merchant got %v", got)
+		}
+		if n := e.worker.RunOnce(ctx); n != 0 || m.attempts() != 1 {
+			t.Fatal("a delivered webhook was sent again")
+		}
+		if n := e.count(t, `SELECT count(*) FROM sandbox_webhooks WHERE status = 'DELIVERED' AND last_status = 200`); n != 1 {
+			t.Fatal("delivery not recorded")
+		}
+	})
+
+	t.Run("delay: nothing before 5 s, delivered at 5 s", func(t *testing.T) {
+		t.Parallel()
+		m := newMerchant(t)
+		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
+		e.pay(t, sandbox.BehaveDelay)
+		e.clock.Advance(sandbox.WebhookDelay - time.Millisecond)
+		if n := e.worker.RunOnce(ctx); n != 0 || m.attempts() != 0 {
+			t.Fatal("a delayed webhook went out early")
+		}
+		e.clock.Advance(time.Millisecond)
+		if n := e.worker.RunOnce(ctx); n != 1 || len(m.delivered()) != 1 {
+			t.Fatalf("delivered %d at the delay, want 1", n)
+		}
+	})
+
+	t.Run("duplicate: the same payment twice", func(t *testing.T) {
+		t.Parallel()
+		m := newMerchant(t)
+		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
+		e.pay(t, sandbox.BehaveDuplicate)
+		if n := e.worker.RunOnce(ctx); n != 2 {
+			t.Fatalf("delivered %d, want 2", n)
+		}
+		got := m.delivered()
+		if len(got) != 2 || got[0]["payment_id"] != got[1]["payment_id"] {
+			t.Fatalf("merchant got %v, want one payment twice", got)
+		}
+	})
+
+	t.Run("drop: money taken, nothing sent", func(t *testing.T) {
+		t.Parallel()
+		m := newMerchant(t)
+		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
+		e.pay(t, sandbox.BehaveDrop)
+		e.clock.Advance(time.Hour)
+		if n := e.worker.RunOnce(ctx); n != 0 || m.attempts() != 0 {
+			t.Fatal("a dropped webhook was sent")
+		}
+		if e.count(t, `SELECT count(*) FROM sandbox_payments WHERE status = 'succeeded'`) != 1 || e.status(t) != payment.StatusSucceeded {
+			t.Fatal("a dropped webhook's payment was not taken")
+		}
+	})
+
+	t.Run("reorder: succeeded, then a stale failed of the same payment", func(t *testing.T) {
+		t.Parallel()
+		m := newMerchant(t)
+		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
+		e.pay(t, sandbox.BehaveReorder)
+		e.clock.Advance(time.Minute)
+		if n := e.worker.RunOnce(ctx); n != 2 {
+			t.Fatalf("delivered %d, want 2", n)
+		}
+		got := m.delivered()
+		if len(got) != 2 || got[0]["status"] != "succeeded" || got[1]["status"] != "failed" || got[0]["payment_id"] != got[1]["payment_id"] {
+			t.Fatalf("merchant got %v, want succeeded then failed of one payment", got)
+		}
+	})
+
+	t.Run("two payments: two payment ids, both succeeded", func(t *testing.T) {
+		t.Parallel()
+		m := newMerchant(t)
+		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
+		e.pay(t, sandbox.BehaveTwoPayments)
+		if n := e.worker.RunOnce(ctx); n != 2 {
+			t.Fatalf("delivered %d, want 2", n)
+		}
+		got := m.delivered()
+		if len(got) != 2 || got[0]["payment_id"] == got[1]["payment_id"] || got[0]["status"] != "succeeded" || got[1]["status"] != "succeeded" {
+			t.Fatalf("merchant got %v, want two distinct succeeded payments", got)
+		}
+	})
+
+	t.Run("retries a 5xx with backoff, then delivers", func(t *testing.T) {
+		t.Parallel()
+		m := newMerchant(t, 500, 503)
+		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
+		e.pay(t, sandbox.BehaveNormal)
+		if n := e.worker.RunOnce(ctx); n != 0 || m.attempts() != 1 {
+			t.Fatalf("first run: delivered %d in %d attempts", n, m.attempts())
+		}
+		if got := e.count(t, `SELECT last_status FROM sandbox_webhooks`); got != 500 {
+			t.Fatalf("last_status = %d, want 500", got)
+		}
+		e.clock.Advance(sandbox.WebhookBackoff(1) - time.Millisecond)
+		if e.worker.RunOnce(ctx); m.attempts() != 1 {
+			t.Fatal("retried before the backoff passed")
+		}
+		e.clock.Advance(time.Millisecond)
+		e.worker.RunOnce(ctx) // 503
+		e.clock.Advance(sandbox.WebhookBackoff(2))
+		if n := e.worker.RunOnce(ctx); n != 1 || m.attempts() != 3 || len(m.delivered()) != 1 {
+			t.Fatalf("third attempt delivered %d (%d attempts)", n, m.attempts())
+		}
+	})
+
+	t.Run("retries when the connection is refused", func(t *testing.T) {
+		t.Parallel()
+		// A port that was just free: nobody listens there.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		e := newSandboxEnv(t, "http://"+addr+"/payments/webhook")
+		e.pay(t, sandbox.BehaveNormal)
+		if n := e.worker.RunOnce(ctx); n != 0 {
+			t.Fatal("delivered to nobody")
+		}
+		var lastError string
+		if err := e.pool.QueryRow(ctx, `SELECT last_error FROM sandbox_webhooks WHERE last_status IS NULL AND status = 'PENDING'`).Scan(&lastError); err != nil || !strings.Contains(lastError, "refused") {
+			t.Fatalf("last_error = %q, %v", lastError, err)
+		}
+		// The app comes up at that address.
+		ln, err = net.Listen("tcp", addr)
+		if err != nil {
+			t.Skipf("port %s taken meanwhile: %v", addr, err)
+		}
+		m := newMerchant(t)
+		m.srv.Close()
+		m.srv = httptest.NewUnstartedServer(http.HandlerFunc(m.serve))
+		m.srv.Listener = ln
+		m.srv.Start()
+		e.clock.Advance(sandbox.WebhookBackoff(1))
+		if n := e.worker.RunOnce(ctx); n != 1 || len(m.delivered()) != 1 {
+			t.Fatalf("after the app came up: delivered %d", n)
+		}
+	})
+
+	t.Run("gives up after the last attempt", func(t *testing.T) {
+		t.Parallel()
+		m := newMerchant(t, 500, 500, 500, 500, 500)
+		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
+		e.pay(t, sandbox.BehaveNormal)
+		for range 6 {
+			e.worker.RunOnce(ctx)
+			e.clock.Advance(time.Hour)
+		}
+		if m.attempts() != e.worker.MaxAttempts {
+			t.Fatalf("%d attempts, want %d", m.attempts(), e.worker.MaxAttempts)
+		}
+		if e.count(t, `SELECT count(*) FROM sandbox_webhooks WHERE status = 'GAVE_UP'`) != 1 {
+			t.Fatal("delivery not marked given up")
+		}
+	})
+
+	t.Run("a leased delivery is not taken by a second worker until its lease ends", func(t *testing.T) {
+		t.Parallel()
+		// The merchant hangs until released: the first worker holds its lease.
+		release := make(chan struct{})
+		var calls sync.WaitGroup
+		calls.Add(1)
+		var once sync.Once
+		hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			once.Do(calls.Done)
+			<-release
+		}))
+		t.Cleanup(hang.Close)
+		e := newSandboxEnv(t, hang.URL+"/payments/webhook")
+		e.pay(t, sandbox.BehaveNormal)
+		first := make(chan int)
+		go func() { first <- e.worker.RunOnce(ctx) }()
+		calls.Wait()
+		second := &sandbox.WebhookWorker{Sandbox: e.sandbox}
+		if n := second.RunOnce(ctx); n != 0 {
+			t.Fatal("a second worker delivered a leased webhook")
+		}
+		if n := e.count(t, `SELECT attempts FROM sandbox_webhooks`); n != 1 {
+			t.Fatalf("attempts = %d while leased, want 1", n)
+		}
+		close(release)
+		if n := <-first; n != 1 {
+			t.Fatalf("first worker delivered %d", n)
+		}
+	})
+
+	t.Run("Run stops when its context ends", func(t *testing.T) {
+		t.Parallel()
+		e := newSandboxEnv(t, "http://127.0.0.1:1/payments/webhook")
+		c, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			e.worker.Run(c)
+		}()
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Run did not stop")
+		}
+	})
+}
+
+func TestSandboxRefunds(t *testing.T) {
+	t.Parallel()
+	e := newSandboxEnv(t, "http://127.0.0.1:1/payments/webhook")
+	c := e.pay(t, sandbox.BehaveNormal)
+	paymentID := pgtest.Scalar[string](t, e.pool, `SELECT id FROM sandbox_payments WHERE checkout_id = $1`, c.ID)
+	refund := func(id string, amount int64) error {
+		return e.sandbox.Refund(ctx, booking.Refund{ID: id, PaymentID: paymentID, AmountMinor: amount, Currency: "INR"})
+	}
+
+	t.Run("a refund is recorded once, however often it is asked for", func(t *testing.T) {
+		for range 3 {
+			if err := refund("r1", 20000); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := e.count(t, `SELECT count(*) FROM sandbox_refunds`); n != 1 {
+			t.Fatalf("%d refunds recorded, want 1", n)
+		}
+	})
+	t.Run("refunds never exceed the payment", func(t *testing.T) {
+		if err := refund("r2", 30001); !errors.Is(err, sandbox.ErrRefundTooLarge) {
+			t.Fatalf("refund over the rest = %v, want ErrRefundTooLarge", err)
+		}
+		if err := refund("r2", 30000); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.sandbox.Refund(ctx, booking.Refund{ID: "r3", PaymentID: paymentID, AmountMinor: 1, Currency: "USD"}); !errors.Is(err, sandbox.ErrRefundTooLarge) {
+			t.Fatalf("refund in another currency = %v", err)
+		}
+	})
+	t.Run("a payment the sandbox never took cannot be refunded", func(t *testing.T) {
+		err := e.sandbox.Refund(ctx, booking.Refund{ID: "r4", PaymentID: "pay_nope", AmountMinor: 1, Currency: "INR"})
+		if !errors.Is(err, sandbox.ErrUnknownPayment) {
+			t.Fatalf("refund of an unknown payment = %v", err)
+		}
+		declined := e.checkout(t)
+		if _, err := e.sandbox.Decline(ctx, declined); err != nil {
+			t.Fatal(err)
+		}
+		failed := pgtest.Scalar[string](t, e.pool, `SELECT id FROM sandbox_payments WHERE checkout_id = $1`, declined)
+		if err := e.sandbox.Refund(ctx, booking.Refund{ID: "r5", PaymentID: failed, AmountMinor: 1, Currency: "INR"}); !errors.Is(err, sandbox.ErrUnknownPayment) {
+			t.Fatalf("refund of a declined payment = %v", err)
+		}
+	})
+	t.Run("fail refunds: every refund fails until switched off", func(t *testing.T) {
+		other := e.pay(t, sandbox.BehaveNormal)
+		pid := pgtest.Scalar[string](t, e.pool, `SELECT id FROM sandbox_payments WHERE checkout_id = $1`, other.ID)
+		if err := e.sandbox.SetFailRefunds(ctx, true); err != nil {
+			t.Fatal(err)
+		}
+		if st, _ := e.sandbox.Settings(ctx); !st.FailRefunds {
+			t.Fatal("setting not stored")
+		}
+		r := booking.Refund{ID: "r6", PaymentID: pid, AmountMinor: 50000, Currency: "INR"}
+		if err := e.sandbox.Refund(ctx, r); !errors.Is(err, sandbox.ErrRefundsFailing) {
+			t.Fatalf("refund while failing = %v", err)
+		}
+		if err := e.sandbox.SetFailRefunds(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.sandbox.Refund(ctx, r); err != nil {
+			t.Fatalf("refund after switching off = %v", err)
+		}
+	})
+}
+
+func TestParseBehaviour(t *testing.T) {
+	t.Parallel()
+	for _, b := range sandbox.Behaviours {
+		if got, err := sandbox.ParseBehaviour(string(b.Behaviour)); err != nil || got != b.Behaviour {
+			t.Errorf("ParseBehaviour(%q) = %q, %v", b.Behaviour, got, err)
+		}
+	}
+	if got, err := sandbox.ParseBehaviour(""); err != nil || got != sandbox.BehaveNormal {
+		t.Errorf(`ParseBehaviour("") = %q, %v`, got, err)
+	}
+	for _, bad := range []string{"NORMAL", "delay ", "x", fmt.Sprint(1)} {
+		if _, err := sandbox.ParseBehaviour(bad); !errors.Is(err, sandbox.ErrUnknownBehaviour) {
+			t.Errorf("ParseBehaviour(%q) = %v", bad, err)
+		}
+	}
+}
+
+func TestSandboxCheckoutURL(t *testing.T) {
+	t.Parallel()
+	for _, base := range []string{"http://localhost:8080", "http://localhost:8080/"} {
+		got := sandbox.New(nil, sandbox.Config{PublicURL: base}).CheckoutURL("cs_1")
+		if want := "http://localhost:8080/sandbox/checkout/cs_1"; got != want {
+			t.Errorf("CheckoutURL with %q = %q, want %q", base, got, want)
+		}
+	}
+}

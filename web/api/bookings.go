@@ -1,0 +1,86 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/marquee-tickets/marquee/web"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+type bookingJSON struct {
+	BookingID   string      `json:"booking_id"`
+	HoldID      string      `json:"hold_id"`
+	ShowID      int64       `json:"show_id"`
+	Seats       []string    `json:"seats"`
+	Status      string      `json:"status"`
+	AmountMinor int64       `json:"amount_minor"`
+	Currency    string      `json:"currency"`
+	PaymentID   string      `json:"payment_id"`
+	Code        string      `json:"code"`
+	CreatedAt   time.Time   `json:"created_at"`
+	CancelledAt *time.Time  `json:"cancelled_at,omitempty"`
+	Refund      *refundJSON `json:"refund,omitempty"`
+}
+
+type refundJSON struct {
+	AmountMinor int64  `json:"amount_minor"`
+	Currency    string `json:"currency"`
+	Status      string `json:"status"`
+}
+
+func bookingView(b booking.Booking) bookingJSON {
+	out := bookingJSON{
+		BookingID: b.ID, HoldID: b.HoldID, ShowID: b.ShowID, Seats: web.NonNil(b.Seats),
+		Status: string(b.Status), AmountMinor: b.AmountMinor, Currency: b.Currency,
+		PaymentID: b.PaymentID, Code: b.Code, CreatedAt: b.CreatedAt.UTC(),
+	}
+	if b.CancelledAt != nil {
+		t := b.CancelledAt.UTC()
+		out.CancelledAt = &t
+	}
+	if b.Refund != nil {
+		out.Refund = &refundJSON{AmountMinor: b.Refund.AmountMinor, Currency: b.Refund.Currency, Status: string(b.Refund.Status)}
+	}
+	return out
+}
+
+// Bookings lists the caller's bookings, newest first.
+func (s *Handlers) Bookings(c echo.Context) error {
+	list, err := s.Store.Bookings(c.Request().Context(), web.UserID(c))
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Bookings []bookingJSON `json:"bookings"`
+	}{Bookings: make([]bookingJSON, 0, len(list))}
+	for _, b := range list {
+		out.Bookings = append(out.Bookings, bookingView(b))
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// Booking returns one of the caller's bookings.
+func (s *Handlers) Booking(c echo.Context) error {
+	b, err := s.Store.Booking(c.Request().Context(), web.UserID(c), c.Param("booking_id"))
+	if err != nil {
+		return web.Lookup("booking", err)
+	}
+	return c.JSON(http.StatusOK, bookingView(b))
+}
+
+// CancelBooking cancels one of the caller's bookings under its theatre's
+// refund policy. Cancelling again answers the same.
+func (s *Handlers) CancelBooking(c echo.Context) error {
+	if err := web.DecodeJSON(c, &struct{}{}, false); err != nil {
+		return err
+	}
+	b, err := s.BoxOffice.CancelBooking(c.Request().Context(), web.UserID(c), c.Param("booking_id"))
+	if err != nil {
+		return web.Lookup("booking", err)
+	}
+	return c.JSON(http.StatusOK, bookingView(b))
+}

@@ -1,0 +1,213 @@
+package api
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/marquee-tickets/marquee/web"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+const (
+	defaultShowsLimit = 200
+	maxShowsLimit     = 500
+)
+
+type showJSON struct {
+	ID       int64     `json:"id"`
+	Movie    idTitle   `json:"movie"`
+	Theatre  theatreJS `json:"theatre"`
+	Screen   idName    `json:"screen"`
+	StartsAt time.Time `json:"starts_at"`
+	EndsAt   time.Time `json:"ends_at"`
+	Currency string    `json:"currency"`
+	Format   string    `json:"format"`   // 2D, 3D, IMAX 2D...
+	Language string    `json:"language"` // what the show plays in; "" when its movie names none
+	Dubbed   bool      `json:"dubbed"`   // language is not the movie's own
+}
+
+type idTitle struct {
+	ID    int64  `json:"id"`
+	Title string `json:"title"`
+}
+
+type idName struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+type theatreJS struct {
+	ID       int64  `json:"id"`
+	Name     string `json:"name"`
+	City     string `json:"city"`
+	TimeZone string `json:"time_zone"`
+}
+
+func showView(sh booking.Show) showJSON {
+	return showJSON{
+		ID:       sh.ID,
+		Movie:    idTitle{ID: sh.MovieID, Title: sh.MovieTitle},
+		Theatre:  theatreJS{ID: sh.TheatreID, Name: sh.TheatreName, City: sh.CityName, TimeZone: sh.TimeZone},
+		Screen:   idName{ID: sh.ScreenID, Name: sh.ScreenName},
+		StartsAt: sh.StartsAt.UTC(),
+		EndsAt:   sh.EndsAt.UTC(),
+		Currency: sh.Currency,
+		Format:   sh.Format,
+		Language: sh.Language,
+		Dubbed:   sh.Dubbed,
+	}
+}
+
+// Shows lists the shows that have not started, soonest first, a page at a
+// time: next_cursor, when present, fetches the page after this one.
+func (s *Handlers) Shows(c echo.Context) error {
+	q := c.QueryParams()
+	f := booking.ShowFilter{Limit: defaultShowsLimit}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxShowsLimit {
+			return web.BadQuery("limit", "Limit must be a whole number from 1 to 500.")
+		}
+		f.Limit = n
+	}
+	if v := q.Get("cursor"); v != "" {
+		cur, ok := decodeCursor(v)
+		if !ok {
+			return web.BadQuery("cursor", "The cursor is not one this server gave out.")
+		}
+		f.After = &cur
+	}
+	if v := q.Get("city"); v != "" {
+		if !web.CityPattern.MatchString(v) {
+			return web.BadQuery("city", "City must be a city's slug or id.")
+		}
+		f.City = v
+	}
+	var err error
+	if f.MovieID, err = idParam(q.Get("movie")); err != nil {
+		return web.BadQuery("movie", "Movie must be a movie id.")
+	}
+	if f.Theatre, err = idParam(q.Get("theatre")); err != nil {
+		return web.BadQuery("theatre", "Theatre must be a theatre id.")
+	}
+	if v := q.Get("date"); v != "" {
+		// Postgres has no year 0, and Go would parse one.
+		if d, err := time.Parse(time.DateOnly, v); err != nil || d.Year() < 1 {
+			return web.BadQuery("date", "Date must be a day as YYYY-MM-DD.")
+		}
+		f.Date = v
+	}
+
+	list, err := s.Store.Shows(c.Request().Context(), f)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Shows      []showJSON `json:"shows"`
+		NextCursor string     `json:"next_cursor,omitempty"`
+	}{Shows: make([]showJSON, 0, len(list))}
+	for _, sh := range list {
+		out.Shows = append(out.Shows, showView(sh))
+	}
+	if len(list) == f.Limit {
+		last := list[len(list)-1]
+		out.NextCursor = encodeCursor(booking.ShowCursor{StartsAt: last.StartsAt, ID: last.ID})
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// idParam reads an optional positive id; "" is 0 (no filter).
+func idParam(v string) (int64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	return booking.ParseShowID(v)
+}
+
+// A cursor is opaque to clients: base64url of the last show's start
+// (microseconds since the epoch, Postgres's precision) and id.
+func encodeCursor(cur booking.ShowCursor) string {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(cur.StartsAt.UnixMicro()))
+	binary.BigEndian.PutUint64(b[8:], uint64(cur.ID))
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+func decodeCursor(s string) (booking.ShowCursor, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) != 16 {
+		return booking.ShowCursor{}, false
+	}
+	micros := int64(binary.BigEndian.Uint64(b[:8]))
+	id := int64(binary.BigEndian.Uint64(b[8:]))
+	// Postgres timestamps span 4713 BC to 294276 AD; stay well inside.
+	if id <= 0 || micros < -62135596800000000 || micros > 253402300799999999 {
+		return booking.ShowCursor{}, false
+	}
+	return booking.ShowCursor{StartsAt: time.UnixMicro(micros).UTC(), ID: id}, true
+}
+
+// Show returns one scheduled show with its price per seat category.
+func (s *Handlers) Show(c echo.Context) error {
+	showID, err := booking.ParseShowID(c.Param("show_id"))
+	if err != nil {
+		return web.NotFound("show")
+	}
+	sh, err := s.Store.Show(c.Request().Context(), showID)
+	if err != nil {
+		return web.Lookup("show", err)
+	}
+	out := struct {
+		showJSON
+		Prices map[string]int64 `json:"prices"`
+	}{showView(sh), sh.Prices}
+	if out.Prices == nil {
+		out.Prices = map[string]int64{}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+type seatJSON struct {
+	ID         string `json:"id"`
+	Row        string `json:"row"`
+	Number     int    `json:"number"`
+	GridRow    int    `json:"grid_row"`
+	GridCol    int    `json:"grid_col"`
+	Accessible bool   `json:"accessible"`
+	Category   string `json:"category"`
+	PriceMinor int64  `json:"price_minor"`
+	Currency   string `json:"currency"`
+	Status     string `json:"status"`
+	Mine       bool   `json:"mine,omitempty"`
+}
+
+// SeatMap returns every seat of a show with its status now; the caller's
+// own held seats say mine. Guests may look.
+func (s *Handlers) SeatMap(c echo.Context) error {
+	showID, err := booking.ParseShowID(c.Param("show_id"))
+	if err != nil {
+		return web.NotFound("show")
+	}
+	seats, err := s.Store.SeatMap(c.Request().Context(), showID, web.UserID(c))
+	if err != nil {
+		return web.Lookup("show", err)
+	}
+	out := struct {
+		ShowID int64      `json:"show_id"`
+		Seats  []seatJSON `json:"seats"`
+	}{ShowID: showID, Seats: make([]seatJSON, 0, len(seats))}
+	for _, st := range seats {
+		out.Seats = append(out.Seats, seatJSON{
+			ID: st.ID, Row: st.Row, Number: st.Number, GridRow: st.GridRow, GridCol: st.GridCol,
+			Accessible: st.Accessible, Category: st.Category, PriceMinor: st.PriceMinor,
+			Currency: st.Currency, Status: string(st.Status), Mine: st.Mine,
+		})
+	}
+	return c.JSON(http.StatusOK, out)
+}

@@ -1,0 +1,185 @@
+// Package format writes domain values as pages show them to a person:
+// money, times in a theatre's zone, seat ids, categories and labels.
+package format
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+var currencySymbols = map[string]string{"INR": "₹", "USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
+
+// money formats an amount of minor units, e.g. 45000 INR -> ₹450 and
+// 45050 INR -> ₹450.50. The same rule as Money() in static/js/app.js.
+func Money(minor int64, currency string) string {
+	sign := ""
+	if minor < 0 {
+		sign, minor = "-", -minor
+	}
+	symbol := CurrencySymbol(currency)
+	whole, frac := minor/100, minor%100
+	s := groupThousands(whole)
+	if frac != 0 {
+		s += "." + strconv.FormatInt(frac/10, 10) + strconv.FormatInt(frac%10, 10)
+	}
+	return sign + symbol + s
+}
+
+// currencySymbol is what prices in currency start with: its symbol, or its
+// code and a space.
+func CurrencySymbol(currency string) string {
+	if symbol, ok := currencySymbols[currency]; ok {
+		return symbol
+	}
+	return currency + " "
+}
+
+// groupThousands writes n with Indian digit grouping (12,34,567), as the
+// browser's en-IN number format does.
+func groupThousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if len(s) <= 3 {
+		return s
+	}
+	head, tail := s[:len(s)-3], s[len(s)-3:]
+	var parts []string
+	for len(head) > 2 {
+		parts = append([]string{head[len(head)-2:]}, parts...)
+		head = head[:len(head)-2]
+	}
+	if head != "" {
+		parts = append([]string{head}, parts...)
+	}
+	return strings.Join(parts, ",") + "," + tail
+}
+
+// categoryName is a seat category as a person reads it: PREMIUM -> Premium.
+func CategoryName(c string) string {
+	words := strings.Fields(strings.ReplaceAll(strings.ToLower(c), "_", " "))
+	for i, w := range words {
+		r := []rune(w)
+		r[0] = unicode.ToUpper(r[0])
+		words[i] = string(r)
+	}
+	return strings.Join(words, " ")
+}
+
+var zones sync.Map // IANA name -> *time.Location
+
+// zone returns the location named name, UTC when the name is unknown.
+func Zone(name string) *time.Location {
+	if loc, ok := zones.Load(name); ok {
+		return loc.(*time.Location)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		loc = time.UTC
+	}
+	zones.Store(name, loc)
+	return loc
+}
+
+// Times as pages show them, in the theatre's zone.
+func Clock(t time.Time, tz string) string    { return t.In(Zone(tz)).Format("3:04 PM") }
+func LongDate(t time.Time, tz string) string { return t.In(Zone(tz)).Format("Monday, 2 January 2006") }
+func ShortDate(t time.Time, tz string) string {
+	return t.In(Zone(tz)).Format("Mon, 2 Jan")
+}
+
+// zoneAbbrev is the zone's abbreviation at t, e.g. IST.
+func ZoneAbbrev(t time.Time, tz string) string {
+	name, _ := t.In(Zone(tz)).Zone()
+	return name
+}
+
+// duration formats a running time in minutes as 2h 22m.
+func Duration(minutes int) string {
+	h, m := minutes/60, minutes%60
+	switch {
+	case h == 0:
+		return strconv.Itoa(m) + "m"
+	case m == 0:
+		return strconv.Itoa(h) + "h"
+	}
+	return strconv.Itoa(h) + "h " + strconv.Itoa(m) + "m"
+}
+
+// validDate reports whether d is a YYYY-MM-DD day Postgres can hold.
+func ValidDate(d string) bool {
+	t, err := time.Parse(time.DateOnly, d)
+	return err == nil && t.Year() >= 1 && len(d) == 10
+}
+
+// seatOrder returns seat ids as a person reads them: by row, then by
+// number (A2 before A10), where the store keeps them in byte order.
+func SeatOrder(ids []string) []string {
+	out := slices.Clone(ids)
+	split := func(id string) (string, int, string) {
+		i := strings.IndexFunc(id, unicode.IsDigit)
+		if i < 0 {
+			return id, -1, ""
+		}
+		j := i
+		for j < len(id) && id[j] >= '0' && id[j] <= '9' {
+			j++
+		}
+		n, _ := strconv.Atoi(id[i:j])
+		return id[:i], n, id[j:]
+	}
+	slices.SortStableFunc(out, func(a, b string) int {
+		ra, na, ta := split(a)
+		rb, nb, tb := split(b)
+		if c := cmp.Compare(len(ra), len(rb)); c != 0 && ra != rb {
+			return c
+		}
+		if c := strings.Compare(ra, rb); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(na, nb); c != 0 {
+			return c
+		}
+		return strings.Compare(ta, tb)
+	})
+	return out
+}
+
+// Plural is "1 show", "3 shows".
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// SeatStatus is a seat's data-status for the viewer.
+func SeatStatus(seat booking.Seat) string {
+	switch {
+	case seat.Mine:
+		return "mine"
+	case seat.Status == booking.SeatHeld:
+		return "held"
+	case seat.Status == booking.SeatBooked:
+		return "booked"
+	}
+	return "available"
+}
+
+var statusWords = map[string]string{
+	"available": "available", "held": "held by someone else", "booked": "sold", "mine": "held for you",
+}
+
+// SeatLabel is a seat's accessible name: "Row A seat 1, Premium, ₹450, available".
+func SeatLabel(seat booking.Seat, status string) string {
+	label := "Row " + seat.Row + " seat " + strconv.Itoa(seat.Number) + ", " + CategoryName(seat.Category) + ", " + Money(seat.PriceMinor, seat.Currency)
+	if seat.Accessible {
+		label += ", wheelchair accessible"
+	}
+	return label + ", " + statusWords[status]
+}

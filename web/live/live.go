@@ -1,0 +1,312 @@
+// Package live serves the live seat map's websocket, GET
+// /shows/{show_id}/live: the seats of a show as they change, rendered for
+// each viewer.
+package live
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/marquee-tickets/marquee/web"
+
+	"github.com/coder/websocket"
+	"github.com/labstack/echo/v4"
+
+	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/live"
+	"github.com/marquee-tickets/marquee/web/format"
+)
+
+// Handler is the live seat map's handler, on the shared server.
+type Handler struct{ *web.Server }
+
+// The live seat map: GET /shows/{show_id}/live upgrades to a websocket that
+// carries htmx out-of-band fragments, one seat button per changed seat,
+// rendered for this viewer (their own held seats read "mine").
+//
+// A client gets the whole map on connect, unless it asks with ?diff=1 to
+// say what it shows instead: its first message is then {"seats": {"A1":
+// "held", ...}} naming every seat it does not show as available, and the
+// server sends only the seats that differ, or nothing. The show page does
+// that on every connection, so a page rendered a moment ago, or one that
+// reconnects after a dropped socket, is not sent a map it already has.
+
+const (
+	// liveBuffer is how many updates a viewer may fall behind before the
+	// hub drops them; the page reconnects and resyncs by itself.
+	liveBuffer = 32
+	// liveWrite bounds one message's write: a client that cannot take it
+	// in time is gone or too slow.
+	liveWrite = 10 * time.Second
+	// liveHello bounds the wait for a ?diff=1 client's first message, and
+	// liveHelloLimit its size: a seat's id and status take under 32 bytes.
+	liveHello      = 10 * time.Second
+	liveHelloLimit = 256 << 10
+	// liveDropGrace is how long a dropped viewer's write under way may
+	// still take before the socket is cut.
+	liveDropGrace = time.Second
+)
+
+// pageState is what a ?diff=1 client says it shows: the status of every seat
+// it does not show as available.
+type pageState struct {
+	Seats map[string]string `json:"seats"`
+}
+
+var errForeignOrigin = web.NewError(http.StatusForbidden, "origin_refused", "The live seat map only serves pages of this site.")
+
+func (s *Handler) LiveSeatMap(c echo.Context) error {
+	if s.Config.Live == nil {
+		return web.NotFound("live seat map")
+	}
+	showID, err := booking.ParseShowID(c.Param("show_id"))
+	if err != nil {
+		return web.Lookup("show", err)
+	}
+	// A page of another site must not read a signed-in viewer's seats
+	// through their cookie: the Origin must be ours, exactly.
+	if origin := c.Request().Header.Get("Origin"); origin == "" || !strings.EqualFold(origin, s.Origin) {
+		return errForeignOrigin
+	}
+	viewer := web.UserID(c)
+	ctx := c.Request().Context()
+	if _, err := s.Store.Show(ctx, showID); err != nil {
+		return web.Lookup("show", err)
+	}
+
+	// Subscribe before the first full read, so no change falls between them.
+	sub := s.Config.Live.Subscribe(showID, liveBuffer)
+	defer sub.Close()
+	conn, err := websocket.Accept(c.Response(), c.Request(), &websocket.AcceptOptions{
+		// The Origin was checked above against PUBLIC_URL, which may differ
+		// from the Host a proxy forwards.
+		InsecureSkipVerify: true,
+		// Messages over 512 bytes (a big change, a whole map for a client
+		// without ?diff=1) shrink by two thirds or more. Without context
+		// takeover a connection keeps no compressor between messages,
+		// which would cost about a megabyte a viewer.
+		CompressionMode: websocket.CompressionNoContextTakeover,
+	})
+	if err != nil {
+		return nil // Accept has answered the client
+	}
+	defer conn.CloseNow()
+	ctx = context.WithoutCancel(ctx)
+	var have *pageState
+	if c.QueryParam("diff") == "1" {
+		if have, err = readPageState(ctx, conn); err != nil {
+			s.Log.Debug("live seat map: first message", "err", err)
+			conn.Close(websocket.StatusPolicyViolation, "say what the page shows first")
+			return nil
+		}
+	}
+	// The viewer sends nothing more; CloseRead answers pings and notices
+	// the close.
+	ctx = conn.CloseRead(ctx)
+	// A viewer the hub dropped (too slow, or the server is shutting down)
+	// is let go: closed with 1013 as soon as no write is under way, and a
+	// write still stuck on a full socket after liveDropGrace is cut off.
+	// Cutting a write short would end the socket without its close code.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-sub.Dropped():
+			cut := time.AfterFunc(liveDropGrace, cancel)
+			<-ctx.Done()
+			cut.Stop()
+		case <-ctx.Done():
+		}
+	}()
+
+	v := liveViewer{id: viewer, mine: map[string]bool{}}
+	seats, err := s.Store.SeatStates(ctx, showID, nil)
+	if err != nil {
+		s.Log.Error("live seat map: read seats", "show", showID, "err", err)
+		conn.Close(websocket.StatusInternalError, "try again")
+		return nil
+	}
+	if have != nil {
+		v.shown = have.Seats
+		if v.shown == nil {
+			v.shown = map[string]string{}
+		}
+	}
+	if err := s.sendSeats(ctx, conn, &v, live.Update{ShowID: showID, Seats: seats, Resync: true}); err != nil {
+		return nil
+	}
+	ping := time.NewTicker(s.Config.LivePing)
+	defer ping.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil // the viewer left, or a write outlived liveDropGrace
+		case <-sub.Dropped():
+			// 1013: one of the codes the htmx ws extension reconnects on
+			// (a policy violation, 1008, would leave the page dead); the
+			// new connection resyncs.
+			conn.Close(websocket.StatusTryAgainLater, "reconnect to resync")
+			return nil
+		case u := <-sub.Updates():
+			if u.Resync && len(u.Seats) == 0 {
+				// The show has no seats on sale any more (it was cancelled):
+				// a normal close, which the page does not reconnect after.
+				conn.Close(websocket.StatusNormalClosure, "this show is no longer on sale")
+				return nil
+			}
+			if err := s.sendSeats(ctx, conn, &v, u); err != nil {
+				return nil
+			}
+		case <-ping.C:
+			pctx, cancel := context.WithTimeout(ctx, min(liveWrite, s.Config.LivePing))
+			err := conn.Ping(pctx)
+			cancel()
+			if err != nil {
+				return nil // dead: reaped
+			}
+		}
+	}
+}
+
+// liveViewer is one connection's viewer and the seats they hold here: a
+// viewer holding seats cannot pick more, so their buttons are not selectable.
+type liveViewer struct {
+	id   string
+	mine map[string]bool
+	// shown, for a ?diff=1 page, is what it shows: the status of every seat
+	// it does not show as available. A resync (the connection's first, or
+	// the hub's after the listener reconnected) sends it only what differs.
+	// nil for other clients, who get the whole map on every resync.
+	shown map[string]string
+}
+
+// readPageState reads a ?diff=1 client's first message.
+func readPageState(ctx context.Context, conn *websocket.Conn) (*pageState, error) {
+	conn.SetReadLimit(liveHelloLimit)
+	ctx, cancel := context.WithTimeout(ctx, liveHello)
+	defer cancel()
+	typ, b, err := conn.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var st pageState
+	if typ != websocket.MessageText {
+		return nil, errors.New("the first message is not text")
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// news keeps of update u only the seats whose status for this viewer
+// differs from what the page shows (v.shown), and records them as shown.
+// On a resync (u is the whole show) that is the page's whole difference
+// from the truth. u comes back as it is when every seat in it is news, so
+// its rendering stays shared with the other viewers.
+func (v *liveViewer) news(u live.Update) live.Update {
+	was := v.shown
+	if u.Resync {
+		// The whole show: what the page shows is rebuilt from it, so seats
+		// a page named that the show does not have are forgotten.
+		clear(v.mine)
+		v.shown = make(map[string]string, len(was))
+	}
+	keep := make([]booking.Seat, 0, len(u.Seats))
+	for _, seat := range u.Seats {
+		seat.Mine = v.id != "" && seat.HolderID == v.id
+		if seat.Mine {
+			v.mine[seat.ID] = true
+		} else {
+			delete(v.mine, seat.ID)
+		}
+		status := format.SeatStatus(seat)
+		shown, ok := was[seat.ID] // read before v.shown (the same map but on a resync) changes
+		if !ok {
+			shown = "available"
+		}
+		if status == "available" {
+			delete(v.shown, seat.ID)
+		} else {
+			v.shown[seat.ID] = status
+		}
+		if status != shown {
+			keep = append(keep, seat)
+		}
+	}
+	if len(keep) == len(u.Seats) {
+		return u
+	}
+	return live.Update{ShowID: u.ShowID, Seats: keep}
+}
+
+// sendSeats writes one update as out-of-band seat buttons.
+func (s *Handler) sendSeats(ctx context.Context, conn *websocket.Conn, v *liveViewer, u live.Update) error {
+	if v.shown != nil {
+		if u = v.news(u); len(u.Seats) == 0 {
+			return nil
+		}
+	} else {
+		if u.Resync {
+			clear(v.mine)
+		}
+		// u.Seats is shared by every viewer of the show: read it, never
+		// write it.
+		for _, seat := range u.Seats {
+			if v.id != "" && seat.HolderID == v.id {
+				v.mine[seat.ID] = true
+			} else {
+				delete(v.mine, seat.ID)
+			}
+		}
+	}
+	var msg []byte
+	var err error
+	if len(v.mine) == 0 {
+		// Guests, and everyone holding none of these seats, see the same
+		// thing: rendered once for all of them (most viewers of a show).
+		// Not this viewer's cancellation: the result is everyone's.
+		msg, err = u.Shared(func() ([]byte, error) { return renderSeats(context.WithoutCancel(ctx), u.Seats, nil) })
+	} else {
+		msg, err = renderSeats(ctx, u.Seats, v.mine)
+	}
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, liveWrite)
+	defer cancel()
+	err = conn.Write(wctx, websocket.MessageText, msg)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		s.Log.Debug("live seat map: write", "err", err)
+	}
+	if err == nil {
+		s.Metrics.LiveMessages.Inc()
+	}
+	return err
+}
+
+// renderSeats renders seats as out-of-band seat buttons for a viewer who
+// holds mine (nil: nothing); a viewer holding seats cannot pick more.
+func renderSeats(ctx context.Context, seats []booking.Seat, mine map[string]bool) ([]byte, error) {
+	selectable := len(mine) == 0
+	var buf bytes.Buffer
+	for _, seat := range seats {
+		seat.Mine = mine[seat.ID]
+		status := format.SeatStatus(seat)
+		view := components.SeatView{
+			ID: seat.ID, Number: seat.Number, Category: seat.Category, PriceMinor: seat.PriceMinor,
+			Status: status, Label: format.SeatLabel(seat, status), Accessible: seat.Accessible,
+			R: seat.GridRow, C: seat.GridCol,
+		}
+		if err := components.Seat(view, selectable).Render(ctx, &buf); err != nil {
+			return nil, err
+		}
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,57 @@
+package account
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/marquee-tickets/marquee/web"
+
+	"github.com/labstack/echo/v4"
+	qrcode "github.com/skip2/go-qrcode"
+
+	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/web/format"
+)
+
+// TicketPage is the e-ticket of one of the caller's bookings: another
+// user's is not found.
+func (s *Handlers) TicketPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	b, sh, err := s.bookingAndShow(ctx, web.UserID(c), c.Param("booking_id"))
+	if err != nil {
+		return err
+	}
+	v := components.TicketView{
+		BookingID: b.ID, Code: b.Code, QRSrc: bookingPath(b.ID) + "/qr.png",
+		Movie: sh.MovieTitle, Theatre: sh.TheatreName, Screen: sh.ScreenName,
+		Date: format.LongDate(sh.StartsAt, sh.TimeZone), Time: format.Clock(sh.StartsAt, sh.TimeZone), Zone: format.ZoneAbbrev(sh.StartsAt, sh.TimeZone),
+		Seats: format.SeatOrder(b.Seats), SeatsText: strings.Join(format.SeatOrder(b.Seats), ", "), Amount: format.Money(b.AmountMinor, b.Currency),
+		Cancelled: b.Status == booking.BookingCancelled, Refund: refundText(b.Refund),
+	}
+	if t, err := s.Store.Theatre(ctx, sh.TheatreID); err == nil {
+		v.Address = t.Address
+	}
+	if m, err := s.Store.Movie(ctx, sh.MovieID); err == nil {
+		v.Rating = m.Rating
+	}
+	return web.Render(c, http.StatusOK, components.TicketPage(s.Meta(c, "Ticket: "+sh.MovieTitle), v))
+}
+
+// TicketQR is the QR code of a booking's ticket code, as a PNG, for its
+// owner only.
+func (s *Handlers) TicketQR(c echo.Context) error {
+	b, err := s.Store.Booking(c.Request().Context(), web.UserID(c), c.Param("booking_id"))
+	if err != nil {
+		return web.Lookup("booking", err)
+	}
+	if b.Status != booking.BookingConfirmed {
+		return web.NotFound("ticket")
+	}
+	png, err := qrcode.Encode(b.Code, qrcode.Medium, 320)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "private, max-age=3600")
+	return c.Blob(http.StatusOK, "image/png", png)
+}

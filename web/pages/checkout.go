@@ -1,0 +1,184 @@
+package pages
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/marquee-tickets/marquee/web"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/marquee-tickets/marquee/components/checkout"
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/web/format"
+)
+
+// PayHold is the Pay button of a hold: it opens a checkout at the provider
+// and sends the browser there. Only the hold's owner may; anyone else's hold
+// is not found. A hold that is no longer live is a friendly 409.
+func (s *Handlers) PayHold(c echo.Context) error {
+	ctx := c.Request().Context()
+	// Paid already, and the webhook is on its way (a second tab, the back
+	// button): show the return page rather than take the money twice.
+	if s.BoxOffice.PaidAlready(ctx, web.UserID(c), c.Param("hold_id")) {
+		return web.SeeOther(c, s.BoxOffice.ReturnURL(c.Param("hold_id")))
+	}
+	_, checkoutURL, err := s.BoxOffice.OpenCheckout(ctx, web.UserID(c), c.Param("hold_id"))
+	if err != nil {
+		return web.Lookup("hold", err)
+	}
+	return web.SeeOther(c, checkoutURL)
+}
+
+// CheckoutReturn is the page the provider sends the shopper back to. Its
+// query string only names a hold, which must be the caller's: what the page
+// says comes from the stored payment outcome (written by the webhook) or,
+// before there is one, from asking the provider. It never confirms anything.
+func (s *Handlers) CheckoutReturn(c echo.Context) error {
+	r, err := s.returnView(c)
+	if err != nil {
+		return err
+	}
+	return web.Render(c, http.StatusOK, checkout.ReturnPage(s.Meta(c, checkout.Title(r)), r))
+}
+
+// CheckoutReturnStatus is the return page's changing part, polled by htmx
+// while the payment is being confirmed. An htmx poll that finds the state
+// the page shows (shown) is answered 204, so nothing is swapped and nothing
+// is read out again.
+func (s *Handlers) CheckoutReturnStatus(c echo.Context) error {
+	r, err := s.returnView(c)
+	if err != nil {
+		return err
+	}
+	shown := checkout.State(c.QueryParam("shown"))
+	if shown == "" {
+		shown = checkout.Confirming
+	}
+	if r.State.Waiting() && r.State == shown && web.IsHTMX(c) {
+		return c.NoContent(http.StatusNoContent)
+	}
+	return web.Render(c, http.StatusOK, checkout.Status(r))
+}
+
+// waitingSince is when the return page began waiting for an outcome: the
+// since of its status address, set by the first render; a missing, garbled
+// or future one is now. It only decides the page's wording.
+func waitingSince(c echo.Context, now time.Time) time.Time {
+	since, err := strconv.ParseInt(c.QueryParam("since"), 10, 64)
+	if err != nil || since > now.Unix() {
+		return now
+	}
+	return time.Unix(since, 0)
+}
+
+// returnView decides what the return page says about the caller's hold.
+func (s *Handlers) returnView(c echo.Context) (checkout.Return, error) {
+	ctx := c.Request().Context()
+	uid := web.UserID(c)
+	h, err := s.Store.Hold(ctx, uid, c.QueryParam("hold_id"))
+	if err != nil {
+		return checkout.Return{}, web.Lookup("hold", err)
+	}
+	r := checkout.Return{
+		HoldID: h.ID, Seats: strings.Join(format.SeatOrder(h.Seats), ", "), Amount: format.Money(h.AmountMinor, h.Currency),
+		ShowHref: "/shows/" + strconv.FormatInt(h.ShowID, 10), HoldLive: h.State == booking.HoldHeld,
+		CSRF: web.CSRFToken(c),
+	}
+	payments, err := s.Store.PaymentsForHold(ctx, uid, h.ID)
+	if err != nil {
+		return r, err
+	}
+	if len(payments) > 0 {
+		outcomeView(&r, payments)
+		return r, nil
+	}
+	// No outcome stored yet: the webhook may be on its way, or there was
+	// no payment. Only the provider can tell; the page only tells, and
+	// reconciliation does the rest.
+	rep, err := s.BoxOffice.PaymentStatus(ctx, h.ID)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.Log.Warn("payment status", "hold", h.ID, "err", err)
+		}
+		rep.Status = payment.StatusPending
+	}
+	switch {
+	case rep.Status == payment.StatusDeclined:
+		r.State = checkout.Declined
+	case rep.Status == payment.StatusNone:
+		r.State = checkout.NotPaid
+	case rep.Status == payment.StatusPending && !r.HoldLive:
+		// An open checkout nobody paid, for a hold that has ended.
+		r.State = checkout.NotPaid
+	default:
+		// Succeeded (the webhook is on its way) or pending while the hold
+		// lasts: confirming, and after a while an explanation.
+		now, err := s.Store.Now(ctx)
+		if err != nil {
+			return r, err
+		}
+		since := waitingSince(c, now)
+		r.Since = since.Unix()
+		r.State = checkout.Confirming
+		if now.Sub(since) >= s.returnPatience() {
+			r.State = checkout.Delayed
+		}
+	}
+	return r, nil
+}
+
+// returnPatience is how long the return page says "confirming" before it
+// explains instead.
+func (s *Handlers) returnPatience() time.Duration {
+	if s.Config.ReturnPatience > 0 {
+		return s.Config.ReturnPatience
+	}
+	return time.Minute
+}
+
+// outcomeView fills r from the stored payments of its hold, the one that
+// booked it first (see Store.PaymentsForHold).
+func outcomeView(r *checkout.Return, payments []booking.HoldPayment) {
+	first := payments[0]
+	if first.Outcome == booking.OutcomeBooked {
+		r.State, r.BookingHref = checkout.Booked, "/bookings/"+first.BookingID
+		var extra int64
+		for _, p := range payments[1:] {
+			if p.Refund != nil {
+				extra += p.Refund.AmountMinor
+			}
+		}
+		if extra > 0 {
+			r.ExtraRefund = format.Money(extra, first.Currency)
+		}
+		return
+	}
+	r.State, r.Reason, r.RefundDone = checkout.RefundRequired, refundReason(first.Reason), true
+	var owed int64
+	for _, p := range payments {
+		if p.Refund != nil {
+			owed += p.Refund.AmountMinor
+			r.RefundDone = r.RefundDone && p.Refund.Status == booking.RefundSucceeded
+		}
+	}
+	r.Refund = format.Money(owed, first.Currency)
+}
+
+// refundReason says, for a person, why a payment booked nothing.
+func refundReason(reason string) string {
+	switch reason {
+	case booking.ReasonHoldExpired:
+		return "Your hold on these seats had expired before your payment reached us, so the seats were released and not booked."
+	case booking.ReasonHoldCancelled:
+		return "You had released these seats before your payment reached us, so they were not booked."
+	case booking.ReasonAmountMismatch:
+		return "The payment did not match the price of your seats, so nothing was booked."
+	case booking.ReasonAlreadyConfirmed:
+		return "These seats had already been paid for by an earlier payment."
+	}
+	return "Your payment arrived but could not be used to book these seats."
+}

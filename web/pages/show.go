@@ -1,0 +1,548 @@
+package pages
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/marquee-tickets/marquee/web"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/web/format"
+)
+
+// The show page: the seat map, the selection form, holding and releasing.
+// The interactive part (#booking) is one fragment that every step answers
+// with, so htmx swaps it whole and a page without htmx renders the same.
+
+// showState is what a rendering of a show's booking section needs.
+type showState struct {
+	show      booking.Show
+	seats     []booking.Seat
+	now       time.Time
+	hold      *booking.Hold // the viewer's live hold of this show
+	otherHold *booking.Hold // the viewer's live hold of another show
+	policy    booking.RefundPolicy
+}
+
+func (s *Handlers) loadShow(ctx context.Context, showID int64, viewer string) (showState, error) {
+	var st showState
+	var err error
+	if st.show, err = s.Store.Show(ctx, showID); err != nil {
+		return st, web.Lookup("show", err)
+	}
+	if st.seats, err = s.Store.SeatMap(ctx, showID, viewer); err != nil {
+		return st, web.Lookup("show", err)
+	}
+	if st.now, err = s.Store.Now(ctx); err != nil {
+		return st, err
+	}
+	if st.policy, err = s.Store.RefundPolicy(ctx, st.show.TheatreID); err != nil {
+		return st, err
+	}
+	if viewer != "" {
+		h, err := s.Store.ActiveHold(ctx, viewer)
+		switch {
+		case errors.Is(err, booking.ErrNotFound):
+		case err != nil:
+			return st, err
+		case h.ShowID == showID:
+			st.hold = &h
+		default:
+			st.otherHold = &h
+		}
+	}
+	return st, nil
+}
+
+func (st showState) closed() bool { return !st.now.Before(st.show.StartsAt) }
+
+// selection is the shopper's intent to show in the form: seats picked, and
+// seats to flag as just taken.
+type selection struct {
+	seats  []string
+	taken  []string
+	notice *components.Notice
+}
+
+// newKey is the idempotency key of one rendering of the hold form: a double
+// submit of that form asks for the same hold, and gets it back.
+func newKey() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return "page-" + hex.EncodeToString(b)
+}
+
+// bookingView builds the booking section for the viewer.
+func (s *Handlers) bookingView(c echo.Context, st showState, sel selection) components.BookingView {
+	v := components.BookingView{
+		ShowID: st.show.ID, CSRF: web.CSRFToken(c), Guest: web.UserID(c) == "", Notice: sel.notice, Key: newKey(),
+	}
+	switch {
+	case st.closed():
+		v.Mode = "closed"
+		v.ClosedMsg = "This show has started, so its seats are no longer on sale."
+		v.Map = s.seatMapView(st, false, nil, nil)
+	case st.hold != nil:
+		v.Mode = "checkout"
+		v.Map = s.seatMapView(st, false, nil, nil)
+		v.Checkout = s.checkoutView(st, *st.hold)
+	default:
+		v.Mode = "select"
+		picked := map[string]bool{}
+		for _, id := range sel.seats {
+			picked[id] = true
+		}
+		taken := map[string]bool{}
+		for _, id := range sel.taken {
+			taken[id] = true
+		}
+		v.Map = s.seatMapView(st, true, picked, taken)
+		var total int64
+		for _, seat := range st.seats {
+			if picked[seat.ID] && seat.Status == booking.SeatAvailable && !seat.Mine {
+				v.Selected = append(v.Selected, seat.ID)
+				total += seat.PriceMinor
+			}
+		}
+		v.Summary = selectionSummary(v.Selected)
+		v.Total = format.Money(total, st.show.Currency)
+		if v.Notice == nil && st.otherHold != nil {
+			v.Notice = &components.Notice{
+				Kind: "warning", Title: "You're holding seats for another show",
+				Text:     "You can hold seats for one show at a time. Pay for those or release them first.",
+				LinkHref: "/shows/" + strconv.FormatInt(st.otherHold.ShowID, 10), LinkText: "Go to your held seats",
+			}
+		}
+	}
+	return v
+}
+
+func selectionSummary(seats []string) string {
+	switch len(seats) {
+	case 0:
+		return "No seats selected yet."
+	case 1:
+		return "1 seat: " + seats[0]
+	}
+	return strconv.Itoa(len(seats)) + " seats: " + strings.Join(seats, ", ")
+}
+
+// seatMapView lays the seats out in their grid: each grid row a row of
+// cells from the leftmost to the rightmost column of the screen, with gaps
+// where there is no seat.
+func (s *Handlers) seatMapView(st showState, selectable bool, picked, taken map[string]bool) components.SeatMapView {
+	v := components.SeatMapView{
+		ShowID: st.show.ID, Selectable: selectable, MaxSeats: s.Config.MaxSeatsPerHold, Currency: st.show.Currency,
+		Symbol: format.CurrencySymbol(st.show.Currency),
+	}
+	if len(st.seats) == 0 {
+		return v
+	}
+	minCol, maxCol := math.MaxInt, 0
+	for _, seat := range st.seats {
+		minCol, maxCol = min(minCol, seat.GridCol), max(maxCol, seat.GridCol)
+	}
+	v.Cols = maxCol - minCol + 1
+	rowIndex := map[int]int{}
+	var gridRows []int
+	prices := map[string]int64{}
+	for _, seat := range st.seats {
+		if _, ok := rowIndex[seat.GridRow]; !ok {
+			rowIndex[seat.GridRow] = len(v.Rows)
+			gridRows = append(gridRows, seat.GridRow)
+			v.Rows = append(v.Rows, components.SeatRow{Label: seat.Row, Cells: make([]*components.SeatView, maxCol-minCol+1)})
+		}
+		status := format.SeatStatus(seat)
+		if status == "available" {
+			v.Available++
+		}
+		prices[seat.Category] = seat.PriceMinor
+		v.Rows[rowIndex[seat.GridRow]].Cells[seat.GridCol-minCol] = &components.SeatView{
+			ID: seat.ID, Number: seat.Number, Category: seat.Category, PriceMinor: seat.PriceMinor,
+			Status: status, Label: format.SeatLabel(seat, status), Accessible: seat.Accessible,
+			Selected: picked[seat.ID] && status == "available", Taken: taken[seat.ID],
+			R: seat.GridRow, C: seat.GridCol,
+		}
+	}
+	categories := make([]string, 0, len(prices))
+	for cat := range prices {
+		categories = append(categories, cat)
+	}
+	// Cheapest first: the order a shopper compares prices in.
+	slices.SortFunc(categories, func(a, b string) int {
+		if prices[a] != prices[b] {
+			return int(prices[a] - prices[b])
+		}
+		return strings.Compare(a, b)
+	})
+	for _, cat := range categories {
+		v.Legend = append(v.Legend, components.LegendItem{Category: cat, Name: format.CategoryName(cat), Price: format.Money(prices[cat], st.show.Currency)})
+	}
+	return v
+}
+
+// checkoutView is the checkout panel of the viewer's live hold h.
+func (s *Handlers) checkoutView(st showState, h booking.Hold) *components.CheckoutView {
+	bySeat := map[string]booking.Seat{}
+	for _, seat := range st.seats {
+		bySeat[seat.ID] = seat
+	}
+	left := max(0, int(math.Ceil(h.ExpiresAt.Sub(st.now).Seconds())))
+	v := &components.CheckoutView{
+		HoldID: h.ID, ShowID: h.ShowID, Total: format.Money(h.AmountMinor, h.Currency),
+		ExpiresAt: h.ExpiresAt.UTC().Format(time.RFC3339Nano),
+		ServerNow: st.now.UTC().Format(time.RFC3339Nano),
+		Remaining: fmt.Sprintf("%d:%02d", left/60, left%60),
+		Until:     format.Clock(h.ExpiresAt, st.show.TimeZone),
+		PayAction: "/holds/" + h.ID + "/pay",
+		Release:   "/holds/" + h.ID + "/release",
+		Fees:      "None", // Marquee charges no booking fee: the total is the seats' prices
+		Policy:    policyLines(st.policy),
+	}
+	for _, id := range format.SeatOrder(h.Seats) {
+		seat := bySeat[id]
+		v.Lines = append(v.Lines, components.CheckoutLine{
+			Seat: id, Category: format.CategoryName(seat.Category), Price: format.Money(seat.PriceMinor, h.Currency),
+		})
+	}
+	return v
+}
+
+func (s *Handlers) showHeading(sh booking.Show, movie booking.Movie, citySlug string) components.ShowHeading {
+	return components.ShowHeading{
+		Movie: sh.MovieTitle, MovieHref: moviePath(sh.MovieID, citySlug, sh.StartsAt.In(format.Zone(sh.TimeZone)).Format(time.DateOnly)),
+		Rating: movie.Rating, Duration: format.Duration(movie.DurationMinutes),
+		Theatre: sh.TheatreName, TheatreHref: theatrePath(sh.TheatreID),
+		Screen: sh.ScreenName, Date: format.LongDate(sh.StartsAt, sh.TimeZone), Time: format.Clock(sh.StartsAt, sh.TimeZone),
+		Zone: format.ZoneAbbrev(sh.StartsAt, sh.TimeZone), StartsAt: sh.StartsAt.In(format.Zone(sh.TimeZone)).Format(time.RFC3339),
+	}
+}
+
+// renderBooking answers with the booking section: the fragment for htmx,
+// else the whole show page. Neither is ever kept: a show page restored from
+// the browser's cache would offer seats and a hold that have moved on.
+func (s *Handlers) renderBooking(c echo.Context, status int, st showState, v components.BookingView) error {
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	if web.IsHTMX(c) {
+		return web.Render(c, status, components.BookingSection(v))
+	}
+	ctx := c.Request().Context()
+	movie, err := s.Store.Movie(ctx, st.show.MovieID)
+	if err != nil {
+		return err
+	}
+	slug := ""
+	if t, err := s.Store.Theatre(ctx, st.show.TheatreID); err == nil {
+		if cities, err := s.Store.Cities(ctx); err == nil {
+			for _, ci := range cities {
+				if ci.ID == t.CityID {
+					slug = ci.Slug
+				}
+			}
+		}
+	}
+	m := s.Meta(c, st.show.MovieTitle+", "+format.ShortDate(st.show.StartsAt, st.show.TimeZone)+" "+format.Clock(st.show.StartsAt, st.show.TimeZone))
+	m.Wide = true
+	return web.Render(c, status, components.ShowPage(m, components.ShowView{
+		Heading: s.showHeading(st.show, movie, slug), Booking: v, Live: s.Config.Live != nil,
+		Policy: policyLines(st.policy),
+	}))
+}
+
+// policyLines says a refund policy in a moviegoer's words, the most generous
+// tier first: "Full refund if you cancel 48 hours or more before the show",
+// "75% back if you cancel 6 hours or more before", "No cancellation in the
+// last 6 hours".
+func policyLines(p booking.RefundPolicy) []string {
+	tiers := slices.Clone(p.Tiers)
+	slices.SortFunc(tiers, func(a, b booking.RefundTier) int { return int(b.Before - a.Before) })
+	var lines []string
+	for i, t := range tiers {
+		back := strconv.Itoa(t.Percent) + "% back"
+		if t.Percent == 100 {
+			back = "Full refund"
+		}
+		before := "before the show"
+		if i > 0 {
+			before = "before"
+		}
+		if t.Before <= 0 {
+			lines = append(lines, back+" if you cancel any time before the show")
+			continue
+		}
+		lines = append(lines, back+" if you cancel "+span(t.Before)+" or more "+before)
+	}
+	if len(tiers) == 0 {
+		return []string{"Bookings cannot be cancelled"}
+	}
+	if last := tiers[len(tiers)-1]; last.Before > 0 {
+		lines = append(lines, "No cancellation in the last "+span(last.Before))
+	}
+	return lines
+}
+
+// span writes a duration of a refund tier: "48 hours", "90 minutes".
+func span(d time.Duration) string {
+	if d%time.Hour == 0 {
+		return format.Plural(int(d/time.Hour), "hour")
+	}
+	return format.Plural(int(d/time.Minute), "minute")
+}
+
+// seatList reads a comma-separated list of seat ids (?seats=A1,A2), keeping
+// only ids that can name a seat, each once, at most max of them.
+func seatList(raw string, max int) []string {
+	var out []string
+	for _, id := range strings.Split(raw, ",") {
+		id = strings.TrimSpace(id)
+		if seatIDPattern.MatchString(id) && !slices.Contains(out, id) && len(out) < max {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+var seatIDPattern = regexp.MustCompile(`^[A-Za-z0-9-]{1,16}$`)
+
+func parseShowParam(c echo.Context) (int64, error) {
+	id, err := booking.ParseShowID(c.Param("show_id"))
+	if err != nil {
+		return 0, web.NotFound("show")
+	}
+	return id, nil
+}
+
+// viewerShow is the show of the address as the caller sees it.
+func (s *Handlers) viewerShow(c echo.Context) (showState, error) {
+	showID, err := parseShowParam(c)
+	if err != nil {
+		return showState{}, err
+	}
+	return s.loadShow(c.Request().Context(), showID, web.UserID(c))
+}
+
+// ShowPage is the show page. ?seats=A1,A2 preselects seats (a guest who
+// logged in to hold them comes back so); seats taken meanwhile are named.
+func (s *Handlers) ShowPage(c echo.Context) error {
+	st, err := s.viewerShow(c)
+	if err != nil {
+		return err
+	}
+	sel := selection{seats: seatList(c.QueryParam("seats"), s.Config.MaxSeatsPerHold)}
+	if len(sel.seats) > 0 && st.hold == nil && !st.closed() {
+		var gone []string
+		for _, seat := range st.seats {
+			if slices.Contains(sel.seats, seat.ID) && (seat.Status != booking.SeatAvailable || seat.Mine) {
+				gone = append(gone, seat.ID)
+			}
+		}
+		if len(gone) > 0 {
+			sel.taken = gone
+			sel.notice = &components.Notice{
+				Kind: "warning", Title: seatsNoLongerFree(gone),
+				Text: "We kept the rest of your selection. Pick other seats to replace them.",
+			}
+		}
+	}
+	return s.renderBooking(c, http.StatusOK, st, s.bookingView(c, st, sel))
+}
+
+// BookingFragment is the booking section alone. The countdown asks for it
+// when a hold runs out (?expired=1), to show the seats freed.
+func (s *Handlers) BookingFragment(c echo.Context) error {
+	st, err := s.viewerShow(c)
+	if err != nil {
+		return err
+	}
+	var sel selection
+	if c.QueryParam("expired") != "" && st.hold == nil && !st.closed() {
+		sel.notice = &components.Notice{
+			Kind: "warning", Title: "Your hold expired",
+			Text: "The seats were released and nothing was charged. Pick seats again to continue.",
+		}
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	return web.Render(c, http.StatusOK, components.BookingSection(s.bookingView(c, st, sel)))
+}
+
+// SeatMapFragment is the seat map alone, as it is now for the viewer.
+func (s *Handlers) SeatMapFragment(c echo.Context) error {
+	st, err := s.viewerShow(c)
+	if err != nil {
+		return err
+	}
+	selectable := st.hold == nil && !st.closed()
+	return web.Render(c, http.StatusOK, components.SeatMap(s.seatMapView(st, selectable, nil, nil)))
+}
+
+// seatsNoLongerFree names taken seats in a sentence.
+func seatsNoLongerFree(seats []string) string {
+	if len(seats) == 1 {
+		return "Seat " + seats[0] + " is no longer available"
+	}
+	return "Seats " + joinAnd(seats) + " are no longer available"
+}
+
+func joinAnd(items []string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// HoldSeatsPage holds the selected seats (form fields seat, key). A guest
+// is sent to log in, and comes back to the show with the selection kept.
+func (s *Handlers) HoldSeatsPage(c echo.Context) error {
+	showID, err := parseShowParam(c)
+	if err != nil {
+		return err
+	}
+	form, err := c.FormParams()
+	if err != nil {
+		return web.NewError(http.StatusBadRequest, "bad_form", "The form could not be read. Reload the page and try again.")
+	}
+	seats := form["seat"]
+	if web.UserID(c) == "" {
+		next := "/shows/" + strconv.FormatInt(showID, 10)
+		if keep := seatList(strings.Join(seats, ","), s.Config.MaxSeatsPerHold); len(keep) > 0 {
+			next += "?seats=" + url.QueryEscape(strings.Join(keep, ","))
+		}
+		return web.SeeOther(c, web.LoginPath(next))
+	}
+	ctx := c.Request().Context()
+	key := form.Get("key")
+	if !booking.ValidKey(key) {
+		key = newKey() // an old form without a key: this request gets its own
+	}
+	hold := func(key string) (booking.HoldResult, error) {
+		return s.BoxOffice.Hold(ctx, booking.HoldRequest{UserID: web.UserID(c), ShowID: showID, Seats: seats, Key: key})
+	}
+	res, holdErr := hold(key)
+	if errors.Is(holdErr, booking.ErrKeyReused) {
+		// A form's key covers a double submit of that form. Sent with
+		// other seats (a page restored from the browser's cache, an old
+		// tab), it is a new request: it gets a key of its own.
+		res, holdErr = hold(newKey())
+	}
+	if errors.Is(holdErr, booking.ErrNotFound) {
+		return web.NotFound("show")
+	}
+	st, err := s.loadShow(ctx, showID, web.UserID(c))
+	if err != nil {
+		return err
+	}
+
+	var (
+		taken   *booking.SeatsUnavailableError
+		unknown *booking.UnknownSeatsError
+		active  *booking.ActiveHoldError
+	)
+	sel := selection{seats: seats}
+	status := http.StatusOK
+	switch {
+	case holdErr == nil && res.Hold.State == booking.HoldHeld:
+		if !web.IsHTMX(c) {
+			return c.Redirect(http.StatusSeeOther, "/shows/"+strconv.FormatInt(showID, 10))
+		}
+	case holdErr == nil:
+		// A replayed request whose hold has ended since.
+		sel.seats = nil
+		sel.notice = &components.Notice{Kind: "warning", Title: "That hold has ended",
+			Text: "Those seats are no longer held for you. Pick seats again to continue."}
+	case errors.As(holdErr, &taken):
+		status = http.StatusConflict
+		sel.taken = taken.Seats
+		sel.seats = slices.DeleteFunc(slices.Clone(seats), func(id string) bool { return slices.Contains(taken.Seats, id) })
+		sel.notice = &components.Notice{Kind: "error", Title: seatsNoLongerFree(taken.Seats),
+			Text: "Someone else got there first, so nothing was held. We kept the rest of your selection: pick other seats and try again."}
+	case errors.As(holdErr, &active):
+		status = http.StatusConflict
+		// loadShow shows one of ours for this show as the checkout panel;
+		// one for another show as a notice with a link to it.
+		if st.hold != nil {
+			sel.notice = &components.Notice{Kind: "info", Title: "You already hold seats for this show"}
+		}
+	case errors.As(holdErr, &unknown):
+		status = http.StatusUnprocessableEntity
+		sel.seats = slices.DeleteFunc(slices.Clone(seats), func(id string) bool { return slices.Contains(unknown.Seats, id) })
+		sel.notice = &components.Notice{Kind: "error", Title: "This show has no seat " + joinAnd(unknown.Seats),
+			Text: "Pick seats on the map below."}
+	case errors.Is(holdErr, booking.ErrShowClosed):
+		status = http.StatusConflict
+		sel.notice = &components.Notice{Kind: "error", Title: "This show is no longer on sale"}
+	default:
+		ae, internal := web.ErrorFor(holdErr)
+		if internal || ae.Status >= 500 {
+			return holdErr
+		}
+		status = ae.Status
+		sel.seats = nil
+		var tooMany *booking.TooManySeatsError
+		if errors.As(holdErr, &tooMany) {
+			sel.seats = seats[:min(len(seats), tooMany.Max)]
+		}
+		sel.notice = &components.Notice{Kind: "error", Title: "We couldn't hold those seats", Text: holdProblem(ae)}
+	}
+	return s.renderBooking(c, status, st, s.bookingView(c, st, sel))
+}
+
+// holdProblem says in a moviegoer's words why a hold was refused: the
+// API's messages speak to programmers (ids, keys), the page's never do.
+func holdProblem(ae *web.Error) string {
+	switch ae.Code {
+	case "too_many_seats", "no_seats", "show_closed", "active_hold_exists":
+		return ae.Message // already plain
+	case "duplicate_seats":
+		return "A seat was picked twice. Check your selection and try again."
+	case "invalid_seat", "unknown_seats":
+		return "Some of those seats are not on this map. Pick seats on the map below."
+	}
+	return "Please pick your seats again and press Hold."
+}
+
+// ReleaseHoldPage gives the caller's held seats back, and shows the booking
+// section of the show the form was on (form field show).
+func (s *Handlers) ReleaseHoldPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	h, err := s.BoxOffice.Release(ctx, web.UserID(c), c.Param("hold_id"))
+	sel := selection{}
+	switch {
+	case errors.Is(err, booking.ErrHoldConfirmed):
+		sel.notice = &components.Notice{Kind: "info", Title: "These seats are already paid for",
+			LinkHref: "/bookings", LinkText: "See your bookings"}
+	case err != nil:
+		return web.Lookup("hold", err)
+	case h.State == booking.HoldCancelled:
+		// The selection starts empty: the released seats are not picked
+		// again behind the shopper's back.
+		sel.notice = &components.Notice{Kind: "success", Title: "Seats released", Text: "Nothing was charged. Pick seats again whenever you like."}
+	default:
+		sel.notice = &components.Notice{Kind: "info", Title: "This hold had already ended", Text: "Nothing was charged."}
+	}
+	showID := h.ShowID
+	if id, err := booking.ParseShowID(c.FormValue("show")); err == nil {
+		showID = id
+	}
+	if !web.IsHTMX(c) {
+		return c.Redirect(http.StatusSeeOther, "/shows/"+strconv.FormatInt(showID, 10))
+	}
+	st, err := s.loadShow(ctx, showID, web.UserID(c))
+	if err != nil {
+		return err
+	}
+	return s.renderBooking(c, http.StatusOK, st, s.bookingView(c, st, sel))
+}

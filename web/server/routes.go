@@ -1,0 +1,119 @@
+package server
+
+import (
+	"slices"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/api"
+	"github.com/marquee-tickets/marquee/web/live"
+	"github.com/marquee-tickets/marquee/web/pages"
+	"github.com/marquee-tickets/marquee/web/pages/account"
+)
+
+// routes registers every route of the server, each with its handler's
+// package: api (the JSON API), pages and pages/account (the moviegoer's
+// HTML), live (the seat map's websocket), and Sandbox Pay's own pages.
+// Global middleware (panic recovery, body limit, request deadline) is set
+// by web.Server.Echo.
+func routes(e *echo.Echo, s *web.Server, gatherer prometheus.Gatherer) {
+	var (
+		a   = &api.Handlers{Server: s}
+		p   = &pages.Handlers{Server: s}
+		acc = &account.Handlers{Server: s}
+		l   = &live.Handler{Server: s}
+		o   = ops{Server: s}
+	)
+
+	// Operations.
+	e.GET("/healthz", o.Healthz)
+	e.GET("/readyz", o.Readyz)
+	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})))
+
+	// Static files (CSS, htmx, our JavaScript, images), embedded.
+	e.GET("/static/*", web.StaticFiles())
+
+	// The payment provider's server-to-server webhook: signed, no session.
+	e.POST("/payments/webhook", a.PaymentWebhook)
+
+	// The JSON API. Middleware is given per route rather than to the group:
+	// a group with middleware catches unknown methods as 404, not 405.
+	cop := s.CrossOrigin()
+	accountLimit := s.RateLimit(web.AccountLimit, web.ClientIP)
+	holdLimit := s.RateLimit(web.HoldLimit, web.UserOrIP)
+	guest := func(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
+		return slices.Concat([]echo.MiddlewareFunc{web.NoStore, cop}, m, []echo.MiddlewareFunc{s.LoadSession})
+	}
+	member := func(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
+		return slices.Concat(guest(), []echo.MiddlewareFunc{web.RequireUser}, m)
+	}
+	v1 := e.Group("/api/v1")
+
+	// Accounts.
+	v1.POST("/signup", a.Signup, guest(accountLimit)...)
+	v1.POST("/login", a.Login, guest(accountLimit)...)
+	v1.POST("/logout", a.Logout, guest()...)
+	v1.GET("/me", a.Me, member()...)
+
+	// Browsing: guests welcome.
+	v1.GET("/shows", a.Shows, guest()...)
+	v1.GET("/shows/:show_id", a.Show, guest()...)
+	v1.GET("/shows/:show_id/seats", a.SeatMap, guest()...)
+
+	// Holds.
+	v1.POST("/shows/:show_id/holds", a.CreateHold, member(holdLimit)...)
+	v1.GET("/holds/:hold_id", a.Hold, member()...)
+	v1.DELETE("/holds/:hold_id", a.ReleaseHold, member()...)
+
+	// Payment.
+	v1.POST("/holds/:hold_id/checkout", a.Checkout, member()...)
+
+	// Bookings.
+	v1.GET("/bookings", a.Bookings, member()...)
+	v1.GET("/bookings/:booking_id", a.Booking, member()...)
+	v1.POST("/bookings/:booking_id/cancel", a.CancelBooking, member()...)
+
+	// Pages: the moviegoer's HTML. Each gets security headers, private
+	// caching, the session and CSRF protection (s.Pages); every change is
+	// a POST. Guests may browse and pick seats.
+	signedIn := s.Pages(web.RequirePageUser)
+	e.GET("/", p.HomePage, s.Pages()...)
+	e.GET("/cities/:slug", p.CityPage, s.Pages()...)
+	e.GET("/movies/:movie_id", p.MoviePage, s.Pages()...)
+	e.Match([]string{"GET", "HEAD"}, "/movies/:movie_id/poster", p.MoviePoster) // an image: public, no session
+	e.GET("/theatres/:theatre_id", p.TheatrePage, s.Pages()...)
+	e.GET("/shows/:show_id", p.ShowPage, s.Pages()...)
+	e.GET("/shows/:show_id/seatmap", p.SeatMapFragment, s.Pages()...)
+	e.GET(web.LiveRoute, l.LiveSeatMap, s.LoadSession)
+	e.GET("/shows/:show_id/booking", p.BookingFragment, s.Pages()...)
+	e.POST("/shows/:show_id/hold", p.HoldSeatsPage, s.Pages(holdLimit)...)
+	e.POST("/holds/:hold_id/release", p.ReleaseHoldPage, signedIn...)
+
+	// The moviegoer's own: bookings, tickets, the account forms.
+	e.GET("/bookings", acc.BookingsPage, signedIn...)
+	e.GET("/bookings/:booking_id", acc.TicketPage, signedIn...)
+	e.GET("/bookings/:booking_id/qr.png", acc.TicketQR, signedIn...)
+	e.GET("/bookings/:booking_id/cancel", acc.CancelPreview, signedIn...)
+	e.POST("/bookings/:booking_id/cancel", acc.CancelBookingPage, signedIn...)
+	e.GET("/login", acc.LoginPage, s.Pages()...)
+	e.POST("/login", acc.LoginSubmit, s.Pages(acc.KeepForm(accountLimit, account.LoginForm))...)
+	e.GET("/signup", acc.SignupPage, s.Pages()...)
+	e.POST("/signup", acc.SignupSubmit, s.Pages(acc.KeepForm(accountLimit, account.SignupForm))...)
+	e.POST("/logout", acc.LogoutSubmit, s.Pages()...)
+
+	// Checkout: paying for a hold from the pages, and the return page the
+	// provider sends the shopper back to (it polls its status fragment).
+	e.POST("/holds/:hold_id/pay", p.PayHold, signedIn...)
+	e.GET("/checkout/return", p.CheckoutReturn, signedIn...)
+	e.GET("/checkout/return/status", p.CheckoutReturnStatus, signedIn...)
+
+	// Sandbox Pay's own hosted pages, when it is the provider: /sandbox,
+	// /sandbox/settings, /sandbox/checkout/:checkout_id and its /pay and
+	// /decline (see sandbox.Routes).
+	if sb := s.Config.Sandbox; sb != nil {
+		sb.Routes(e, web.CSRFToken, s.Pages()...)
+	}
+}

@@ -1,0 +1,385 @@
+// Package webtest is the web tests' support: a server on a fresh database
+// (NewEnv), HTTP and page clients that keep their cookies, Sandbox Pay and
+// the live seat map's machinery as `marquee serve` runs them.
+package webtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/marquee-tickets/marquee/internal/metrics"
+	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/internal/pgtest"
+	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/server"
+)
+
+const (
+	HoldTTL    = 5 * time.Minute
+	MaxSeats   = 10
+	PublicURL  = "http://marquee.test"
+	JSONType   = "application/json"
+	BadContent = "text/plain"
+)
+
+var WebhookSecret = []byte("whsec_web_test")
+
+// Env is a server on a fresh database with one venue and one 10x10 show.
+type Env struct {
+	T          *testing.T
+	Store      *postgres.Store
+	Clock      *pgtest.Clock // nil: the database clock
+	Venue      pgtest.Venue
+	Show       int64
+	Srv        *httptest.Server
+	Reg        *prometheus.Registry
+	Cfg        web.Config
+	Seq        atomic.Int64
+	HTTPClient *http.Client // shared transport for every test client
+}
+
+type EnvOption func(*Env)
+
+// WithClock injects a controllable clock into the store.
+func WithClock(e *Env) { e.Clock = pgtest.NewClock(time.Now()) }
+
+// WithRateLimits turns the rate limits on.
+func WithRateLimits(e *Env) { e.Cfg.RateLimits = true }
+
+func NewEnv(t *testing.T, opts ...EnvOption) *Env {
+	t.Helper()
+	e := &Env{T: t, Cfg: web.Config{
+		PublicURL: PublicURL, HoldTTL: HoldTTL, MaxSeatsPerHold: MaxSeats,
+		WebhookSecret: WebhookSecret, PasswordCost: 4,
+	}}
+	for _, o := range opts {
+		o(e)
+	}
+	e.Store = pgtest.NewStore(t, 8)
+	if e.Clock != nil {
+		e.Store.Clock = e.Clock.Now
+	}
+	e.Venue = pgtest.NewVenue(t, e.Store)
+	e.Show = pgtest.NewShow(t, e.Store, e.Venue, 10, 10, e.Now().Add(72*time.Hour))
+	e.Reg = prometheus.NewRegistry()
+	// The sandbox is the provider, its webhooks never sent: tests deliver
+	// payments themselves (see pay).
+	e.Cfg.Sandbox = NewSandbox(e.Store, PublicURL, nil)
+	h := server.New(e.Cfg, e.Store, metrics.New(e.Reg), e.Reg, nil)
+	e.Srv = httptest.NewServer(h)
+	t.Cleanup(e.Srv.Close)
+	e.HTTPClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
+	t.Cleanup(func() { pgtest.CheckInvariants(t, e.Store) })
+	return e
+}
+
+// Now is the store's clock.
+func (e *Env) Now() time.Time {
+	if e.Clock != nil {
+		return e.Clock.Now()
+	}
+	return time.Now()
+}
+
+// Client is one browser: its own cookie jar.
+type Client struct {
+	E    *Env
+	HTTP *http.Client
+}
+
+func (e *Env) Guest() *Client {
+	jar, _ := cookiejar.New(nil)
+	return &Client{E: e, HTTP: &http.Client{Transport: e.HTTPClient.Transport, Jar: jar, Timeout: e.HTTPClient.Timeout}}
+}
+
+// Response is an answer with its body read and, when JSON, decoded.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	JSON   map[string]any
+}
+
+func (r *Response) String() string { return fmt.Sprintf("%d %s", r.Status, r.Body) }
+
+// Str returns a string field of the JSON body.
+func (r *Response) Str(key string) string {
+	s, _ := r.JSON[key].(string)
+	return s
+}
+
+// Num returns a number field of the JSON body.
+func (r *Response) Num(key string) float64 {
+	n, _ := r.JSON[key].(float64)
+	return n
+}
+
+// Strs returns a list-of-strings field of the JSON body.
+func (r *Response) Strs(key string) []string {
+	list, _ := r.JSON[key].([]any)
+	out := make([]string, 0, len(list))
+	for _, v := range list {
+		s, _ := v.(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+// Req is a request to send: body is nil (none), a string or []byte (sent
+// as is) or anything else (sent as JSON).
+type Req struct {
+	Method, Path string
+	Body         any
+	Header       map[string]string
+}
+
+// Send never fails the test itself: a request that gets no answer comes
+// back with status 0 and the error as its body, for the caller's assertion.
+func (c *Client) Send(r Req) *Response {
+	out, err := c.TrySend(r)
+	if err != nil {
+		return &Response{Body: []byte(err.Error()), Header: http.Header{}}
+	}
+	return out
+}
+
+// TrySend is send for goroutines other than the test's own.
+func (c *Client) TrySend(r Req) (*Response, error) {
+	var body io.Reader
+	contentType := ""
+	switch b := r.Body.(type) {
+	case nil:
+	case string:
+		body, contentType = strings.NewReader(b), JSONType
+	case []byte:
+		body, contentType = bytes.NewReader(b), JSONType
+	case io.Reader:
+		body, contentType = b, JSONType
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			return nil, err
+		}
+		body, contentType = bytes.NewReader(j), JSONType
+	}
+	hr, err := http.NewRequestWithContext(context.Background(), r.Method, c.E.Srv.URL+r.Path, body)
+	if err != nil {
+		return nil, err
+	}
+	if contentType != "" {
+		hr.Header.Set("Content-Type", contentType)
+	}
+	for k, v := range r.Header {
+		if v == "" {
+			hr.Header.Del(k)
+		} else {
+			hr.Header.Set(k, v)
+		}
+	}
+	resp, err := c.HTTP.Do(hr)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", r.Method, r.Path, err)
+	}
+	defer resp.Body.Close()
+	out := &Response{Status: resp.StatusCode, Header: resp.Header}
+	if out.Body, err = io.ReadAll(resp.Body); err != nil {
+		return nil, fmt.Errorf("%s %s: read body: %w", r.Method, r.Path, err)
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), JSONType) {
+		if err := json.Unmarshal(out.Body, &out.JSON); err != nil {
+			return nil, fmt.Errorf("%s %s: answer is not a JSON object: %w: %s", r.Method, r.Path, err, out.Body)
+		}
+	}
+	return out, nil
+}
+
+func (c *Client) Get(path string) *Response { return c.Send(Req{Method: "GET", Path: path}) }
+
+func (c *Client) Post(path string, body any) *Response {
+	return c.Send(Req{Method: "POST", Path: path, Body: body})
+}
+
+func (c *Client) Delete(path string) *Response { return c.Send(Req{Method: "DELETE", Path: path}) }
+
+// Signup makes a new account and signs this client in as it.
+func (c *Client) Signup(t testing.TB) (userID, email string) {
+	t.Helper()
+	email = fmt.Sprintf("user%d-%d@example.com", c.E.Seq.Add(1), time.Now().UnixNano())
+	r := c.Post("/api/v1/signup", map[string]string{"email": email, "password": "correct horse", "name": "Test User"})
+	Want(t, r, http.StatusCreated)
+	return r.Str("user_id"), email
+}
+
+// User is a signed-up, signed-in client.
+func (e *Env) User(t testing.TB) *Client {
+	t.Helper()
+	c := e.Guest()
+	c.Signup(t)
+	return c
+}
+
+// Login signs the client in with the fixture password.
+func (c *Client) Login(email string) *Response {
+	return c.Post("/api/v1/login", map[string]string{"email": email, "password": pgtest.FixturePassword})
+}
+
+// FixtureUser is an account made directly in the store, signed in.
+func (e *Env) FixtureUser(t testing.TB) *Client {
+	t.Helper()
+	id := pgtest.User(t, e.Store)
+	u, err := e.Store.User(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.Guest()
+	Want(t, c.Login(u.Email), http.StatusOK)
+	return c
+}
+
+// Hold asks for seats of the env's show under a fresh key.
+func (c *Client) Hold(seats ...string) *Response {
+	return c.HoldKey(fmt.Sprintf("key-%d", c.E.Seq.Add(1)), seats...)
+}
+
+func (c *Client) HoldKey(key string, seats ...string) *Response {
+	return c.HoldOn(c.E.Show, key, seats...)
+}
+
+// HoldOn asks for seats of any show.
+func (c *Client) HoldOn(show int64, key string, seats ...string) *Response {
+	return c.Send(Req{Method: "POST", Path: fmt.Sprintf("/api/v1/shows/%d/holds", show),
+		Body: map[string][]string{"seats": seats}, Header: map[string]string{"Idempotency-Key": key}})
+}
+
+// MustHold holds seats and returns the hold's id.
+func (c *Client) MustHold(t testing.TB, seats ...string) *Response {
+	t.Helper()
+	r := c.Hold(seats...)
+	Want(t, r, http.StatusCreated)
+	return r
+}
+
+// WebhookBody is a payment report as the provider sends it.
+type WebhookBody struct {
+	PaymentID   string `json:"payment_id"`
+	HoldID      string `json:"hold_id"`
+	AmountMinor int64  `json:"amount_minor"`
+	Currency    string `json:"currency"`
+	Status      string `json:"status"`
+}
+
+// PaymentFor is a successful payment of hold h's exact amount.
+func (e *Env) PaymentFor(h *Response) WebhookBody {
+	return WebhookBody{
+		PaymentID: fmt.Sprintf("pay_%d_%d", e.Seq.Add(1), time.Now().UnixNano()), HoldID: h.Str("hold_id"),
+		AmountMinor: int64(h.Num("amount_minor")), Currency: h.Str("currency"), Status: "succeeded",
+	}
+}
+
+// Webhook delivers a body signed now with the right secret.
+func (e *Env) Webhook(body any) *Response {
+	raw, ok := body.([]byte)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(body); err != nil {
+			panic(err)
+		}
+	}
+	return e.WebhookSigned(raw, payment.Sign(WebhookSecret, time.Now(), raw))
+}
+
+func (e *Env) WebhookSigned(raw []byte, signature string) *Response {
+	return e.Guest().Send(Req{Method: "POST", Path: "/payments/webhook", Body: raw,
+		Header: map[string]string{payment.SignatureHeader: signature}})
+}
+
+// Pay delivers a successful payment for hold h and expects it BOOKED.
+func (e *Env) Pay(t testing.TB, h *Response) *Response {
+	t.Helper()
+	r := e.Webhook(e.PaymentFor(h))
+	Want(t, r, http.StatusOK)
+	if r.Str("outcome") != "BOOKED" || r.Str("booking_id") == "" {
+		t.Fatalf("payment outcome = %s, want BOOKED with a booking id", r)
+	}
+	return r
+}
+
+// Want fails the test unless r has status.
+func Want(t testing.TB, r *Response, status int) {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status = %s, want %d", r, status)
+	}
+}
+
+// WantError fails the test unless r is the JSON error code with status and
+// a message for a person.
+func WantError(t testing.TB, r *Response, status int, code string) {
+	t.Helper()
+	if r.Status != status || r.Str("error") != code {
+		t.Fatalf("answer = %s, want %d %s", r, status, code)
+	}
+	if !strings.HasPrefix(r.Header.Get("Content-Type"), JSONType) {
+		t.Fatalf("error answer has Content-Type %q", r.Header.Get("Content-Type"))
+	}
+	if msg := r.Str("message"); len(msg) < 8 {
+		t.Fatalf("error answer %s has no message for a person", r)
+	}
+}
+
+// SeatStatus reads the seat map as the client sees it: id -> status, and
+// the seats marked mine.
+func (c *Client) SeatStatus(t testing.TB) (map[string]string, map[string]bool) {
+	t.Helper()
+	r := c.Get(fmt.Sprintf("/api/v1/shows/%d/seats", c.E.Show))
+	Want(t, r, http.StatusOK)
+	status, mine := map[string]string{}, map[string]bool{}
+	for _, s := range r.JSON["seats"].([]any) {
+		seat := s.(map[string]any)
+		id := seat["id"].(string)
+		status[id] = seat["status"].(string)
+		if m, _ := seat["mine"].(bool); m {
+			mine[id] = true
+		}
+	}
+	return status, mine
+}
+
+// Snapshot is what a request that is refused must leave unchanged.
+func (e *Env) Snapshot(t testing.TB) string {
+	t.Helper()
+	return pgtest.Scalar[string](t, e.Store.Pool(), `
+		SELECT format('users=%s holds=%s hold_keys=%s payments=%s bookings=%s refunds=%s seats=%s',
+			(SELECT count(*) FROM users), (SELECT count(*) FROM holds), (SELECT count(*) FROM hold_keys),
+			(SELECT count(*) FROM payments), (SELECT count(*) FROM bookings), (SELECT count(*) FROM refunds),
+			(SELECT string_agg(status || ':' || n, ',' ORDER BY status)
+			   FROM (SELECT status, count(*) AS n FROM show_seats GROUP BY status) h))`)
+}
+
+// Count runs a count(*) query.
+func (e *Env) Count(t testing.TB, sql string, args ...any) int64 {
+	t.Helper()
+	return pgtest.Scalar[int64](t, e.Store.Pool(), sql, args...)
+}
+
+func MustURL(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}

@@ -1,0 +1,37 @@
+package webtest
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/marquee-tickets/marquee/internal/live"
+	"github.com/marquee-tickets/marquee/internal/postgres"
+)
+
+// RunLive runs an instance's live machinery on store until the test ends,
+// as `marquee serve` does (a notifier a little brisker): the hub, its one
+// LISTEN connection and the notifier that announces committed changes.
+func RunLive(t testing.TB, hub *live.Hub, store *postgres.Store, log *slog.Logger) {
+	t.Helper()
+	l := &live.Listener{
+		DatabaseURL: store.Pool().Config().ConnString(), Hub: hub, Log: log,
+		MinBackoff: 20 * time.Millisecond, MaxBackoff: 500 * time.Millisecond,
+	}
+	n := &live.Notifier{Interval: 20 * time.Millisecond, Batch: 500, Log: log,
+		Flush: func(ctx context.Context, limit int) (int, error) {
+			return store.AnnounceSeatChanges(ctx, live.Channel, limit)
+		}}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, run := range []func(context.Context){hub.Run, l.Run, n.Run} {
+		wg.Go(func() { run(ctx) })
+	}
+	t.Cleanup(func() {
+		hub.CloseAll() // as at shutdown: every socket ends
+		cancel()
+		wg.Wait()
+	})
+}
