@@ -17,11 +17,16 @@ DEVDB := scripts/devdb.sh
 use_db = DATABASE_URL="$$($(DEVDB))"; export DATABASE_URL; \
 	echo "database: $$(sed -E 's|(://[^:/@]*):[^@/]*@|\1:****@|' <<<"$$DATABASE_URL")"
 
-.PHONY: help run test bench bench-browser generate generate-check vendor db db-stop clean
+# golangci-lint is pinned in its own module file, so its dependencies stay out
+# of go.mod; `go tool` builds it once into Go's build cache.
+LINT := go tool -modfile=golangci.mod golangci-lint
+
+.PHONY: help run test lint bench bench-browser generate generate-check vendor db db-stop clean
 
 help:
 	@echo "make run             serve http://localhost:8080 with demo data"
 	@echo "make test            generate-check, go vet, go test -race (needs Postgres and chromium: set up if missing)"
+	@echo "make lint            golangci-lint (.golangci.yml), pinned in golangci.mod"
 	@echo "make bench           run the booking benchmark (cmd/bench)"
 	@echo "make bench-browser   run the show page benchmark of big halls in Chromium (cmd/bench -browser)"
 	@echo "make generate        templ, vendored htmx and the Tailwind CSS build"
@@ -38,6 +43,9 @@ test: generate-check
 	@$(use_db); \
 	echo "go vet ./..."; go vet ./...; \
 	echo "go test -race -count=1 -timeout 20m ./..."; go test -race -count=1 -timeout 20m ./...
+
+lint:
+	@echo "golangci-lint run ./..."; $(LINT) run ./...
 
 bench:
 	@$(use_db); RATE_LIMITS=off exec go run ./cmd/bench
