@@ -87,7 +87,7 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		activeHold  *booking.ActiveHoldError
 		mismatch    *booking.AmountMismatchError
 		notActive   *boxoffice.HoldNotActiveError
-		invalid     *auth.ErrInvalid
+		invalid     *auth.FieldError
 		httpErr     *echo.HTTPError
 		maxBytes    *http.MaxBytesError
 		panicked    *panicError

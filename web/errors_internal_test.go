@@ -44,7 +44,7 @@ func TestErrorTable(t *testing.T) {
 		{wrap(booking.ErrEmailTaken), 409, "email_taken", false},
 		{wrap(booking.ErrBadCredentials), 401, "bad_credentials", false},
 		{wrap(booking.ErrNotFound), 404, "not_found", false},
-		{&auth.ErrInvalid{Field: "email", Message: "enter a valid email address"}, 422, "invalid_email", false},
+		{&auth.FieldError{Field: "email", Message: "enter a valid email address"}, 422, "invalid_email", false},
 		{payment.ErrMissingSignature, 400, "signature_missing", false},
 		{payment.ErrMalformedSignature, 400, "signature_malformed", false},
 		{payment.ErrBadSignature, 400, "signature_invalid", false},

@@ -56,21 +56,21 @@ type SignUp struct {
 	Name     string
 }
 
-// ErrInvalid describes a field of a sign-up a person must correct.
-type ErrInvalid struct{ Field, Message string }
+// FieldError names a field of a sign-up a person must correct.
+type FieldError struct{ Field, Message string }
 
-func (e *ErrInvalid) Error() string { return e.Field + ": " + e.Message }
+func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
 // Normalize validates a sign-up and returns it with the email lower-cased
 // and the name trimmed. It reports every field at fault at once, so a
-// person fixes them in one go: the error joins one *ErrInvalid per field,
+// person fixes them in one go: the error joins one *FieldError per field,
 // in the order email, name, password (errors.As finds the first; Problems
 // lists them all).
 func (s SignUp) Normalize() (SignUp, error) {
 	s.Email = strings.ToLower(strings.TrimSpace(s.Email))
 	s.Name = strings.TrimSpace(s.Name)
 	var problems []error
-	bad := func(field, message string) { problems = append(problems, &ErrInvalid{Field: field, Message: message}) }
+	bad := func(field, message string) { problems = append(problems, &FieldError{Field: field, Message: message}) }
 	switch a, err := mail.ParseAddress(s.Email); {
 	case s.Email == "":
 		bad("email", "enter your email address")
@@ -100,15 +100,15 @@ func (s SignUp) Normalize() (SignUp, error) {
 
 // Problems lists each field of err a person must correct, in the order
 // Normalize checks them; none if err is not about the sign-up's fields.
-func Problems(err error) []*ErrInvalid {
-	var all []*ErrInvalid
+func Problems(err error) []*FieldError {
+	var all []*FieldError
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
 		for _, e := range joined.Unwrap() {
 			all = append(all, Problems(e)...)
 		}
 		return all
 	}
-	var one *ErrInvalid
+	var one *FieldError
 	if errors.As(err, &one) {
 		all = append(all, one)
 	}
@@ -119,6 +119,6 @@ func hasControl(s string) bool { return strings.IndexFunc(s, unicode.IsControl) 
 
 // IsInvalid reports whether err is a sign-up a person must correct.
 func IsInvalid(err error) bool {
-	var e *ErrInvalid
+	var e *FieldError
 	return errors.As(err, &e)
 }

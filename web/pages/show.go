@@ -158,12 +158,10 @@ func (s *Handlers) seatMapView(st showState, selectable bool, picked, taken map[
 	}
 	v.Cols = maxCol - minCol + 1
 	rowIndex := map[int]int{}
-	var gridRows []int
 	prices := map[string]int64{}
 	for _, seat := range st.seats {
 		if _, ok := rowIndex[seat.GridRow]; !ok {
 			rowIndex[seat.GridRow] = len(v.Rows)
-			gridRows = append(gridRows, seat.GridRow)
 			v.Rows = append(v.Rows, components.SeatRow{Label: seat.Row, Cells: make([]*components.SeatView, maxCol-minCol+1)})
 		}
 		status := format.SeatStatus(seat)

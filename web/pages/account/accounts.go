@@ -116,7 +116,7 @@ func (s *Handlers) SignupSubmit(c echo.Context) error {
 
 // fixForm answers with form f as sent, each of its problems named at its
 // field.
-func (s *Handlers) fixForm(c echo.Context, p accountPage, f components.AccountForm, problems []*auth.ErrInvalid) error {
+func (s *Handlers) fixForm(c echo.Context, p accountPage, f components.AccountForm, problems []*auth.FieldError) error {
 	f.Fields = make(map[string]string, len(problems))
 	for _, p := range problems {
 		f.Fields[p.Field] = web.Sentence(p.Message)
