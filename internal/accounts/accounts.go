@@ -33,7 +33,7 @@ func New(store *postgres.Store, hasher auth.Hasher) (*Service, error) {
 	return &Service{store: store, hasher: hasher, dummyHash: hash}, nil
 }
 
-// SignUp creates a moviegoer's account. Its errors: *auth.ErrInvalid (one
+// SignUp creates a moviegoer's account. Its errors: *auth.FieldError (one
 // per field at fault, see auth.Problems), booking.ErrEmailTaken.
 func (s *Service) SignUp(ctx context.Context, su auth.SignUp) (auth.User, error) {
 	su, err := su.Normalize()
@@ -48,17 +48,17 @@ func (s *Service) SignUp(ctx context.Context, su auth.SignUp) (auth.User, error)
 }
 
 // LogIn returns the account of email if password is its own. A field left
-// empty is an *auth.ErrInvalid (both, joined, when both are); a wrong
+// empty is an *auth.FieldError (both, joined, when both are); a wrong
 // password and an unknown email are booking.ErrBadCredentials alike, in
 // about the same time.
 func (s *Service) LogIn(ctx context.Context, email, password string) (auth.User, error) {
 	email = strings.TrimSpace(email)
 	var empty []error
 	if email == "" {
-		empty = append(empty, &auth.ErrInvalid{Field: "email", Message: "enter your email address"})
+		empty = append(empty, &auth.FieldError{Field: "email", Message: "enter your email address"})
 	}
 	if password == "" {
-		empty = append(empty, &auth.ErrInvalid{Field: "password", Message: "enter your password"})
+		empty = append(empty, &auth.FieldError{Field: "password", Message: "enter your password"})
 	}
 	if len(empty) > 0 {
 		return auth.User{}, errors.Join(empty...)
