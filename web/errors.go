@@ -172,6 +172,10 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 	case errors.Is(err, booking.ErrBadCredentials):
 		return errBadCredentials, false
 
+	// Scheduling.
+	case errors.Is(err, booking.ErrShowOverlap):
+		return NewError(http.StatusConflict, "show_overlap", "This screen already has a show at that time. Pick another time or screen."), false
+
 	case errors.Is(err, booking.ErrNotFound):
 		return NewError(http.StatusNotFound, "not_found", "Not found."), false
 

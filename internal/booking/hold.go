@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"time"
 )
 
@@ -81,13 +80,4 @@ func ValidKey(key string) bool {
 		}
 	}
 	return true
-}
-
-// ParseShowID reads a show id from a path segment.
-func ParseShowID(s string) (int64, error) {
-	id, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || id <= 0 {
-		return 0, ErrNotFound
-	}
-	return id, nil
 }

@@ -35,7 +35,7 @@ func holdView(h booking.Hold) holdJSON {
 // Idempotency-Key makes a retry safe: the same key and request answer 200
 // with the hold first made, whatever its state now.
 func (s *Handlers) CreateHold(c echo.Context) error {
-	showID, err := booking.ParseShowID(c.Param("show_id"))
+	showID, err := web.ParseID(c.Param("show_id"))
 	if err != nil {
 		return web.NotFound("show")
 	}

@@ -127,7 +127,7 @@ func idParam(v string) (int64, error) {
 	if v == "" {
 		return 0, nil
 	}
-	return booking.ParseShowID(v)
+	return web.ParseID(v)
 }
 
 // A cursor is opaque to clients: base64url of the last show's start
@@ -155,7 +155,7 @@ func decodeCursor(s string) (booking.ShowCursor, bool) {
 
 // Show returns one scheduled show with its price per seat category.
 func (s *Handlers) Show(c echo.Context) error {
-	showID, err := booking.ParseShowID(c.Param("show_id"))
+	showID, err := web.ParseID(c.Param("show_id"))
 	if err != nil {
 		return web.NotFound("show")
 	}
@@ -190,7 +190,7 @@ type seatJSON struct {
 // SeatMap returns every seat of a show with its status now; the caller's
 // own held seats say mine. Guests may look.
 func (s *Handlers) SeatMap(c echo.Context) error {
-	showID, err := booking.ParseShowID(c.Param("show_id"))
+	showID, err := web.ParseID(c.Param("show_id"))
 	if err != nil {
 		return web.NotFound("show")
 	}

@@ -65,7 +65,7 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 	if s.Config.Live == nil {
 		return web.NotFound("live seat map")
 	}
-	showID, err := booking.ParseShowID(c.Param("show_id"))
+	showID, err := web.ParseID(c.Param("show_id"))
 	if err != nil {
 		return web.Lookup("show", err)
 	}

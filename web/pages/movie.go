@@ -10,7 +10,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/components"
-	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web/format"
 )
@@ -19,7 +18,7 @@ import (
 // their showtimes; sold-out shows say so.
 func (s *Handlers) MoviePage(c echo.Context) error {
 	ctx := c.Request().Context()
-	movieID, err := booking.ParseShowID(c.Param("movie_id"))
+	movieID, err := web.ParseID(c.Param("movie_id"))
 	if err != nil {
 		return web.NotFound("movie")
 	}

@@ -21,7 +21,7 @@ import (
 // version (an old link, a script) is answered too, but revalidated each
 // time by its ETag.
 func (s *Handlers) MoviePoster(c echo.Context) error {
-	id, err := booking.ParseShowID(c.Param("movie_id"))
+	id, err := web.ParseID(c.Param("movie_id"))
 	if err != nil {
 		return web.NotFound("poster")
 	}

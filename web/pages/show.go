@@ -317,7 +317,7 @@ func seatList(raw string, max int) []string {
 var seatIDPattern = regexp.MustCompile(`^[A-Za-z0-9-]{1,16}$`)
 
 func parseShowParam(c echo.Context) (int64, error) {
-	id, err := booking.ParseShowID(c.Param("show_id"))
+	id, err := web.ParseID(c.Param("show_id"))
 	if err != nil {
 		return 0, web.NotFound("show")
 	}
@@ -532,7 +532,7 @@ func (s *Handlers) ReleaseHoldPage(c echo.Context) error {
 		sel.notice = &components.Notice{Kind: "info", Title: "This hold had already ended", Text: "Nothing was charged."}
 	}
 	showID := h.ShowID
-	if id, err := booking.ParseShowID(c.FormValue("show")); err == nil {
+	if id, err := web.ParseID(c.FormValue("show")); err == nil {
 		showID = id
 	}
 	if !web.IsHTMX(c) {

@@ -8,7 +8,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/components"
-	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web/format"
 )
@@ -16,7 +15,7 @@ import (
 // TheatrePage lists a theatre's shows of a day, by movie.
 func (s *Handlers) TheatrePage(c echo.Context) error {
 	ctx := c.Request().Context()
-	id, err := booking.ParseShowID(c.Param("theatre_id"))
+	id, err := web.ParseID(c.Param("theatre_id"))
 	if err != nil {
 		return web.NotFound("theatre")
 	}
