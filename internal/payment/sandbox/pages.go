@@ -7,12 +7,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	view "github.com/marquee-tickets/marquee/components/sandbox"
-	"github.com/marquee-tickets/marquee/web/format"
 	"github.com/marquee-tickets/marquee/internal/booking"
-	"github.com/a-h/templ"
+	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // The pages of Sandbox Pay, the test payment provider this binary serves
