@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
-	"github.com/a-h/templ"
 	view "github.com/marquee-tickets/marquee/components/sandbox"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/web/format"
