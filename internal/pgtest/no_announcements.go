@@ -4,6 +4,8 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -12,18 +14,34 @@ import (
 //go:embed no_announcements.sql
 var noAnnouncementsSQL string
 
-// NoAnnouncements applies the no_announcements.sql fixture to a database at
-// the latest schema: hold_seats and end_hold that write no seat_events rows
-// themselves, and the show_seats_changed trigger without its WHEN clause
-// (cmd/bench -live disables it for its baseline). It returns restore, which
-// puts back the definitions the fixture replaced, read from the database
-// before it ran: the fixture never needs to know today's versions.
+// NoAnnouncements turns a database at the latest schema into the hold path
+// without announcements: hold_seats and end_hold as they are today minus
+// their own seat_events inserts (and the SET clause that keeps the trigger
+// off while they run), and the show_seats_changed trigger of
+// no_announcements.sql without its WHEN clause (cmd/bench -live disables it
+// for its baseline). The functions are derived from the database's own
+// definitions, so the fixture decides exactly as today's hold path does
+// whatever that becomes. It returns restore, which puts back what it
+// replaced.
 func NoAnnouncements(ctx context.Context, pool *pgxpool.Pool) (restore func(context.Context) error, err error) {
 	saved, err := holdPathDefinitions(ctx, pool)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := pool.Exec(ctx, noAnnouncementsSQL); err != nil {
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		for _, def := range saved.functions {
+			quiet, err := withoutSeatEvents(def)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, quiet); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(ctx, noAnnouncementsSQL)
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("apply the no-announcements fixture: %w", err)
 	}
 	return func(ctx context.Context) error {
@@ -73,4 +91,23 @@ func holdPathDefinitions(ctx context.Context, pool *pgxpool.Pool) (holdPath, err
 		return h, fmt.Errorf("read the show_seats_changed trigger: %w", err)
 	}
 	return h, nil
+}
+
+var (
+	// seatEventsInsert is a function's own announcement of the seats it changed.
+	seatEventsInsert = regexp.MustCompile(`INSERT INTO seat_events \(show_id, seat_ids\) VALUES \([^;]*\);`)
+	// seatEventsSetting is the SET clause under which the trigger stands aside.
+	seatEventsSetting = regexp.MustCompile(`(?m)^ *SET "?marquee\.seat_events"? (TO|=) 'recorded'\n`)
+)
+
+// withoutSeatEvents is a function definition (pg_get_functiondef's CREATE OR
+// REPLACE) with its seat_events inserts replaced by NULL statements, which
+// keeps any IF around them valid, and without the SET clause.
+func withoutSeatEvents(def string) (string, error) {
+	if !seatEventsInsert.MatchString(def) || !seatEventsSetting.MatchString(def) {
+		head, _, _ := strings.Cut(def, "\n")
+		return "", fmt.Errorf("no seat_events insert or SET clause to take out of %s", head)
+	}
+	def = seatEventsInsert.ReplaceAllString(def, "NULL; -- no announcement of its own")
+	return seatEventsSetting.ReplaceAllString(def, ""), nil
 }
