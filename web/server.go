@@ -17,6 +17,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/accounts"
 	"github.com/marquee-tickets/marquee/internal/auth"
+	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/metrics"
@@ -28,8 +29,8 @@ import (
 // Config is what the server needs to know beyond its store.
 type Config struct {
 	PublicURL       string        // e.g. http://localhost:8080; https => Secure cookies
-	HoldTTL         time.Duration // 0 = 5 minutes
-	MaxSeatsPerHold int           // 0 = 10
+	HoldTTL         time.Duration // 0 = booking.DefaultHoldTTL
+	MaxSeatsPerHold int           // 0 = booking.DefaultMaxSeatsPerHold
 	WebhookSecret   []byte
 	RateLimits      bool
 	PasswordCost    int // bcrypt cost; 0 = bcrypt.DefaultCost (tests use 4)
@@ -54,9 +55,6 @@ type Config struct {
 }
 
 const (
-	defaultHoldTTL  = 5 * time.Minute
-	defaultMaxSeats = 10
-
 	// LiveRoute is the live seat map's websocket: it lives as long as its
 	// page, so no request deadline, and it compresses its own messages.
 	LiveRoute = "/shows/:show_id/live"
@@ -90,10 +88,10 @@ type Server struct {
 // be nil.
 func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.Logger) *Server {
 	if cfg.HoldTTL <= 0 {
-		cfg.HoldTTL = defaultHoldTTL
+		cfg.HoldTTL = booking.DefaultHoldTTL
 	}
 	if cfg.MaxSeatsPerHold <= 0 {
-		cfg.MaxSeatsPerHold = defaultMaxSeats
+		cfg.MaxSeatsPerHold = booking.DefaultMaxSeatsPerHold
 	}
 	if cfg.LivePing <= 0 {
 		cfg.LivePing = DefaultLivePing

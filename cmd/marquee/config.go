@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/reconcile"
 )
 
@@ -49,9 +50,9 @@ const (
 func loadConfig(getenv func(string) string) (config, error) {
 	cfg := config{
 		Addr:            ":8080",
-		HoldTTL:         5 * time.Minute,
+		HoldTTL:         booking.DefaultHoldTTL,
 		PublicURL:       "http://localhost:8080",
-		MaxSeatsPerHold: 10,
+		MaxSeatsPerHold: booking.DefaultMaxSeatsPerHold,
 		RateLimits:      true,
 		ReconcileDelay:  reconcile.DefaultDelay,
 	}

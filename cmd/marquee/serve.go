@@ -98,9 +98,11 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		return fmt.Errorf("listen: %w", err)
 	}
 
-	// The sweeper outlives the signal: it stops after the drain.
-	sweepCtx, stopSweeper := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopSweeper()
+	// The background workers (sweeper, refunds, webhook deliveries,
+	// reconciliation, the live seat map) outlive the signal: they stop after
+	// the drain, so requests in flight still see them.
+	workersCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWorkers()
 	sw := &sweeper.Sweeper{
 		Store: store, Interval: sweepInterval, Batch: sweepBatch,
 		Metrics: m, Log: log.With("component", "sweeper"),
@@ -140,7 +142,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	}
 	var workers sync.WaitGroup
 	for _, run := range []func(context.Context){sw.Run, rw.Run, ww.Run, rc.Run, hub.Run, listener.Run, notifier.Run} {
-		workers.Go(func() { run(sweepCtx) })
+		workers.Go(func() { run(workersCtx) })
 	}
 
 	handler := server.New(web.Config{
@@ -186,7 +188,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		log.Warn("requests still in flight after the drain; closing their connections", "err", err)
 		srv.Close()
 	}
-	stopSweeper()
+	stopWorkers()
 	workers.Wait()
 	log.Info("background workers stopped")
 	return runErr

@@ -9,6 +9,13 @@ import (
 	"time"
 )
 
+// The hold policy when none is configured: how long held seats stay held,
+// and how many seats one hold may take.
+const (
+	DefaultHoldTTL         = 5 * time.Minute
+	DefaultMaxSeatsPerHold = 10
+)
+
 // HoldRequest asks for seats of one show for one user, under an
 // Idempotency-Key scoped to that user.
 type HoldRequest struct {
