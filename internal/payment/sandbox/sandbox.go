@@ -272,7 +272,7 @@ func (s *Sandbox) Checkout(ctx context.Context, id string) (Checkout, error) {
 	return c, nil
 }
 
-// webhookBody is the payment report of API.md.
+// webhookBody is the payment report of docs/api.md (POST /payments/webhook).
 type webhookBody struct {
 	PaymentID   string `json:"payment_id"`
 	HoldID      string `json:"hold_id"`
