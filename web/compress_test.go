@@ -29,9 +29,10 @@ func TestCompression(t *testing.T) {
 	// A client that neither asks for gzip by itself nor undoes it: what
 	// the server sends is what the test reads.
 	raw := &http.Client{Transport: &http.Transport{DisableCompression: true}, Jar: b.Jar, Timeout: e.HTTPClient.Timeout}
-	fetch := func(t *testing.T, path string, header map[string]string) *http.Response {
+	// fetch answers GET path with its body read.
+	fetch := func(t *testing.T, path string, header map[string]string) *webtest.Response {
 		t.Helper()
-		req, err := http.NewRequest("GET", e.Srv.URL+path, nil)
+		req, err := http.NewRequest(http.MethodGet, e.Srv.URL+path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,16 +43,12 @@ func TestCompression(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return resp
-	}
-	read := func(t *testing.T, resp *http.Response) []byte {
-		t.Helper()
 		defer resp.Body.Close()
 		body, err := io.ReadAll(resp.Body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return body
+		return &webtest.Response{Status: resp.StatusCode, Header: resp.Header, Body: body}
 	}
 	gunzip := func(t *testing.T, body []byte) []byte {
 		t.Helper()
@@ -67,17 +64,17 @@ func TestCompression(t *testing.T) {
 	}
 	// compressed fetches path with and without gzip and requires the same
 	// content both ways, the gzipped one smaller.
-	compressed := func(t *testing.T, path, accept string, status int) (*http.Response, []byte) {
+	compressed := func(t *testing.T, path, accept string, status int) (*webtest.Response, []byte) {
 		t.Helper()
 		plainResp := fetch(t, path, map[string]string{"Accept": accept})
-		plain := read(t, plainResp)
-		if plainResp.StatusCode != status || plainResp.Header.Get("Content-Encoding") != "" {
-			t.Fatalf("%s without Accept-Encoding: %d, Content-Encoding %q", path, plainResp.StatusCode, plainResp.Header.Get("Content-Encoding"))
+		plain := plainResp.Body
+		if plainResp.Status != status || plainResp.Header.Get("Content-Encoding") != "" {
+			t.Fatalf("%s without Accept-Encoding: %d, Content-Encoding %q", path, plainResp.Status, plainResp.Header.Get("Content-Encoding"))
 		}
 		zResp := fetch(t, path, map[string]string{"Accept": accept, "Accept-Encoding": "gzip, deflate, br"})
-		z := read(t, zResp)
-		if zResp.StatusCode != status || zResp.Header.Get("Content-Encoding") != "gzip" {
-			t.Fatalf("%s with Accept-Encoding gzip: %d, Content-Encoding %q", path, zResp.StatusCode, zResp.Header.Get("Content-Encoding"))
+		z := zResp.Body
+		if zResp.Status != status || zResp.Header.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("%s with Accept-Encoding gzip: %d, Content-Encoding %q", path, zResp.Status, zResp.Header.Get("Content-Encoding"))
 		}
 		if !strings.Contains(zResp.Header.Get("Vary"), "Accept-Encoding") {
 			t.Errorf("%s: Vary = %q, want Accept-Encoding in it (caches keep both)", path, zResp.Header.Get("Vary"))
@@ -111,9 +108,9 @@ func TestCompression(t *testing.T) {
 	t.Run("small answers go as they are", func(t *testing.T) {
 		// Under a kilobyte gzip's own framing eats what it saves.
 		resp := fetch(t, "/api/v1/me", map[string]string{"Accept-Encoding": "gzip"})
-		body := read(t, resp)
-		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "" || !bytes.Contains(body, []byte(`"email"`)) {
-			t.Fatalf("me: %d, Content-Encoding %q: %s", resp.StatusCode, resp.Header.Get("Content-Encoding"), body)
+		body := resp.Body
+		if resp.Status != http.StatusOK || resp.Header.Get("Content-Encoding") != "" || !bytes.Contains(body, []byte(`"email"`)) {
+			t.Fatalf("me: %d, Content-Encoding %q: %s", resp.Status, resp.Header.Get("Content-Encoding"), body)
 		}
 	})
 	t.Run("error pages", func(t *testing.T) {
@@ -139,10 +136,10 @@ func TestCompression(t *testing.T) {
 	})
 	t.Run("a range of a file is sent as asked", func(t *testing.T) {
 		resp := fetch(t, static.URL("css/app.css"), map[string]string{"Accept-Encoding": "gzip", "Range": "bytes=0-99"})
-		body := read(t, resp)
+		body := resp.Body
 		want, _ := fs.ReadFile(static.FS, "css/app.css")
-		if resp.StatusCode != http.StatusPartialContent || resp.Header.Get("Content-Encoding") != "" || !bytes.Equal(body, want[:100]) {
-			t.Fatalf("range: %d, Content-Encoding %q, %d bytes", resp.StatusCode, resp.Header.Get("Content-Encoding"), len(body))
+		if resp.Status != http.StatusPartialContent || resp.Header.Get("Content-Encoding") != "" || !bytes.Equal(body, want[:100]) {
+			t.Fatalf("range: %d, Content-Encoding %q, %d bytes", resp.Status, resp.Header.Get("Content-Encoding"), len(body))
 		}
 	})
 }

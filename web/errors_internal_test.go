@@ -82,7 +82,7 @@ func TestPanicIsInternal(t *testing.T) {
 	e.GET("/boom", func(echo.Context) error { panic("secret detail 42") })
 
 	rec := httptest.NewRecorder()
-	e.ServeHTTP(rec, httptest.NewRequest("GET", "/boom", nil))
+	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/boom", nil))
 	var body map[string]any
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
 		t.Fatalf("answer %q is not JSON: %v", rec.Body, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -41,7 +42,7 @@ func TestPageErrorsAreFriendlyHTML(t *testing.T) {
 		{"/invalid", true, 422, "Pick at least one seat"},
 		{"/missing", false, 404, "find that"},
 	} {
-		req := httptest.NewRequest("GET", tc.path, nil)
+		req := httptest.NewRequest(http.MethodGet, tc.path, nil)
 		req.Header.Set("Accept", "text/html")
 		if tc.htmx {
 			req.Header.Set("HX-Request", "true")

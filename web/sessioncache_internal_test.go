@@ -47,19 +47,25 @@ func TestCachedStore(t *testing.T) {
 	})
 	t.Run("after the TTL it is read again", func(t *testing.T) {
 		now = now.Add(2 * time.Second)
-		c.Find("t")
+		if b, ok, err := c.Find("t"); err != nil || !ok || string(b) != "alice" {
+			t.Fatalf("Find = %q, %v, %v", b, ok, err)
+		}
 		if inner.finds != 2 {
 			t.Fatalf("database reads = %d, want 2", inner.finds)
 		}
 	})
 	t.Run("a delete through this instance ends the session at once", func(t *testing.T) {
-		c.Delete("t")
+		if err := c.Delete("t"); err != nil {
+			t.Fatal(err)
+		}
 		if _, ok, _ := c.Find("t"); ok {
 			t.Fatal("deleted session still found")
 		}
 	})
 	t.Run("a delete elsewhere is seen within the TTL", func(t *testing.T) {
-		c.Commit("u", []byte("bob"), now.Add(time.Hour))
+		if err := c.Commit("u", []byte("bob"), now.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
 		delete(inner.data, "u") // a logout through another instance
 		if _, ok, _ := c.Find("u"); !ok {
 			t.Fatal("cached session should still be served within the TTL")

@@ -54,7 +54,7 @@ func NaiveHold(ctx context.Context, pool *pgxpool.Pool, req booking.HoldRequest)
 		found++
 		amount += price
 		// 2. Decide in Go: every seat AVAILABLE, or HELD by a lapsed hold.
-		if status != "AVAILABLE" && !(status == "HELD" && lapsed) {
+		if takeable := status == "AVAILABLE" || status == "HELD" && lapsed; !takeable {
 			free = false
 		}
 	}

@@ -45,7 +45,9 @@ func TestConfirmPayment(t *testing.T) {
 		w := newWorld(t)
 		h := w.hold(w.user(), "A1")
 		other := w.hold(w.user(), "A2")
-		w.pay(h, "pay-1")
+		if c, err := w.pay(h, "pay-1"); err != nil || c.Outcome != booking.OutcomeBooked {
+			t.Fatalf("first payment = %+v, %v", c, err)
+		}
 		for name, p := range map[string]booking.Payment{
 			"amount":   {ID: "pay-1", HoldRef: h.ID, AmountMinor: h.AmountMinor + 1, Currency: h.Currency},
 			"hold":     {ID: "pay-1", HoldRef: other.ID, AmountMinor: other.AmountMinor, Currency: other.Currency},
@@ -62,7 +64,9 @@ func TestConfirmPayment(t *testing.T) {
 	t.Run("a second distinct payment for a confirmed hold is refunded", func(t *testing.T) {
 		w := newWorld(t)
 		h := w.hold(w.user(), "A1")
-		w.pay(h, "pay-1")
+		if c, err := w.pay(h, "pay-1"); err != nil || c.Outcome != booking.OutcomeBooked {
+			t.Fatalf("first payment = %+v, %v", c, err)
+		}
 		c, err := w.pay(h, "pay-2")
 		if err != nil || c.Outcome != booking.OutcomeRefundRequired || c.Reason != booking.ReasonAlreadyConfirmed {
 			t.Fatalf("second payment = %+v, %v", c, err)
@@ -110,7 +114,9 @@ func TestConfirmPayment(t *testing.T) {
 		w := newWorld(t)
 		u := w.user()
 		h := w.hold(u, "A1")
-		w.store.CancelHold(ctx, u, h.ID)
+		if got, err := w.store.CancelHold(ctx, u, h.ID); err != nil || got.State != booking.HoldCancelled {
+			t.Fatalf("cancel = %+v, %v", got, err)
+		}
 		c, err := w.pay(h, "pay-1")
 		if err != nil || c.Reason != booking.ReasonHoldCancelled {
 			t.Fatalf("%+v, %v", c, err)
@@ -139,7 +145,9 @@ func TestCancelHold(t *testing.T) {
 		w := newWorld(t)
 		u := w.user()
 		h := w.hold(u, "A1")
-		w.pay(h, "pay-1")
+		if c, err := w.pay(h, "pay-1"); err != nil || c.Outcome != booking.OutcomeBooked {
+			t.Fatalf("first payment = %+v, %v", c, err)
+		}
 		if _, err := w.store.CancelHold(ctx, u, h.ID); !errors.Is(err, booking.ErrHoldConfirmed) {
 			t.Fatalf("err = %v, want ErrHoldConfirmed", err)
 		}

@@ -113,7 +113,11 @@ func (l smallSendBuffers) Accept() (net.Conn, error) {
 		return c, err
 	}
 	if tc, ok := c.(*net.TCPConn); ok {
-		tc.SetWriteBuffer(4096)
+		if err := tc.SetWriteBuffer(4096); err != nil {
+			// Not a test of slow clients without it; an error from Accept
+			// would only stop the server in silence.
+			panic(fmt.Sprintf("shrink the send buffer: %v", err))
+		}
 	}
 	return &notedConn{Conn: c, closed: l.log.ch(c.RemoteAddr().String())}, nil
 }
@@ -129,16 +133,23 @@ func (c *notedConn) Close() error {
 	return c.Conn.Close()
 }
 
+// handshake is what the server answered a websocket dial: its status (0:
+// no answer) and, when it refused, the start of its body.
+type handshake struct {
+	status int
+	body   []byte
+}
+
 // dialLive opens GET /shows/{show}/live at base with the Origin given ("" for
 // none), as the browser whose cookies are in jar (nil: a guest).
-func dialLive(base string, show int64, origin string, jar http.CookieJar) (*websocket.Conn, *http.Response, error) {
-	conn, resp, _, err := dialLiveFrom(base, fmt.Sprintf("/shows/%d/live", show), origin, jar, false)
-	return conn, resp, err
+func dialLive(base string, show int64, origin string, jar http.CookieJar) (*websocket.Conn, handshake, error) {
+	conn, hs, _, err := dialLiveFrom(base, fmt.Sprintf("/shows/%d/live", show), origin, jar, false)
+	return conn, hs, err
 }
 
 // dialLiveFrom is dialLive that also returns the client's own address; with
 // tinyReadBuffer its kernel receive buffer is tiny.
-func dialLiveFrom(base, path string, origin string, jar http.CookieJar, tinyReadBuffer bool) (*websocket.Conn, *http.Response, string, error) {
+func dialLiveFrom(base, path string, origin string, jar http.CookieJar, tinyReadBuffer bool) (*websocket.Conn, handshake, string, error) {
 	h := http.Header{}
 	if origin != "" {
 		h.Set("Origin", origin)
@@ -150,7 +161,10 @@ func dialLiveFrom(base, path string, origin string, jar http.CookieJar, tinyRead
 			return c, err
 		}
 		if tc, ok := c.(*net.TCPConn); ok && tinyReadBuffer {
-			tc.SetReadBuffer(4096)
+			if err := tc.SetReadBuffer(4096); err != nil {
+				c.Close()
+				return nil, fmt.Errorf("shrink the receive buffer: %w", err)
+			}
 		}
 		local = c.LocalAddr().String()
 		return c, nil
@@ -158,8 +172,19 @@ func dialLiveFrom(base, path string, origin string, jar http.CookieJar, tinyRead
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	u := "ws" + strings.TrimPrefix(base, "http") + path
-	conn, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: h, HTTPClient: &http.Client{Jar: jar, Transport: tr}})
-	return conn, resp, local, err
+	conn, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: h, HTTPClient: &http.Client{Jar: jar, Transport: tr}}) //nolint:bodyclose // coder/websocket: the handshake response's body need not be closed (none on success, a buffered copy on refusal)
+	var hs handshake
+	if resp != nil {
+		hs.status = resp.StatusCode
+		if resp.Body != nil {
+			b, rerr := io.ReadAll(resp.Body)
+			if rerr != nil {
+				err = errors.Join(err, fmt.Errorf("read the handshake's body: %w", rerr))
+			}
+			hs.body = b
+		}
+	}
+	return conn, hs, local, err
 }
 
 // watcher is one browser's socket on the live seat map: a reader keeps
@@ -197,16 +222,12 @@ func watchShowing(e *webtest.Env, t *testing.T, name, base string, show int64, j
 
 func watchPath(e *webtest.Env, t *testing.T, name, base, path string, jar http.CookieJar, first []byte) *watcher {
 	t.Helper()
-	conn, resp, _, err := dialLiveFrom(base, path, webtest.PublicURL, jar, false)
+	conn, hs, _, err := dialLiveFrom(base, path, webtest.PublicURL, jar, false)
 	if err == nil && first != nil {
 		err = conn.Write(context.Background(), websocket.MessageText, first)
 	}
 	if err != nil {
-		status := 0
-		if resp != nil {
-			status = resp.StatusCode
-		}
-		t.Fatalf("%s: dial the live seat map: %d %v", name, status, err)
+		t.Fatalf("%s: dial the live seat map: %d %v", name, hs.status, err)
 	}
 	conn.SetReadLimit(1 << 20)
 	w := &watcher{t: t, name: name, conn: conn, status: map[string]string{}, updates: map[string]int{}, changed: make(chan struct{}, 1)}
@@ -337,23 +358,22 @@ func TestLiveSeatMap(t *testing.T) {
 		t.Parallel()
 		e, hub := newLiveEnv(t)
 		for _, origin := range []string{"", "http://evil.test", "https://marquee.test", "http://marquee.test:8080", "http://marquee.test.evil.test", "null"} {
-			conn, resp, err := dialLive(e.Srv.URL, e.Show, origin, nil)
+			conn, hs, err := dialLive(e.Srv.URL, e.Show, origin, nil)
 			if err == nil {
 				conn.CloseNow()
 				t.Fatalf("Origin %q: the websocket was accepted", origin)
 			}
-			if resp == nil || resp.StatusCode != http.StatusForbidden {
-				t.Fatalf("Origin %q: %v %v, want 403", origin, resp, err)
+			if hs.status != http.StatusForbidden {
+				t.Fatalf("Origin %q: %d %v, want 403", origin, hs.status, err)
 			}
-			body, _ := io.ReadAll(resp.Body)
-			if !strings.Contains(string(body), `"origin_refused"`) {
-				t.Fatalf("Origin %q: 403 body %s, want the origin_refused JSON error", origin, body)
+			if !strings.Contains(string(hs.body), `"origin_refused"`) {
+				t.Fatalf("Origin %q: 403 body %s, want the origin_refused JSON error", origin, hs.body)
 			}
 		}
 		// A signed-in browser on another site is refused too: its cookie
 		// must not let that site read the seat map as the user.
 		c := e.User(t)
-		if _, resp, err := dialLive(e.Srv.URL, e.Show, "http://evil.test", c.HTTP.Jar); err == nil || resp.StatusCode != http.StatusForbidden {
+		if _, hs, err := dialLive(e.Srv.URL, e.Show, "http://evil.test", c.HTTP.Jar); err == nil || hs.status != http.StatusForbidden {
 			t.Fatalf("a signed-in user's cookie from a foreign Origin: %v, want 403", err)
 		}
 		if n := hub.Subscribers(e.Show); n != 0 {
@@ -366,7 +386,7 @@ func TestLiveSeatMap(t *testing.T) {
 		t.Parallel()
 		e, _ := newLiveEnv(t, func(e *webtest.Env) { e.Cfg.PublicURL = "http://marquee.test:80/" })
 		watch(e, t, "default port", e.Srv.URL, e.Show, nil).waitFor("the seat map", liveWithin, func(w *watcher) bool { return w.messages > 0 })
-		if _, resp, err := dialLive(e.Srv.URL, e.Show, "http://marquee.test:8080", nil); err == nil || resp.StatusCode != http.StatusForbidden {
+		if _, hs, err := dialLive(e.Srv.URL, e.Show, "http://marquee.test:8080", nil); err == nil || hs.status != http.StatusForbidden {
 			t.Fatalf("another port: %v, want 403", err)
 		}
 	})
@@ -375,8 +395,8 @@ func TestLiveSeatMap(t *testing.T) {
 		t.Parallel()
 		e, _ := newLiveEnv(t)
 		for _, path := range []int64{e.Show + 1000, 0} {
-			_, resp, err := dialLive(e.Srv.URL, path, webtest.PublicURL, nil)
-			if err == nil || resp == nil || resp.StatusCode != http.StatusNotFound {
+			_, hs, err := dialLive(e.Srv.URL, path, webtest.PublicURL, nil)
+			if err == nil || hs.status != http.StatusNotFound {
 				t.Fatalf("show %d: %v, want 404", path, err)
 			}
 		}
@@ -386,7 +406,7 @@ func TestLiveSeatMap(t *testing.T) {
 		}
 
 		off := webtest.NewEnv(t)
-		if _, resp, err := dialLive(off.Srv.URL, off.Show, webtest.PublicURL, nil); err == nil || resp.StatusCode != http.StatusNotFound {
+		if _, hs, err := dialLive(off.Srv.URL, off.Show, webtest.PublicURL, nil); err == nil || hs.status != http.StatusNotFound {
 			t.Fatalf("without Live: %v, want 404", err)
 		}
 		if page := off.Guest().Get(fmt.Sprintf("/shows/%d", off.Show)); strings.Contains(string(page.Body), "ws-connect") {

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
@@ -471,7 +472,7 @@ func (tb *tab) shot(name string) {
 	defer cancel()
 	// The whole page, as a window as tall as the page shows it: a capture
 	// beyond the viewport would paint the sticky selection bar mid-page.
-	png, err := chromedp.Run(ctx, func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
+	png, err := chromedp.Run(ctx, func(ctx context.Context, t *chromedp.Target) (_ []byte, err error) {
 		height, err := chromedp.Evaluate[int64](`Math.ceil(Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0))`)(ctx, t)
 		if err != nil {
 			return nil, err
@@ -480,7 +481,11 @@ func (tb *tab) shot(name string) {
 			if _, err := chromedp.EmulateViewport(tb.vp.width, min(height, 8000), tb.vpOpts...)(ctx, t); err != nil {
 				return nil, err
 			}
-			defer chromedp.EmulateViewport(tb.vp.width, tb.vp.height, tb.vpOpts...)(ctx, t)
+			defer func() {
+				if _, rerr := chromedp.EmulateViewport(tb.vp.width, tb.vp.height, tb.vpOpts...)(ctx, t); rerr != nil {
+					err = errors.Join(err, fmt.Errorf("restore the viewport: %w", rerr))
+				}
+			}()
 			// Rows the taller window brings into sight render a frame or
 			// two later (content-visibility): capture after them.
 			if _, err := chromedp.Evaluate[chromedp.Void](`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50))))`,

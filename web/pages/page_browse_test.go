@@ -312,9 +312,13 @@ func TestPosters(t *testing.T) {
 	if n := p.Doc.Find(`section[aria-labelledby="movies-title"] li`).Length(); n == 0 || imgs.Length() != n {
 		t.Fatalf("%d posters for %d movies", imgs.Length(), n)
 	}
-	fetch := func(t *testing.T, path string, header map[string]string) (*http.Response, []byte) {
+	// fetch answers GET path with its body read.
+	fetch := func(t *testing.T, path string, header map[string]string) *webtest.Response {
 		t.Helper()
-		req, _ := http.NewRequest("GET", e.Srv.URL+path, nil)
+		req, err := http.NewRequest(http.MethodGet, e.Srv.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for k, v := range header {
 			req.Header.Set(k, v)
 		}
@@ -327,7 +331,7 @@ func TestPosters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return resp, body
+		return &webtest.Response{Status: resp.StatusCode, Header: resp.Header, Body: body}
 	}
 	imgs.Each(func(i int, img *goquery.Selection) {
 		src, alt := img.AttrOr("src", ""), img.AttrOr("alt", "")
@@ -338,25 +342,26 @@ func TestPosters(t *testing.T) {
 		if lazy := img.AttrOr("loading", "") == "lazy"; lazy != (i >= 2) {
 			t.Errorf("poster %d lazy = %v", i, lazy)
 		}
-		resp, body := fetch(t, src, nil)
-		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" ||
+		resp := fetch(t, src, nil)
+		body := resp.Body
+		if resp.Status != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" ||
 			resp.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" ||
 			resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("ETag") == "" {
-			t.Fatalf("GET %s: %d %v", src, resp.StatusCode, resp.Header)
+			t.Fatalf("GET %s: %d %v", src, resp.Status, resp.Header)
 		}
 		cfg, format, err := image.DecodeConfig(bytes.NewReader(body))
 		if err != nil || format != "png" || fmt.Sprint(cfg.Width) != img.AttrOr("width", "") || fmt.Sprint(cfg.Height) != img.AttrOr("height", "") {
 			t.Fatalf("poster %s is %s %dx%d (%v), the page says %sx%s", src, format, cfg.Width, cfg.Height, err,
 				img.AttrOr("width", ""), img.AttrOr("height", ""))
 		}
-		if resp, _ := fetch(t, src, map[string]string{"If-None-Match": resp.Header.Get("ETag")}); resp.StatusCode != http.StatusNotModified {
-			t.Errorf("revalidating %s: %d, want 304", src, resp.StatusCode)
+		if resp := fetch(t, src, map[string]string{"If-None-Match": resp.Header.Get("ETag")}); resp.Status != http.StatusNotModified {
+			t.Errorf("revalidating %s: %d, want 304", src, resp.Status)
 		}
 		// Without its version, the same image, revalidated each time.
 		unversioned := src[:strings.Index(src, "?")]
-		if resp, again := fetch(t, unversioned, nil); resp.StatusCode != http.StatusOK || !bytes.Equal(again, body) ||
+		if resp := fetch(t, unversioned, nil); resp.Status != http.StatusOK || !bytes.Equal(resp.Body, body) ||
 			resp.Header.Get("Cache-Control") != "public, no-cache" {
-			t.Errorf("GET %s: %d %v", unversioned, resp.StatusCode, resp.Header)
+			t.Errorf("GET %s: %d %v", unversioned, resp.Status, resp.Header)
 		}
 	})
 
@@ -378,8 +383,8 @@ func TestPosters(t *testing.T) {
 			t.Error("an image for a movie without a poster")
 		}
 		for _, path := range []string{fmt.Sprintf("/movies/%d/poster", e.Venue.MovieID), "/movies/987654/poster", "/movies/x/poster"} {
-			if resp, _ := fetch(t, path, nil); resp.StatusCode != http.StatusNotFound {
-				t.Errorf("GET %s: %d, want 404", path, resp.StatusCode)
+			if resp := fetch(t, path, nil); resp.Status != http.StatusNotFound {
+				t.Errorf("GET %s: %d, want 404", path, resp.Status)
 			}
 		}
 	})

@@ -100,7 +100,7 @@ func TestHomePage(t *testing.T) {
 			}
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if resp.StatusCode != 200 || len(body) == 0 || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
+			if resp.StatusCode != http.StatusOK || len(body) == 0 || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
 				t.Fatalf("%s: %d, Cache-Control %q", src, resp.StatusCode, resp.Header.Get("Cache-Control"))
 			}
 		}

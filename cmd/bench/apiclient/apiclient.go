@@ -97,7 +97,9 @@ func (c *Conn) Do(method, path, key string, body any) (Answer, error) {
 	}
 	c.buf.WriteString("\r\n")
 	c.buf.Write(payload)
-	c.nc.SetDeadline(time.Now().Add(30 * time.Second))
+	if err := c.nc.SetDeadline(time.Now().Add(30 * time.Second)); err != nil {
+		return Answer{}, fmt.Errorf("set the connection's deadline: %w", err)
+	}
 	if _, err := c.nc.Write(c.buf.Bytes()); err != nil {
 		return Answer{}, err
 	}

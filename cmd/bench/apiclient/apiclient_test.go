@@ -124,7 +124,9 @@ func TestAnswerThatClosesTheConnection(t *testing.T) {
 		if r.URL.Path == "/close" {
 			w.Header().Set("Connection", "close")
 		}
-		w.Write([]byte(`{"ok":true}`))
+		if _, err := w.Write([]byte(`{"ok":true}`)); err != nil {
+			t.Errorf("%s: write the answer: %v", r.URL.Path, err)
+		}
 	}))
 	t.Cleanup(srv.Close)
 	c, err := apiclient.Dial(context.Background(), srv.URL)
@@ -133,7 +135,7 @@ func TestAnswerThatClosesTheConnection(t *testing.T) {
 	}
 	defer c.Close()
 	for range 3 {
-		if a, err := c.Do(http.MethodGet, "/", "", nil); err != nil || a.StatusCode != 200 || string(a.Body) != `{"ok":true}` {
+		if a, err := c.Do(http.MethodGet, "/", "", nil); err != nil || a.StatusCode != http.StatusOK || string(a.Body) != `{"ok":true}` {
 			t.Fatalf("Do = %+v, %v", a, err)
 		}
 	}

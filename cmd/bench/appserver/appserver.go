@@ -7,10 +7,12 @@ package appserver
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -59,8 +61,9 @@ func handler(store *postgres.Store, base string, ttl time.Duration, hub *live.Hu
 }
 
 // Start serves Handler (without the live seat map) on 127.0.0.1:<random
-// port> in this process and returns its base URL. stop shuts it down.
-func Start(store *postgres.Store, ttl time.Duration) (base string, stop func(), err error) {
+// port> in this process and returns its base URL. stop shuts it down and
+// returns why it could not, or why it had stopped serving before.
+func Start(store *postgres.Store, ttl time.Duration) (base string, stop func() error, err error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, fmt.Errorf("listen: %w", err)
@@ -70,10 +73,23 @@ func Start(store *postgres.Store, ttl time.Duration) (base string, stop func(), 
 		Handler:           Handler(store, base, ttl, slog.New(slog.DiscardHandler)),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
-	go srv.Serve(ln)
-	return base, func() {
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	return base, sync.OnceValue(func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		srv.Shutdown(ctx)
-	}, nil
+		var errs []error
+		if err := srv.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("shut down: %w", err))
+		}
+		// Serve has returned once Shutdown is called: ErrServerClosed,
+		// unless it had failed before.
+		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+			errs = append(errs, fmt.Errorf("serve: %w", err))
+		}
+		if err := errors.Join(errs...); err != nil {
+			return fmt.Errorf("the benchmark's HTTP server: %w", err)
+		}
+		return nil
+	}), nil
 }

@@ -59,7 +59,9 @@ func TestStart(t *testing.T) {
 		t.Errorf("the hold expires in %s, want about a minute", d)
 	}
 	c.Close()
-	stop()
+	if err := stop(); err != nil {
+		t.Errorf("stop: %v", err)
+	}
 	if _, err := apiclient.Dial(ctx, base); err == nil {
 		t.Error("the server still answers after stop")
 	}
@@ -85,7 +87,9 @@ func TestChild(t *testing.T) {
 	stopped := false
 	defer func() {
 		if !stopped {
-			child.Stop()
+			if err := child.Stop(); err != nil {
+				t.Error(err)
+			}
 		}
 	}()
 	if child.PID() == os.Getpid() || child.PID() <= 0 {
@@ -102,7 +106,7 @@ func TestChild(t *testing.T) {
 	t.Run("the live seat map is served: a guest's websocket gets the map and counts", func(t *testing.T) {
 		dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		conn, _, err := websocket.Dial(dctx, fmt.Sprintf("%s/shows/%d/live", child.Base, w.HotShow), &websocket.DialOptions{
+		conn, _, err := websocket.Dial(dctx, fmt.Sprintf("%s/shows/%d/live", child.Base, w.HotShow), &websocket.DialOptions{ //nolint:bodyclose // coder/websocket: the handshake response has no body to close
 			HTTPHeader: http.Header{"Origin": []string{child.Base}},
 		})
 		if err != nil {
@@ -133,8 +137,11 @@ func TestChild(t *testing.T) {
 		}
 	})
 	t.Run("Stop ends the child", func(t *testing.T) {
-		child.Stop()
+		err := child.Stop()
 		stopped = true
+		if err != nil {
+			t.Errorf("Stop: %v", err)
+		}
 		if _, err := child.Stats(ctx, w.HotShow, false); err == nil {
 			t.Error("the child still answers after Stop")
 		}

@@ -80,7 +80,9 @@ func Serve() error {
 		}
 	}()
 	go func() {
-		io.Copy(io.Discard, os.Stdin)
+		// The end of stdin or a failure to read it: the parent is done
+		// or gone either way.
+		_, _ = io.Copy(io.Discard, os.Stdin)
 		stop()
 	}()
 	pool, err := postgres.Connect(ctx, dbURL, int32(4*runtime.NumCPU()))
@@ -121,8 +123,14 @@ func Serve() error {
 	mux.HandleFunc("GET /bench/stats", func(w http.ResponseWriter, r *http.Request) {
 		if profilePath != "" && r.URL.Query().Get("profile") == "1" {
 			profileOnce.Do(func() {
-				if f, err := os.Create(profilePath); err == nil {
-					pprof.StartCPUProfile(f) // the file is closed at exit
+				f, err := os.Create(profilePath)
+				if err != nil {
+					log.Warn("no CPU profile", "err", err)
+					return
+				}
+				if err := pprof.StartCPUProfile(f); err != nil { // the file is closed at exit
+					log.Warn("no CPU profile", "err", err)
+					f.Close()
 				}
 			})
 		}
@@ -131,10 +139,12 @@ func Serve() error {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		show, _ := strconv.ParseInt(r.URL.Query().Get("show"), 10, 64)
-		json.NewEncoder(w).Encode(Stats{
+		if err := json.NewEncoder(w).Encode(Stats{
 			HeapInuse: ms.HeapInuse, StackInuse: ms.StackInuse, Sys: ms.Sys, RSS: selfRSS(),
 			Goroutines: runtime.NumGoroutine(), Subscribers: hub.Subscribers(show),
-		})
+		}); err != nil {
+			log.Warn("send the stats", "err", err)
+		}
 	})
 	mux.Handle("/", handler(store, base, 5*time.Minute, hub, m, reg, log))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -209,21 +219,19 @@ func StartChild(ctx context.Context, dbURL string) (*Child, error) {
 			line <- sc.Text()
 		}
 		close(line)
-		io.Copy(io.Discard, stdout)
+		// The rest is not read; an error means the child is gone.
+		_, _ = io.Copy(io.Discard, stdout)
 	}()
 	select {
 	case l, ok := <-line:
 		if !ok || !strings.HasPrefix(l, "http://127.0.0.1:") {
-			s.Stop()
-			return nil, fmt.Errorf("the live server did not start (said %q)", l)
+			return nil, errors.Join(fmt.Errorf("the live server did not start (said %q)", l), s.Stop())
 		}
 		s.Base = l
 	case <-time.After(30 * time.Second):
-		s.Stop()
-		return nil, errors.New("the live server did not start within 30 s")
+		return nil, errors.Join(errors.New("the live server did not start within 30 s"), s.Stop())
 	case <-ctx.Done():
-		s.Stop()
-		return nil, ctx.Err()
+		return nil, errors.Join(ctx.Err(), s.Stop())
 	}
 	return s, nil
 }
@@ -255,19 +263,26 @@ func (s *Child) Stats(ctx context.Context, show int64, profile bool) (Stats, err
 }
 
 // Stop closes the child's stdin (it shuts down) and kills it if it has not
-// exited within 10 s.
-func (s *Child) Stop() {
+// exited within 10 s. Its error says how the child ended when not cleanly.
+func (s *Child) Stop() error {
 	s.stdin.Close()
-	done := make(chan struct{})
-	go func() {
-		s.cmd.Wait()
-		close(done)
-	}()
+	defer s.hc.CloseIdleConnections()
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
 	select {
-	case <-done:
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("the live server: %w", err)
+		}
+		return nil
 	case <-time.After(10 * time.Second):
-		s.cmd.Process.Kill()
-		<-done
+		errs := []error{errors.New("it did not exit within 10 s of its stdin closing")}
+		if err := s.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			errs = append(errs, fmt.Errorf("kill: %w", err))
+		}
+		if err := <-done; err != nil {
+			errs = append(errs, err) // "signal: killed" once killed
+		}
+		return fmt.Errorf("the live server: %w", errors.Join(errs...))
 	}
-	s.hc.CloseIdleConnections()
 }

@@ -16,6 +16,7 @@ package browserbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -189,7 +190,11 @@ func Run(ctx context.Context, bc Config, dbURL string, pool *pgxpool.Pool, w io.
 	if bb.srv, err = appserver.StartChild(ctx, dbURL); err != nil {
 		return err
 	}
-	defer bb.srv.Stop()
+	defer func() {
+		if err := bb.srv.Stop(); err != nil {
+			bb.status("%v", err)
+		}
+	}()
 	if err := announce.WaitListening(ctx, pool, 1); err != nil {
 		return err
 	}
@@ -389,8 +394,7 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 	select {
 	case <-time.After(clickSettle):
 	case <-ctx.Done():
-		stop()
-		return ctx.Err()
+		return errors.Join(ctx.Err(), stop())
 	}
 
 	sockets0, messages0 := t.net.counts()
@@ -405,13 +409,11 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 		}
 		p := points[(i/2)%len(points)] // each seat picked, then unpicked
 		if err := t.dispatchClick(p, clickTimeout); err != nil {
-			stop()
-			return err
+			return errors.Join(err, stop())
 		}
 		rec, err := t.waitClick(i, clickTimeout)
 		if err != nil {
-			stop()
-			return err
+			return errors.Join(err, stop())
 		}
 		c := pageperf.Click{Latency: clickTimeout}
 		stamp := -1.0

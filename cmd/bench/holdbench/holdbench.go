@@ -6,6 +6,7 @@ package holdbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -46,7 +47,7 @@ func New(cfg Config, pool *pgxpool.Pool, store *postgres.Store, world *seed.Worl
 // announcements run beside the cells as in serve: every hold and release
 // writes a seat_events row, a notifier drains them every 50 ms, one
 // listener feeds a hub.
-func Run(ctx context.Context, cfg Config, dbURL string, pool *pgxpool.Pool, w io.Writer, status func(string, ...any)) error {
+func Run(ctx context.Context, cfg Config, dbURL string, pool *pgxpool.Pool, w io.Writer, status func(string, ...any)) (err error) {
 	store := postgres.NewStore(pool)
 	announcing, err := announce.Start(ctx, dbURL, store, pool, announce.Design)
 	if err != nil {
@@ -69,7 +70,7 @@ func Run(ctx context.Context, cfg Config, dbURL string, pool *pgxpool.Pool, w io
 	if err != nil {
 		return err
 	}
-	defer stopServer()
+	defer func() { err = errors.Join(err, stopServer()) }()
 	web, err := NewHTTP(ctx, base, appserver.SessionCookie, world.Users)
 	if err != nil {
 		return err

@@ -32,7 +32,11 @@ func TestHolders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stop()
+	defer func() {
+		if err := stop(); err != nil {
+			t.Error(err)
+		}
+	}()
 	web, err := holdbench.NewHTTP(ctx, base, appserver.SessionCookie, w.Users)
 	if err != nil {
 		t.Fatal(err)

@@ -106,7 +106,11 @@ func (lb *liveBench) runFanout(ctx context.Context, a announce.Way, n, try int) 
 	if err != nil {
 		return nil, err
 	}
-	defer srv.Stop()
+	defer func() {
+		if err := srv.Stop(); err != nil {
+			lb.Status("fan-out: %v", err)
+		}
+	}()
 	if err := announce.WaitListening(ctx, lb.Pool, 1); err != nil {
 		return nil, err
 	}

@@ -36,7 +36,7 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 func Dial(ctx context.Context, base string, hc *http.Client, show int64, r *stream.Receiver, wg *sync.WaitGroup) (*Client, error) {
 	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	conn, _, err := websocket.Dial(dctx, fmt.Sprintf("%s/shows/%d/live", base, show), &websocket.DialOptions{
+	conn, _, err := websocket.Dial(dctx, fmt.Sprintf("%s/shows/%d/live", base, show), &websocket.DialOptions{ //nolint:bodyclose // coder/websocket: the handshake response has no body to close
 		HTTPClient: hc,
 		HTTPHeader: http.Header{"Origin": []string{base}},
 	})

@@ -51,7 +51,11 @@ func TestClient(t *testing.T) {
 		}
 		ctx := r.Context()
 		for _, m := range messages {
-			c.Write(ctx, websocket.MessageText, []byte(m))
+			if err := c.Write(ctx, websocket.MessageText, []byte(m)); err != nil {
+				t.Errorf("%s: write %.40q: %v", r.URL.Path, m, err)
+				c.CloseNow()
+				return
+			}
 		}
 		if r.URL.Path == "/shows/2/live" {
 			c.Close(websocket.StatusPolicyViolation, "too slow")
