@@ -25,7 +25,7 @@ LINT := go tool -modfile=golangci.mod golangci-lint
 
 help:
 	@echo "make run             serve http://localhost:8080 with demo data"
-	@echo "make test            generate-check, go vet, go test -race (needs Postgres and chromium: set up if missing)"
+	@echo "make test            generate-check, go vet, golangci-lint, go test -race (needs Postgres and chromium: set up if missing)"
 	@echo "make lint            golangci-lint (.golangci.yml), pinned in golangci.mod"
 	@echo "make bench           run the booking benchmark (cmd/bench)"
 	@echo "make bench-browser   run the show page benchmark of big halls in Chromium (cmd/bench -browser)"
@@ -42,6 +42,7 @@ test: generate-check
 	@scripts/chromium.sh
 	@$(use_db); \
 	echo "go vet ./..."; go vet ./...; \
+	echo "golangci-lint run ./..."; $(LINT) run ./...; \
 	echo "go test -race -count=1 -timeout 20m ./..."; go test -race -count=1 -timeout 20m ./...
 
 lint:

@@ -25,8 +25,8 @@ type logRecords struct {
 }
 
 func (l *logRecords) Enabled(context.Context, slog.Level) bool { return true }
-func (l *logRecords) WithAttrs([]slog.Attr) slog.Handler        { return l }
-func (l *logRecords) WithGroup(string) slog.Handler             { return l }
+func (l *logRecords) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *logRecords) WithGroup(string) slog.Handler            { return l }
 func (l *logRecords) Handle(_ context.Context, r slog.Record) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -124,7 +124,9 @@ func TestServeStartsAndShutsDownGracefully(t *testing.T) {
 	if _, err := conn.Write([]byte(body[10:])); err != nil {
 		t.Fatalf("the request in flight was cut off: %v", err)
 	}
-	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if err := conn.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
 	answer, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatalf("the request in flight got no answer: %v", err)
