@@ -43,6 +43,7 @@ func TestErrorTable(t *testing.T) {
 		{wrap(booking.ErrCancellationClosed), 409, "cancellation_closed", false},
 		{wrap(booking.ErrEmailTaken), 409, "email_taken", false},
 		{wrap(booking.ErrBadCredentials), 401, "bad_credentials", false},
+		{wrap(booking.ErrShowOverlap), 409, "show_overlap", false},
 		{wrap(booking.ErrNotFound), 404, "not_found", false},
 		{&auth.FieldError{Field: "email", Message: "enter a valid email address"}, 422, "invalid_email", false},
 		{payment.ErrMissingSignature, 400, "signature_missing", false},
