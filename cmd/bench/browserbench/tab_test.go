@@ -37,7 +37,10 @@ document.addEventListener('click', (ev) => {
   seat.setAttribute('aria-pressed', seat.getAttribute('aria-pressed') === 'true' ? 'false' : 'true');
 });
 new WebSocket(location.origin.replace('http', 'ws') + '/ws');
-const end = performance.now() + 150; while (performance.now() < end) {}
+// A task of its own: Chromium reports a long task only to observers that
+// were there when it began, and the parse may share its task with the
+// instrumentation's start.
+setTimeout(() => { const end = performance.now() + 150; while (performance.now() < end) {} }, 0);
 </script></body></html>`
 
 func TestTab(t *testing.T) {
