@@ -24,6 +24,7 @@ import (
 )
 
 func TestBrowsePages(t *testing.T) {
+	t.Parallel()
 	e := webtest.NewEnv(t)
 	slug := e.CitySlug(t)
 	kolkata, _ := time.LoadLocation("Asia/Kolkata")
@@ -98,6 +99,7 @@ func TestBrowsePages(t *testing.T) {
 // TestBrowseFilters narrows the movie and city pages by language, format
 // and time of day, through the URL a filter form sends.
 func TestBrowseFilters(t *testing.T) {
+	t.Parallel()
 	e := webtest.NewEnv(t)
 	ctx := context.Background()
 	slug := e.CitySlug(t)
@@ -265,6 +267,7 @@ func TestBrowseFilters(t *testing.T) {
 // TestShowtimeButtons: a showtime button names the lowest price of a seat
 // left, says when the show is filling fast, and a sold-out show is no link.
 func TestShowtimeButtons(t *testing.T) {
+	t.Parallel()
 	e := webtest.NewEnv(t)
 	slug := e.CitySlug(t)
 	kolkata, _ := time.LoadLocation("Asia/Kolkata")
@@ -302,6 +305,7 @@ func TestShowtimeButtons(t *testing.T) {
 // text alternative, and served as the images they say they are, cached
 // for good under their versioned URL.
 func TestPosters(t *testing.T) {
+	t.Parallel()
 	e := webtest.NewEnv(t)
 	if err := demo.Load(context.Background(), e.Store, time.Now()); err != nil {
 		t.Fatal(err)
@@ -414,6 +418,7 @@ func wantLabelledAndUnique(t *testing.T, p *webtest.HTMLDoc) {
 // catalogue: the showtimes change in place, the URL follows, the ticked box
 // keeps the focus, Back brings the list back, and the posters show.
 func TestBrowseFiltersInBrowser(t *testing.T) {
+	t.Parallel()
 	browser := startChromium(t)
 	s := newSite(t, siteConfig{demo: true})
 	t.Logf("screenshots: %s", screenshotDir(t))

@@ -11,6 +11,7 @@ import (
 )
 
 func TestHomePage(t *testing.T) {
+	t.Parallel()
 	e := webtest.NewEnv(t)
 	slug := e.CitySlug(t)
 

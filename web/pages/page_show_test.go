@@ -20,6 +20,7 @@ import (
 var seatLabelPattern = regexp.MustCompile(`^Row [A-J] seat \d+, (Standard|Premium), ₹(250|450), (available|held by someone else|sold|held for you)$`)
 
 func TestShowPage(t *testing.T) {
+	t.Parallel()
 	e := webtest.NewEnv(t)
 
 	t.Run("every seat is a labelled button with its status", func(t *testing.T) {
@@ -300,6 +301,7 @@ func TestShowPage(t *testing.T) {
 }
 
 func TestShowPageClosedShow(t *testing.T) {
+	t.Parallel()
 	e := webtest.NewEnv(t, webtest.WithClock)
 	e.Clock.Advance(73 * time.Hour) // the show started an hour ago
 	p := e.PageUser(t).Get(t, e.ShowPath())
@@ -310,6 +312,7 @@ func TestShowPageClosedShow(t *testing.T) {
 }
 
 func TestShowPageHoldElsewhere(t *testing.T) {
+	t.Parallel()
 	e := webtest.NewEnv(t)
 	other := pgtest.NewShow(t, e.Store, e.Venue, 3, 3, time.Now().Add(96*time.Hour))
 	b := e.PageUser(t)
