@@ -1,6 +1,8 @@
 package postgres_test
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,4 +97,29 @@ func migrator(t *testing.T, dbURL string) *migrate.Migrate {
 	}
 	t.Cleanup(done)
 	return m
+}
+
+// A database at a migration this build does not have (a newer build's, or
+// one from before the baseline) is refused with what to do, and left as it
+// was.
+func TestMigrateRefusesAnUnknownSchemaVersion(t *testing.T) {
+	s := pgtest.NewStore(t, 2)
+	url := s.Pool().Config().ConnString()
+	latest := pgtest.Scalar[int64](t, s.Pool(), `SELECT version FROM schema_migrations`)
+	pgtest.Exec(t, s.Pool(), `UPDATE schema_migrations SET version = 999`)
+	err := postgres.Migrate(t.Context(), url)
+	if !errors.Is(err, postgres.ErrUnknownSchema) {
+		t.Fatalf("Migrate = %v, want ErrUnknownSchema", err)
+	}
+	if !strings.Contains(err.Error(), "version 999") || !strings.Contains(err.Error(), "drop the database") {
+		t.Errorf("the error %q does not say which version or what to do", err)
+	}
+	if v := pgtest.Scalar[int64](t, s.Pool(), `SELECT version FROM schema_migrations`); v != 999 {
+		t.Errorf("schema version %d after the refusal, want 999 untouched", v)
+	}
+
+	pgtest.Exec(t, s.Pool(), `UPDATE schema_migrations SET version = $1`, latest)
+	if err := postgres.Migrate(t.Context(), url); err != nil {
+		t.Fatalf("Migrate at the latest version = %v, want nil", err)
+	}
 }

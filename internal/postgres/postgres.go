@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"time"
 
@@ -90,6 +91,9 @@ func Migrate(ctx context.Context, databaseURL string) error {
 		return err
 	}
 	defer done()
+	if err := knownVersion(m); err != nil {
+		return err
+	}
 	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
 		return fmt.Errorf("apply migrations: %w", err)
 	}
@@ -123,6 +127,35 @@ func Migrator(databaseURL string) (*migrate.Migrate, func(), error) {
 		return nil, nil, fmt.Errorf("migrations: %w", err)
 	}
 	return m, func() { m.Close() }, nil
+}
+
+// ErrUnknownSchema is a database at a migration version this build does not
+// have: made by a newer build, or by one from before the pre-release
+// migrations were squashed into today's baseline.
+var ErrUnknownSchema = errors.New("the database's schema is at a migration this build does not have")
+
+// knownVersion refuses a database whose migration version is not one of
+// ours, with what to do about it, rather than golang-migrate's "file does
+// not exist".
+func knownVersion(m *migrate.Migrate) error {
+	version, _, err := m.Version()
+	if errors.Is(err, migrate.ErrNilVersion) {
+		return nil // a new database
+	}
+	if err != nil {
+		return fmt.Errorf("read the schema version: %w", err)
+	}
+	src, err := iofs.New(migrations.FS, ".")
+	if err != nil {
+		return fmt.Errorf("migrations source: %w", err)
+	}
+	defer src.Close()
+	if _, _, err := src.ReadUp(version); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w (version %d): drop the database and start again (for the private server of `make run`, `make clean` does that)", ErrUnknownSchema, version)
+	} else if err != nil {
+		return fmt.Errorf("read migration %d: %w", version, err)
+	}
+	return nil
 }
 
 // Ready reports whether the database answers and every migration is applied.
