@@ -21,13 +21,7 @@ import (
 // TestMain lets the test binary be the child, as the benchmark binary is:
 // StartChild runs os.Executable() -live-serve.
 func TestMain(m *testing.M) {
-	if len(os.Args) == 2 && os.Args[1] == "-"+appserver.ChildFlag {
-		if err := appserver.Serve(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	appserver.ServeIfChild()
 	pgtest.Main(m)
 }
 

@@ -286,3 +286,17 @@ func (s *Child) Stop() error {
 		return fmt.Errorf("the live server: %w", errors.Join(errs...))
 	}
 }
+
+// ServeIfChild makes this process the fan-out's app server when it was
+// started as one (with -live-serve as its only argument, as StartChild runs
+// a test binary), and exits when that ends. Otherwise it returns at once.
+func ServeIfChild() {
+	if len(os.Args) != 2 || os.Args[1] != "-"+ChildFlag {
+		return
+	}
+	if err := Serve(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/cmd/bench/cpu"
+	"github.com/marquee-tickets/marquee/cmd/bench/report"
 	"github.com/marquee-tickets/marquee/cmd/bench/stats"
 )
 
@@ -34,17 +35,7 @@ func WriteReport(w io.Writer, m Method, cells []*Cell, stampedes []*Stampede) {
 	fmt.Fprintf(w, "Postgres backends of the bench database / everything else on the machine.\n\n")
 	fmt.Fprintf(w, "| round | workload | clients | impl | attempts/s | holds/s | won | p50 ms | p99 ms | errors | CPU bench / pg / other |\n")
 	fmt.Fprintf(w, "|--:|---|--:|---|--:|--:|--:|--:|--:|--:|--:|\n")
-	reran, still := 0, 0
-	mark := func(tries int, u cpu.Use) string {
-		if tries > 1 {
-			reran++
-		}
-		if m.disturbed(u) {
-			still++
-			return " †"
-		}
-		return ""
-	}
+	rr := &report.Reruns{MaxOther: m.MaxOther, Limit: m.Reruns}
 	for _, c := range cells {
 		won := "-"
 		if c.Attempts() > 0 {
@@ -52,17 +43,9 @@ func WriteReport(w io.Writer, m Method, cells []*Cell, stampedes []*Stampede) {
 		}
 		fmt.Fprintf(w, "| %d | %s | %d | %s | %.0f | %.0f | %s | %s | %s | %d | %s%s |\n",
 			c.Round+1, c.Workload, c.Clients, c.Holder, c.PerSecond(c.Attempts()), c.PerSecond(c.Held), won,
-			stats.Ms(stats.Percentile(c.Lat, 50)), stats.Ms(stats.Percentile(c.Lat, 99)), c.Errs+c.RelErrs, c.CPU, mark(c.Tries, c.CPU))
+			stats.Ms(stats.Percentile(c.Lat, 50)), stats.Ms(stats.Percentile(c.Lat, 99)), c.Errs+c.RelErrs, c.CPU, rr.Mark(c.Tries, c.CPU))
 	}
-	disturbance := func() {
-		if m.MaxOther <= 0 {
-			return
-		}
-		fmt.Fprintf(w, "\nA measurement during which other work took more than %.2f cores was run again (at most %d times):\n",
-			m.MaxOther, m.Reruns)
-		fmt.Fprintf(w, "%d were, and %d (marked †) were still disturbed on their last run.\n", reran, still)
-	}
-	disturbance()
+	rr.Write(w, "measurement")
 
 	// Ratios per (workload, clients) and round, in the order the cells ran;
 	// a comparison's figure is the median of its rounds'.
@@ -171,16 +154,7 @@ func WriteReport(w io.Writer, m Method, cells []*Cell, stampedes []*Stampede) {
 		}
 		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s | %s | %d | %s | %s%s |\n", s.Holder, s.Requests(), s.Held, s.MaxWinners,
 			stats.Ms(stats.Percentile(s.Lat, 50)), stats.Ms(stats.Percentile(s.Lat, 99)), stats.Ms(stats.Percentile(s.Lat, 100)), s.Errs, target, s.CPU,
-			mark(s.Tries, s.CPU))
+			rr.Mark(s.Tries, s.CPU))
 	}
-	reran, still = 0, 0
-	for _, s := range stampedes {
-		if s.Tries > 1 {
-			reran++
-		}
-		if m.disturbed(s.CPU) {
-			still++
-		}
-	}
-	disturbance()
+	rr.Write(w, "measurement")
 }

@@ -2,8 +2,6 @@ package livebench
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,13 +15,7 @@ import (
 // TestMain lets the test binary be the fan-out's app server, as the
 // benchmark binary is (appserver.StartChild runs it with -live-serve).
 func TestMain(m *testing.M) {
-	if len(os.Args) == 2 && os.Args[1] == "-"+appserver.ChildFlag {
-		if err := appserver.Serve(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	appserver.ServeIfChild()
 	pgtest.Main(m)
 }
 

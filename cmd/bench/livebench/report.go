@@ -8,6 +8,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/cmd/bench/appserver"
 	"github.com/marquee-tickets/marquee/cmd/bench/cpu"
+	"github.com/marquee-tickets/marquee/cmd/bench/report"
 	"github.com/marquee-tickets/marquee/cmd/bench/stats"
 )
 
@@ -49,17 +50,11 @@ func writeReport(w io.Writer, m reportMethod, cells []*announceCell, fanouts []*
 	fmt.Fprintf(w, "that plus %d more connections that LISTEN and read every notification.\n\n", m.Listeners-1)
 	fmt.Fprintf(w, "| workload | clients | round | announcements | attempts/s | holds/s | won | p50 ms | p99 ms | errors | commit→hub ms | backlog max / at end | CPU bench / pg / other |\n")
 	fmt.Fprintf(w, "|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
-	reran, still := 0, 0
+	rr := &report.Reruns{MaxOther: m.MaxOther, Limit: m.Reruns}
 	for _, c := range cells {
 		if c.skipped != "" {
 			fmt.Fprintf(w, "| %s | %d | %d | %s | skipped: %s | | | | | | | | |\n", c.Workload, c.Clients, c.round, c.a.Name, c.skipped)
 			continue
-		}
-		if c.Tries > 1 {
-			reran++
-		}
-		if m.disturbed(c.CPU) {
-			still++
 		}
 		won := "-"
 		if c.Attempts() > 0 {
@@ -71,13 +66,9 @@ func writeReport(w io.Writer, m reportMethod, cells []*announceCell, fanouts []*
 		}
 		fmt.Fprintf(w, "| %s | %d | %d | %s | %.0f | %.0f | %s | %s | %s | %d | %s | %s | %s%s |\n",
 			c.Workload, c.Clients, c.round, c.a.Name, c.PerSecond(c.Attempts()), c.PerSecond(c.Held), won,
-			stats.Ms(stats.Percentile(c.Lat, 50)), stats.Ms(stats.Percentile(c.Lat, 99)), c.Errs+c.RelErrs, c.obs.Summary(), backlog, c.CPU, dagger(c.CPU))
+			stats.Ms(stats.Percentile(c.Lat, 50)), stats.Ms(stats.Percentile(c.Lat, 99)), c.Errs+c.RelErrs, c.obs.Summary(), backlog, c.CPU, rr.Mark(c.Tries, c.CPU))
 	}
-	if m.MaxOther > 0 {
-		fmt.Fprintf(w, "\nA cell during which other work took more than %.2f cores was run again (at most %d times): %d were,\n",
-			m.MaxOther, m.Reruns, reran)
-		fmt.Fprintf(w, "and %d (marked †) were still disturbed on their last run.\n", still)
-	}
+	rr.Write(w, "cell")
 	var notDrained, missed int
 	for _, c := range cells {
 		if c.a.Events && c.cleared > 0 {

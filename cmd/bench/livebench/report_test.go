@@ -67,7 +67,7 @@ func TestWriteReport(t *testing.T) {
 		"| many shows (64) | 8 | 1 | naive pg_notify, 50 listeners | skipped: only 20 connections free on the server, 76 needed |",
 		"| hot show (2 rows) | 64 | 1 | design: seat_events + notifier 50 ms, 1 listener | 2400 | 240 | 10% |",
 		"0.30 / 1.00 / 0.70 † |\n",
-		"run again (at most 2 times): 1 were,\nand 1 (marked †) were still disturbed",
+		"run again (at most 2 times):\n1 were, and 1 (marked †) were still disturbed",
 		"1 cells not drained by the notifier within 5 s",
 		// Every round's cells pooled: (950 + 850) / (1000 + 1000).
 		"| many shows (64) | 8 | 0.90x / 0.90x (rounds 0.95x, 0.85x) | met | 0.60x / 0.60x | n/a |\n",
