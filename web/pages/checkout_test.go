@@ -89,6 +89,17 @@ type shopper struct {
 	nofollow *http.Client
 }
 
+// paidWith is a signed-in shopper who held A1 and paid for it at Sandbox Pay
+// with behaviour b: where every webhook scenario starts.
+func paidWith(t *testing.T, b sandbox.Behaviour) (*payEnv, *shopper, string) {
+	t.Helper()
+	e := newPayEnv(t)
+	s := e.shopper(t, true)
+	holdID := s.MustHold(t, "A1").Str("hold_id")
+	s.payAt(t, s.startCheckout(t, holdID), b)
+	return e, s, holdID
+}
+
 func (e *payEnv) shopper(t *testing.T, signedIn bool) *shopper {
 	t.Helper()
 	c := e.Guest()
@@ -421,10 +432,7 @@ func TestSandboxBehaviours(t *testing.T) {
 
 	t.Run("duplicate: two deliveries, one booking", func(t *testing.T) {
 		t.Parallel()
-		e := newPayEnv(t)
-		s := e.shopper(t, true)
-		holdID := s.MustHold(t, "A1").Str("hold_id")
-		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveDuplicate)
+		e, s, holdID := paidWith(t, sandbox.BehaveDuplicate)
 		if n := e.worker.RunOnce(ctx); n != 2 {
 			t.Fatalf("delivered %d, want 2", n)
 		}
@@ -439,10 +447,7 @@ func TestSandboxBehaviours(t *testing.T) {
 
 	t.Run("drop: money taken, no booking, the return page keeps confirming", func(t *testing.T) {
 		t.Parallel()
-		e := newPayEnv(t)
-		s := e.shopper(t, true)
-		holdID := s.MustHold(t, "A1").Str("hold_id")
-		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveDrop)
+		e, s, holdID := paidWith(t, sandbox.BehaveDrop)
 		e.sbClock.Advance(time.Hour)
 		if n := e.worker.RunOnce(ctx); n != 0 {
 			t.Fatalf("delivered %d dropped webhooks", n)
@@ -468,10 +473,7 @@ func TestSandboxBehaviours(t *testing.T) {
 
 	t.Run("delay: nothing before 5 s, booked after", func(t *testing.T) {
 		t.Parallel()
-		e := newPayEnv(t)
-		s := e.shopper(t, true)
-		holdID := s.MustHold(t, "A1").Str("hold_id")
-		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveDelay)
+		e, s, holdID := paidWith(t, sandbox.BehaveDelay)
 		e.sbClock.Advance(sandbox.WebhookDelay - time.Millisecond)
 		if n := e.worker.RunOnce(ctx); n != 0 {
 			t.Fatal("the delayed webhook went out early")
@@ -490,10 +492,7 @@ func TestSandboxBehaviours(t *testing.T) {
 
 	t.Run("reorder: a stale failed event after succeeded changes nothing", func(t *testing.T) {
 		t.Parallel()
-		e := newPayEnv(t)
-		s := e.shopper(t, true)
-		holdID := s.MustHold(t, "A1").Str("hold_id")
-		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveReorder)
+		e, _, holdID := paidWith(t, sandbox.BehaveReorder)
 		e.sbClock.Advance(time.Minute)
 		if n := e.worker.RunOnce(ctx); n != 2 {
 			t.Fatalf("delivered %d, want 2", n)
@@ -505,10 +504,7 @@ func TestSandboxBehaviours(t *testing.T) {
 
 	t.Run("two payments: one books, the other is refunded, and the page says so", func(t *testing.T) {
 		t.Parallel()
-		e := newPayEnv(t)
-		s := e.shopper(t, true)
-		holdID := s.MustHold(t, "A1").Str("hold_id")
-		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveTwoPayments)
+		e, s, holdID := paidWith(t, sandbox.BehaveTwoPayments)
 		if n := e.worker.RunOnce(ctx); n != 2 {
 			t.Fatalf("delivered %d, want 2", n)
 		}
@@ -528,10 +524,7 @@ func TestSandboxBehaviours(t *testing.T) {
 
 	t.Run("the app answers 503: the webhook is retried, then books", func(t *testing.T) {
 		t.Parallel()
-		e := newPayEnv(t)
-		s := e.shopper(t, true)
-		holdID := s.MustHold(t, "A1").Str("hold_id")
-		s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveNormal)
+		e, s, holdID := paidWith(t, sandbox.BehaveNormal)
 		e.failWebhooks.Store(2)
 		for attempt := 1; attempt <= 2; attempt++ {
 			if n := e.worker.RunOnce(ctx); n != 0 {
