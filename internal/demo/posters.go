@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/gofont/gobold"
@@ -138,9 +139,43 @@ var arts = []art{
 	},
 }
 
-// posterOf draws the poster of the demo movie numbered i.
+// drawn keeps each poster once drawn: drawing and compressing one takes
+// tens of milliseconds (far more under the race detector), and a process
+// that loads the demo many times, as the tests do, would redraw the same
+// pictures for every database.
+var drawn struct {
+	sync.Mutex
+	posters map[posterKey]booking.Poster
+}
+
+type posterKey struct {
+	art   int
+	title string
+}
+
+// posterOf gives the poster of the demo movie numbered i, drawn on first use.
+// The caller may keep the Poster but must not change its bytes.
 func posterOf(i int, m booking.Movie) (booking.Poster, error) {
-	a := arts[i%len(arts)]
+	k := posterKey{art: i % len(arts), title: m.Title}
+	drawn.Lock()
+	defer drawn.Unlock()
+	if p, ok := drawn.posters[k]; ok {
+		return p, nil
+	}
+	p, err := drawPoster(k.art, m)
+	if err != nil {
+		return booking.Poster{}, err
+	}
+	if drawn.posters == nil {
+		drawn.posters = make(map[posterKey]booking.Poster)
+	}
+	drawn.posters[k] = p
+	return p, nil
+}
+
+// drawPoster draws the poster of movie m in the art numbered art.
+func drawPoster(art int, m booking.Movie) (booking.Poster, error) {
+	a := arts[art]
 	img := image.NewRGBA(image.Rect(0, 0, PosterWidth, PosterHeight))
 	// The sky: one colour a row, which PNG's filters store in a few bytes.
 	for y := range PosterHeight {
