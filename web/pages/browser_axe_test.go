@@ -128,9 +128,10 @@ var narrow = viewport{name: "narrow", width: 320, height: 640, mobile: true}
 // sees of accounts: the header of a page that does not exist, every mistake
 // of a form at once with the focus on the first.
 func TestBrowserPages(t *testing.T) {
+	t.Parallel()
 	axeSource(t) // before any work: without axe-core the test cannot judge
 	browser := startChromium(t)
-	t.Logf("screenshots: %s", screenshotDir(t))
+	logScreenshots(t)
 
 	for _, vp := range []viewport{desktop, phone} {
 		t.Run("Tour/"+vp.name, func(t *testing.T) {

@@ -96,28 +96,38 @@ func startChromium(t *testing.T) context.Context {
 	return browserCtx
 }
 
-// screenshots is the folder the PNGs go to: $SCREENSHOT_DIR, or a fresh
-// folder under the system's temporary one, kept after the run for a person
-// to look at.
+// screenshots is the folder the PNGs go to: $SCREENSHOT_DIR, kept after the
+// run for a person to look at. Without it no screenshot is taken: a capture
+// of a whole page is rastered and compressed by the browser, which was a
+// good part of a run's CPU on two cores.
 var screenshots struct {
 	once sync.Once
 	dir  string
 	err  error
 }
 
+// screenshotDir is the folder for screenshots, or "" when they are off.
 func screenshotDir(t *testing.T) string {
 	t.Helper()
 	screenshots.once.Do(func() {
 		if d := os.Getenv("SCREENSHOT_DIR"); d != "" {
 			screenshots.dir, screenshots.err = d, os.MkdirAll(d, 0o755)
-			return
 		}
-		screenshots.dir, screenshots.err = os.MkdirTemp("", "marquee-screenshots-")
 	})
 	if screenshots.err != nil {
 		t.Fatalf("screenshot folder: %v", screenshots.err)
 	}
 	return screenshots.dir
+}
+
+// logScreenshots says where this run's screenshots go.
+func logScreenshots(t *testing.T) {
+	t.Helper()
+	if d := screenshotDir(t); d != "" {
+		t.Logf("screenshots: %s", d)
+		return
+	}
+	t.Log("screenshots: off (SCREENSHOT_DIR=folder keeps them)")
 }
 
 // site is the whole app for one scenario: the server on a fresh database,
@@ -385,7 +395,7 @@ func (tb *tab) open(path string) {
 func (tb *tab) click(sel string) {
 	tb.t.Helper()
 	tb.do("click "+sel,
-		chromedp.WaitVisible(chromedp.CSS(sel)),
+		chromedp.WaitVisible(chromedp.CSS(sel), chromedp.RetryInterval(pollEvery)),
 		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
 			`document.querySelector(%s).scrollIntoView({block: "center", inline: "center"})`, jsString(sel))),
 		chromedp.Click(chromedp.CSS(sel)))
@@ -411,7 +421,7 @@ func (tb *tab) pick(id string) {
 
 func (tb *tab) waitVisible(sel string) {
 	tb.t.Helper()
-	tb.do("wait for "+sel, chromedp.WaitVisible(chromedp.CSS(sel)))
+	tb.do("wait for "+sel, chromedp.WaitVisible(chromedp.CSS(sel), chromedp.RetryInterval(pollEvery)))
 }
 
 // Text is the rendered text of the first element sel matches, spaces squeezed.
@@ -465,9 +475,13 @@ func (tb *tab) focused() string {
 	return eval[string](tb, `document.activeElement ? document.activeElement.id : ""`)
 }
 
-// shot saves a PNG of the whole page as <dir>/<tab>-<n>-<name>.png.
+// shot saves a PNG of the whole page as <dir>/<tab>-<n>-<name>.png, when
+// screenshots are on.
 func (tb *tab) shot(name string) {
 	tb.t.Helper()
+	if screenshotDir(tb.t) == "" {
+		return
+	}
 	ctx, cancel := context.WithTimeout(tb.ctx, stepTimeout)
 	defer cancel()
 	// The whole page, as a window as tall as the page shows it: a capture

@@ -24,8 +24,9 @@ import (
 // My bookings, and cancelling a booking only while the refund policy
 // allows it.
 func TestBrowserPayments(t *testing.T) {
+	t.Parallel()
 	browser := startChromium(t)
-	t.Logf("screenshots: %s", screenshotDir(t))
+	logScreenshots(t)
 
 	for _, vp := range []viewport{desktop, phone} {
 		t.Run("ExpiredCheckout/"+vp.name, func(t *testing.T) {

@@ -21,8 +21,9 @@ import (
 // one seat change live. Screenshots of the key
 // Pages go to the folder logged as "screenshots:".
 func TestBrowser(t *testing.T) {
+	t.Parallel()
 	browser := startChromium(t)
-	t.Logf("screenshots: %s", screenshotDir(t))
+	logScreenshots(t)
 
 	t.Run("Purchase", func(t *testing.T) {
 		t.Parallel()

@@ -421,7 +421,7 @@ func TestBrowseFiltersInBrowser(t *testing.T) {
 	t.Parallel()
 	browser := startChromium(t)
 	s := newSite(t, siteConfig{demo: true})
-	t.Logf("screenshots: %s", screenshotDir(t))
+	logScreenshots(t)
 	// A movie with IMAX and other shows in Bengaluru three days ahead.
 	day := time.Now().In(zoneOf(t, "Asia/Kolkata")).AddDate(0, 0, 3).Format(time.DateOnly)
 	movie := scalar[int64](s, `
