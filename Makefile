@@ -38,12 +38,15 @@ help:
 run:
 	@$(use_db); exec go run ./cmd/marquee serve --demo
 
+# The tests spend much of their time waiting (on a browser, a timer, a
+# webhook), so four packages at a time with four parallel tests each keep
+# two cores busy; pgtest shares the server's connections among them.
 test: generate-check
 	@scripts/chromium.sh
 	@$(use_db); \
 	echo "go vet ./..."; go vet ./...; \
 	echo "golangci-lint run ./..."; $(LINT) run ./...; \
-	echo "go test -race -count=1 -timeout 20m ./..."; go test -race -count=1 -timeout 20m ./...
+	echo "go test -race -count=1 -p 4 -parallel 4 -timeout 20m ./..."; go test -race -count=1 -p 4 -parallel 4 -timeout 20m ./...
 
 lint:
 	@echo "golangci-lint run ./..."; $(LINT) run ./...

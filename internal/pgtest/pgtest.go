@@ -67,6 +67,11 @@ var server struct {
 	// and drops the databases, one statement at a time.
 	mu   sync.Mutex
 	conn *pgx.Conn
+
+	// slots is how many connections tests may reserve; held are the slots
+	// this process holds (connections.go).
+	slots int32
+	held  map[int32]bool
 }
 
 // adminExec runs one statement on the process's connection.
@@ -101,6 +106,14 @@ func setUp(ctx context.Context, logf func(format string, args ...any)) (err erro
 		return fmt.Errorf("take the test process lock: %w", err)
 	}
 	// What another process left is no reason to fail this one's tests.
+	var max int32
+	if err := server.conn.QueryRow(ctx, `SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int`).Scan(&max); err != nil {
+		return fmt.Errorf("read max_connections: %w", err)
+	}
+	server.slots, server.held = max-connHeadroom, map[int32]bool{}
+	if server.slots < 1 {
+		return fmt.Errorf("the test server allows %d connections; tests need more than %d", max, connHeadroom)
+	}
 	if swept, err := sweep(ctx); err != nil {
 		logf("dropping databases left by ended test processes: %v", err)
 	} else if len(swept) > 0 {
@@ -194,15 +207,7 @@ func databaseURL(name string) string {
 func NewDatabase(tb testing.TB) string {
 	tb.Helper()
 	ctx := context.Background()
-	server.once.Do(func() {
-		began := time.Now()
-		if server.err = setUp(ctx, tb.Logf); server.err == nil {
-			tb.Logf("template database %s migrated in %s", server.template, time.Since(began).Round(time.Millisecond))
-		}
-	})
-	if server.err != nil {
-		tb.Fatalf("test databases: %v", server.err)
-	}
+	ensureServer(tb)
 	name := fmt.Sprintf("marquee_test_%08x_%d", server.token, server.seq.Add(1))
 	if err := adminExec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+server.template); err != nil {
 		tb.Fatalf("create database from the template: %v", err)
@@ -213,6 +218,20 @@ func NewDatabase(tb testing.TB) string {
 		}
 	})
 	return databaseURL(name)
+}
+
+// ensureServer sets up this process's side of the test server, once.
+func ensureServer(tb testing.TB) {
+	tb.Helper()
+	server.once.Do(func() {
+		began := time.Now()
+		if server.err = setUp(context.Background(), tb.Logf); server.err == nil {
+			tb.Logf("template database %s migrated in %s", server.template, time.Since(began).Round(time.Millisecond))
+		}
+	})
+	if server.err != nil {
+		tb.Fatalf("test databases: %v", server.err)
+	}
 }
 
 // Main runs a package's tests, then drops the databases this process made,
@@ -244,9 +263,11 @@ func tearDown(ctx context.Context) error {
 	return dropDatabases(ctx, byToken[server.token])
 }
 
-// NewStore returns a store on a fresh database with a pool of maxConns.
+// NewStore returns a store on a fresh database with a pool of maxConns,
+// reserved (Reserve) for the test.
 func NewStore(tb testing.TB, maxConns int32) *postgres.Store {
 	tb.Helper()
+	Reserve(tb, maxConns)
 	pool, err := postgres.Connect(context.Background(), NewDatabase(tb), maxConns)
 	if err != nil {
 		tb.Fatal(err)

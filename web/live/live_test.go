@@ -64,6 +64,7 @@ type instance struct {
 // and the instance notes when it closes each connection.
 func newInstance(e *webtest.Env, t *testing.T, smallBuffers bool) *instance {
 	t.Helper()
+	pgtest.Reserve(t, 4)
 	pool, err := postgres.Connect(context.Background(), e.Store.Pool().Config().ConnString(), 4)
 	if err != nil {
 		t.Fatal(err)

@@ -116,6 +116,7 @@ func TestRateLimits(t *testing.T) {
 // the log says everything.
 func TestInternalErrorsStayInside(t *testing.T) {
 	t.Parallel()
+	pgtest.Reserve(t, 2)
 	pool, err := postgres.Connect(context.Background(), pgtest.NewDatabase(t), 2)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 func TestStart(t *testing.T) {
 	ctx := context.Background()
 	dbURL := pgtest.NewDatabase(t)
+	pgtest.Reserve(t, 4)
 	pool, err := postgres.Connect(ctx, dbURL, 4)
 	if err != nil {
 		t.Fatal(err)

@@ -64,6 +64,8 @@ func TestStart(t *testing.T) {
 func TestChild(t *testing.T) {
 	ctx := context.Background()
 	dbURL := pgtest.NewDatabase(t)
+	// Its own pool, and the child server's.
+	pgtest.Reserve(t, 2+appserver.ChildPoolSize())
 	pool, err := postgres.Connect(ctx, dbURL, 2)
 	if err != nil {
 		t.Fatal(err)

@@ -85,7 +85,7 @@ func Serve() error {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		stop()
 	}()
-	pool, err := postgres.Connect(ctx, dbURL, int32(4*runtime.NumCPU()))
+	pool, err := postgres.Connect(ctx, dbURL, ChildPoolSize())
 	if err != nil {
 		return err
 	}
@@ -300,3 +300,7 @@ func ServeIfChild() {
 	}
 	os.Exit(0)
 }
+
+// ChildPoolSize is the size of a child server's database pool: four
+// connections a core.
+func ChildPoolSize() int32 { return int32(4 * runtime.NumCPU()) }

@@ -87,6 +87,7 @@ func TestHolders(t *testing.T) {
 func TestRun(t *testing.T) {
 	ctx := context.Background()
 	dbURL := pgtest.NewDatabase(t)
+	pgtest.Reserve(t, 8)
 	pool, err := postgres.Connect(ctx, dbURL, 8)
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,8 @@ func TestMain(m *testing.M) {
 func TestRun(t *testing.T) {
 	ctx := context.Background()
 	dbURL := pgtest.NewDatabase(t)
+	// Its own pool, and the child servers' (one at a time).
+	pgtest.Reserve(t, 8+appserver.ChildPoolSize())
 	pool, err := postgres.Connect(ctx, dbURL, 8)
 	if err != nil {
 		t.Fatal(err)
