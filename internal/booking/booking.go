@@ -15,6 +15,8 @@ const (
 	SeatAvailable SeatStatus = "AVAILABLE"
 	SeatHeld      SeatStatus = "HELD"
 	SeatBooked    SeatStatus = "BOOKED"
+	// SeatBlocked is a seat its theatre took off sale: not for sale to anyone.
+	SeatBlocked SeatStatus = "BLOCKED"
 )
 
 // HoldState is the life of a hold: HELD, then exactly one terminal state.

@@ -187,7 +187,7 @@ func (s *Store) CancelBooking(ctx context.Context, userID, bookingID string) (bo
 				INSERT INTO refunds (payment_id, booking_id, amount_minor, currency, reason, status, created_at, updated_at, next_attempt_at)
 				VALUES ($5, $1, $6::bigint, $7, 'booking_cancelled', CASE WHEN $6::bigint = 0 THEN 'SUCCEEDED' ELSE 'PENDING' END, $8, $8, $8)
 			)
-			UPDATE bookings SET status = 'CANCELLED', cancelled_at = $8 WHERE id = $1`,
+			UPDATE bookings SET status = 'CANCELLED', cancelled_at = $8, cancelled_by = 'moviegoer' WHERE id = $1`,
 			b.ID, b.ShowID, b.Seats, b.HoldID, b.PaymentID, refund, b.Currency, now); err != nil {
 			return fmt.Errorf("cancel booking: %w", err)
 		}

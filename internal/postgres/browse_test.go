@@ -139,7 +139,7 @@ func TestBrowse(t *testing.T) {
 	})
 
 	t.Run("ShowsByID includes cancelled shows", func(t *testing.T) {
-		pgtest.Exec(t, s.Pool(), `UPDATE shows SET status = 'CANCELLED' WHERE id = $1`, started)
+		pgtest.Exec(t, s.Pool(), `UPDATE shows SET status = 'CANCELLED', cancelled_at = now() WHERE id = $1`, started)
 		got, err := s.ShowsByID(ctx, []int64{w.show, started, 987654})
 		if err != nil || len(got) != 2 || got[started].ID != started || got[w.show].TheatreName != "Test Cinema" {
 			t.Fatalf("shows = %+v, %v", got, err)

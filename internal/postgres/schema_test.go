@@ -35,7 +35,7 @@ func TestStatusValuesMatchTheSchema(t *testing.T) {
 		table, column string
 		goSide        []string
 	}{
-		{"show_seats", "status", strs(booking.SeatAvailable, booking.SeatHeld, booking.SeatBooked)},
+		{"show_seats", "status", strs(booking.SeatAvailable, booking.SeatHeld, booking.SeatBooked, booking.SeatBlocked)},
 		{"holds", "state", strs(booking.HoldHeld, booking.HoldConfirmed, booking.HoldExpired, booking.HoldCancelled)},
 		{"bookings", "status", strs(booking.BookingConfirmed, booking.BookingCancelled)},
 		{"payments", "outcome", strs(booking.OutcomeBooked, booking.OutcomeRefundRequired)},

@@ -643,7 +643,7 @@ func TestLiveSeatMap(t *testing.T) {
 		e, hub := newLiveEnv(t)
 		w := watch(e, t, "guest", e.Srv.URL, e.Show, nil)
 		w.waitFor("the first message", liveWithin, func(w *watcher) bool { return w.messages > 0 })
-		if _, err := e.Store.Pool().Exec(context.Background(), `UPDATE shows SET status = 'CANCELLED' WHERE id = $1`, e.Show); err != nil {
+		if _, err := e.Store.Pool().Exec(context.Background(), `UPDATE shows SET status = 'CANCELLED', cancelled_at = now() WHERE id = $1`, e.Show); err != nil {
 			t.Fatal(err)
 		}
 		hub.ResyncAll()
