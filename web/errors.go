@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
@@ -88,6 +89,10 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		mismatch    *booking.AmountMismatchError
 		notActive   *boxoffice.HoldNotActiveError
 		invalid     *auth.FieldError
+		badField    *booking.FieldError
+		overlap     *booking.ShowOverlapError
+		noPrice     *booking.MissingPricesError
+		inUse       *booking.LayoutInUseError
 		httpErr     *echo.HTTPError
 		maxBytes    *http.MaxBytesError
 		panicked    *panicError
@@ -171,6 +176,38 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		return NewError(http.StatusConflict, "email_taken", "An account with this email already exists. Sign in instead."), false
 	case errors.Is(err, booking.ErrBadCredentials):
 		return errBadCredentials, false
+
+	// Theatre admin.
+	case errors.Is(err, admin.ErrForbidden):
+		return NewError(http.StatusForbidden, "forbidden", "This is for theatre admins only."), false
+	case errors.Is(err, admin.ErrPlatformOnly):
+		return NewError(http.StatusForbidden, "forbidden", "Only a platform admin can do this."), false
+	case errors.As(err, &badField):
+		return NewError(http.StatusUnprocessableEntity, "invalid_"+badField.Field, Sentence(badField.Message)).
+			With("field", badField.Field), false
+	case errors.As(err, &overlap):
+		return NewError(http.StatusConflict, "show_overlap",
+			"This screen already has a show at that time. Pick another time or screen.").
+			With("conflicting_show_id", overlap.ConflictingShowID), false
+	case errors.As(err, &noPrice):
+		return NewError(http.StatusUnprocessableEntity, "missing_prices",
+			"Every seat category of the screen needs a price: "+strings.Join(noPrice.Categories, ", ")+".").
+			With("categories", NonNil(noPrice.Categories)), false
+	case errors.As(err, &inUse):
+		return NewError(http.StatusConflict, "layout_in_use",
+			"This change would remove, move or re-categorize seats that are held or booked in upcoming shows: "+
+				strings.Join(inUse.Seats, ", ")+".").
+			With("seats", NonNil(inUse.Seats)).With("shows", inUse.Shows), false
+	case errors.Is(err, booking.ErrShowInPast):
+		return NewError(http.StatusUnprocessableEntity, "show_in_past", "A show cannot start in the past."), false
+	case errors.Is(err, booking.ErrShowHasSales):
+		return NewError(http.StatusConflict, "show_has_sales",
+			"Seats of this show are already sold or held, so its prices cannot change."), false
+	case errors.Is(err, booking.ErrShowCancelled):
+		return NewError(http.StatusConflict, "show_cancelled", "This show was cancelled."), false
+	case errors.Is(err, booking.ErrUnknownAccount):
+		return NewError(http.StatusUnprocessableEntity, "unknown_account",
+			"No account has this email. Ask the person to sign up first."), false
 
 	// Scheduling.
 	case errors.Is(err, booking.ErrShowOverlap):

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/marquee-tickets/marquee/internal/accounts"
+	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
@@ -79,6 +80,7 @@ type Server struct {
 	sessions  *scs.SessionManager
 	Accounts  *accounts.Service
 	BoxOffice *boxoffice.Service
+	Admin     *admin.Service
 	Log       *slog.Logger
 	gc        sessionGC
 }
@@ -121,6 +123,7 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 		Metrics:  m,
 		sessions: newSessionManager(store, cfg.PublicURL),
 		Log:      log,
+		Admin:    &admin.Service{Store: store, Log: log},
 		BoxOffice: &boxoffice.Service{
 			Store: store, Payments: cfg.Payments, Metrics: m, HoldTTL: cfg.HoldTTL,
 			MaxSeats: cfg.MaxSeatsPerHold, PublicURL: cfg.PublicURL, Log: log,

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/adminapi"
 	"github.com/marquee-tickets/marquee/web/api"
 	"github.com/marquee-tickets/marquee/web/live"
 	"github.com/marquee-tickets/marquee/web/pages"
@@ -15,13 +16,14 @@ import (
 )
 
 // routes registers every route of the server, each with its handler's
-// package: api (the JSON API), pages and pages/account (the moviegoer's
+// package: api (the JSON API), adminapi (the admin's JSON API), pages and pages/account (the moviegoer's
 // HTML), live (the seat map's websocket), and Sandbox Pay's own pages.
 // Global middleware (panic recovery, body limit, request deadline) is set
 // by web.Server.Echo.
 func routes(e *echo.Echo, s *web.Server, gatherer prometheus.Gatherer) {
 	var (
 		a   = &api.Handlers{Server: s}
+		ad  = &adminapi.Handlers{Server: s}
 		p   = &pages.Handlers{Server: s}
 		acc = &account.Handlers{Server: s}
 		l   = &live.Handler{Server: s}
@@ -75,6 +77,38 @@ func routes(e *echo.Echo, s *web.Server, gatherer prometheus.Gatherer) {
 	v1.GET("/bookings", a.Bookings, member()...)
 	v1.GET("/bookings/:booking_id", a.Booking, member()...)
 	v1.POST("/bookings/:booking_id/cancel", a.CancelBooking, member()...)
+
+	// The admin's JSON API: a guest gets 401, a moviegoer 403; each use
+	// case decides which theatres' objects the admin may touch.
+	staff := func(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
+		return slices.Concat(member(ad.RequireAdmin), m)
+	}
+	adm := v1.Group("/admin")
+	adm.POST("/cities", ad.CreateCity, staff()...)
+	adm.POST("/theatres", ad.CreateTheatre, staff()...)
+	adm.GET("/theatres", ad.Theatres, staff()...)
+	adm.GET("/theatres/:theatre_id", ad.Theatre, staff()...)
+	adm.PATCH("/theatres/:theatre_id", ad.UpdateTheatre, staff()...)
+	adm.POST("/theatres/:theatre_id/admins", ad.GrantAdmin, staff()...)
+	adm.DELETE("/theatres/:theatre_id/admins/:user_id", ad.RevokeAdmin, staff()...)
+	adm.GET("/audit", ad.AuditLog, staff()...)
+
+	adm.POST("/theatres/:theatre_id/screens", ad.CreateScreen, staff()...)
+	adm.GET("/screens/:screen_id", ad.Screen, staff()...)
+	adm.PUT("/screens/:screen_id/seats", ad.ReplaceLayout, staff()...)
+	adm.POST("/movies", ad.CreateMovie, staff()...)
+	adm.PUT("/movies/:movie_id/poster", ad.UploadPoster, staff()...)
+
+	adm.POST("/shows", ad.CreateShow, staff()...)
+	adm.POST("/shows/bulk", ad.ScheduleShows, staff()...)
+	adm.GET("/theatres/:theatre_id/shows", ad.TheatreShows, staff()...)
+	adm.PUT("/shows/:show_id/prices", ad.UpdatePrices, staff()...)
+
+	adm.GET("/shows/:show_id", ad.ShowStatus, staff()...)
+	adm.POST("/shows/:show_id/blocks", ad.BlockSeats, staff()...)
+	adm.DELETE("/shows/:show_id/blocks", ad.UnblockSeats, staff()...)
+	adm.POST("/shows/:show_id/cancel", ad.CancelShow, staff()...)
+	adm.GET("/reports/sales", ad.SalesReport, staff()...)
 
 	// Pages: the moviegoer's HTML. Each gets security headers, private
 	// caching, the session and CSRF protection (s.Pages); every change is

@@ -1,0 +1,71 @@
+package booking
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// What a theatre admin's change can run into. The web layer maps each to
+// a status code and a message a person understands.
+var (
+	// ErrShowInPast is a show scheduled to start before now.
+	ErrShowInPast = errors.New("show starts in the past")
+	// ErrShowHasSales is a price change on a show some seats of which are
+	// sold or held.
+	ErrShowHasSales = errors.New("show has sales")
+	// ErrShowCancelled is a change to a show its theatre cancelled.
+	ErrShowCancelled = errors.New("show is cancelled")
+	// ErrUnknownAccount is a grant to an e-mail no account has.
+	ErrUnknownAccount = errors.New("no account with this email")
+)
+
+// FieldError names a field of an admin's request that a person must
+// correct, and what is wrong with it.
+type FieldError struct{ Field, Message string }
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
+
+// ShowOverlapError is a show refused because another show occupies its
+// screen at that time (it is also ErrShowOverlap).
+type ShowOverlapError struct{ ConflictingShowID int64 }
+
+func (e *ShowOverlapError) Error() string {
+	return fmt.Sprintf("show overlaps show %d on the same screen", e.ConflictingShowID)
+}
+
+func (e *ShowOverlapError) Unwrap() error { return ErrShowOverlap }
+
+// MissingPricesError names seat categories of a screen's layout that a show
+// has no price for.
+type MissingPricesError struct{ Categories []string }
+
+func (e *MissingPricesError) Error() string {
+	return "no price for seat categories " + strings.Join(e.Categories, ", ")
+}
+
+// LayoutInUseError is a layout change refused because it would remove, move
+// or re-categorize seats held or booked in upcoming shows.
+type LayoutInUseError struct {
+	Seats []string // the seats, sorted
+	Shows []int64  // the upcoming shows they are held or booked in
+}
+
+func (e *LayoutInUseError) Error() string {
+	return fmt.Sprintf("layout in use: seats %s held or booked in shows %v", strings.Join(e.Seats, ", "), e.Shows)
+}
+
+// AuditEntry is one admin change, written in the transaction of the change:
+// who did what to which object, with the object before and after (nil for
+// a creation or a deletion), as JSON.
+type AuditEntry struct {
+	ID        int64
+	At        time.Time
+	ActorID   string
+	TheatreID int64  // 0: the change is to no one theatre (a city, a movie)
+	Action    string // <object>.<verb>, e.g. theatre.create
+	Object    string // e.g. "theatre 12"
+	Before    any
+	After     any
+}
