@@ -72,6 +72,13 @@ const (
 	BookingCancelled BookingStatus = "CANCELLED"
 )
 
+// Who cancelled a booking: its moviegoer, under the theatre's refund
+// policy, or the theatre, cancelling the show (a full refund).
+const (
+	CancelledByMoviegoer = "moviegoer"
+	CancelledByTheatre   = "theatre"
+)
+
 // Booking is a paid hold: seats sold to a user, with the payment as evidence.
 type Booking struct {
 	ID          string
@@ -86,6 +93,7 @@ type Booking struct {
 	Code        string // the ticket code, shown as a QR
 	CreatedAt   time.Time
 	CancelledAt *time.Time
+	CancelledBy string  // for a cancelled booking: CancelledByMoviegoer or CancelledByTheatre
 	Refund      *Refund // set once the booking is cancelled
 }
 

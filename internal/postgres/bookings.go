@@ -12,7 +12,7 @@ import (
 )
 
 const bookingColumns = `b.id::text, b.hold_id::text, b.user_id::text, b.show_id, b.seat_ids, b.status,
-	b.amount_minor, b.currency, b.payment_id, b.code, b.created_at, b.cancelled_at,
+	b.amount_minor, b.currency, b.payment_id, b.code, b.created_at, b.cancelled_at, coalesce(b.cancelled_by, ''),
 	r.id::text, r.amount_minor, r.currency, r.reason, r.status`
 
 const bookingFrom = `bookings b LEFT JOIN refunds r ON r.booking_id = b.id`
@@ -27,7 +27,7 @@ func scanBooking(row pgx.Row) (booking.Booking, error) {
 		status   *string
 	)
 	err := row.Scan(&b.ID, &b.HoldID, &b.UserID, &b.ShowID, &b.Seats, &b.Status,
-		&b.AmountMinor, &b.Currency, &b.PaymentID, &b.Code, &b.CreatedAt, &b.CancelledAt,
+		&b.AmountMinor, &b.Currency, &b.PaymentID, &b.Code, &b.CreatedAt, &b.CancelledAt, &b.CancelledBy,
 		&refundID, &amount, &currency, &reason, &status)
 	if err == nil && refundID != nil {
 		b.Refund = &booking.Refund{
