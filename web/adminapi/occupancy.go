@@ -2,30 +2,113 @@ package adminapi
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/web"
 )
 
-// Not built yet: a show's occupancy, seat blocks and cancellation.
+type countsJSON struct {
+	Available int `json:"available"`
+	Held      int `json:"held"`
+	Booked    int `json:"booked"`
+	Blocked   int `json:"blocked"`
+}
 
-// ShowStatus is not built yet.
+type occupancyJSON struct {
+	ShowID           int64      `json:"show_id"`
+	Status           string     `json:"status"`
+	StartsAt         time.Time  `json:"starts_at"`
+	MovieTitle       string     `json:"movie_title"`
+	Counts           countsJSON `json:"counts"`
+	RevenueMinor     int64      `json:"revenue_minor"`
+	RefundsOwedMinor int64      `json:"refunds_owed_minor"`
+	RefundsPaidMinor int64      `json:"refunds_paid_minor"`
+	Currency         string     `json:"currency"`
+}
+
+// ShowStatus answers a show's live occupancy, sales and refunds.
 func (h *Handlers) ShowStatus(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This is not built yet.")
+	showID, err := pathID(c, "show_id")
+	if err != nil {
+		return web.NotFound("show")
+	}
+	o, err := h.Admin.ShowOccupancy(c.Request().Context(), actor(c), showID)
+	if err != nil {
+		return web.Lookup("show", err)
+	}
+	return c.JSON(http.StatusOK, occupancyJSON{
+		ShowID: o.ShowID, Status: o.Status, StartsAt: o.StartsAt.UTC(), MovieTitle: o.MovieTitle,
+		Counts:       countsJSON{Available: o.Available, Held: o.Held, Booked: o.Booked, Blocked: o.Blocked},
+		RevenueMinor: o.RevenueMinor, RefundsOwedMinor: o.RefundsOwedMinor, RefundsPaidMinor: o.RefundsPaidMinor,
+		Currency: o.Currency,
+	})
 }
 
-// BlockSeats is not built yet.
+// seatsBody is the body of a block and an unblock.
+type seatsBody struct {
+	Seats []string `json:"seats"`
+}
+
+// BlockSeats takes seats of a show off sale: {"seats":[...]} -> the show
+// and every seat now blocked.
 func (h *Handlers) BlockSeats(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This is not built yet.")
+	showID, body, err := seatsRequest(c)
+	if err != nil {
+		return err
+	}
+	blocked, err := h.Admin.BlockSeats(c.Request().Context(), actor(c), showID, body.Seats)
+	if err != nil {
+		return web.Lookup("show", err)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"show_id": showID, "blocked": web.NonNil(blocked)})
 }
 
-// UnblockSeats is not built yet.
+// UnblockSeats puts blocked seats back on sale: {"seats":[...]} -> the show
+// and the seats this request unblocked (a seat that was not blocked is left
+// as it is, and not named).
 func (h *Handlers) UnblockSeats(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This is not built yet.")
+	showID, body, err := seatsRequest(c)
+	if err != nil {
+		return err
+	}
+	unblocked, err := h.Admin.UnblockSeats(c.Request().Context(), actor(c), showID, body.Seats)
+	if err != nil {
+		return web.Lookup("show", err)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"show_id": showID, "unblocked": web.NonNil(unblocked)})
 }
 
-// CancelShow is not built yet.
+// seatsRequest reads the show id and the seats of a block or an unblock.
+func seatsRequest(c echo.Context) (int64, seatsBody, error) {
+	var body seatsBody
+	showID, err := pathID(c, "show_id")
+	if err != nil {
+		return 0, body, web.NotFound("show")
+	}
+	if err := web.DecodeJSON(c, &body, true); err != nil {
+		return 0, body, err
+	}
+	return showID, body, nil
+}
+
+// CancelShow cancels a show: every live hold ends and every confirmed
+// booking is refunded in full. Cancelling again answers the same.
 func (h *Handlers) CancelShow(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This is not built yet.")
+	showID, err := pathID(c, "show_id")
+	if err != nil {
+		return web.NotFound("show")
+	}
+	if err := web.DecodeJSON(c, &struct{}{}, false); err != nil {
+		return err
+	}
+	res, err := h.Admin.CancelShow(c.Request().Context(), actor(c), showID)
+	if err != nil {
+		return web.Lookup("show", err)
+	}
+	return c.JSON(http.StatusOK, map[string]any{
+		"show_id": res.ShowID, "status": "CANCELLED",
+		"holds_released": res.HoldsReleased, "bookings_refunded": res.BookingsRefunded,
+	})
 }

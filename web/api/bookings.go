@@ -23,6 +23,7 @@ type bookingJSON struct {
 	Code        string      `json:"code"`
 	CreatedAt   time.Time   `json:"created_at"`
 	CancelledAt *time.Time  `json:"cancelled_at,omitempty"`
+	CancelledBy string      `json:"cancelled_by,omitempty"` // moviegoer or theatre
 	Refund      *refundJSON `json:"refund,omitempty"`
 }
 
@@ -36,7 +37,7 @@ func bookingView(b booking.Booking) bookingJSON {
 	out := bookingJSON{
 		BookingID: b.ID, HoldID: b.HoldID, ShowID: b.ShowID, Seats: web.NonNil(b.Seats),
 		Status: string(b.Status), AmountMinor: b.AmountMinor, Currency: b.Currency,
-		PaymentID: b.PaymentID, Code: b.Code, CreatedAt: b.CreatedAt.UTC(),
+		PaymentID: b.PaymentID, Code: b.Code, CreatedAt: b.CreatedAt.UTC(), CancelledBy: b.CancelledBy,
 	}
 	if b.CancelledAt != nil {
 		t := b.CancelledAt.UTC()
