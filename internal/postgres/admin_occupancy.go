@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -126,7 +127,7 @@ func missingSeats(want []string, found map[string]seatState) []string {
 	return missing
 }
 
-// BlockSeats takes seats (sorted, distinct) of showID off sale: each becomes
+// BlockSeats takes seats (distinct) of showID off sale: each becomes
 // BLOCKED, with no owner. A seat must be AVAILABLE, already BLOCKED, or held
 // by a hold past its deadline, whose claim on it ends here (that hold keeps
 // its state until the sweeper or its own late payment ends it, and its
@@ -135,18 +136,19 @@ func missingSeats(want []string, found map[string]seatState) []string {
 // refuses the whole block (*booking.SeatsUnavailableError naming them);
 // seats the show lacks, *booking.UnknownSeatsError; a cancelled show,
 // booking.ErrShowCancelled. Nothing is changed then. It returns the seats
-// this call blocked (not those blocked already); e is the audit entry, to
+// this call blocked (not those blocked already), sorted; e is the audit entry, to
 // which it adds each seat's state before and after.
 func (s *Store) BlockSeats(ctx context.Context, showID int64, seats []string, e booking.AuditEntry) ([]string, error) {
+	sorted := slices.Sorted(slices.Values(seats))
 	var changed []string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		found, err := s.lockSeatStates(ctx, tx, showID, seats)
+		found, err := s.lockSeatStates(ctx, tx, showID, sorted)
 		if err != nil {
 			return err
 		}
 		var taken []string
 		before := map[string]booking.SeatStatus{}
-		for _, id := range seats {
+		for _, id := range sorted {
 			st := found[id]
 			switch {
 			case st.Status == booking.SeatBlocked:
@@ -178,20 +180,22 @@ func (s *Store) BlockSeats(ctx context.Context, showID int64, seats []string, e 
 	return changed, nil
 }
 
-// UnblockSeats puts BLOCKED seats (sorted, distinct) of showID back on sale,
+// UnblockSeats puts BLOCKED seats (distinct) of showID back on sale,
 // AVAILABLE. A seat that is not BLOCKED is left as it is: unblocking it
 // again changes nothing, and a seat sold or held since is its owner's.
 // Seats the show lacks are *booking.UnknownSeatsError; a cancelled show,
-// booking.ErrShowCancelled. It returns the seats this call unblocked; e is
+// booking.ErrShowCancelled. It returns the seats this call unblocked,
+// sorted; e is
 // the audit entry, to which it adds their states.
 func (s *Store) UnblockSeats(ctx context.Context, showID int64, seats []string, e booking.AuditEntry) ([]string, error) {
+	sorted := slices.Sorted(slices.Values(seats))
 	var changed []string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		found, err := s.lockSeatStates(ctx, tx, showID, seats)
+		found, err := s.lockSeatStates(ctx, tx, showID, sorted)
 		if err != nil {
 			return err
 		}
-		for _, id := range seats {
+		for _, id := range sorted {
 			if found[id].Status == booking.SeatBlocked {
 				changed = append(changed, id)
 			}
