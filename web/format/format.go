@@ -167,12 +167,15 @@ func SeatStatus(seat booking.Seat) string {
 		return "held"
 	case seat.Status == booking.SeatBooked:
 		return "booked"
+	case seat.Status == booking.SeatBlocked:
+		return "blocked"
 	}
 	return "available"
 }
 
 var statusWords = map[string]string{
 	"available": "available", "held": "held by someone else", "booked": "sold", "mine": "held for you",
+	"blocked": "not for sale",
 }
 
 // SeatLabel is a seat's accessible name: "Row A seat 1, Premium, ₹450, available".

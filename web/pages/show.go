@@ -165,8 +165,11 @@ func (s *Handlers) seatMapView(st showState, selectable bool, picked, taken map[
 			v.Rows = append(v.Rows, components.SeatRow{Label: seat.Row, Cells: make([]*components.SeatView, maxCol-minCol+1)})
 		}
 		status := format.SeatStatus(seat)
-		if status == "available" {
+		switch status {
+		case "available":
 			v.Available++
+		case "blocked":
+			v.Blocked++
 		}
 		prices[seat.Category] = seat.PriceMinor
 		v.Rows[rowIndex[seat.GridRow]].Cells[seat.GridCol-minCol] = &components.SeatView{

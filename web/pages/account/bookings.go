@@ -49,6 +49,7 @@ func bookingCard(b booking.Booking, sh booking.Show, upcoming, canCancel bool) c
 		When:  showWhen(sh),
 		Seats: strings.Join(format.SeatOrder(b.Seats), ", "), Amount: format.Money(b.AmountMinor, b.Currency),
 		Cancelled: b.Status == booking.BookingCancelled, Refund: refundText(b.Refund),
+		ByTheatre: b.Status == booking.BookingCancelled && b.CancelledBy == booking.CancelledByTheatre,
 		CanCancel: live && canCancel, CancelClosed: live && !canCancel,
 	}
 }

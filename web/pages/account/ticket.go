@@ -28,6 +28,7 @@ func (s *Handlers) TicketPage(c echo.Context) error {
 		Date: format.LongDate(sh.StartsAt, sh.TimeZone), Time: format.Clock(sh.StartsAt, sh.TimeZone), Zone: format.ZoneAbbrev(sh.StartsAt, sh.TimeZone),
 		Seats: format.SeatOrder(b.Seats), SeatsText: strings.Join(format.SeatOrder(b.Seats), ", "), Amount: format.Money(b.AmountMinor, b.Currency),
 		Cancelled: b.Status == booking.BookingCancelled, Refund: refundText(b.Refund),
+		ByTheatre: b.Status == booking.BookingCancelled && b.CancelledBy == booking.CancelledByTheatre,
 	}
 	if t, err := s.Store.Theatre(ctx, sh.TheatreID); err == nil {
 		v.Address = t.Address
