@@ -478,6 +478,23 @@ func TestLiveSeatMap(t *testing.T) {
 		}
 	})
 
+	t.Run("a seat the theatre blocks turns not for sale, and back when unblocked", func(t *testing.T) {
+		t.Parallel()
+		e, _ := newLiveEnv(t)
+		guest := watch(e, t, "guest", e.Srv.URL, e.Show, nil)
+		guest.waitSeat("D7", "available")
+		entry := booking.AuditEntry{ActorID: pgtest.User(t, e.Store), Action: "show.block_seats", Object: "live"}
+		if _, err := e.Store.BlockSeats(context.Background(), e.Show, []string{"D7"}, entry); err != nil {
+			t.Fatal(err)
+		}
+		guest.waitSeat("D7", "blocked")
+		entry.Action = "show.unblock_seats"
+		if _, err := e.Store.UnblockSeats(context.Background(), e.Show, []string{"D7"}, entry); err != nil {
+			t.Fatal(err)
+		}
+		guest.waitSeat("D7", "available")
+	})
+
 	t.Run("a hold shows as held to others and mine to the holder; a release as available", func(t *testing.T) {
 		t.Parallel()
 		e, _ := newLiveEnv(t)
