@@ -145,6 +145,15 @@ func TestGrantsRace(t *testing.T) {
 			t.Fatalf("round %d: %d grants standing, entries say %d", round, grants, balance)
 		}
 	}
+	// Every grant revoked at once: the account is a moviegoer again.
+	pgtest.Release(len(theatres), func(i int) {
+		if err := s.RevokeTheatre(ctx, theatres[i], manager.ID, entry("theatre_admin.revoke")); err != nil {
+			t.Error(err)
+		}
+	})
+	if got := role(t, s, manager.ID); got != auth.RoleMoviegoer {
+		t.Fatalf("role with no grants left = %s", got)
+	}
 }
 
 func TestSetPlatformAdmin(t *testing.T) {
