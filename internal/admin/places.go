@@ -143,6 +143,11 @@ func (s *Service) UpdateTheatre(ctx context.Context, a Actor, theatreID int64, i
 	if err != nil {
 		return postgres.AdminTheatre{}, err
 	}
+	if p == (postgres.TheatrePatch{}) {
+		// Nothing to change, so nothing to audit.
+		d, err := s.Store.AdminTheatre(ctx, theatreID)
+		return d.AdminTheatre, err
+	}
 	return s.Store.UpdateTheatre(ctx, theatreID, p, func(before, after postgres.AdminTheatre) booking.AuditEntry {
 		return audit(a, theatreID, "theatre.update", fmt.Sprintf("theatre %d", theatreID), Record(before), Record(after))
 	})

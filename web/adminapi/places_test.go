@@ -384,6 +384,14 @@ func TestTheatreDetailAndUpdate(t *testing.T) {
 			refused(t, e, http.StatusUnprocessableEntity, tc.code, func() *webtest.Response { return patch(a.theatre, path, tc.body) })
 		})
 	}
+	t.Run("an empty change changes nothing and is not audited", func(t *testing.T) {
+		before := places(t, e)
+		r := patch(a.theatre, path, map[string]any{})
+		webtest.Want(t, r, http.StatusOK)
+		if r.Str("name") != "Test Cinema Gold" || places(t, e) != before {
+			t.Fatalf("theatre = %s", r)
+		}
+	})
 	t.Run("refuses no body", func(t *testing.T) {
 		refused(t, e, http.StatusBadRequest, "body_required", func() *webtest.Response { return patch(a.theatre, path, nil) })
 	})
