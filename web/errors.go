@@ -205,6 +205,8 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 			"Seats of this show are already sold or held, so its prices cannot change."), false
 	case errors.Is(err, booking.ErrShowCancelled):
 		return NewError(http.StatusConflict, "show_cancelled", "This show was cancelled."), false
+	case errors.Is(err, booking.ErrCityExists):
+		return NewError(http.StatusConflict, "city_exists", "A city with this slug already exists. Pick another slug."), false
 	case errors.Is(err, booking.ErrUnknownAccount):
 		return NewError(http.StatusUnprocessableEntity, "unknown_account",
 			"No account has this email. Ask the person to sign up first."), false

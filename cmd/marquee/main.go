@@ -1,4 +1,5 @@
-// Command marquee runs the Marquee web app: `marquee serve [--demo]`.
+// Command marquee runs the Marquee web app: `marquee serve [--demo]`, and
+// makes platform admins: `marquee admin create --email E`.
 //
 // main parses the configuration, wires the concrete types together and runs
 // them; everything else lives in the packages it wires.
@@ -18,10 +19,12 @@ import (
 )
 
 const usage = `usage: marquee serve [--demo]
+       marquee admin create --email E [--name N]
 
 Commands:
   serve     apply database migrations, expire lapsed holds in the background
             and serve the web app and its JSON API until SIGINT or SIGTERM
+  admin     create a platform admin account (marquee admin --help)
 
 Flags of serve:
   --demo    load demo data (two cities, three theatres, a week of shows)
@@ -52,6 +55,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	}
 	switch args[0] {
 	case "serve":
+	case "admin":
+		return runAdmin(args[1:], getenv, os.Stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

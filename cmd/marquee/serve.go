@@ -221,6 +221,11 @@ func loadDemoData(ctx context.Context, store *postgres.Store, publicURL string, 
 	}
 	log.Info("demo data loaded", "took", time.Since(began).Round(time.Millisecond),
 		"try", publicURL+"/api/v1/shows?city=bengaluru")
+	// Demo mode only: the demo admins' password is public anyway.
+	log.Info("demo admins: sign in at "+publicURL+"/login",
+		"platform_admin", demo.PlatformAdminEmail,
+		"theatre_admin", demo.TheatreAdminEmail+" ("+demo.AdminTheatre+")",
+		"password", demo.AdminPassword)
 	return nil
 }
 

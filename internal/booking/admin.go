@@ -19,6 +19,8 @@ var (
 	ErrShowCancelled = errors.New("show is cancelled")
 	// ErrUnknownAccount is a grant to an e-mail no account has.
 	ErrUnknownAccount = errors.New("no account with this email")
+	// ErrCityExists is a new city with the slug of another.
+	ErrCityExists = errors.New("a city with this slug exists")
 )
 
 // FieldError names a field of an admin's request that a person must

@@ -1,6 +1,7 @@
 // Package demo fills an empty database with a small, believable catalogue:
 // two cities, three theatres, screens of different shapes, a handful of
-// movies and a week of shows, so `marquee serve --demo` has something to sell.
+// movies and a week of shows, so `marquee serve --demo` has something to sell,
+// and two admins to run it (admins.go).
 package demo
 
 import (
@@ -174,6 +175,9 @@ func Load(ctx context.Context, s *postgres.Store, now time.Time) error {
 				loc:      loc,
 			})
 		}
+	}
+	if err := loadAdmins(ctx, s); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -13,10 +13,20 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 )
 
-// CreateCity adds a city and returns its id.
+// CreateCity adds a city and returns its id. A slug another city has
+// fails with booking.ErrCityExists.
 func (s *Store) CreateCity(ctx context.Context, name, slug string) (int64, error) {
+	return insertCity(ctx, s.pool, name, slug)
+}
+
+// insertCity is the one insert of a city, for CreateCity and the admin's
+// audited CreateCityAudited.
+func insertCity(ctx context.Context, q querier, name, slug string) (int64, error) {
 	var id int64
-	err := s.pool.QueryRow(ctx, `INSERT INTO cities (name, slug) VALUES ($1, $2) RETURNING id`, name, slug).Scan(&id)
+	err := q.QueryRow(ctx, `INSERT INTO cities (name, slug) VALUES ($1, $2) RETURNING id`, name, slug).Scan(&id)
+	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "cities_slug_key" {
+		return 0, fmt.Errorf("create city %q: %w", slug, booking.ErrCityExists)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("create city %q: %w", name, err)
 	}
@@ -39,32 +49,59 @@ func (s *Store) Cities(ctx context.Context) ([]booking.City, error) {
 // CreateTheatre adds a theatre to a city, with its refund policy (nil keeps
 // the default policy), and returns its id.
 func (s *Store) CreateTheatre(ctx context.Context, t booking.Theatre, policy *booking.RefundPolicy) (int64, error) {
-	if _, err := time.LoadLocation(t.TimeZone); err != nil || t.TimeZone == "" {
-		return 0, fmt.Errorf("theatre %q: unknown time zone %q", t.Name, t.TimeZone)
-	}
 	var id int64
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, `
-			INSERT INTO theatres (city_id, name, address, timezone) VALUES ($1, $2, $3, $4) RETURNING id`,
-			t.CityID, t.Name, t.Address, t.TimeZone).Scan(&id); err != nil {
-			return err
-		}
-		if policy == nil {
-			return nil
-		}
-		for _, tier := range policy.Tiers {
-			if _, err := tx.Exec(ctx, `
-				INSERT INTO refund_tiers (theatre_id, min_before, percent)
-				VALUES ($1, $2 * interval '1 microsecond', $3)`, id, tier.Before.Microseconds(), tier.Percent); err != nil {
-				return err
-			}
-		}
-		return nil
+	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
+		id, err = insertTheatre(ctx, tx, t, nil, policy)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("create theatre %q: %w", t.Name, err)
 	}
 	return id, nil
+}
+
+// insertTheatre is the one insert of a theatre and its refund tiers, for
+// CreateTheatre and the admin's audited CreateTheatreAudited. A nil
+// cleaning buffer is the column's default; a name the city already has
+// is a *booking.FieldError.
+func insertTheatre(ctx context.Context, tx pgx.Tx, t booking.Theatre, buffer *time.Duration, policy *booking.RefundPolicy) (int64, error) {
+	if _, err := time.LoadLocation(t.TimeZone); err != nil || t.TimeZone == "" {
+		return 0, fmt.Errorf("theatre %q: unknown time zone %q", t.Name, t.TimeZone)
+	}
+	bufferSQL, args := "DEFAULT", []any{t.CityID, t.Name, t.Address, t.TimeZone}
+	if buffer != nil {
+		bufferSQL, args = "$5 * interval '1 microsecond'", append(args, buffer.Microseconds())
+	}
+	var id int64
+	err := tx.QueryRow(ctx, `
+		INSERT INTO theatres (city_id, name, address, timezone, cleaning_buffer)
+		VALUES ($1, $2, $3, $4, `+bufferSQL+`) RETURNING id`, args...).Scan(&id)
+	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "theatres_city_id_name_key" {
+		return 0, errTheatreNameTaken
+	}
+	if err != nil {
+		return 0, err
+	}
+	return id, insertRefundTiers(ctx, tx, id, policy)
+}
+
+// errTheatreNameTaken is a theatre named like another of its city.
+var errTheatreNameTaken = &booking.FieldError{Field: "name", Message: "another theatre of this city has this name"}
+
+// insertRefundTiers writes a theatre's own refund tiers; nil writes none
+// (the default policy applies).
+func insertRefundTiers(ctx context.Context, tx pgx.Tx, theatreID int64, policy *booking.RefundPolicy) error {
+	if policy == nil {
+		return nil
+	}
+	for _, tier := range policy.Tiers {
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO refund_tiers (theatre_id, min_before, percent)
+			VALUES ($1, $2 * interval '1 microsecond', $3)`, theatreID, tier.Before.Microseconds(), tier.Percent); err != nil {
+			return fmt.Errorf("refund tier of theatre %d: %w", theatreID, err)
+		}
+	}
+	return nil
 }
 
 // CreateScreen adds a screen with its seat layout and returns its id.

@@ -1,0 +1,301 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/marquee-tickets/marquee/internal/auth"
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/postgres"
+)
+
+// Limits of what an admin may set of a place.
+const (
+	maxNameLen    = 100 // cities.name, theatres.name
+	maxAddressLen = 300
+	// MaxCleaningBuffer is the longest cleaning time between two shows
+	// (the theatres table allows four hours).
+	MaxCleaningBuffer = 240 * time.Minute
+	// DefaultCleaningBuffer is the cleaning time of a theatre that sets none.
+	DefaultCleaningBuffer = 15 * time.Minute
+	maxRefundTiers        = 10
+	maxTierBefore         = 365 * 24 * time.Hour
+	// MaxAuditEntries is the most entries one read of the audit log returns.
+	MaxAuditEntries = 500
+)
+
+var slugPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// CreateCity adds a city (platform admins only). A taken slug is
+// booking.ErrCityExists.
+func (s *Service) CreateCity(ctx context.Context, a Actor, name, slug string) (booking.City, error) {
+	if err := requirePlatform(a); err != nil {
+		return booking.City{}, err
+	}
+	name = strings.TrimSpace(name)
+	if err := checkName("name", name); err != nil {
+		return booking.City{}, err
+	}
+	if len(slug) > maxNameLen || !slugPattern.MatchString(slug) {
+		return booking.City{}, &booking.FieldError{Field: "slug",
+			Message: "use lower-case letters and digits in words joined by single dashes, like new-delhi"}
+	}
+	return s.Store.CreateCityAudited(ctx, name, slug, func(c booking.City) booking.AuditEntry {
+		return audit(a, 0, "city.create", fmt.Sprintf("city %d", c.ID), nil, cityRecord{Name: c.Name, Slug: c.Slug})
+	})
+}
+
+// cityRecord is a city as the audit log keeps it.
+type cityRecord struct {
+	Name string `json:"name"`
+	Slug string `json:"slug"`
+}
+
+// TheatreRecord is a theatre as the audit log keeps it.
+type TheatreRecord struct {
+	City                  string       `json:"city"`
+	Name                  string       `json:"name"`
+	Address               string       `json:"address"`
+	TimeZone              string       `json:"timezone"`
+	CleaningBufferMinutes int          `json:"cleaning_buffer_minutes"`
+	RefundTiers           []TierRecord `json:"refund_tiers"`
+}
+
+// TierRecord is a refund tier in whole hours, as admins set it.
+type TierRecord struct {
+	HoursBefore int `json:"hours_before"`
+	Percent     int `json:"percent"`
+}
+
+// Record is t as the audit log keeps it (and the API shows it).
+func Record(t postgres.AdminTheatre) TheatreRecord {
+	tiers := make([]TierRecord, len(t.Policy.Tiers))
+	for i, tier := range t.Policy.Tiers {
+		tiers[i] = TierRecord{HoursBefore: int(tier.Before / time.Hour), Percent: tier.Percent}
+	}
+	return TheatreRecord{
+		City: t.CitySlug, Name: t.Name, Address: t.Address, TimeZone: t.TimeZone,
+		CleaningBufferMinutes: int(t.CleaningBuffer / time.Minute), RefundTiers: tiers,
+	}
+}
+
+// TheatreInput is what an admin sends to create or change a theatre: a
+// nil field is not given.
+type TheatreInput struct {
+	City                  *string
+	Name                  *string
+	Address               *string
+	TimeZone              *string
+	CleaningBufferMinutes *int
+	RefundTiers           *[]TierRecord
+}
+
+// CreateTheatre adds a theatre to a city (platform admins only). City,
+// name and time zone are required; the cleaning buffer defaults to 15
+// minutes and the refund policy to the default one.
+func (s *Service) CreateTheatre(ctx context.Context, a Actor, in TheatreInput) (postgres.AdminTheatre, error) {
+	if err := requirePlatform(a); err != nil {
+		return postgres.AdminTheatre{}, err
+	}
+	for _, f := range []struct {
+		name  string
+		value *string
+	}{{"city", in.City}, {"name", in.Name}, {"timezone", in.TimeZone}} {
+		if f.value == nil {
+			return postgres.AdminTheatre{}, &booking.FieldError{Field: f.name, Message: "this field is required"}
+		}
+	}
+	if in.Address == nil {
+		in.Address = new(string)
+	}
+	if in.CleaningBufferMinutes == nil {
+		minutes := int(DefaultCleaningBuffer / time.Minute)
+		in.CleaningBufferMinutes = &minutes
+	}
+	p, err := in.patch()
+	if err != nil {
+		return postgres.AdminTheatre{}, err
+	}
+	if strings.ContainsRune(*in.City, 0) || len(*in.City) > maxNameLen {
+		return postgres.AdminTheatre{}, &booking.FieldError{Field: "city", Message: "there is no city with this slug"}
+	}
+	nt := postgres.NewTheatre{City: *in.City, Name: *p.Name, Address: *p.Address, TimeZone: *p.TimeZone,
+		CleaningBuffer: p.CleaningBuffer, Policy: p.Policy}
+	return s.Store.CreateTheatreAudited(ctx, nt, func(t postgres.AdminTheatre) booking.AuditEntry {
+		return audit(a, t.ID, "theatre.create", fmt.Sprintf("theatre %d", t.ID), nil, Record(t))
+	})
+}
+
+// UpdateTheatre changes the given fields of a theatre; a theatre admin may
+// change their own theatres. The city cannot change.
+func (s *Service) UpdateTheatre(ctx context.Context, a Actor, theatreID int64, in TheatreInput) (postgres.AdminTheatre, error) {
+	if err := s.requireTheatre(ctx, a, theatreID); err != nil {
+		return postgres.AdminTheatre{}, err
+	}
+	if in.City != nil {
+		return postgres.AdminTheatre{}, &booking.FieldError{Field: "city", Message: "a theatre cannot move to another city"}
+	}
+	p, err := in.patch()
+	if err != nil {
+		return postgres.AdminTheatre{}, err
+	}
+	if p == (postgres.TheatrePatch{}) {
+		// Nothing to change, so nothing to audit.
+		d, err := s.Store.AdminTheatre(ctx, theatreID)
+		return d.AdminTheatre, err
+	}
+	return s.Store.UpdateTheatre(ctx, theatreID, p, func(before, after postgres.AdminTheatre) booking.AuditEntry {
+		return audit(a, theatreID, "theatre.update", fmt.Sprintf("theatre %d", theatreID), Record(before), Record(after))
+	})
+}
+
+// patch checks every given field and returns them as the store takes them.
+func (in TheatreInput) patch() (postgres.TheatrePatch, error) {
+	var p postgres.TheatrePatch
+	if in.Name != nil {
+		name := strings.TrimSpace(*in.Name)
+		if err := checkName("name", name); err != nil {
+			return p, err
+		}
+		p.Name = &name
+	}
+	if in.Address != nil {
+		address := strings.TrimSpace(*in.Address)
+		if len([]rune(address)) > maxAddressLen || hasControl(address) {
+			return p, &booking.FieldError{Field: "address",
+				Message: fmt.Sprintf("enter the address in at most %d characters, without control characters", maxAddressLen)}
+		}
+		p.Address = &address
+	}
+	if in.TimeZone != nil {
+		if err := checkTimeZone(*in.TimeZone); err != nil {
+			return p, err
+		}
+		p.TimeZone = in.TimeZone
+	}
+	if in.CleaningBufferMinutes != nil {
+		buffer := time.Duration(*in.CleaningBufferMinutes) * time.Minute
+		if *in.CleaningBufferMinutes < 0 || buffer > MaxCleaningBuffer {
+			return p, &booking.FieldError{Field: "cleaning_buffer_minutes",
+				Message: fmt.Sprintf("give the cleaning time between shows in minutes, from 0 to %d", int(MaxCleaningBuffer/time.Minute))}
+		}
+		p.CleaningBuffer = &buffer
+	}
+	if in.RefundTiers != nil {
+		policy, err := refundPolicy(*in.RefundTiers)
+		if err != nil {
+			return p, err
+		}
+		p.Policy = &policy
+	}
+	return p, nil
+}
+
+// checkTimeZone accepts an IANA zone name. "Local" is refused: it is
+// whatever zone the server runs in, not the theatre's.
+func checkTimeZone(zone string) error {
+	bad := &booking.FieldError{Field: "timezone", Message: "use an IANA time zone name, like Asia/Kolkata"}
+	if zone == "" || zone == "Local" || len(zone) > 64 || hasControl(zone) {
+		return bad
+	}
+	if _, err := time.LoadLocation(zone); err != nil {
+		return bad
+	}
+	return nil
+}
+
+// refundPolicy checks refund tiers: at least one (a theatre that refunds
+// nothing sends one tier of 0 percent), whole hours, distinct.
+func refundPolicy(tiers []TierRecord) (booking.RefundPolicy, error) {
+	bad := func(msg string) error { return &booking.FieldError{Field: "refund_tiers", Message: msg} }
+	if len(tiers) == 0 || len(tiers) > maxRefundTiers {
+		return booking.RefundPolicy{}, bad(fmt.Sprintf("give 1 to %d refund tiers (one of 0 percent refunds nothing)", maxRefundTiers))
+	}
+	seen := map[int]bool{}
+	policy := booking.RefundPolicy{Tiers: make([]booking.RefundTier, 0, len(tiers))}
+	for _, t := range tiers {
+		before := time.Duration(t.HoursBefore) * time.Hour
+		switch {
+		case t.HoursBefore < 0 || before > maxTierBefore:
+			return policy, bad("give hours_before from 0 to 8760 (a year)")
+		case t.Percent < 0 || t.Percent > 100:
+			return policy, bad("give percent from 0 to 100")
+		case seen[t.HoursBefore]:
+			return policy, bad(fmt.Sprintf("two refund tiers start %d hours before the show", t.HoursBefore))
+		}
+		seen[t.HoursBefore] = true
+		policy.Tiers = append(policy.Tiers, booking.RefundTier{Before: before, Percent: t.Percent})
+	}
+	return policy, nil
+}
+
+func checkName(field, name string) error {
+	if name == "" || len([]rune(name)) > maxNameLen || hasControl(name) {
+		return &booking.FieldError{Field: field,
+			Message: fmt.Sprintf("enter a name of 1 to %d characters, without control characters", maxNameLen)}
+	}
+	return nil
+}
+
+func hasControl(s string) bool { return strings.IndexFunc(s, unicode.IsControl) >= 0 }
+
+// Theatres lists the theatres the actor administers (a platform admin:
+// all of them).
+func (s *Service) Theatres(ctx context.Context, a Actor) ([]postgres.AdminTheatre, error) {
+	return s.Store.AdminTheatres(ctx, a.UserID, a.Platform())
+}
+
+// Theatre returns a theatre the actor administers, with its screens and
+// admins; any other theatre is booking.ErrNotFound.
+func (s *Service) Theatre(ctx context.Context, a Actor, theatreID int64) (postgres.TheatreDetail, error) {
+	if err := s.requireTheatre(ctx, a, theatreID); err != nil {
+		return postgres.TheatreDetail{}, err
+	}
+	return s.Store.AdminTheatre(ctx, theatreID)
+}
+
+// grantRecord is a grant as the audit log keeps it.
+type grantRecord struct {
+	UserID string    `json:"user_id"`
+	Email  string    `json:"email"`
+	Role   auth.Role `json:"role"`
+}
+
+// GrantTheatre makes the account of email an admin of a theatre (platform
+// admins only). An unknown email is booking.ErrUnknownAccount.
+func (s *Service) GrantTheatre(ctx context.Context, a Actor, theatreID int64, email string) (auth.User, error) {
+	if err := requirePlatform(a); err != nil {
+		return auth.User{}, err
+	}
+	if email = strings.TrimSpace(email); email == "" || len(email) > 254 || hasControl(email) {
+		return auth.User{}, &booking.FieldError{Field: "email", Message: "enter the email address of an account"}
+	}
+	return s.Store.GrantTheatre(ctx, theatreID, email, func(u auth.User) booking.AuditEntry {
+		return audit(a, theatreID, "theatre_admin.grant", fmt.Sprintf("theatre %d admin %s", theatreID, u.ID),
+			nil, grantRecord{UserID: u.ID, Email: u.Email, Role: u.Role})
+	})
+}
+
+// RevokeTheatre ends an account's grant of a theatre (platform admins
+// only).
+func (s *Service) RevokeTheatre(ctx context.Context, a Actor, theatreID int64, userID string) error {
+	if err := requirePlatform(a); err != nil {
+		return err
+	}
+	return s.Store.RevokeTheatre(ctx, theatreID, userID, func(u auth.User) booking.AuditEntry {
+		return audit(a, theatreID, "theatre_admin.revoke", fmt.Sprintf("theatre %d admin %s", theatreID, u.ID),
+			grantRecord{UserID: u.ID, Email: u.Email, Role: u.Role}, nil)
+	})
+}
+
+// AuditLog reads the audit log, newest first (platform admins only).
+func (s *Service) AuditLog(ctx context.Context, a Actor, f postgres.AuditFilter) ([]postgres.AuditRecord, error) {
+	if err := requirePlatform(a); err != nil {
+		return nil, err
+	}
+	return s.Store.AuditLog(ctx, f)
+}

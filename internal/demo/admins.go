@@ -1,0 +1,59 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/marquee-tickets/marquee/internal/admin"
+	"github.com/marquee-tickets/marquee/internal/auth"
+	"github.com/marquee-tickets/marquee/internal/postgres"
+)
+
+// The demo's admins: a platform admin, and the manager of one theatre
+// (a theatre admin of AdminTheatre only). Both sign in with AdminPassword,
+// which `marquee serve --demo` prints at start-up.
+const (
+	PlatformAdminEmail = "admin@marquee.example"
+	TheatreAdminEmail  = "manager@marquee.example"
+	AdminPassword      = "marquee-demo"
+	AdminTheatre       = "Marquee Indiranagar"
+)
+
+// demoHasher hashes the demo password at bcrypt's least cost: the password
+// is printed for anyone to read, so a slow hash would protect nothing and
+// only slow every Load.
+var demoHasher = auth.Hasher{Cost: bcrypt.MinCost}
+
+// loadAdmins creates the demo's two admins and has the platform admin
+// grant the manager AdminTheatre, as the admin API would: the audit log
+// starts with that grant.
+func loadAdmins(ctx context.Context, s *postgres.Store) error {
+	hash, err := demoHasher.Hash(AdminPassword)
+	if err != nil {
+		return fmt.Errorf("demo admins: %w", err)
+	}
+	platform, err := s.CreateUser(ctx, PlatformAdminEmail, "Asha Rao", hash, auth.RolePlatformAdmin)
+	if err != nil {
+		return fmt.Errorf("demo admins: %w", err)
+	}
+	if _, err := s.CreateUser(ctx, TheatreAdminEmail, "Ravi Kumar", hash, auth.RoleMoviegoer); err != nil {
+		return fmt.Errorf("demo admins: %w", err)
+	}
+	svc := &admin.Service{Store: s}
+	actor := admin.Actor{UserID: platform.ID, Email: platform.Email, Role: platform.Role}
+	theatres, err := svc.Theatres(ctx, actor)
+	if err != nil {
+		return fmt.Errorf("demo admins: %w", err)
+	}
+	for _, t := range theatres {
+		if t.Name == AdminTheatre {
+			if _, err := svc.GrantTheatre(ctx, actor, t.ID, TheatreAdminEmail); err != nil {
+				return fmt.Errorf("demo admins: %w", err)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("demo admins: no theatre %q", AdminTheatre)
+}

@@ -1,0 +1,456 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/marquee-tickets/marquee/internal/auth"
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+// The platform admin's places: cities, theatres, who administers them, and
+// the audit log. Each change takes an audit func that builds its entry from
+// what the change made; the entry is written in the change's transaction.
+
+// AdminTheatre is a theatre as its admins see and set it.
+type AdminTheatre struct {
+	booking.Theatre
+	CitySlug       string
+	CleaningBuffer time.Duration
+	// Policy is the theatre's refund policy: its own tiers, or the default
+	// policy when it set none.
+	Policy booking.RefundPolicy
+}
+
+// ScreenSummary is one screen of a theatre, with how many seats it has.
+type ScreenSummary struct {
+	ID    int64
+	Name  string
+	Seats int
+}
+
+// TheatreDetail is a theatre with its screens and its admins.
+type TheatreDetail struct {
+	AdminTheatre
+	Screens []ScreenSummary
+	Admins  []auth.User
+}
+
+// NewTheatre is a theatre to create in the city with slug City.
+type NewTheatre struct {
+	City           string
+	Name           string
+	Address        string
+	TimeZone       string
+	CleaningBuffer *time.Duration        // nil: the default buffer
+	Policy         *booking.RefundPolicy // nil: the default policy
+}
+
+// TheatrePatch is a change to a theatre: each nil field stays as it is.
+type TheatrePatch struct {
+	Name           *string
+	Address        *string
+	TimeZone       *string
+	CleaningBuffer *time.Duration
+	Policy         *booking.RefundPolicy // replaces the theatre's tiers
+}
+
+// CreateCityAudited adds a city and its audit entry in one transaction.
+// A taken slug fails with booking.ErrCityExists.
+func (s *Store) CreateCityAudited(ctx context.Context, name, slug string, audit func(booking.City) booking.AuditEntry) (booking.City, error) {
+	c := booking.City{Name: name, Slug: slug}
+	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
+		if c.ID, err = insertCity(ctx, tx, name, slug); err != nil {
+			return err
+		}
+		return s.insertAudit(ctx, tx, audit(c))
+	})
+	return c, err
+}
+
+// CreateTheatreAudited adds a theatre to the city named by nt.City, and its
+// audit entry, in one transaction. An unknown city or a name the city
+// already has is a *booking.FieldError.
+func (s *Store) CreateTheatreAudited(ctx context.Context, nt NewTheatre, audit func(AdminTheatre) booking.AuditEntry) (AdminTheatre, error) {
+	var t AdminTheatre
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var cityID int64
+		err := tx.QueryRow(ctx, `SELECT id FROM cities WHERE slug = $1`, nt.City).Scan(&cityID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return &booking.FieldError{Field: "city", Message: fmt.Sprintf("there is no city with slug %q", nt.City)}
+		}
+		if err != nil {
+			return fmt.Errorf("city %q: %w", nt.City, err)
+		}
+		id, err := insertTheatre(ctx, tx, booking.Theatre{CityID: cityID, Name: nt.Name, Address: nt.Address, TimeZone: nt.TimeZone},
+			nt.CleaningBuffer, nt.Policy)
+		if err != nil {
+			return err
+		}
+		if t, err = readTheatre(ctx, tx, id, ""); err != nil {
+			return err
+		}
+		return s.insertAudit(ctx, tx, audit(t))
+	})
+	if err != nil {
+		return t, fmt.Errorf("create theatre %q: %w", nt.Name, err)
+	}
+	return t, nil
+}
+
+// UpdateTheatre changes theatre id by p and writes the audit entry of the
+// change (from the theatre before and after) in the same transaction.
+func (s *Store) UpdateTheatre(ctx context.Context, id int64, p TheatrePatch, audit func(before, after AdminTheatre) booking.AuditEntry) (AdminTheatre, error) {
+	var after AdminTheatre
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		before, err := readTheatre(ctx, tx, id, "FOR UPDATE OF t")
+		if err != nil {
+			return err
+		}
+		var buffer *int64
+		if p.CleaningBuffer != nil {
+			micros := p.CleaningBuffer.Microseconds()
+			buffer = &micros
+		}
+		_, err = tx.Exec(ctx, `
+			UPDATE theatres SET name = coalesce($2, name), address = coalesce($3, address),
+			       timezone = coalesce($4, timezone),
+			       cleaning_buffer = coalesce($5 * interval '1 microsecond', cleaning_buffer)
+			 WHERE id = $1`, id, p.Name, p.Address, p.TimeZone, buffer)
+		if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "theatres_city_id_name_key" {
+			return errTheatreNameTaken
+		}
+		if err != nil {
+			return err
+		}
+		if p.Policy != nil {
+			if _, err := tx.Exec(ctx, `DELETE FROM refund_tiers WHERE theatre_id = $1`, id); err != nil {
+				return err
+			}
+			if err := insertRefundTiers(ctx, tx, id, p.Policy); err != nil {
+				return err
+			}
+		}
+		if after, err = readTheatre(ctx, tx, id, ""); err != nil {
+			return err
+		}
+		return s.insertAudit(ctx, tx, audit(before, after))
+	})
+	if err != nil {
+		return after, fmt.Errorf("update theatre %d: %w", id, err)
+	}
+	return after, nil
+}
+
+const adminTheatreColumns = `t.id, c.id, c.name, c.slug, t.name, t.address, t.timezone,
+	(extract(epoch FROM t.cleaning_buffer) * 1000000)::bigint,
+	ARRAY(SELECT (extract(epoch FROM r.min_before) * 1000000)::bigint FROM refund_tiers r
+	       WHERE r.theatre_id = t.id ORDER BY r.min_before DESC),
+	ARRAY(SELECT r.percent FROM refund_tiers r WHERE r.theatre_id = t.id ORDER BY r.min_before DESC)`
+
+const adminTheatreFrom = `theatres t JOIN cities c ON c.id = t.city_id`
+
+func scanAdminTheatre(row pgx.Row) (AdminTheatre, error) {
+	var (
+		t              AdminTheatre
+		buffer         int64
+		befores        []int64
+		percents       []int32
+		tiersOfTheatre []booking.RefundTier
+	)
+	err := row.Scan(&t.ID, &t.CityID, &t.CityName, &t.CitySlug, &t.Name, &t.Address, &t.TimeZone,
+		&buffer, &befores, &percents)
+	if err != nil {
+		return t, err
+	}
+	t.CleaningBuffer = time.Duration(buffer) * time.Microsecond
+	for i, b := range befores {
+		tiersOfTheatre = append(tiersOfTheatre, booking.RefundTier{Before: time.Duration(b) * time.Microsecond, Percent: int(percents[i])})
+	}
+	t.Policy = booking.RefundPolicy{Tiers: tiersOfTheatre}
+	if len(tiersOfTheatre) == 0 {
+		t.Policy = booking.DefaultRefundPolicy
+	}
+	return t, nil
+}
+
+// readTheatre reads theatre id, locking it as lock says ("" for no lock),
+// or fails with booking.ErrNotFound.
+func readTheatre(ctx context.Context, q querier, id int64, lock string) (AdminTheatre, error) {
+	t, err := scanAdminTheatre(q.QueryRow(ctx, `SELECT `+adminTheatreColumns+` FROM `+adminTheatreFrom+` WHERE t.id = $1 `+lock, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return t, fmt.Errorf("theatre %d: %w", id, booking.ErrNotFound)
+	}
+	if err != nil {
+		return t, fmt.Errorf("read theatre %d: %w", id, err)
+	}
+	return t, nil
+}
+
+// AdminTheatres lists the theatres userID was granted, or every theatre
+// when all, by city and name.
+func (s *Store) AdminTheatres(ctx context.Context, userID string, all bool) ([]AdminTheatre, error) {
+	if !all && !validID(userID) {
+		return nil, nil
+	}
+	var user *string
+	if !all {
+		user = &userID
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT `+adminTheatreColumns+` FROM `+adminTheatreFrom+`
+		 WHERE $1::uuid IS NULL OR t.id IN (SELECT theatre_id FROM theatre_admins WHERE user_id = $1)
+		 ORDER BY c.name, t.name, t.id`, user)
+	if err != nil {
+		return nil, fmt.Errorf("list theatres: %w", err)
+	}
+	theatres, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AdminTheatre, error) { return scanAdminTheatre(r) })
+	if err != nil {
+		return nil, fmt.Errorf("list theatres: %w", err)
+	}
+	return theatres, nil
+}
+
+// AdminTheatre returns theatre id with its screens and admins, or
+// booking.ErrNotFound.
+func (s *Store) AdminTheatre(ctx context.Context, id int64) (TheatreDetail, error) {
+	var d TheatreDetail
+	var err error
+	if d.AdminTheatre, err = readTheatre(ctx, s.pool, id, ""); err != nil {
+		return d, err
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT sc.id, sc.name, (SELECT count(*) FROM seats s WHERE s.screen_id = sc.id)
+		  FROM screens sc WHERE sc.theatre_id = $1 ORDER BY sc.name, sc.id`, id)
+	if err != nil {
+		return d, fmt.Errorf("screens of theatre %d: %w", id, err)
+	}
+	if d.Screens, err = pgx.CollectRows(rows, pgx.RowToStructByPos[ScreenSummary]); err != nil {
+		return d, fmt.Errorf("screens of theatre %d: %w", id, err)
+	}
+	rows, err = s.pool.Query(ctx, `
+		SELECT u.id::text, u.email, u.name, u.role
+		  FROM theatre_admins ta JOIN users u ON u.id = ta.user_id
+		 WHERE ta.theatre_id = $1 ORDER BY u.email`, id)
+	if err != nil {
+		return d, fmt.Errorf("admins of theatre %d: %w", id, err)
+	}
+	if d.Admins, err = pgx.CollectRows(rows, pgx.RowToStructByPos[auth.User]); err != nil {
+		return d, fmt.Errorf("admins of theatre %d: %w", id, err)
+	}
+	return d, nil
+}
+
+// GrantTheatre makes the account of email an admin of theatre theatreID: a
+// moviegoer becomes a theatre admin, a platform admin stays one. Granting
+// twice changes nothing and writes no second entry; the first grant's
+// entry is audit(the account). An unknown theatre is booking.ErrNotFound,
+// an unknown email booking.ErrUnknownAccount.
+func (s *Store) GrantTheatre(ctx context.Context, theatreID int64, email string, audit func(auth.User) booking.AuditEntry) (auth.User, error) {
+	var u auth.User
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := lockTheatre(ctx, tx, theatreID); err != nil {
+			return err
+		}
+		var err error
+		if u, err = lockUserByEmail(ctx, tx, email); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `
+			INSERT INTO theatre_admins (theatre_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, theatreID, u.ID)
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		if u.Role == auth.RoleMoviegoer {
+			if err := setRole(ctx, tx, u.ID, auth.RoleTheatreAdmin); err != nil {
+				return err
+			}
+			u.Role = auth.RoleTheatreAdmin
+		}
+		return s.insertAudit(ctx, tx, audit(u))
+	})
+	if err != nil {
+		return u, fmt.Errorf("grant theatre %d: %w", theatreID, err)
+	}
+	return u, nil
+}
+
+// RevokeTheatre ends userID's grant of theatre theatreID. A theatre admin
+// left with no theatre becomes a moviegoer again; a platform admin keeps
+// their role. An account that was not granted the theatre is left as it is
+// (no entry); an unknown theatre or account is booking.ErrNotFound. The
+// entry is audit(the account as it was before).
+func (s *Store) RevokeTheatre(ctx context.Context, theatreID int64, userID string, audit func(auth.User) booking.AuditEntry) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := lockTheatre(ctx, tx, theatreID); err != nil {
+			return err
+		}
+		u, err := lockUser(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM theatre_admins WHERE theatre_id = $1 AND user_id = $2`, theatreID, u.ID)
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		before := u
+		var left bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM theatre_admins WHERE user_id = $1)`, u.ID).Scan(&left); err != nil {
+			return err
+		}
+		if !left && u.Role == auth.RoleTheatreAdmin {
+			if err := setRole(ctx, tx, u.ID, auth.RoleMoviegoer); err != nil {
+				return err
+			}
+		}
+		return s.insertAudit(ctx, tx, audit(before))
+	})
+	if err != nil {
+		return fmt.Errorf("revoke theatre %d of %s: %w", theatreID, userID, err)
+	}
+	return nil
+}
+
+// lockTheatre locks theatre id against deletion for the rest of tx, or
+// fails with booking.ErrNotFound.
+func lockTheatre(ctx context.Context, tx pgx.Tx, id int64) error {
+	var found int64
+	err := tx.QueryRow(ctx, `SELECT id FROM theatres WHERE id = $1 FOR KEY SHARE`, id).Scan(&found)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("theatre %d: %w", id, booking.ErrNotFound)
+	}
+	return err
+}
+
+// lockUserByEmail locks the account of email, so grants and revocations of
+// one account take turns and its role follows its grants; an unknown email
+// is booking.ErrUnknownAccount.
+func lockUserByEmail(ctx context.Context, tx pgx.Tx, email string) (auth.User, error) {
+	var u auth.User
+	email = strings.ToLower(strings.TrimSpace(email))
+	if strings.ContainsRune(email, 0) {
+		return u, booking.ErrUnknownAccount // Postgres text cannot hold NUL: no such account
+	}
+	err := tx.QueryRow(ctx, `SELECT id::text, email, name, role FROM users WHERE email = $1 FOR UPDATE`, email).
+		Scan(&u.ID, &u.Email, &u.Name, &u.Role)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return u, booking.ErrUnknownAccount
+	}
+	return u, err
+}
+
+// lockUser locks the account with id (see lockUserByEmail), or fails with
+// booking.ErrNotFound.
+func lockUser(ctx context.Context, tx pgx.Tx, id string) (auth.User, error) {
+	var u auth.User
+	if !validID(id) {
+		return u, fmt.Errorf("user %q: %w", id, booking.ErrNotFound)
+	}
+	err := tx.QueryRow(ctx, `SELECT id::text, email, name, role FROM users WHERE id = $1 FOR UPDATE`, id).
+		Scan(&u.ID, &u.Email, &u.Name, &u.Role)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return u, fmt.Errorf("user %s: %w", id, booking.ErrNotFound)
+	}
+	return u, err
+}
+
+func setRole(ctx context.Context, tx pgx.Tx, userID string, role auth.Role) error {
+	if _, err := tx.Exec(ctx, `UPDATE users SET role = $2 WHERE id = $1`, userID, role); err != nil {
+		return fmt.Errorf("set role of %s: %w", userID, err)
+	}
+	return nil
+}
+
+// SetPlatformAdmin makes the account of email a platform admin, for the
+// command line that makes the first one; an unknown email is
+// booking.ErrNotFound. It reports the role the account had.
+func (s *Store) SetPlatformAdmin(ctx context.Context, email string) (auth.Role, error) {
+	var was auth.Role
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		u, err := lockUserByEmail(ctx, tx, email)
+		if errors.Is(err, booking.ErrUnknownAccount) {
+			return booking.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		was = u.Role
+		return setRole(ctx, tx, u.ID, auth.RolePlatformAdmin)
+	})
+	if err != nil {
+		return was, fmt.Errorf("make %s platform admin: %w", email, err)
+	}
+	return was, nil
+}
+
+// AuditRecord is an entry of the audit log with its actor's e-mail; Before
+// and After are json.RawMessage (nil for none).
+type AuditRecord struct {
+	booking.AuditEntry
+	ActorEmail string
+}
+
+// AuditFilter narrows the audit log. From and To are days (UTC), both
+// included; zero values do not narrow.
+type AuditFilter struct {
+	TheatreID  int64
+	ActorEmail string
+	From, To   time.Time
+	Limit      int // 1 to 500; other values are 100
+}
+
+// AuditLog lists entries of the audit log, newest first.
+func (s *Store) AuditLog(ctx context.Context, f AuditFilter) ([]AuditRecord, error) {
+	if f.Limit <= 0 || f.Limit > 500 {
+		f.Limit = 100
+	}
+	var theatre, from, to, actor any
+	if f.TheatreID != 0 {
+		theatre = f.TheatreID
+	}
+	if f.ActorEmail != "" {
+		actor = strings.ToLower(f.ActorEmail)
+	}
+	if !f.From.IsZero() {
+		from = f.From
+	}
+	if !f.To.IsZero() {
+		to = f.To.AddDate(0, 0, 1)
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT a.id, a.at, a.actor_id::text, u.email, coalesce(a.theatre_id, 0), a.action, a.object, a.before, a.after
+		  FROM audit_log a JOIN users u ON u.id = a.actor_id
+		 WHERE ($1::bigint IS NULL OR a.theatre_id = $1)
+		   AND ($2::text IS NULL OR u.email = $2)
+		   AND ($3::timestamptz IS NULL OR a.at >= $3)
+		   AND ($4::timestamptz IS NULL OR a.at < $4)
+		 ORDER BY a.at DESC, a.id DESC
+		 LIMIT $5`, theatre, actor, from, to, f.Limit)
+	if err != nil {
+		return nil, fmt.Errorf("read audit log: %w", err)
+	}
+	records, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AuditRecord, error) {
+		var (
+			a             AuditRecord
+			before, after []byte
+		)
+		err := r.Scan(&a.ID, &a.At, &a.ActorID, &a.ActorEmail, &a.TheatreID, &a.Action, &a.Object, &before, &after)
+		if before != nil {
+			a.Before = json.RawMessage(before)
+		}
+		if after != nil {
+			a.After = json.RawMessage(after)
+		}
+		return a, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read audit log: %w", err)
+	}
+	return records, nil
+}
