@@ -92,12 +92,12 @@ func layout(ctx context.Context, q querier, screenID int64) ([]booking.SeatSpec,
 
 // LayoutChange is what a new layout changes, seat ids sorted.
 type LayoutChange struct {
-	Before, After int      // the number of seats
-	Added         []string `json:",omitempty"`
-	Removed       []string `json:",omitempty"`
-	Moved         []string `json:",omitempty"` // another grid cell
-	Recategorized []string `json:",omitempty"`
-	Relabelled    []string `json:",omitempty"` // another row label or number, or accessibility
+	Before, After int // the number of seats
+	Added         []string
+	Removed       []string
+	Moved         []string // another grid cell
+	Recategorized []string
+	Relabelled    []string // another row label or number, accessible or companion
 }
 
 // diffLayout compares a screen's layout with the one replacing it.
