@@ -118,8 +118,10 @@ ALTER TABLE seats DROP COLUMN retired;
 --      of its own, since its seats may sort anywhere in the lock order, and
 --      then asks again);
 --   4. lock_timeout becomes p_lock_timeout, and SELECT ... ORDER BY seat_id
---      FOR UPDATE locks the seats in the global order; under the locks every
---      seat must be AVAILABLE or held by a lapsed hold (else UNAVAILABLE);
+--      FOR UPDATE locks the seats in the global order; under the locks the
+--      show must still be scheduled (UNKNOWN_SHOW: its theatre cancelled it
+--      while this request waited, see below) and every seat must be
+--      AVAILABLE or held by a lapsed hold (else UNAVAILABLE);
 --   5. the hold is inserted, the seats claimed (a lapsed hold's seats are
 --      taken over), their seat_events row inserted and the key recorded
 --      (HELD).
@@ -131,6 +133,15 @@ ALTER TABLE seats DROP COLUMN retired;
 -- caller injects a clock, else the database clock, read again after the
 -- locks are taken: a request that waited for a lock judges expiry by the
 -- time it decides, not the time it started.
+--
+-- Step 3 reads the show's status without a lock, so a cancellation can
+-- commit between it and step 4. Cancelling a show (postgres.(*Store).
+-- CancelShow) locks every seat of the show before it changes anything and
+-- keeps the locks until it commits, so once step 4 has its locks the
+-- cancellation is either committed and visible to the next statement (each
+-- statement of this function reads what committed before it), or not yet
+-- begun, and then waits for these locks and ends the hold made here. Either
+-- way no hold of a cancelled show survives.
 --
 -- The user's other hold (step 3) and seats found taken under the locks
 -- (step 4) are answered after one more look at the key, in case a parallel
@@ -222,6 +233,12 @@ BEGIN
                FOR UPDATE) l
       JOIN show_prices p ON p.show_id = p_show AND p.category = l.category;
     v_now := coalesce(p_now, clock_timestamp());
+    -- Under the locks: a cancellation that committed while this request
+    -- waited is seen here, and a cancelled show sells nothing.
+    PERFORM 1 FROM shows s WHERE s.id = p_show AND s.status = 'SCHEDULED';
+    IF NOT FOUND THEN
+        outcome := 'UNKNOWN_SHOW'; RETURN NEXT; RETURN;
+    END IF;
     IF v_taken IS NOT NULL THEN
         RETURN QUERY SELECT * FROM hold_seats_conflict(p_user, p_key, p_fingerprint, v_now,
             'UNAVAILABLE', NULL, v_taken, NULL);

@@ -121,8 +121,9 @@ $$;
 -- hold_seats, redefined here (000006 had it last; only step 4 changes):
 -- called by postgres.(*Store).HoldSeats (internal/postgres/holds.go).
 --
--- The steps, their locks and their outcomes are as 000006 describes them,
--- with one more check in step 4: a layout change (ReplaceLayout) deletes
+-- The steps, their locks and their outcomes are as 000006 describes them
+-- (with the show re-checked under the seat locks, for a cancellation that
+-- committed while the request waited), and one more check in step 4: a layout change (ReplaceLayout) deletes
 -- the upcoming shows' rows of a seat it removes, under the same row locks.
 -- A request that counted its seats in step 1 and then waited for a lock
 -- that such a change held finds the row gone once it gets the lock (FOR
@@ -217,6 +218,12 @@ BEGIN
                            WHERE NOT EXISTS (SELECT 1 FROM show_seats x WHERE x.show_id = p_show AND x.seat_id = s)
                            ORDER BY s);
         RETURN NEXT; RETURN;
+    END IF;
+    -- Under the locks: a cancellation that committed while this request
+    -- waited is seen here, and a cancelled show sells nothing.
+    PERFORM 1 FROM shows s WHERE s.id = p_show AND s.status = 'SCHEDULED';
+    IF NOT FOUND THEN
+        outcome := 'UNKNOWN_SHOW'; RETURN NEXT; RETURN;
     END IF;
     IF v_taken IS NOT NULL THEN
         RETURN QUERY SELECT * FROM hold_seats_conflict(p_user, p_key, p_fingerprint, v_now,
