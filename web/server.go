@@ -64,8 +64,12 @@ const (
 	// ones.
 	DefaultLivePing = 25 * time.Second
 
-	// bodyLimit caps every request body; a larger one is answered 413.
+	// bodyLimit caps every request body but a poster's; a larger one is
+	// answered 413.
 	bodyLimit = "64KB"
+	// PosterRoute takes a poster image as its body, of up to
+	// admin.MaxPosterBytes: its handler sets that limit itself.
+	PosterRoute = "/api/v1/admin/movies/:movie_id/poster"
 	// requestTimeout bounds every request, so no client keeps seat locks
 	// or a pool connection for long.
 	requestTimeout = 10 * time.Second
@@ -151,7 +155,10 @@ func (s *Server) Echo() *echo.Echo {
 		recoverPanics(),
 		compress(),
 		answerErrors,
-		middleware.BodyLimit(bodyLimit),
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
+			Skipper: func(c echo.Context) bool { return c.Path() == PosterRoute },
+			Limit:   bodyLimit,
+		}),
 		middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
 			// A websocket lives as long as its page; it bounds each write instead.
 			Skipper:      func(c echo.Context) bool { return c.Path() == LiveRoute },

@@ -1,7 +1,6 @@
 package admin_test
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -12,8 +11,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
-
-var ctx = context.Background()
 
 func TestOccupancyUseCases(t *testing.T) {
 	t.Parallel()

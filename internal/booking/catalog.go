@@ -28,6 +28,7 @@ type SeatSpec struct {
 	GridRow    int
 	GridCol    int
 	Accessible bool
+	Companion  bool // beside an accessible seat, for the person with its occupant
 }
 
 // Movie is a film that shows are scheduled for.

@@ -107,18 +107,8 @@ func insertRefundTiers(ctx context.Context, tx pgx.Tx, theatreID int64, policy *
 // CreateScreen adds a screen with its seat layout and returns its id.
 func (s *Store) CreateScreen(ctx context.Context, theatreID int64, name string, seats []booking.SeatSpec) (int64, error) {
 	var id int64
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, `INSERT INTO screens (theatre_id, name) VALUES ($1, $2) RETURNING id`,
-			theatreID, name).Scan(&id); err != nil {
-			return err
-		}
-		rows := make([][]any, len(seats))
-		for i, st := range seats {
-			rows[i] = []any{id, st.ID, st.Row, st.Number, st.Category, st.GridRow, st.GridCol, st.Accessible}
-		}
-		_, err := tx.CopyFrom(ctx, pgx.Identifier{"seats"},
-			[]string{"screen_id", "seat_id", "row_label", "number", "category", "grid_row", "grid_col", "accessible"},
-			pgx.CopyFromRows(rows))
+	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
+		id, err = createScreen(ctx, tx, theatreID, name, seats)
 		return err
 	})
 	if err != nil {
@@ -127,11 +117,53 @@ func (s *Store) CreateScreen(ctx context.Context, theatreID int64, name string, 
 	return id, nil
 }
 
+// createScreen inserts a screen and its seats in tx.
+func createScreen(ctx context.Context, tx pgx.Tx, theatreID int64, name string, seats []booking.SeatSpec) (int64, error) {
+	var id int64
+	if err := tx.QueryRow(ctx, `INSERT INTO screens (theatre_id, name) VALUES ($1, $2) RETURNING id`,
+		theatreID, name).Scan(&id); err != nil {
+		return 0, err
+	}
+	return id, putSeats(ctx, tx, id, seats)
+}
+
+// putSeats writes seats into screenID's layout: a new id is inserted, an
+// id the screen has (in its layout or retired, see 000007) takes the new
+// place, label and category and is part of the layout again.
+func putSeats(ctx context.Context, tx pgx.Tx, screenID int64, seats []booking.SeatSpec) error {
+	n := len(seats)
+	ids, rows, cats := make([]string, n), make([]string, n), make([]string, n)
+	numbers, gridRows, gridCols := make([]int32, n), make([]int32, n), make([]int32, n)
+	accessible, companion := make([]bool, n), make([]bool, n)
+	for i, st := range seats {
+		ids[i], rows[i], cats[i] = st.ID, st.Row, st.Category
+		numbers[i], gridRows[i], gridCols[i] = int32(st.Number), int32(st.GridRow), int32(st.GridCol)
+		accessible[i], companion[i] = st.Accessible, st.Companion
+	}
+	_, err := tx.Exec(ctx, `
+		INSERT INTO seats (screen_id, seat_id, row_label, number, category, grid_row, grid_col, accessible, companion)
+		SELECT $1, * FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::int[], $8::bool[], $9::bool[])
+		ON CONFLICT (screen_id, seat_id) DO UPDATE SET
+		       row_label = excluded.row_label, number = excluded.number, category = excluded.category,
+		       grid_row = excluded.grid_row, grid_col = excluded.grid_col,
+		       accessible = excluded.accessible, companion = excluded.companion, retired = false`,
+		screenID, ids, rows, numbers, cats, gridRows, gridCols, accessible, companion)
+	if err != nil {
+		return fmt.Errorf("write %d seats of screen %d: %w", n, screenID, err)
+	}
+	return nil
+}
+
 // CreateMovie adds a movie and returns its id. Its poster is set apart,
 // with SetPoster.
 func (s *Store) CreateMovie(ctx context.Context, m booking.Movie) (int64, error) {
+	return createMovie(ctx, s.pool, m)
+}
+
+// createMovie inserts a movie with q, the pool or a transaction.
+func createMovie(ctx context.Context, q querier, m booking.Movie) (int64, error) {
 	var id int64
-	err := s.pool.QueryRow(ctx, `
+	err := q.QueryRow(ctx, `
 		INSERT INTO movies (title, duration_minutes, rating, synopsis, language, genres)
 		VALUES ($1, $2, $3, $4, $5, coalesce($6::text[], '{}')) RETURNING id`,
 		m.Title, m.DurationMinutes, m.Rating, m.Synopsis, m.Language, m.Genres).Scan(&id)
@@ -145,8 +177,13 @@ func (s *Store) CreateMovie(ctx context.Context, m booking.Movie) (int64, error)
 // returns what pages need to show it. p.Version is ignored: the database
 // hashes the bytes.
 func (s *Store) SetPoster(ctx context.Context, movieID int64, p booking.Poster) (booking.PosterInfo, error) {
+	return s.setPoster(ctx, s.pool, movieID, p)
+}
+
+// setPoster stores a poster with q, the pool or a transaction.
+func (s *Store) setPoster(ctx context.Context, q querier, movieID int64, p booking.Poster) (booking.PosterInfo, error) {
 	info := booking.PosterInfo{Width: p.Width, Height: p.Height, Alt: p.Alt}
-	err := s.pool.QueryRow(ctx, `
+	err := q.QueryRow(ctx, `
 		INSERT INTO posters (movie_id, content_type, data, width, height, alt, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, coalesce($7::timestamptz, clock_timestamp()))
 		ON CONFLICT (movie_id) DO UPDATE SET content_type = excluded.content_type, data = excluded.data,
@@ -202,7 +239,7 @@ func (s *Store) CreateShow(ctx context.Context, sh booking.Show) (int64, error) 
 		}
 		_, err := tx.Exec(ctx, `
 			INSERT INTO show_seats (show_id, seat_id, screen_id, category)
-			SELECT $1, seat_id, screen_id, category FROM seats WHERE screen_id = $2`, id, sh.ScreenID)
+			SELECT $1, seat_id, screen_id, category FROM seats WHERE screen_id = $2 AND NOT retired`, id, sh.ScreenID)
 		return err
 	})
 	if code, _ := pgCode(err); code == codeExclusion {

@@ -1,7 +1,6 @@
 package adminapi_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -14,23 +13,6 @@ import (
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
 
-// adminClient is a signed-in admin with role, granted theatres.
-func adminClient(t *testing.T, e *webtest.Env, role auth.Role, theatres ...int64) *webtest.Client {
-	t.Helper()
-	id := pgtest.User(t, e.Store)
-	pgtest.Exec(t, e.Store.Pool(), `UPDATE users SET role = $2 WHERE id = $1`, id, string(role))
-	for _, th := range theatres {
-		pgtest.Exec(t, e.Store.Pool(), `INSERT INTO theatre_admins (theatre_id, user_id) VALUES ($1, $2)`, th, id)
-	}
-	u, err := e.Store.User(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := e.Guest()
-	webtest.Want(t, c.Login(u.Email), http.StatusOK)
-	return c
-}
-
 // callers are the env's show's theatre admin, a platform admin, the admin
 // of another theatre and a moviegoer.
 type callers struct {
@@ -40,9 +22,9 @@ type callers struct {
 func newCallers(t *testing.T, e *webtest.Env) callers {
 	other := pgtest.NewVenue(t, e.Store)
 	return callers{
-		admin:     adminClient(t, e, auth.RoleTheatreAdmin, e.Venue.TheatreID),
-		platform:  adminClient(t, e, auth.RolePlatformAdmin),
-		stranger:  adminClient(t, e, auth.RoleTheatreAdmin, other.TheatreID),
+		admin:     e.Admin(t, auth.RoleTheatreAdmin, e.Venue.TheatreID),
+		platform:  e.Admin(t, auth.RolePlatformAdmin),
+		stranger:  e.Admin(t, auth.RoleTheatreAdmin, other.TheatreID),
 		moviegoer: e.User(t),
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
@@ -25,22 +26,14 @@ func newAdmins(t *testing.T) *admins {
 	t.Helper()
 	e := webtest.NewEnv(t)
 	a := &admins{e: e, guest: e.Guest()}
-	a.platform, a.platformID, a.platformEmail = account(t, e, "platform_admin")
-	a.theatre, a.theatreID, a.theatreEmail = account(t, e, "theatre_admin")
-	pgtest.Exec(t, e.Store.Pool(), `INSERT INTO theatre_admins (theatre_id, user_id) VALUES ($1, $2)`, e.Venue.TheatreID, a.theatreID)
-	a.goer, a.goerID, a.goerEmail = account(t, e, "moviegoer")
+	var platform, theatre, goer auth.User
+	a.platform, platform = e.Account(t, auth.RolePlatformAdmin)
+	a.theatre, theatre = e.Account(t, auth.RoleTheatreAdmin, e.Venue.TheatreID)
+	a.goer, goer = e.Account(t, auth.RoleMoviegoer)
+	a.platformID, a.platformEmail = platform.ID, platform.Email
+	a.theatreID, a.theatreEmail = theatre.ID, theatre.Email
+	a.goerID, a.goerEmail = goer.ID, goer.Email
 	return a
-}
-
-// account makes an account with role, signed in.
-func account(t *testing.T, e *webtest.Env, role string) (*webtest.Client, string, string) {
-	t.Helper()
-	id := pgtest.User(t, e.Store)
-	pgtest.Exec(t, e.Store.Pool(), `UPDATE users SET role = $2 WHERE id = $1`, id, role)
-	email := pgtest.Scalar[string](t, e.Store.Pool(), `SELECT email FROM users WHERE id = $1`, id)
-	c := e.Guest()
-	webtest.Want(t, c.Login(email), http.StatusOK)
-	return c, id, email
 }
 
 // places is what a refused request must leave unchanged.

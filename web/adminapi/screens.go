@@ -1,36 +1,188 @@
 package adminapi
 
 import (
+	"errors"
+	"io"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/marquee-tickets/marquee/internal/admin"
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
 )
 
-// Not built yet: screens, seat layouts, movies and posters.
+// seatJSON is one seat of a layout, as sent and as answered.
+type seatJSON struct {
+	ID         string `json:"id"`
+	Row        string `json:"row"`
+	Number     int    `json:"number"`
+	Category   string `json:"category"`
+	GridRow    int    `json:"grid_row"`
+	GridCol    int    `json:"grid_col"`
+	Accessible bool   `json:"accessible"`
+	Companion  bool   `json:"companion"`
+}
 
-// CreateScreen is not built yet.
+func seatSpecs(seats []seatJSON) []booking.SeatSpec {
+	specs := make([]booking.SeatSpec, len(seats))
+	for i, st := range seats {
+		specs[i] = booking.SeatSpec(st)
+	}
+	return specs
+}
+
+func seatViews(specs []booking.SeatSpec) []seatJSON {
+	seats := make([]seatJSON, len(specs))
+	for i, st := range specs {
+		seats[i] = seatJSON(st)
+	}
+	return seats
+}
+
+// layoutError answers a bad seat with the seat it is about; other errors
+// pass through to the error table.
+func layoutError(err error) error {
+	var bad *admin.SeatError
+	if errors.As(err, &bad) {
+		return web.NewError(http.StatusUnprocessableEntity, "invalid_seats", web.Sentence(bad.Err.Message)).
+			With("field", "seats").With("seat", bad.Seat).With("index", bad.Index)
+	}
+	return err
+}
+
+// CreateScreen adds a screen with its seat layout to a theatre.
 func (h *Handlers) CreateScreen(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This is not built yet.")
+	theatreID, err := pathID(c, "theatre_id")
+	if err != nil {
+		return web.NotFound("theatre")
+	}
+	var req struct {
+		Name  string     `json:"name"`
+		Seats []seatJSON `json:"seats"`
+	}
+	if err := web.DecodeJSON(c, &req, true); err != nil {
+		return err
+	}
+	id, err := h.Admin.CreateScreen(c.Request().Context(), actor(c), theatreID, req.Name, seatSpecs(req.Seats))
+	if err != nil {
+		return web.Lookup("theatre", layoutError(err))
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"screen_id": id, "seats": len(req.Seats)})
 }
 
-// Screen is not built yet.
+// Screen answers a screen with its layout and its seat categories.
 func (h *Handlers) Screen(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This is not built yet.")
+	screenID, err := pathID(c, "screen_id")
+	if err != nil {
+		return web.NotFound("screen")
+	}
+	sc, err := h.Admin.Screen(c.Request().Context(), actor(c), screenID)
+	if err != nil {
+		return web.Lookup("screen", err)
+	}
+	return c.JSON(http.StatusOK, map[string]any{
+		"screen_id": sc.ID, "theatre_id": sc.TheatreID, "name": sc.Name,
+		"seats": seatViews(sc.Seats), "categories": web.NonNil(sc.Categories()),
+	})
 }
 
-// ReplaceLayout is not built yet.
+// ReplaceLayout replaces a screen's seat layout, and its upcoming shows'.
 func (h *Handlers) ReplaceLayout(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This is not built yet.")
+	screenID, err := pathID(c, "screen_id")
+	if err != nil {
+		return web.NotFound("screen")
+	}
+	var req struct {
+		Seats []seatJSON `json:"seats"`
+	}
+	if err := web.DecodeJSON(c, &req, true); err != nil {
+		return err
+	}
+	ch, err := h.Admin.ReplaceLayout(c.Request().Context(), actor(c), screenID, seatSpecs(req.Seats))
+	if err != nil {
+		return web.Lookup("screen", layoutError(err))
+	}
+	return c.JSON(http.StatusOK, layoutChangeJSON(screenID, ch))
 }
 
-// CreateMovie is not built yet.
+func layoutChangeJSON(screenID int64, ch postgres.LayoutChange) map[string]any {
+	return map[string]any{
+		"screen_id": screenID, "seats": ch.After,
+		"added": web.NonNil(ch.Added), "removed": web.NonNil(ch.Removed), "moved": web.NonNil(ch.Moved),
+		"recategorized": web.NonNil(ch.Recategorized), "relabelled": web.NonNil(ch.Relabelled),
+	}
+}
+
+// CreateMovie adds a movie to the catalogue.
 func (h *Handlers) CreateMovie(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This is not built yet.")
+	var req struct {
+		Title           string   `json:"title"`
+		DurationMinutes int      `json:"duration_minutes"`
+		Rating          string   `json:"rating"`
+		Language        string   `json:"language"`
+		Synopsis        string   `json:"synopsis"`
+		Genres          []string `json:"genres"`
+	}
+	if err := web.DecodeJSON(c, &req, true); err != nil {
+		return err
+	}
+	m := booking.Movie{
+		Title: req.Title, DurationMinutes: req.DurationMinutes, Rating: req.Rating,
+		Language: req.Language, Synopsis: req.Synopsis, Genres: req.Genres,
+	}
+	id, err := h.Admin.CreateMovie(c.Request().Context(), actor(c), m)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{
+		"movie_id": id, "title": m.Title, "duration_minutes": m.DurationMinutes, "rating": m.Rating,
+		"language": m.Language, "synopsis": m.Synopsis, "genres": web.NonNil(m.Genres),
+	})
 }
 
-// UploadPoster is not built yet.
+var (
+	errPosterTooLarge = web.NewError(http.StatusRequestEntityTooLarge, "poster_too_large",
+		"A poster is at most 2 MiB. Send a smaller image.")
+	errUnsupportedImage = web.NewError(http.StatusUnsupportedMediaType, "unsupported_image",
+		"A poster must be a PNG, JPEG or WebP image.")
+	errInvalidImage = web.NewError(http.StatusUnprocessableEntity, "invalid_image",
+		"This image is damaged or too large to read. Export it again and send it once more.")
+)
+
+// UploadPoster sets a movie's poster from the image bytes of the body
+// (whatever its Content-Type says: the bytes decide), with an optional
+// ?alt= text alternative.
 func (h *Handlers) UploadPoster(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This is not built yet.")
+	movieID, err := pathID(c, "movie_id")
+	if err != nil {
+		return web.NotFound("movie")
+	}
+	// The global body limit skips this route (web.PosterRoute); this is
+	// its own.
+	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), c.Request().Body, admin.MaxPosterBytes))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return errPosterTooLarge
+	case err != nil:
+		return web.NewError(http.StatusBadRequest, "unreadable_body", "The request body could not be read.")
+	case len(body) == 0:
+		return web.NewError(http.StatusBadRequest, "body_required", "Send the poster image as the request body.")
+	}
+	info, err := h.Admin.SetPoster(c.Request().Context(), actor(c), movieID, body, c.QueryParam("alt"))
+	switch {
+	case errors.Is(err, admin.ErrPosterTooLarge):
+		return errPosterTooLarge
+	case errors.Is(err, admin.ErrUnsupportedImage):
+		return errUnsupportedImage
+	case errors.Is(err, admin.ErrInvalidImage):
+		return errInvalidImage
+	case err != nil:
+		return web.Lookup("movie", err)
+	}
+	return c.JSON(http.StatusOK, map[string]any{
+		"movie_id": movieID, "width": info.Width, "height": info.Height, "version": info.Version, "alt": info.Alt,
+	})
 }

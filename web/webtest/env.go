@@ -20,6 +20,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
@@ -247,6 +248,31 @@ func (e *Env) FixtureUser(t testing.TB) *Client {
 	}
 	c := e.Guest()
 	Want(t, c.Login(u.Email), http.StatusOK)
+	return c
+}
+
+// Account is an account of role made directly in the store, granted the
+// theatres (as a theatre admin is), and signed in.
+func (e *Env) Account(t testing.TB, role auth.Role, theatres ...int64) (*Client, auth.User) {
+	t.Helper()
+	id := pgtest.User(t, e.Store)
+	pgtest.Exec(t, e.Store.Pool(), `UPDATE users SET role = $2 WHERE id = $1`, id, string(role))
+	for _, th := range theatres {
+		pgtest.Exec(t, e.Store.Pool(), `INSERT INTO theatre_admins (theatre_id, user_id) VALUES ($1, $2)`, th, id)
+	}
+	u, err := e.Store.User(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.Guest()
+	Want(t, c.Login(u.Email), http.StatusOK)
+	return c, u
+}
+
+// Admin is Account's client.
+func (e *Env) Admin(t testing.TB, role auth.Role, theatres ...int64) *Client {
+	t.Helper()
+	c, _ := e.Account(t, role, theatres...)
 	return c
 }
 

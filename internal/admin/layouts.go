@@ -1,0 +1,164 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/postgres"
+)
+
+// Limits of a seat layout. The grid and the seat numbers are bounded so
+// that a layout a person can draw always fits the database's integers.
+const (
+	MaxSeats         = 2000
+	maxGrid          = 999
+	maxNumber        = 9999
+	maxScreenNameLen = 60
+)
+
+var (
+	seatIDPattern   = regexp.MustCompile(`^[A-Za-z0-9-]{1,16}$`)
+	categoryPattern = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,31}$`)
+)
+
+// CreateScreen adds a screen with its seat layout to a theatre the actor
+// administers. A bad name or seat is a *booking.FieldError ("name" or
+// "seats", naming the first bad seat); a name the theatre already has is
+// one for "name".
+func (s *Service) CreateScreen(ctx context.Context, a Actor, theatreID int64, name string, seats []booking.SeatSpec) (int64, error) {
+	if err := s.requireTheatre(ctx, a, theatreID); err != nil {
+		return 0, err
+	}
+	if err := checkScreenName(name); err != nil {
+		return 0, err
+	}
+	if err := checkLayout(seats); err != nil {
+		return 0, err
+	}
+	id, err := s.Store.AdminCreateScreen(ctx, theatreID, name, seats, func(id int64) booking.AuditEntry {
+		return audit(a, theatreID, "screen.create", fmt.Sprintf("screen %d", id), nil,
+			map[string]any{"name": name, "seats": len(seats), "categories": postgres.Screen{Seats: seats}.Categories()})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("create screen: %w", err)
+	}
+	return id, nil
+}
+
+// Screen returns a screen of a theatre the actor administers, with its
+// layout.
+func (s *Service) Screen(ctx context.Context, a Actor, screenID int64) (postgres.Screen, error) {
+	if _, err := s.requireScreen(ctx, a, screenID); err != nil {
+		return postgres.Screen{}, err
+	}
+	return s.Store.Screen(ctx, screenID)
+}
+
+// ReplaceLayout makes seats the layout of a screen the actor administers
+// and of its upcoming shows (see postgres.(*Store).ReplaceLayout for what
+// is refused). The audit entry has the seat counts before and after and
+// the seats changed.
+func (s *Service) ReplaceLayout(ctx context.Context, a Actor, screenID int64, seats []booking.SeatSpec) (postgres.LayoutChange, error) {
+	theatre, err := s.requireScreen(ctx, a, screenID)
+	if err != nil {
+		return postgres.LayoutChange{}, err
+	}
+	if err := checkLayout(seats); err != nil {
+		return postgres.LayoutChange{}, err
+	}
+	ch, err := s.Store.ReplaceLayout(ctx, screenID, seats, func(ch postgres.LayoutChange) booking.AuditEntry {
+		return audit(a, theatre, "screen.replace_layout", fmt.Sprintf("screen %d", screenID),
+			map[string]any{"seats": ch.Before},
+			map[string]any{"seats": ch.After, "added": ch.Added, "removed": ch.Removed, "moved": ch.Moved,
+				"recategorized": ch.Recategorized, "relabelled": ch.Relabelled})
+	})
+	if err != nil {
+		return ch, fmt.Errorf("replace layout: %w", err)
+	}
+	return ch, nil
+}
+
+func checkScreenName(name string) error {
+	if n := utf8.RuneCountInString(strings.TrimSpace(name)); n == 0 || n > maxScreenNameLen || !printable(name) {
+		return &booking.FieldError{Field: "name", Message: fmt.Sprintf("A screen needs a name of 1 to %d characters.", maxScreenNameLen)}
+	}
+	return nil
+}
+
+// checkLayout refuses a layout the database would refuse, or a person
+// could not mean, naming the first bad seat.
+func checkLayout(seats []booking.SeatSpec) error {
+	switch {
+	case len(seats) == 0:
+		return &booking.FieldError{Field: "seats", Message: "A layout needs at least one seat."}
+	case len(seats) > MaxSeats:
+		return &booking.FieldError{Field: "seats", Message: fmt.Sprintf("A layout has at most %d seats; this one has %d.", MaxSeats, len(seats))}
+	}
+	ids := make(map[string]bool, len(seats))
+	cells := make(map[[2]int]string, len(seats))
+	for i, st := range seats {
+		if !seatIDPattern.MatchString(st.ID) {
+			return seatError(i, st.ID, "its id must be 1 to 16 letters, digits or dashes")
+		}
+		if problem := seatProblem(st); problem != "" {
+			return seatError(i, st.ID, problem)
+		}
+		if ids[st.ID] {
+			return seatError(i, st.ID, "this id is in the layout twice")
+		}
+		ids[st.ID] = true
+		cell := [2]int{st.GridRow, st.GridCol}
+		if other, taken := cells[cell]; taken {
+			return seatError(i, st.ID, fmt.Sprintf("its grid cell (row %d, column %d) is taken by seat %s", st.GridRow, st.GridCol, other))
+		}
+		cells[cell] = st.ID
+	}
+	return nil
+}
+
+// seatProblem is what is wrong with one seat on its own, or "".
+func seatProblem(st booking.SeatSpec) string {
+	switch {
+	case !categoryPattern.MatchString(st.Category):
+		return "its category must be a capital letter then up to 31 capitals, digits or underscores, like STANDARD"
+	case utf8.RuneCountInString(st.Row) < 1 || utf8.RuneCountInString(st.Row) > 8 || !printable(st.Row):
+		return "its row label must be 1 to 8 characters"
+	case st.Number < 1 || st.Number > maxNumber:
+		return fmt.Sprintf("its number must be 1 to %d", maxNumber)
+	case st.GridRow < 0 || st.GridCol < 0 || st.GridRow > maxGrid || st.GridCol > maxGrid:
+		return fmt.Sprintf("its grid row and column must be 0 to %d", maxGrid)
+	}
+	return ""
+}
+
+// SeatError is the first bad seat of a layout: a *booking.FieldError for
+// "seats" that also says which seat, by its place in the list (from 0) and
+// its id as sent.
+type SeatError struct {
+	Index int
+	Seat  string
+	Err   *booking.FieldError
+}
+
+func (e *SeatError) Error() string { return e.Err.Error() }
+
+func (e *SeatError) Unwrap() error { return e.Err }
+
+func seatError(i int, id, problem string) error {
+	name := "Seat " + id
+	if !seatIDPattern.MatchString(id) {
+		name = fmt.Sprintf("Seat %d of the list", i+1)
+	}
+	return &SeatError{Index: i, Seat: id, Err: &booking.FieldError{Field: "seats", Message: name + ": " + problem + "."}}
+}
+
+// printable reports whether s is valid text without control characters
+// (Postgres text cannot even hold NUL).
+func printable(s string) bool {
+	return utf8.ValidString(s) && strings.IndexFunc(s, unicode.IsControl) < 0
+}

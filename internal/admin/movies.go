@@ -1,0 +1,209 @@
+package admin
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/image/draw"
+	"golang.org/x/image/webp"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+// What a poster upload can run into (the API answers 413, 415 and 422).
+var (
+	ErrPosterTooLarge   = fmt.Errorf("admin: a poster is at most %d bytes", MaxPosterBytes)
+	ErrUnsupportedImage = errors.New("admin: a poster is a PNG, JPEG or WebP image")
+	ErrInvalidImage     = errors.New("admin: the poster image cannot be decoded")
+)
+
+// Posters are stored at most this size, their aspect ratio kept; a
+// smaller upload is never enlarged.
+const (
+	MaxPosterBytes  = 2 << 20
+	posterMaxWidth  = 640
+	posterMaxHeight = 960
+	// An image larger than this (in pixels) is refused before it is
+	// decoded: a few compressed bytes can claim a picture that would take
+	// gigabytes to hold.
+	maxPosterPixels = 40_000_000
+	posterQuality   = 85
+	maxGenres       = 6
+)
+
+// CreateMovie adds a movie to the catalogue (a platform admin's task).
+// A bad field is a *booking.FieldError naming it.
+func (s *Service) CreateMovie(ctx context.Context, a Actor, m booking.Movie) (int64, error) {
+	if err := requirePlatform(a); err != nil {
+		return 0, err
+	}
+	if err := checkMovie(m); err != nil {
+		return 0, err
+	}
+	id, err := s.Store.AdminCreateMovie(ctx, m, func(id int64) booking.AuditEntry {
+		return audit(a, 0, "movie.create", fmt.Sprintf("movie %d", id), nil, map[string]any{
+			"title": m.Title, "duration_minutes": m.DurationMinutes, "rating": m.Rating,
+			"language": m.Language, "genres": m.Genres,
+		})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("create movie: %w", err)
+	}
+	return id, nil
+}
+
+func checkMovie(m booking.Movie) error {
+	bad := func(field, message string) error { return &booking.FieldError{Field: field, Message: message} }
+	switch {
+	case !textOK(m.Title, 1, 200):
+		return bad("title", "A movie needs a title of 1 to 200 characters.")
+	case m.DurationMinutes < 1 || m.DurationMinutes > 600:
+		return bad("duration_minutes", "The running time must be 1 to 600 minutes.")
+	case !textOK(m.Rating, 0, 20):
+		return bad("rating", "The rating is at most 20 characters, like UA or PG-13.")
+	case !textOK(m.Language, 0, 40):
+		return bad("language", "The language is at most 40 characters.")
+	case !utf8.ValidString(m.Synopsis) || strings.ContainsRune(m.Synopsis, 0) || utf8.RuneCountInString(m.Synopsis) > 5000:
+		return bad("synopsis", "The synopsis is at most 5000 characters.")
+	case len(m.Genres) > maxGenres:
+		return bad("genres", fmt.Sprintf("A movie has at most %d genres.", maxGenres))
+	}
+	for _, g := range m.Genres {
+		if !textOK(g, 1, 40) {
+			return bad("genres", "Each genre is 1 to 40 characters.")
+		}
+	}
+	return nil
+}
+
+// textOK reports whether s is printable text of min to max characters,
+// not counting surrounding spaces.
+func textOK(s string, min, max int) bool {
+	n := utf8.RuneCountInString(strings.TrimSpace(s))
+	return n >= min && n <= max && printable(s)
+}
+
+// SetPoster makes data, the bytes of a PNG, JPEG or WebP image, the poster
+// of a movie (a platform admin's task): decoded, shrunk to fit 640x960,
+// and stored as PNG (a PNG) or JPEG (the others). alt is its text
+// alternative; "" makes one of the title.
+func (s *Service) SetPoster(ctx context.Context, a Actor, movieID int64, data []byte, alt string) (booking.PosterInfo, error) {
+	if err := requirePlatform(a); err != nil {
+		return booking.PosterInfo{}, err
+	}
+	if len(data) > MaxPosterBytes {
+		return booking.PosterInfo{}, ErrPosterTooLarge
+	}
+	if alt != "" && !textOK(alt, 1, 300) {
+		return booking.PosterInfo{}, &booking.FieldError{Field: "alt", Message: "The text alternative is 1 to 300 characters."}
+	}
+	poster, err := encodePoster(data)
+	if err != nil {
+		return booking.PosterInfo{}, err
+	}
+	m, err := s.Store.Movie(ctx, movieID)
+	if err != nil {
+		return booking.PosterInfo{}, err
+	}
+	poster.Alt = strings.TrimSpace(alt)
+	if poster.Alt == "" {
+		poster.Alt = truncate("Poster of "+m.Title, 300)
+	}
+	info, err := s.Store.AdminSetPoster(ctx, movieID, poster, func(info booking.PosterInfo) booking.AuditEntry {
+		return audit(a, 0, "movie.set_poster", fmt.Sprintf("movie %d", movieID), nil, map[string]any{
+			"version": info.Version, "width": info.Width, "height": info.Height,
+			"content_type": poster.ContentType, "bytes": len(poster.Data), "alt": poster.Alt,
+		})
+	})
+	if err != nil {
+		return info, fmt.Errorf("set poster: %w", err)
+	}
+	return info, nil
+}
+
+// encodePoster decodes an upload of a type sniffed from its bytes (never
+// the type the client claims) and encodes it again at poster size. The
+// new encoding also drops whatever metadata the upload carried.
+func encodePoster(data []byte) (booking.Poster, error) {
+	decode := map[string]func([]byte) (image.Image, error){
+		"image/png":  func(b []byte) (image.Image, error) { return png.Decode(bytes.NewReader(b)) },
+		"image/jpeg": func(b []byte) (image.Image, error) { return jpeg.Decode(bytes.NewReader(b)) },
+		"image/webp": func(b []byte) (image.Image, error) { return webp.Decode(bytes.NewReader(b)) },
+	}[http.DetectContentType(data)]
+	if decode == nil {
+		return booking.Poster{}, ErrUnsupportedImage
+	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil || cfg.Width < 1 || cfg.Height < 1 {
+		return booking.Poster{}, ErrInvalidImage
+	}
+	if cfg.Width*cfg.Height > maxPosterPixels {
+		return booking.Poster{}, fmt.Errorf("%w: %dx%d pixels is too large", ErrInvalidImage, cfg.Width, cfg.Height)
+	}
+	img, err := decode(data)
+	if err != nil {
+		return booking.Poster{}, ErrInvalidImage
+	}
+	isPNG := http.DetectContentType(data) == "image/png"
+	img = fitPoster(img, !isPNG)
+	var buf bytes.Buffer
+	p := booking.Poster{PosterInfo: booking.PosterInfo{Width: img.Bounds().Dx(), Height: img.Bounds().Dy()}}
+	if isPNG {
+		p.ContentType, err = "image/png", png.Encode(&buf, img)
+	} else {
+		p.ContentType, err = "image/jpeg", jpeg.Encode(&buf, img, &jpeg.Options{Quality: posterQuality})
+	}
+	if err != nil {
+		return p, fmt.Errorf("encode poster: %w", err)
+	}
+	p.Data = buf.Bytes()
+	return p, nil
+}
+
+// fitPoster scales img down (CatmullRom) to fit posterMaxWidth x
+// posterMaxHeight, keeping its aspect ratio. For a JPEG (opaque) it also
+// lays the image on white, so transparent parts do not turn black.
+func fitPoster(img image.Image, opaque bool) image.Image {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	if w > posterMaxWidth || h > posterMaxHeight {
+		// The smaller of the two ratios, in integers: no rounding up past
+		// the limit.
+		if w*posterMaxHeight > h*posterMaxWidth {
+			w, h = posterMaxWidth, max(1, h*posterMaxWidth/w)
+		} else {
+			w, h = max(1, w*posterMaxHeight/h), posterMaxHeight
+		}
+	} else if !opaque {
+		return img
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	op := draw.Src
+	if opaque {
+		draw.Draw(dst, dst.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
+		op = draw.Over
+	}
+	if w == b.Dx() && h == b.Dy() {
+		draw.Draw(dst, dst.Bounds(), img, b.Min, op)
+	} else {
+		draw.CatmullRom.Scale(dst, dst.Bounds(), img, b, op, nil)
+	}
+	return dst
+}
+
+// truncate cuts s to at most n characters.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
+}

@@ -1,0 +1,337 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+// Screen is a screen with its seat layout.
+type Screen struct {
+	ID        int64
+	TheatreID int64
+	Name      string
+	Seats     []booking.SeatSpec // by grid row, then column
+}
+
+// Categories are the seat categories of the layout, sorted.
+func (sc Screen) Categories() []string {
+	cats := make([]string, 0, 4)
+	for _, st := range sc.Seats {
+		cats = append(cats, st.Category)
+	}
+	slices.Sort(cats)
+	return slices.Compact(cats)
+}
+
+// errScreenNameTaken is a second screen of one name in a theatre.
+var errScreenNameTaken = &booking.FieldError{Field: "name", Message: "This theatre already has a screen with this name."}
+
+// AdminCreateScreen adds a screen with its seat layout and the audit entry
+// audit makes of its id, in one transaction. A name the theatre already
+// has is a booking.FieldError for "name".
+func (s *Store) AdminCreateScreen(ctx context.Context, theatreID int64, name string, seats []booking.SeatSpec,
+	audit func(screenID int64) booking.AuditEntry) (int64, error) {
+	var id int64
+	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
+		if id, err = createScreen(ctx, tx, theatreID, name, seats); err != nil {
+			return err
+		}
+		return s.insertAudit(ctx, tx, audit(id))
+	})
+	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "screens_theatre_id_name_key" {
+		return 0, errScreenNameTaken
+	}
+	if code, _ := pgCode(err); code == codeForeignKey {
+		return 0, fmt.Errorf("create screen in theatre %d: %w", theatreID, booking.ErrNotFound)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("create screen %q in theatre %d: %w", name, theatreID, err)
+	}
+	return id, nil
+}
+
+// Screen returns a screen with its layout (retired seats are no part of
+// it), or booking.ErrNotFound.
+func (s *Store) Screen(ctx context.Context, id int64) (Screen, error) {
+	sc := Screen{ID: id}
+	err := s.pool.QueryRow(ctx, `SELECT theatre_id, name FROM screens WHERE id = $1`, id).Scan(&sc.TheatreID, &sc.Name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return sc, fmt.Errorf("screen %d: %w", id, booking.ErrNotFound)
+	}
+	if err != nil {
+		return sc, fmt.Errorf("read screen %d: %w", id, err)
+	}
+	if sc.Seats, err = layout(ctx, s.pool, id); err != nil {
+		return sc, fmt.Errorf("read screen %d: %w", id, err)
+	}
+	return sc, nil
+}
+
+// layout reads a screen's seats (not the retired ones) by grid position.
+func layout(ctx context.Context, q querier, screenID int64) ([]booking.SeatSpec, error) {
+	rows, err := q.Query(ctx, `
+		SELECT seat_id, row_label, number, category, grid_row, grid_col, accessible, companion
+		  FROM seats WHERE screen_id = $1 AND NOT retired
+		 ORDER BY grid_row, grid_col`, screenID)
+	if err != nil {
+		return nil, fmt.Errorf("read layout: %w", err)
+	}
+	seats, err := pgx.CollectRows(rows, pgx.RowToStructByPos[booking.SeatSpec])
+	if err != nil {
+		return nil, fmt.Errorf("read layout: %w", err)
+	}
+	return seats, nil
+}
+
+// LayoutChange is what a new layout changes, seat ids sorted.
+type LayoutChange struct {
+	Before, After int // the number of seats
+	Added         []string
+	Removed       []string
+	Moved         []string // another grid cell
+	Recategorized []string
+	Relabelled    []string // another row label or number, accessible or companion
+}
+
+// diffLayout compares a screen's layout with the one replacing it.
+func diffLayout(old, next []booking.SeatSpec) LayoutChange {
+	ch := LayoutChange{Before: len(old), After: len(next)}
+	was := make(map[string]booking.SeatSpec, len(old))
+	for _, st := range old {
+		was[st.ID] = st
+	}
+	for _, st := range next {
+		o, ok := was[st.ID]
+		delete(was, st.ID)
+		switch {
+		case !ok:
+			ch.Added = append(ch.Added, st.ID)
+			continue
+		case o.GridRow != st.GridRow || o.GridCol != st.GridCol:
+			ch.Moved = append(ch.Moved, st.ID)
+		}
+		if o.Category != st.Category {
+			ch.Recategorized = append(ch.Recategorized, st.ID)
+		}
+		if o.Row != st.Row || o.Number != st.Number || o.Accessible != st.Accessible || o.Companion != st.Companion {
+			ch.Relabelled = append(ch.Relabelled, st.ID)
+		}
+	}
+	for id := range was {
+		ch.Removed = append(ch.Removed, id)
+	}
+	for _, ids := range [][]string{ch.Added, ch.Removed, ch.Moved, ch.Recategorized, ch.Relabelled} {
+		slices.Sort(ids)
+	}
+	return ch
+}
+
+// disturbed are the seats whose change a ticket holder would notice: gone,
+// elsewhere, or at another price.
+func (ch LayoutChange) disturbed() []string {
+	ids := slices.Concat(ch.Removed, ch.Moved, ch.Recategorized)
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// ReplaceLayout makes seats the layout of screenID, and of its upcoming
+// shows (scheduled, not started), in one transaction with the audit entry
+// audit makes of the change:
+//
+//   - a seat that leaves the layout leaves the upcoming shows; past and
+//     cancelled shows keep it, so it is deleted only when no show refers
+//     to it, and retired otherwise (see migration 000007);
+//   - an added seat is AVAILABLE in every upcoming show at once;
+//   - a re-categorized seat takes its new category (and price) there.
+//
+// Removing, moving or re-categorizing a seat that a live hold or a booking
+// owns in an upcoming show is refused with *booking.LayoutInUseError; a
+// category some upcoming show has no price for with
+// *booking.MissingPricesError. Nothing changes then.
+//
+// Locks: the screen row first, which keeps CreateShow (whose insert of the
+// show waits on it) from copying a layout that is being replaced; then the
+// show_seats rows of the upcoming shows in the global order (show_id,
+// seat_id) before anything is decided, so no hold can take a seat between
+// the decision and the change. No hold or booking row is locked.
+func (s *Store) ReplaceLayout(ctx context.Context, screenID int64, seats []booking.SeatSpec,
+	audit func(LayoutChange) booking.AuditEntry) (LayoutChange, error) {
+	var ch LayoutChange
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var theatre int64
+		err := tx.QueryRow(ctx, `SELECT theatre_id FROM screens WHERE id = $1 FOR UPDATE`, screenID).Scan(&theatre)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("screen %d: %w", screenID, booking.ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("lock screen: %w", err)
+		}
+		now, err := s.txNow(ctx, tx)
+		if err != nil {
+			return err
+		}
+		shows, owned, err := lockUpcomingSeats(ctx, tx, screenID, now)
+		if err != nil {
+			return err
+		}
+		old, err := layout(ctx, tx, screenID)
+		if err != nil {
+			return err
+		}
+		ch = diffLayout(old, seats)
+		if err := inUse(ch, owned); err != nil {
+			return err
+		}
+		if err := requirePrices(ctx, tx, shows, seats); err != nil {
+			return err
+		}
+		if err := applyLayout(ctx, tx, screenID, shows, seats, ch); err != nil {
+			return err
+		}
+		return s.insertAudit(ctx, tx, audit(ch))
+	})
+	if err != nil {
+		return ch, fmt.Errorf("replace layout of screen %d: %w", screenID, err)
+	}
+	return ch, nil
+}
+
+// txNow is the store's clock, or the database's when none is injected.
+func (s *Store) txNow(ctx context.Context, tx pgx.Tx) (time.Time, error) {
+	var now time.Time
+	if err := tx.QueryRow(ctx, `SELECT coalesce($1::timestamptz, clock_timestamp())`, s.now()).Scan(&now); err != nil {
+		return now, fmt.Errorf("read the clock: %w", err)
+	}
+	return now, nil
+}
+
+// ownedSeat is a seat a live hold or a booking owns in an upcoming show.
+type ownedSeat struct {
+	ShowID int64
+	SeatID string
+}
+
+// lockUpcomingSeats locks every show_seats row of screenID's upcoming
+// shows in the global order and returns those shows and the seats owned in
+// them (BOOKED, or HELD by a hold that has not lapsed).
+func lockUpcomingSeats(ctx context.Context, tx pgx.Tx, screenID int64, now time.Time) ([]int64, []ownedSeat, error) {
+	rows, err := tx.Query(ctx, `SELECT id FROM shows WHERE screen_id = $1 AND status = 'SCHEDULED' AND starts_at > $2 ORDER BY id`,
+		screenID, now)
+	if err != nil {
+		return nil, nil, fmt.Errorf("upcoming shows: %w", err)
+	}
+	shows, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, nil, fmt.Errorf("upcoming shows: %w", err)
+	}
+	// MATERIALIZED: the outer query reads every locked row, so all of them
+	// are locked, not only the owned ones it returns.
+	rows, err = tx.Query(ctx, `
+		WITH locked AS MATERIALIZED (
+			SELECT show_id, seat_id, status, hold_expires_at FROM show_seats
+			 WHERE show_id = ANY ($1)
+			 ORDER BY show_id, seat_id
+			   FOR UPDATE)
+		SELECT show_id, seat_id FROM locked
+		 WHERE status = 'BOOKED' OR (status = 'HELD' AND hold_expires_at > $2)
+		 ORDER BY show_id, seat_id`, shows, now)
+	if err != nil {
+		return nil, nil, fmt.Errorf("lock seats of upcoming shows: %w", err)
+	}
+	owned, err := pgx.CollectRows(rows, pgx.RowToStructByPos[ownedSeat])
+	if err != nil {
+		return nil, nil, fmt.Errorf("lock seats of upcoming shows: %w", err)
+	}
+	return shows, owned, nil
+}
+
+// inUse refuses a change that disturbs an owned seat, naming the seats and
+// the shows they are owned in.
+func inUse(ch LayoutChange, owned []ownedSeat) error {
+	disturbed := ch.disturbed()
+	e := &booking.LayoutInUseError{}
+	for _, o := range owned {
+		if _, found := slices.BinarySearch(disturbed, o.SeatID); found {
+			e.Seats = append(e.Seats, o.SeatID)
+			e.Shows = append(e.Shows, o.ShowID)
+		}
+	}
+	if len(e.Seats) == 0 {
+		return nil
+	}
+	slices.Sort(e.Seats)
+	e.Seats = slices.Compact(e.Seats)
+	slices.Sort(e.Shows)
+	e.Shows = slices.Compact(e.Shows)
+	return e
+}
+
+// requirePrices refuses a layout with a category some upcoming show has no
+// price for: its seats could not be sold there.
+func requirePrices(ctx context.Context, tx pgx.Tx, shows []int64, seats []booking.SeatSpec) error {
+	cats := Screen{Seats: seats}.Categories()
+	rows, err := tx.Query(ctx, `
+		SELECT DISTINCT c FROM unnest($1::text[]) c, unnest($2::bigint[]) sh
+		 WHERE NOT EXISTS (SELECT 1 FROM show_prices p WHERE p.show_id = sh AND p.category = c)
+		 ORDER BY c`, cats, shows)
+	if err != nil {
+		return fmt.Errorf("prices of upcoming shows: %w", err)
+	}
+	missing, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("prices of upcoming shows: %w", err)
+	}
+	if len(missing) > 0 {
+		return &booking.MissingPricesError{Categories: missing}
+	}
+	return nil
+}
+
+// applyLayout writes the new layout and makes the upcoming shows' seats
+// follow it. The seats' grid rule is checked at commit: seats swapping
+// cells pass through a state where two share one.
+func applyLayout(ctx context.Context, tx pgx.Tx, screenID int64, shows []int64, seats []booking.SeatSpec, ch LayoutChange) error {
+	if _, err := tx.Exec(ctx, `SET CONSTRAINTS seats_one_per_cell DEFERRED`); err != nil {
+		return fmt.Errorf("defer the grid rule: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM show_seats WHERE show_id = ANY ($1) AND seat_id = ANY ($2)`,
+		shows, ch.Removed); err != nil {
+		return fmt.Errorf("remove seats from upcoming shows: %w", err)
+	}
+	if err := putSeats(ctx, tx, screenID, seats); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `
+		DELETE FROM seats st WHERE st.screen_id = $1 AND st.seat_id = ANY ($2)
+		   AND NOT EXISTS (SELECT 1 FROM show_seats ss WHERE ss.screen_id = st.screen_id AND ss.seat_id = st.seat_id)`,
+		screenID, ch.Removed); err != nil {
+		return fmt.Errorf("delete removed seats: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE seats SET retired = true WHERE screen_id = $1 AND seat_id = ANY ($2)`,
+		screenID, ch.Removed); err != nil {
+		return fmt.Errorf("retire removed seats: %w", err)
+	}
+	// Categories follow the seats; an added seat is on sale at once.
+	if _, err := tx.Exec(ctx, `
+		UPDATE show_seats ss SET category = st.category
+		  FROM seats st
+		 WHERE ss.show_id = ANY ($1) AND st.screen_id = ss.screen_id AND st.seat_id = ss.seat_id
+		   AND ss.seat_id = ANY ($2)`, shows, ch.Recategorized); err != nil {
+		return fmt.Errorf("re-categorize seats of upcoming shows: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO show_seats (show_id, seat_id, screen_id, category)
+		SELECT sh, st.seat_id, st.screen_id, st.category
+		  FROM unnest($1::bigint[]) sh, seats st
+		 WHERE st.screen_id = $2 AND st.seat_id = ANY ($3)`, shows, screenID, ch.Added); err != nil {
+		return fmt.Errorf("put added seats on sale: %w", err)
+	}
+	return nil
+}
