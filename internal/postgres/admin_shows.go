@@ -72,7 +72,7 @@ func (e *ScheduleOverlapError) Unwrap() error {
 // (cancelled in between).
 const overlapAttempts = 3
 
-// ScheduleShows schedules shows, all on one screen, with their seats on
+// ScheduleShows schedules shows, on one screen or several, with their seats on
 // sale at once, and the audit entry audit makes of their ids, in one
 // transaction: all of them or none. It fails with booking.ErrShowInPast
 // when one starts by the store's clock, and with a *ScheduleOverlapError
@@ -103,7 +103,10 @@ func (s *Store) ScheduleShows(ctx context.Context, shows []booking.Show, audit f
 func (s *Store) scheduleOnce(ctx context.Context, shows []booking.Show, audit func(ids []int64) booking.AuditEntry) ([]int64, error) {
 	ids := make([]int64, len(shows))
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var now time.Time
+		if err := lockScreens(ctx, tx, shows); err != nil {
+			return err
+		}
+		var now time.Time // after the lock: a request that waited judges by when it decides
 		if err := tx.QueryRow(ctx, `SELECT coalesce($1::timestamptz, clock_timestamp())`, s.now()).Scan(&now); err != nil {
 			return fmt.Errorf("read clock: %w", err)
 		}
@@ -128,6 +131,33 @@ func (s *Store) scheduleOnce(ctx context.Context, shows []booking.Show, audit fu
 		return nil, fmt.Errorf("schedule shows: %w", err)
 	}
 	return ids, nil
+}
+
+// scheduleLockClass is the first key of the advisory lock that schedules a
+// screen's shows one request at a time.
+const scheduleLockClass = 0x73636864 // "schd"
+
+// lockScreens takes, in order, the scheduling lock of each screen shows are
+// on, until the transaction ends. Without it two requests inserting shows
+// that overlap each other's wait on each other's exclusion-constraint
+// entries, in a cycle when each has several shows (a deadlock). Only
+// scheduling takes it: the lock order of seats, holds and payments is
+// untouched.
+func lockScreens(ctx context.Context, tx pgx.Tx, shows []booking.Show) error {
+	var screens []int64
+	for _, sh := range shows {
+		screens = append(screens, sh.ScreenID)
+	}
+	slices.Sort(screens)
+	for _, screen := range slices.Compact(screens) {
+		// The key is an int4: a screen id past it shares a lock, which
+		// only serializes more.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, ($2 % 2147483647)::int)`,
+			scheduleLockClass, screen); err != nil {
+			return fmt.Errorf("lock screen %d for scheduling: %w", screen, err)
+		}
+	}
+	return nil
 }
 
 // overlapAmong refuses shows two of which overlap each other; the database
