@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -72,13 +73,16 @@ func (e *ScheduleOverlapError) Unwrap() error {
 // (cancelled in between).
 const overlapAttempts = 3
 
-// ScheduleShows schedules shows, on one screen or several, with their seats on
-// sale at once, and the audit entry audit makes of their ids, in one
+// ScheduleShows schedules shows, on one screen or several, with their seats
+// on sale at once, and the audit entry audit makes of their ids, in one
 // transaction: all of them or none. It fails with booking.ErrShowInPast
 // when one starts by the store's clock, and with a *ScheduleOverlapError
 // when one overlaps a scheduled show or another of shows. The exclusion
 // constraint decides; the conflicting show is looked up after it refused.
 func (s *Store) ScheduleShows(ctx context.Context, shows []booking.Show, audit func(ids []int64) booking.AuditEntry) ([]int64, error) {
+	if len(shows) == 0 {
+		return nil, nil
+	}
 	if err := overlapAmong(shows); err != nil {
 		return nil, err
 	}
@@ -164,9 +168,11 @@ func lockScreens(ctx context.Context, tx pgx.Tx, shows []booking.Show) error {
 // could say so too, but not which two.
 func overlapAmong(shows []booking.Show) error {
 	sorted := slices.Clone(shows)
-	slices.SortFunc(sorted, func(a, b booking.Show) int { return a.StartsAt.Compare(b.StartsAt) })
+	slices.SortFunc(sorted, func(a, b booking.Show) int {
+		return cmp.Or(cmp.Compare(a.ScreenID, b.ScreenID), a.StartsAt.Compare(b.StartsAt))
+	})
 	for i := 1; i < len(sorted); i++ {
-		if prev := sorted[i-1]; sorted[i].StartsAt.Before(prev.EndsAt) {
+		if prev := sorted[i-1]; prev.ScreenID == sorted[i].ScreenID && sorted[i].StartsAt.Before(prev.EndsAt) {
 			return &ScheduleOverlapError{StartsAt: sorted[i].StartsAt, ConflictingStartsAt: prev.StartsAt}
 		}
 	}
@@ -274,13 +280,13 @@ func (s *Store) ShowCategories(ctx context.Context, showID int64) ([]string, err
 // those locks is priced after the change commits.
 func (s *Store) SetShowPrices(ctx context.Context, showID int64, prices map[string]int64, audit func(before map[string]int64) booking.AuditEntry) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		// The aggregate reads, and so locks, every seat: an EXISTS would
+		// stop at the first sold one.
 		var sold bool
 		if err := tx.QueryRow(ctx, `
-			WITH locked AS (
-				SELECT status, hold_expires_at FROM show_seats WHERE show_id = $1 ORDER BY seat_id FOR UPDATE)
-			SELECT EXISTS (SELECT 1 FROM locked
-			                WHERE status = 'BOOKED'
-			                   OR (status = 'HELD' AND hold_expires_at > coalesce($2::timestamptz, clock_timestamp())))`,
+			SELECT coalesce(bool_or(status = 'BOOKED' OR
+			                        (status = 'HELD' AND hold_expires_at > coalesce($2::timestamptz, clock_timestamp()))), false)
+			  FROM (SELECT status, hold_expires_at FROM show_seats WHERE show_id = $1 ORDER BY seat_id FOR UPDATE) locked`,
 			showID, s.now()).Scan(&sold); err != nil {
 			return fmt.Errorf("lock seats: %w", err)
 		}
