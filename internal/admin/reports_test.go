@@ -14,7 +14,7 @@ import (
 // pay confirms a payment of hold h's amount and returns its outcome.
 func (w *world) pay(h booking.Hold) booking.Confirmation {
 	w.t.Helper()
-	c, err := w.store.ConfirmPayment(ctx, booking.Payment{ID: "pay-" + h.ID, HoldRef: h.ID, AmountMinor: h.AmountMinor, Currency: h.Currency})
+	c, err := w.store.ConfirmPayment(w.t.Context(), booking.Payment{ID: "pay-" + h.ID, HoldRef: h.ID, AmountMinor: h.AmountMinor, Currency: h.Currency})
 	if err != nil {
 		w.t.Fatalf("pay hold %s: %v", h.ID, err)
 	}
@@ -33,7 +33,7 @@ func (w *world) sold(at time.Time) admin.ScheduledShow {
 	}
 	h := w.hold(sh.ID, "C1")
 	c := w.pay(h)
-	if _, err := w.store.CancelBooking(ctx, h.UserID, c.BookingID); err != nil {
+	if _, err := w.store.CancelBooking(w.t.Context(), h.UserID, c.BookingID); err != nil {
 		w.t.Fatal(err)
 	}
 	late := w.hold(sh.ID, "B1")
@@ -43,7 +43,7 @@ func (w *world) sold(at time.Time) admin.ScheduledShow {
 	}
 	pgtest.Exec(w.t, w.store.Pool(), `UPDATE refunds SET status = 'SUCCEEDED' WHERE payment_id = $1`, "pay-"+late.ID)
 	dropped := w.hold(sh.ID, "B2")
-	if _, err := w.store.CancelHold(ctx, dropped.UserID, dropped.ID); err != nil {
+	if _, err := w.store.CancelHold(w.t.Context(), dropped.UserID, dropped.ID); err != nil {
 		w.t.Fatal(err)
 	}
 	w.pay(dropped)
@@ -64,7 +64,7 @@ func TestSales(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r, err := w.svc.Sales(ctx, w.platform, w.theatre, period)
+	r, err := w.svc.Sales(t.Context(), w.platform, w.theatre, period)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestSales(t *testing.T) {
 
 	t.Run("shows in several currencies have no money totals", func(t *testing.T) {
 		pgtest.Exec(t, w.store.Pool(), `UPDATE shows SET currency = 'USD' WHERE id = $1`, empty.ID)
-		r, err := w.svc.Sales(ctx, w.platform, w.theatre, period)
+		r, err := w.svc.Sales(t.Context(), w.platform, w.theatre, period)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package admin_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -16,8 +15,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
-
-var ctx = context.Background()
 
 // epoch is the fixture clock's start: before the 2027 changes of clocks
 // the tests schedule across.
@@ -46,12 +43,12 @@ func newWorld(t *testing.T, timeZone string) *world {
 	s.Clock = clock.Now
 	w := &world{t: t, store: s, clock: clock, svc: &admin.Service{Store: s}}
 	var err error
-	if w.city, err = s.CreateCity(ctx, "Testville", fmt.Sprintf("testville-%d", time.Now().UnixNano())); err != nil {
+	if w.city, err = s.CreateCity(t.Context(), "Testville", fmt.Sprintf("testville-%d", time.Now().UnixNano())); err != nil {
 		t.Fatal(err)
 	}
 	w.theatre = w.newTheatre("Test Cinema", timeZone)
 	w.screen = w.newScreen(w.theatre)
-	if w.movie, err = s.CreateMovie(ctx, booking.Movie{Title: "The Last Algorithm", DurationMinutes: 100}); err != nil {
+	if w.movie, err = s.CreateMovie(t.Context(), booking.Movie{Title: "The Last Algorithm", DurationMinutes: 100}); err != nil {
 		t.Fatal(err)
 	}
 	w.platform = w.admin(auth.RolePlatformAdmin)
@@ -61,7 +58,7 @@ func newWorld(t *testing.T, timeZone string) *world {
 
 func (w *world) newTheatre(name, timeZone string) int64 {
 	w.t.Helper()
-	id, err := w.store.CreateTheatre(ctx, booking.Theatre{CityID: w.city, Name: name, TimeZone: timeZone}, nil)
+	id, err := w.store.CreateTheatre(w.t.Context(), booking.Theatre{CityID: w.city, Name: name, TimeZone: timeZone}, nil)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -70,7 +67,7 @@ func (w *world) newTheatre(name, timeZone string) int64 {
 
 func (w *world) newScreen(theatre int64) int64 {
 	w.t.Helper()
-	id, err := w.store.CreateScreen(ctx, theatre, fmt.Sprintf("Screen %d", time.Now().UnixNano()), pgtest.Grid(3, 4))
+	id, err := w.store.CreateScreen(w.t.Context(), theatre, fmt.Sprintf("Screen %d", time.Now().UnixNano()), pgtest.Grid(3, 4))
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -85,7 +82,7 @@ func (w *world) admin(role auth.Role, theatres ...int64) admin.Actor {
 	for _, t := range theatres {
 		pgtest.Exec(w.t, w.store.Pool(), `INSERT INTO theatre_admins (theatre_id, user_id) VALUES ($1, $2)`, t, id)
 	}
-	a, err := w.svc.Actor(ctx, id)
+	a, err := w.svc.Actor(w.t.Context(), id)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -102,7 +99,7 @@ func (w *world) newShow(at time.Time) admin.NewShow {
 
 func (w *world) create(at time.Time) admin.ScheduledShow {
 	w.t.Helper()
-	sh, err := w.svc.CreateShow(ctx, w.platform, w.newShow(at))
+	sh, err := w.svc.CreateShow(w.t.Context(), w.platform, w.newShow(at))
 	if err != nil {
 		w.t.Fatalf("create show at %s: %v", at, err)
 	}
@@ -143,7 +140,7 @@ func TestCreateShow(t *testing.T) {
 			t.Fatalf("%d seats on sale, want 12", n)
 		}
 		u := pgtest.User(t, w.store)
-		if _, err := w.store.HoldSeats(ctx, booking.HoldRequest{UserID: u, ShowID: sh.ID, Seats: []string{"C1"}, TTL: time.Minute, Key: "k"}, 10); err != nil {
+		if _, err := w.store.HoldSeats(t.Context(), booking.HoldRequest{UserID: u, ShowID: sh.ID, Seats: []string{"C1"}, TTL: time.Minute, Key: "k"}, 10); err != nil {
 			t.Fatalf("hold on the new show: %v", err)
 		}
 		if n := w.count(`SELECT count(*) FROM audit_log WHERE action = 'show.create' AND object = $1 AND actor_id = $2 AND theatre_id = $3
@@ -157,7 +154,7 @@ func TestCreateShow(t *testing.T) {
 		first := w.create(epoch.Add(48 * time.Hour))
 		before := w.shows()
 		// 100 min + 15 min buffer: a start 1h54m later still overlaps.
-		_, err := w.svc.CreateShow(ctx, w.platform, w.newShow(epoch.Add(48*time.Hour+114*time.Minute)))
+		_, err := w.svc.CreateShow(t.Context(), w.platform, w.newShow(epoch.Add(48*time.Hour+114*time.Minute)))
 		var overlap *booking.ShowOverlapError
 		if !errors.As(err, &overlap) || overlap.ConflictingShowID != first.ID || !errors.Is(err, booking.ErrShowOverlap) {
 			t.Fatalf("err = %v, want an overlap with show %d", err, first.ID)
@@ -179,7 +176,7 @@ func TestCreateShow(t *testing.T) {
 		w := newWorld(t, "Asia/Kolkata")
 		before := w.shows()
 		for _, at := range []time.Time{epoch.Add(-time.Minute), epoch} {
-			if _, err := w.svc.CreateShow(ctx, w.platform, w.newShow(at)); !errors.Is(err, booking.ErrShowInPast) {
+			if _, err := w.svc.CreateShow(t.Context(), w.platform, w.newShow(at)); !errors.Is(err, booking.ErrShowInPast) {
 				t.Fatalf("start %s: err = %v, want ErrShowInPast", at, err)
 			}
 		}
@@ -196,7 +193,7 @@ func TestCreateShow(t *testing.T) {
 		with := func(f func(*admin.NewShow)) error {
 			n := w.newShow(at)
 			f(&n)
-			_, err := w.svc.CreateShow(ctx, w.platform, n)
+			_, err := w.svc.CreateShow(t.Context(), w.platform, n)
 			return err
 		}
 		var missing *booking.MissingPricesError
@@ -239,7 +236,7 @@ func TestScheduleShows(t *testing.T) {
 	t.Run("the same wall time moves an hour in UTC across a change of clocks in London", func(t *testing.T) {
 		w := newWorld(t, "Europe/London")
 		// British Summer Time starts at 01:00 UTC on Sunday 28 March 2027.
-		shows, err := w.svc.ScheduleShows(ctx, w.platform, series(w, "2027-03-27", "2027-03-29", "10:00", "21:30"))
+		shows, err := w.svc.ScheduleShows(t.Context(), w.platform, series(w, "2027-03-27", "2027-03-29", "10:00", "21:30"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +256,7 @@ func TestScheduleShows(t *testing.T) {
 	t.Run("a time the clocks skip is refused, naming the day", func(t *testing.T) {
 		w := newWorld(t, "America/New_York")
 		// Clocks go from 02:00 to 03:00 on Sunday 14 March 2027.
-		_, err := w.svc.ScheduleShows(ctx, w.platform, series(w, "2027-03-13", "2027-03-15", "02:30"))
+		_, err := w.svc.ScheduleShows(t.Context(), w.platform, series(w, "2027-03-13", "2027-03-15", "02:30"))
 		wantField(t, err, "times")
 		if msg := err.Error(); !containsAll(msg, "02:30", "2027-03-14") {
 			t.Fatalf("message %q does not name the day and time", msg)
@@ -272,7 +269,7 @@ func TestScheduleShows(t *testing.T) {
 	t.Run("a time the clocks go through twice is the first", func(t *testing.T) {
 		w := newWorld(t, "America/New_York")
 		// Clocks go from 02:00 back to 01:00 on Sunday 7 November 2027.
-		shows, err := w.svc.ScheduleShows(ctx, w.platform, series(w, "2027-11-07", "2027-11-07", "01:30"))
+		shows, err := w.svc.ScheduleShows(t.Context(), w.platform, series(w, "2027-11-07", "2027-11-07", "01:30"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -286,7 +283,7 @@ func TestScheduleShows(t *testing.T) {
 		loc, _ := time.LoadLocation("Asia/Kolkata")
 		inWay := w.create(time.Date(2027, 3, 12, 11, 0, 0, 0, loc))
 		before := w.shows()
-		_, err := w.svc.ScheduleShows(ctx, w.platform, series(w, "2027-03-10", "2027-03-14", "10:00", "18:00"))
+		_, err := w.svc.ScheduleShows(t.Context(), w.platform, series(w, "2027-03-10", "2027-03-14", "10:00", "18:00"))
 		var overlap *postgres.ScheduleOverlapError
 		if !errors.As(err, &overlap) || overlap.ConflictingShowID != inWay.ID ||
 			!overlap.StartsAt.Equal(time.Date(2027, 3, 12, 10, 0, 0, 0, loc)) {
@@ -303,7 +300,7 @@ func TestScheduleShows(t *testing.T) {
 
 	t.Run("shows of one series that overlap each other create nothing", func(t *testing.T) {
 		w := newWorld(t, "Asia/Kolkata")
-		_, err := w.svc.ScheduleShows(ctx, w.platform, series(w, "2027-03-10", "2027-03-11", "10:00", "11:00"))
+		_, err := w.svc.ScheduleShows(t.Context(), w.platform, series(w, "2027-03-10", "2027-03-11", "10:00", "11:00"))
 		var overlap *postgres.ScheduleOverlapError
 		if !errors.As(err, &overlap) || overlap.ConflictingShowID != 0 || !errors.Is(err, booking.ErrShowOverlap) {
 			t.Fatalf("err = %v, want an overlap within the series", err)
@@ -315,7 +312,7 @@ func TestScheduleShows(t *testing.T) {
 
 	t.Run("a show of the series in the past creates nothing", func(t *testing.T) {
 		w := newWorld(t, "UTC")
-		_, err := w.svc.ScheduleShows(ctx, w.platform, series(w, "2027-03-01", "2027-03-03", "11:00", "13:00"))
+		_, err := w.svc.ScheduleShows(t.Context(), w.platform, series(w, "2027-03-01", "2027-03-03", "11:00", "13:00"))
 		if !errors.Is(err, booking.ErrShowInPast) {
 			t.Fatalf("err = %v, want ErrShowInPast (11:00 on 1 March is before the clock)", err)
 		}
@@ -340,7 +337,7 @@ func TestScheduleShows(t *testing.T) {
 			"202 shows":      {series(w, "2027-03-10", "2027-06-18", "10:00", "22:00"), "times"},
 			"ages":           {series(w, "2027-03-10", "9999-12-31", "10:00"), "times"},
 		} {
-			if _, err := w.svc.ScheduleShows(ctx, w.platform, c.s); err == nil {
+			if _, err := w.svc.ScheduleShows(t.Context(), w.platform, c.s); err == nil {
 				t.Errorf("%s: accepted", name)
 			} else {
 				var fe *booking.FieldError
@@ -350,7 +347,7 @@ func TestScheduleShows(t *testing.T) {
 			}
 		}
 		// 200 is the limit, not over it.
-		if shows, err := w.svc.ScheduleShows(ctx, w.platform, series(w, "2027-03-10", "2027-06-17", "10:00")); err != nil || len(shows) != 100 {
+		if shows, err := w.svc.ScheduleShows(t.Context(), w.platform, series(w, "2027-03-10", "2027-06-17", "10:00")); err != nil || len(shows) != 100 {
 			t.Fatalf("100 days: %d shows, %v", len(shows), err)
 		}
 		if n := w.count(`SELECT count(*) FROM shows`); n != 100 {
@@ -399,7 +396,7 @@ func TestWallTime(t *testing.T) {
 
 func (w *world) hold(show int64, seats ...string) booking.Hold {
 	w.t.Helper()
-	res, err := w.store.HoldSeats(ctx, booking.HoldRequest{UserID: pgtest.User(w.t, w.store), ShowID: show, Seats: seats,
+	res, err := w.store.HoldSeats(w.t.Context(), booking.HoldRequest{UserID: pgtest.User(w.t, w.store), ShowID: show, Seats: seats,
 		TTL: 5 * time.Minute, Key: fmt.Sprintf("key-%d", time.Now().UnixNano())}, 10)
 	if err != nil {
 		w.t.Fatalf("hold %v: %v", seats, err)
@@ -419,7 +416,7 @@ func TestSetPrices(t *testing.T) {
 	t.Run("before any sale the prices change, audited before and after, and holds pay them", func(t *testing.T) {
 		w := newWorld(t, "UTC")
 		sh := w.create(epoch.Add(24 * time.Hour))
-		got, err := w.svc.SetPrices(ctx, w.platform, sh.ID, newPrices)
+		got, err := w.svc.SetPrices(t.Context(), w.platform, sh.ID, newPrices)
 		if err != nil || !maps.Equal(got, newPrices) || !maps.Equal(w.prices(sh.ID), newPrices) {
 			t.Fatalf("set prices = %v, %v; stored %v", got, err, w.prices(sh.ID))
 		}
@@ -437,14 +434,14 @@ func TestSetPrices(t *testing.T) {
 		w := newWorld(t, "UTC")
 		sh := w.create(epoch.Add(24 * time.Hour))
 		w.hold(sh.ID, "B2")
-		if _, err := w.svc.SetPrices(ctx, w.platform, sh.ID, newPrices); !errors.Is(err, booking.ErrShowHasSales) {
+		if _, err := w.svc.SetPrices(t.Context(), w.platform, sh.ID, newPrices); !errors.Is(err, booking.ErrShowHasSales) {
 			t.Fatalf("err = %v, want ErrShowHasSales", err)
 		}
 		if !maps.Equal(w.prices(sh.ID), pgtest.Prices) || w.count(`SELECT count(*) FROM audit_log WHERE action = 'show.set_prices'`) != 0 {
 			t.Fatalf("refused change left prices %v", w.prices(sh.ID))
 		}
 		w.clock.Advance(5 * time.Minute) // exactly at expiry: lapsed
-		if _, err := w.svc.SetPrices(ctx, w.platform, sh.ID, newPrices); err != nil {
+		if _, err := w.svc.SetPrices(t.Context(), w.platform, sh.ID, newPrices); err != nil {
 			t.Fatalf("after the hold lapsed: %v", err)
 		}
 	})
@@ -453,10 +450,10 @@ func TestSetPrices(t *testing.T) {
 		w := newWorld(t, "UTC")
 		sh := w.create(epoch.Add(24 * time.Hour))
 		h := w.hold(sh.ID, "A1")
-		if _, err := w.store.ConfirmPayment(ctx, booking.Payment{ID: "pay-1", HoldRef: h.ID, AmountMinor: h.AmountMinor, Currency: h.Currency}); err != nil {
+		if _, err := w.store.ConfirmPayment(t.Context(), booking.Payment{ID: "pay-1", HoldRef: h.ID, AmountMinor: h.AmountMinor, Currency: h.Currency}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.svc.SetPrices(ctx, w.platform, sh.ID, newPrices); !errors.Is(err, booking.ErrShowHasSales) {
+		if _, err := w.svc.SetPrices(t.Context(), w.platform, sh.ID, newPrices); !errors.Is(err, booking.ErrShowHasSales) {
 			t.Fatalf("err = %v, want ErrShowHasSales", err)
 		}
 	})
@@ -465,12 +462,12 @@ func TestSetPrices(t *testing.T) {
 		w := newWorld(t, "UTC")
 		sh := w.create(epoch.Add(24 * time.Hour))
 		var missing *booking.MissingPricesError
-		if _, err := w.svc.SetPrices(ctx, w.platform, sh.ID, map[string]int64{"STANDARD": 1}); !errors.As(err, &missing) {
+		if _, err := w.svc.SetPrices(t.Context(), w.platform, sh.ID, map[string]int64{"STANDARD": 1}); !errors.As(err, &missing) {
 			t.Fatalf("err = %v, want missing prices", err)
 		}
-		_, err := w.svc.SetPrices(ctx, w.platform, sh.ID, map[string]int64{"STANDARD": 1, "PREMIUM": -5})
+		_, err := w.svc.SetPrices(t.Context(), w.platform, sh.ID, map[string]int64{"STANDARD": 1, "PREMIUM": -5})
 		wantField(t, err, "prices")
-		_, err = w.svc.SetPrices(ctx, w.platform, sh.ID, map[string]int64{"STANDARD": 1, "PREMIUM": 5, "VIP": 9})
+		_, err = w.svc.SetPrices(t.Context(), w.platform, sh.ID, map[string]int64{"STANDARD": 1, "PREMIUM": 5, "VIP": 9})
 		wantField(t, err, "prices")
 		if !maps.Equal(w.prices(sh.ID), pgtest.Prices) {
 			t.Fatalf("refused changes left prices %v", w.prices(sh.ID))
@@ -481,7 +478,7 @@ func TestSetPrices(t *testing.T) {
 		w := newWorld(t, "UTC")
 		sh := w.create(epoch.Add(24 * time.Hour))
 		pgtest.Exec(t, w.store.Pool(), `UPDATE shows SET status = 'CANCELLED', cancelled_at = $2 WHERE id = $1`, sh.ID, epoch)
-		if _, err := w.svc.SetPrices(ctx, w.platform, sh.ID, newPrices); !errors.Is(err, booking.ErrShowCancelled) {
+		if _, err := w.svc.SetPrices(t.Context(), w.platform, sh.ID, newPrices); !errors.Is(err, booking.ErrShowCancelled) {
 			t.Fatalf("err = %v, want ErrShowCancelled", err)
 		}
 	})
@@ -507,7 +504,7 @@ func TestTheatreShows(t *testing.T) {
 	}
 	list := func(from, to time.Time) []postgres.TheatreShow {
 		t.Helper()
-		shows, err := w.svc.TheatreShows(ctx, w.platform, w.theatre, from, to)
+		shows, err := w.svc.TheatreShows(t.Context(), w.platform, w.theatre, from, to)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -546,7 +543,7 @@ func TestAuthorization(t *testing.T) {
 	own := w.create(epoch.Add(24 * time.Hour))
 	other := w.newTheatre("Elsewhere", "UTC")
 	otherScreen := w.newScreen(other)
-	otherShow, err := w.svc.CreateShow(ctx, w.platform, admin.NewShow{ScreenID: otherScreen, MovieID: w.movie,
+	otherShow, err := w.svc.CreateShow(t.Context(), w.platform, admin.NewShow{ScreenID: otherScreen, MovieID: w.movie,
 		StartsAt: epoch.Add(24 * time.Hour), ShowTerms: w.terms()})
 	if err != nil {
 		t.Fatal(err)
@@ -556,13 +553,13 @@ func TestAuthorization(t *testing.T) {
 	day, _ := admin.ParseDate("from", "2027-03-02")
 
 	checks := map[string]error{}
-	_, checks["create on another's screen"] = w.svc.CreateShow(ctx, ta, admin.NewShow{ScreenID: otherScreen, MovieID: w.movie,
+	_, checks["create on another's screen"] = w.svc.CreateShow(t.Context(), ta, admin.NewShow{ScreenID: otherScreen, MovieID: w.movie,
 		StartsAt: epoch.Add(48 * time.Hour), ShowTerms: w.terms()})
-	_, checks["schedule on another's screen"] = w.svc.ScheduleShows(ctx, ta, admin.ShowSeries{ScreenID: otherScreen, MovieID: w.movie,
+	_, checks["schedule on another's screen"] = w.svc.ScheduleShows(t.Context(), ta, admin.ShowSeries{ScreenID: otherScreen, MovieID: w.movie,
 		From: "2027-03-05", To: "2027-03-05", Times: []string{"10:00"}, ShowTerms: w.terms()})
-	_, checks["list another's shows"] = w.svc.TheatreShows(ctx, ta, other, time.Time{}, time.Time{})
-	_, checks["price another's show"] = w.svc.SetPrices(ctx, ta, otherShow.ID, map[string]int64{"STANDARD": 1, "PREMIUM": 1})
-	_, checks["report another's sales"] = w.svc.Sales(ctx, ta, other, admin.Period{From: day, To: day})
+	_, checks["list another's shows"] = w.svc.TheatreShows(t.Context(), ta, other, time.Time{}, time.Time{})
+	_, checks["price another's show"] = w.svc.SetPrices(t.Context(), ta, otherShow.ID, map[string]int64{"STANDARD": 1, "PREMIUM": 1})
+	_, checks["report another's sales"] = w.svc.Sales(t.Context(), ta, other, admin.Period{From: day, To: day})
 	for name, err := range checks {
 		if !errors.Is(err, booking.ErrNotFound) {
 			t.Errorf("%s: err = %v, want not found", name, err)
@@ -572,13 +569,13 @@ func TestAuthorization(t *testing.T) {
 		t.Fatalf("database changed: %s -> %s", before, after)
 	}
 
-	if _, err := w.svc.CreateShow(ctx, ta, w.newShow(epoch.Add(72*time.Hour))); err != nil {
+	if _, err := w.svc.CreateShow(t.Context(), ta, w.newShow(epoch.Add(72*time.Hour))); err != nil {
 		t.Fatalf("own screen: %v", err)
 	}
-	if _, err := w.svc.SetPrices(ctx, ta, own.ID, map[string]int64{"STANDARD": 1, "PREMIUM": 2}); err != nil {
+	if _, err := w.svc.SetPrices(t.Context(), ta, own.ID, map[string]int64{"STANDARD": 1, "PREMIUM": 2}); err != nil {
 		t.Fatalf("own show: %v", err)
 	}
-	if shows, err := w.svc.TheatreShows(ctx, ta, w.theatre, time.Time{}, time.Time{}); err != nil || len(shows) != 2 {
+	if shows, err := w.svc.TheatreShows(t.Context(), ta, w.theatre, time.Time{}, time.Time{}); err != nil || len(shows) != 2 {
 		t.Fatalf("own theatre: %d shows, %v", len(shows), err)
 	}
 }

@@ -102,7 +102,7 @@ func schedulingError(err error) error {
 	return ae
 }
 
-type countsJSON struct {
+type seatCountsJSON struct {
 	Available int `json:"available"`
 	Held      int `json:"held"`
 	Booked    int `json:"booked"`
@@ -122,7 +122,7 @@ type theatreShowJSON struct {
 	Language   string           `json:"language"`
 	Currency   string           `json:"currency"`
 	Prices     map[string]int64 `json:"prices"`
-	Counts     countsJSON       `json:"counts"`
+	Counts     seatCountsJSON   `json:"counts"`
 }
 
 // TheatreShows lists a theatre's shows, with from and to (YYYY-MM-DD, the
@@ -149,7 +149,7 @@ func (h *Handlers) TheatreShows(c echo.Context) error {
 		out[i] = theatreShowJSON{
 			ShowID: s.ID, MovieID: s.MovieID, MovieTitle: s.MovieTitle, ScreenID: s.ScreenID, Screen: s.ScreenName,
 			StartsAt: s.StartsAt.UTC(), EndsAt: s.EndsAt.UTC(), Status: s.Status, Format: s.Format,
-			Language: s.Language, Currency: s.Currency, Prices: s.Prices, Counts: countsJSON(s.Seats),
+			Language: s.Language, Currency: s.Currency, Prices: s.Prices, Counts: seatCountsJSON(s.Seats),
 		}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"shows": out})

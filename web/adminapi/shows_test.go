@@ -1,7 +1,6 @@
 package adminapi_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"testing"
@@ -11,8 +10,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
-
-var ctx = context.Background()
 
 // site is a test server whose venue (Asia/Kolkata, a 120-minute movie) has
 // an empty 3x4 screen (rows A-B STANDARD, C PREMIUM), and a platform admin
@@ -31,7 +28,7 @@ func newSite(t *testing.T) *site {
 	e := webtest.NewEnv(t, webtest.WithClock)
 	s := &site{Env: e}
 	var err error
-	if s.screen, err = e.Store.CreateScreen(ctx, e.Venue.TheatreID, "Hall 2", pgtest.Grid(3, 4)); err != nil {
+	if s.screen, err = e.Store.CreateScreen(t.Context(), e.Venue.TheatreID, "Hall 2", pgtest.Grid(3, 4)); err != nil {
 		t.Fatal(err)
 	}
 	s.platform = s.admin(t, auth.RolePlatformAdmin)
@@ -48,7 +45,7 @@ func (s *site) admin(t *testing.T, role auth.Role, theatres ...int64) *webtest.C
 	for _, th := range theatres {
 		pgtest.Exec(t, s.Store.Pool(), `INSERT INTO theatre_admins (theatre_id, user_id) VALUES ($1, $2)`, th, id)
 	}
-	u, err := s.Store.User(ctx, id)
+	u, err := s.Store.User(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
