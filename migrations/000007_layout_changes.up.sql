@@ -200,15 +200,13 @@ BEGIN
     PERFORM set_config('lock_timeout', p_lock_timeout, true);
     SELECT count(*),
            array_agg(l.seat_id ORDER BY l.seat_id) FILTER (
-               WHERE l.status IN ('BOOKED', 'BLOCKED') OR (l.status = 'HELD' AND l.hold_expires_at > coalesce(p_now, clock_timestamp()))),
-           sum(p.price_minor)
-      INTO v_count, v_taken, v_amount
-      FROM (SELECT ss.seat_id, ss.status, ss.hold_expires_at, ss.category
+               WHERE l.status IN ('BOOKED', 'BLOCKED') OR (l.status = 'HELD' AND l.hold_expires_at > coalesce(p_now, clock_timestamp())))
+      INTO v_count, v_taken
+      FROM (SELECT ss.seat_id, ss.status, ss.hold_expires_at
               FROM show_seats ss
              WHERE ss.show_id = p_show AND ss.seat_id = ANY (p_seats)
              ORDER BY ss.seat_id
-               FOR UPDATE) l
-      JOIN show_prices p ON p.show_id = p_show AND p.category = l.category;
+               FOR UPDATE) l;
     v_now := coalesce(p_now, clock_timestamp());
     -- A layout change (000007) may have removed a seat while this request
     -- waited for its lock: the locked rows are then fewer than asked for.
@@ -230,6 +228,14 @@ BEGIN
             'UNAVAILABLE', NULL, v_taken, NULL);
         RETURN;
     END IF;
+
+    -- The price, in a statement of its own after the locks: a price change
+    -- (Store.SetShowPrices) locks the show's seats before it writes, so one
+    -- that committed while this request waited is seen here. Summed in the
+    -- locking statement, it was read from before the wait.
+    SELECT sum(p.price_minor) INTO v_amount
+      FROM show_seats ss JOIN show_prices p ON p.show_id = ss.show_id AND p.category = ss.category
+     WHERE ss.show_id = p_show AND ss.seat_id = ANY (p_seats);
 
     -- 5. Claim. Seats of a lapsed hold are taken over here; that hold keeps
     -- its state until the sweeper or its own confirm ends it, and its

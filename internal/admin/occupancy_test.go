@@ -67,7 +67,7 @@ func TestOccupancyUseCases(t *testing.T) {
 			t.Fatalf("%d audit entries for the block, want 1", n)
 		}
 		o, err := svc.ShowOccupancy(ctx, mine, show)
-		if err != nil || o.Blocked != 2 || o.Available != 4 {
+		if err != nil || o.Seats.Blocked != 2 || o.Seats.Available != 4 {
 			t.Fatalf("occupancy = %+v, %v", o, err)
 		}
 	})

@@ -21,10 +21,10 @@ type Occupancy struct {
 	Currency   string
 	// Seats by state. A seat of a lapsed hold counts as available, as the
 	// seat map shows it, even before the sweeper has released it.
-	Available, Held, Booked, Blocked int
-	RevenueMinor                     int64 // what the show's confirmed bookings paid
-	RefundsOwedMinor                 int64 // refunds of the show's payments not yet paid back
-	RefundsPaidMinor                 int64 // refunds of the show's payments paid back
+	Seats            SeatTally
+	RevenueMinor     int64 // what the show's confirmed bookings paid
+	RefundsOwedMinor int64 // refunds of the show's payments not yet paid back
+	RefundsPaidMinor int64 // refunds of the show's payments paid back
 }
 
 // ShowOccupancy returns showID's occupancy, or booking.ErrNotFound.
@@ -56,7 +56,7 @@ func (s *Store) ShowOccupancy(ctx context.Context, showID int64) (Occupancy, err
 		        WHERE h.show_id = sh.id) r ON true
 		 WHERE sh.id = $1`, showID, s.now()).Scan(
 		&o.Status, &o.StartsAt, &o.MovieTitle, &o.Currency,
-		&o.Available, &o.Held, &o.Booked, &o.Blocked,
+		&o.Seats.Available, &o.Seats.Held, &o.Seats.Booked, &o.Seats.Blocked,
 		&o.RevenueMinor, &o.RefundsOwedMinor, &o.RefundsPaidMinor)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return o, fmt.Errorf("show %d: %w", showID, booking.ErrNotFound)

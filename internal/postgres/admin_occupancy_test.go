@@ -200,7 +200,7 @@ func TestShowOccupancy(t *testing.T) {
 	}
 	want := postgres.Occupancy{
 		ShowID: w.show, Status: "SCHEDULED", StartsAt: o.StartsAt, MovieTitle: "The Last Algorithm", Currency: "INR",
-		Available: 12 - 2 - 2 - 1, Held: 2, Booked: 2, Blocked: 1,
+		Seats:        postgres.SeatTally{Available: 12 - 2 - 2 - 1, Held: 2, Booked: 2, Blocked: 1},
 		RevenueMinor: 90000, RefundsOwedMinor: 25000, RefundsPaidMinor: 25000,
 	}
 	if o != want {

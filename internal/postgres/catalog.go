@@ -224,22 +224,8 @@ func (s *Store) Poster(ctx context.Context, movieID int64) (booking.Poster, erro
 func (s *Store) CreateShow(ctx context.Context, sh booking.Show) (int64, error) {
 	var id int64
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, `
-			INSERT INTO shows (movie_id, screen_id, starts_at, ends_at, currency, format, language)
-			VALUES ($1, $2, $3, $4, $5, coalesce(nullif($6, ''), '`+booking.DefaultFormat+`'),
-			        nullif(nullif($7, ''), (SELECT language FROM movies WHERE id = $1))) RETURNING id`,
-			sh.MovieID, sh.ScreenID, sh.StartsAt, sh.EndsAt, sh.Currency, sh.Format, sh.Language).Scan(&id); err != nil {
-			return err
-		}
-		for category, price := range sh.Prices {
-			if _, err := tx.Exec(ctx, `INSERT INTO show_prices (show_id, category, price_minor) VALUES ($1, $2, $3)`,
-				id, category, price); err != nil {
-				return err
-			}
-		}
-		_, err := tx.Exec(ctx, `
-			INSERT INTO show_seats (show_id, seat_id, screen_id, category)
-			SELECT $1, seat_id, screen_id, category FROM seats WHERE screen_id = $2 AND NOT retired`, id, sh.ScreenID)
+		var err error
+		id, err = insertShow(ctx, tx, sh)
 		return err
 	})
 	if code, _ := pgCode(err); code == codeExclusion {
@@ -249,6 +235,37 @@ func (s *Store) CreateShow(ctx context.Context, sh booking.Show) (int64, error) 
 		return 0, fmt.Errorf("create show: %w", err)
 	}
 	return id, nil
+}
+
+// insertShow inserts sh with its prices and one AVAILABLE show_seat per
+// seat of its screen, in tx: the one insert path of every show, the demo's
+// and the admin's. A screen busy at that time fails with the exclusion
+// constraint's 23P01.
+func insertShow(ctx context.Context, tx pgx.Tx, sh booking.Show) (int64, error) {
+	var id int64
+	if err := tx.QueryRow(ctx, `
+		INSERT INTO shows (movie_id, screen_id, starts_at, ends_at, currency, format, language)
+		VALUES ($1, $2, $3, $4, $5, coalesce(nullif($6, ''), '`+booking.DefaultFormat+`'),
+		        nullif(nullif($7, ''), (SELECT language FROM movies WHERE id = $1))) RETURNING id`,
+		sh.MovieID, sh.ScreenID, sh.StartsAt, sh.EndsAt, sh.Currency, sh.Format, sh.Language).Scan(&id); err != nil {
+		return 0, err
+	}
+	categories := make([]string, 0, len(sh.Prices))
+	prices := make([]int64, 0, len(sh.Prices))
+	for category, price := range sh.Prices {
+		categories = append(categories, category)
+		prices = append(prices, price)
+	}
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO show_prices (show_id, category, price_minor)
+		SELECT $1, category, price FROM unnest($2::text[], $3::bigint[]) AS p (category, price)`,
+		id, categories, prices); err != nil {
+		return 0, err
+	}
+	_, err := tx.Exec(ctx, `
+		INSERT INTO show_seats (show_id, seat_id, screen_id, category)
+		SELECT $1, seat_id, screen_id, category FROM seats WHERE screen_id = $2 AND NOT retired`, id, sh.ScreenID)
+	return id, err
 }
 
 const showColumns = `sh.id, sh.movie_id, m.title, t.id, t.name, t.timezone, c.name, sc.id, sc.name,

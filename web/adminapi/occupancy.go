@@ -40,7 +40,7 @@ func (h *Handlers) ShowStatus(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, occupancyJSON{
 		ShowID: o.ShowID, Status: o.Status, StartsAt: o.StartsAt.UTC(), MovieTitle: o.MovieTitle,
-		Counts:       countsJSON{Available: o.Available, Held: o.Held, Booked: o.Booked, Blocked: o.Blocked},
+		Counts:       countsJSON(o.Seats),
 		RevenueMinor: o.RevenueMinor, RefundsOwedMinor: o.RefundsOwedMinor, RefundsPaidMinor: o.RefundsPaidMinor,
 		Currency: o.Currency,
 	})

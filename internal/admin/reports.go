@@ -1,0 +1,128 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/postgres"
+)
+
+// MaxReportDays bounds a sales report's period: to - from, in days.
+const MaxReportDays = 366
+
+// Period is a span of a theatre's calendar days, From and To inclusive,
+// each as ParseDate reads it.
+type Period struct{ From, To time.Time }
+
+// ParsePeriod reads a report's period: both days required, in order, at
+// most MaxReportDays apart.
+func ParsePeriod(from, to string) (Period, error) {
+	var p Period
+	var err error
+	if p.From, err = ParseDate("from", from); err != nil {
+		return p, err
+	}
+	if p.To, err = ParseDate("to", to); err != nil {
+		return p, err
+	}
+	switch days := p.To.Sub(p.From) / (24 * time.Hour); {
+	case days < 0:
+		return p, &booking.FieldError{Field: "to", Message: "the last day comes before the first"}
+	case days > MaxReportDays:
+		return p, &booking.FieldError{Field: "to", Message: fmt.Sprintf("a report covers at most %d days", MaxReportDays)}
+	}
+	return p, nil
+}
+
+// SalesReport is a theatre's sales over a period, show by show.
+type SalesReport struct {
+	TheatreID int64
+	Period    Period
+	// Currency is the shows' currency; "" when they are sold in several,
+	// and then Totals has no money figures.
+	Currency string
+	Shows    []ShowSales
+	Totals   SalesTotals
+}
+
+// ShowSales is a show's line of the report.
+type ShowSales struct {
+	postgres.ShowSales
+	Occupancy float64 // Tickets / Seats, rounded to 3 decimals (0 for no seats)
+}
+
+// SalesTotals sums the report's lines. Money is nil when the shows are
+// sold in more than one currency.
+type SalesTotals struct {
+	Shows         int
+	Seats         int
+	Tickets       int
+	Occupancy     float64
+	Revenue       *int64
+	RefundsOwed   *int64
+	RefundsPaid   *int64
+	RefundsFailed *int64
+}
+
+// Sales is the sales report of theatreID's shows that start on the days of
+// p, by the theatre's clock.
+func (s *Service) Sales(ctx context.Context, a Actor, theatreID int64, p Period) (SalesReport, error) {
+	if err := s.requireTheatre(ctx, a, theatreID); err != nil {
+		return SalesReport{}, err
+	}
+	t, err := s.Store.Theatre(ctx, theatreID)
+	if err != nil {
+		return SalesReport{}, err
+	}
+	loc, err := time.LoadLocation(t.TimeZone)
+	if err != nil {
+		return SalesReport{}, fmt.Errorf("theatre %d: time zone %q: %w", theatreID, t.TimeZone, err)
+	}
+	rows, err := s.Store.SalesReport(ctx, theatreID, dayStart(p.From, loc), dayStart(p.To.AddDate(0, 0, 1), loc))
+	if err != nil {
+		return SalesReport{}, err
+	}
+	r := SalesReport{TheatreID: theatreID, Period: p, Shows: make([]ShowSales, len(rows))}
+	for i, row := range rows {
+		r.Shows[i] = ShowSales{ShowSales: row, Occupancy: occupancy(row.Tickets, row.Seats)}
+	}
+	r.Currency, r.Totals = totals(rows)
+	return r, nil
+}
+
+// totals sums rows, and names their currency ("" for several).
+func totals(rows []postgres.ShowSales) (string, SalesTotals) {
+	var t SalesTotals
+	var revenue, owed, paid, failed int64
+	currency, mixed := "", false
+	for _, row := range rows {
+		t.Shows++
+		t.Seats += row.Seats
+		t.Tickets += row.Tickets
+		revenue += row.Revenue
+		owed += row.RefundsOwed
+		paid += row.RefundsPaid
+		failed += row.RefundsFailed
+		if currency != "" && row.Currency != currency {
+			mixed = true
+		}
+		currency = row.Currency
+	}
+	t.Occupancy = occupancy(t.Tickets, t.Seats)
+	if mixed {
+		return "", t
+	}
+	t.Revenue, t.RefundsOwed, t.RefundsPaid, t.RefundsFailed = &revenue, &owed, &paid, &failed
+	return currency, t
+}
+
+// occupancy is the share of seats sold, to 3 decimals.
+func occupancy(tickets, seats int) float64 {
+	if seats == 0 {
+		return 0
+	}
+	return math.Round(float64(tickets)/float64(seats)*1000) / 1000
+}

@@ -1,0 +1,124 @@
+package admin_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/marquee-tickets/marquee/internal/admin"
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/pgtest"
+)
+
+// pay confirms a payment of hold h's amount and returns its outcome.
+func (w *world) pay(h booking.Hold) booking.Confirmation {
+	w.t.Helper()
+	c, err := w.store.ConfirmPayment(w.t.Context(), booking.Payment{ID: "pay-" + h.ID, HoldRef: h.ID, AmountMinor: h.AmountMinor, Currency: h.Currency})
+	if err != nil {
+		w.t.Fatalf("pay hold %s: %v", h.ID, err)
+	}
+	return c
+}
+
+// sold is a show of w with every kind of sale: two seats booked (A1, A2),
+// one booked and cancelled by its moviegoer (C1, refund pending), one paid
+// after its hold lapsed (B1, refunded) and one paid after its hold was
+// cancelled (B2, refund failing).
+func (w *world) sold(at time.Time) admin.ScheduledShow {
+	w.t.Helper()
+	sh := w.create(at)
+	if c := w.pay(w.hold(sh.ID, "A1", "A2")); c.Outcome != booking.OutcomeBooked {
+		w.t.Fatalf("A1 A2: %+v", c)
+	}
+	h := w.hold(sh.ID, "C1")
+	c := w.pay(h)
+	if _, err := w.store.CancelBooking(w.t.Context(), h.UserID, c.BookingID); err != nil {
+		w.t.Fatal(err)
+	}
+	late := w.hold(sh.ID, "B1")
+	w.clock.Advance(5 * time.Minute)
+	if c := w.pay(late); c.Outcome != booking.OutcomeRefundRequired {
+		w.t.Fatalf("late payment: %+v", c)
+	}
+	pgtest.Exec(w.t, w.store.Pool(), `UPDATE refunds SET status = 'SUCCEEDED' WHERE payment_id = $1`, "pay-"+late.ID)
+	dropped := w.hold(sh.ID, "B2")
+	if _, err := w.store.CancelHold(w.t.Context(), dropped.UserID, dropped.ID); err != nil {
+		w.t.Fatal(err)
+	}
+	w.pay(dropped)
+	pgtest.Exec(w.t, w.store.Pool(), `UPDATE refunds SET status = 'FAILED' WHERE payment_id = $1`, "pay-"+dropped.ID)
+	return sh
+}
+
+func TestSales(t *testing.T) {
+	w := newWorld(t, "Asia/Kolkata")
+	loc, _ := time.LoadLocation("Asia/Kolkata")
+	at := func(d, h, m int) time.Time { return time.Date(2027, 3, d, h, m, 0, 0, loc) }
+	sold := w.sold(at(5, 23, 0)) // 17:30 UTC, 5 March in the theatre
+	empty := w.create(at(4, 10, 0))
+	w.create(at(6, 1, 0))   // 6 March in the theatre, 5 March in UTC: outside
+	w.create(at(3, 23, 59)) // the day before: outside
+	period, err := admin.ParsePeriod("2027-03-04", "2027-03-05")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r, err := w.svc.Sales(t.Context(), w.platform, w.theatre, period)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Shows) != 2 || r.Shows[0].ShowID != empty.ID || r.Shows[1].ShowID != sold.ID {
+		t.Fatalf("shows = %+v, want %d then %d", r.Shows, empty.ID, sold.ID)
+	}
+	got := r.Shows[1]
+	want := fmt.Sprint(12, 2, 0.167, int64(50000), int64(45000), int64(25000), int64(25000), "INR", "SCHEDULED", "The Last Algorithm")
+	if s := fmt.Sprint(got.Seats, got.Tickets, got.Occupancy, got.Revenue, got.RefundsOwed, got.RefundsPaid, got.RefundsFailed,
+		got.Currency, got.Status, got.MovieTitle); s != want {
+		t.Fatalf("sold show = %s, want %s", s, want)
+	}
+	if e := r.Shows[0]; e.Tickets != 0 || e.Occupancy != 0 || e.Revenue != 0 || e.Seats != 12 {
+		t.Fatalf("empty show = %+v", e)
+	}
+	tot := r.Totals
+	if r.Currency != "INR" || tot.Shows != 2 || tot.Seats != 24 || tot.Tickets != 2 || tot.Occupancy != 0.083 ||
+		*tot.Revenue != 50000 || *tot.RefundsOwed != 45000 || *tot.RefundsPaid != 25000 || *tot.RefundsFailed != 25000 {
+		t.Fatalf("totals = %+v in %q", tot, r.Currency)
+	}
+
+	t.Run("shows in several currencies have no money totals", func(t *testing.T) {
+		pgtest.Exec(t, w.store.Pool(), `UPDATE shows SET currency = 'USD' WHERE id = $1`, empty.ID)
+		r, err := w.svc.Sales(t.Context(), w.platform, w.theatre, period)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Currency != "" || r.Totals.Revenue != nil || r.Totals.Tickets != 2 {
+			t.Fatalf("mixed report = %q %+v", r.Currency, r.Totals)
+		}
+		pgtest.Exec(t, w.store.Pool(), `UPDATE shows SET currency = 'INR' WHERE id = $1`, empty.ID)
+	})
+}
+
+func TestParsePeriod(t *testing.T) {
+	for _, c := range []struct {
+		from, to, field string
+	}{
+		{"2027-03-01", "2027-03-01", ""},
+		{"2027-01-01", "2028-01-02", ""}, // 366 days apart
+		{"2027-01-01", "2028-01-03", "to"},
+		{"2027-03-02", "2027-03-01", "to"},
+		{"", "2027-03-01", "from"},
+		{"2027-03-01", "", "to"},
+		{"2027-02-30", "2027-03-01", "from"},
+		{"2027-3-1", "2027-03-01", "from"},
+	} {
+		_, err := admin.ParsePeriod(c.from, c.to)
+		var fe *booking.FieldError
+		switch {
+		case c.field == "" && err != nil:
+			t.Errorf("%s..%s: %v", c.from, c.to, err)
+		case c.field != "" && (!errors.As(err, &fe) || fe.Field != c.field):
+			t.Errorf("%s..%s: err = %v, want a problem with %s", c.from, c.to, err, c.field)
+		}
+	}
+}

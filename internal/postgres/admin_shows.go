@@ -1,0 +1,336 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+// The theatre admin's scheduling: the facts a new show is planned from,
+// shows scheduled all or nothing, the theatre's show list, and price
+// changes.
+
+// ScreenFacts is what scheduling a show on a screen depends on.
+type ScreenFacts struct {
+	ScreenID       int64
+	TheatreID      int64
+	TimeZone       string        // the theatre's IANA zone: wall-clock times are in it
+	CleaningBuffer time.Duration // between two shows: part of each show's ends_at
+	Categories     []string      // the seat categories of its layout, sorted
+}
+
+// ScreenFacts returns the facts of screenID, or booking.ErrNotFound.
+func (s *Store) ScreenFacts(ctx context.Context, screenID int64) (ScreenFacts, error) {
+	f := ScreenFacts{ScreenID: screenID}
+	var bufferMicros int64
+	err := s.pool.QueryRow(ctx, `
+		SELECT t.id, t.timezone, (extract(epoch FROM t.cleaning_buffer) * 1000000)::bigint,
+		       ARRAY(SELECT DISTINCT category FROM seats WHERE screen_id = sc.id AND NOT retired ORDER BY category)
+		  FROM screens sc JOIN theatres t ON t.id = sc.theatre_id
+		 WHERE sc.id = $1`, screenID).Scan(&f.TheatreID, &f.TimeZone, &bufferMicros, &f.Categories)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return f, fmt.Errorf("screen %d: %w", screenID, booking.ErrNotFound)
+	}
+	if err != nil {
+		return f, fmt.Errorf("read screen %d: %w", screenID, err)
+	}
+	f.CleaningBuffer = time.Duration(bufferMicros) * time.Microsecond
+	return f, nil
+}
+
+// ScheduleOverlapError is a show refused because its screen is busy then:
+// with a scheduled show (ConflictingShowID), or with another of the shows
+// asked for in the same request (ConflictingShowID 0). It is also a
+// booking.ShowOverlapError.
+type ScheduleOverlapError struct {
+	StartsAt            time.Time // the start of the refused show
+	ConflictingShowID   int64
+	ConflictingStartsAt time.Time
+}
+
+func (e *ScheduleOverlapError) Error() string {
+	if e.ConflictingShowID == 0 {
+		return fmt.Sprintf("the show at %s overlaps the one at %s asked for with it",
+			e.StartsAt.UTC().Format(time.RFC3339), e.ConflictingStartsAt.UTC().Format(time.RFC3339))
+	}
+	return fmt.Sprintf("the show at %s overlaps show %d at %s",
+		e.StartsAt.UTC().Format(time.RFC3339), e.ConflictingShowID, e.ConflictingStartsAt.UTC().Format(time.RFC3339))
+}
+
+func (e *ScheduleOverlapError) Unwrap() error {
+	return &booking.ShowOverlapError{ConflictingShowID: e.ConflictingShowID}
+}
+
+// overlapAttempts bounds how often ScheduleShows tries again when the show
+// that made the exclusion constraint refuse it is gone by the time it looks
+// (cancelled in between).
+const overlapAttempts = 3
+
+// ScheduleShows schedules shows, on one screen or several, with their seats
+// on sale at once, and the audit entry audit makes of their ids, in one
+// transaction: all of them or none. It fails with booking.ErrShowInPast
+// when one starts by the store's clock, and with a *ScheduleOverlapError
+// when one overlaps a scheduled show or another of shows. The exclusion
+// constraint decides; the conflicting show is looked up after it refused.
+func (s *Store) ScheduleShows(ctx context.Context, shows []booking.Show, audit func(ids []int64) booking.AuditEntry) ([]int64, error) {
+	if len(shows) == 0 {
+		return nil, nil
+	}
+	if err := overlapAmong(shows); err != nil {
+		return nil, err
+	}
+	for attempt := 1; ; attempt++ {
+		ids, err := s.scheduleOnce(ctx, shows, audit)
+		if code, _ := pgCode(err); code != codeExclusion {
+			return ids, err
+		}
+		conflict, err := s.findOverlap(ctx, shows)
+		if err != nil {
+			return nil, err
+		}
+		if conflict != nil {
+			return nil, conflict
+		}
+		if attempt == overlapAttempts {
+			return nil, fmt.Errorf("schedule shows: %w", booking.ErrShowOverlap)
+		}
+	}
+}
+
+func (s *Store) scheduleOnce(ctx context.Context, shows []booking.Show, audit func(ids []int64) booking.AuditEntry) ([]int64, error) {
+	ids := make([]int64, len(shows))
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := lockScreens(ctx, tx, shows); err != nil {
+			return err
+		}
+		var now time.Time // after the lock: a request that waited judges by when it decides
+		if err := tx.QueryRow(ctx, `SELECT coalesce($1::timestamptz, clock_timestamp())`, s.now()).Scan(&now); err != nil {
+			return fmt.Errorf("read clock: %w", err)
+		}
+		for _, sh := range shows {
+			if !sh.StartsAt.After(now) {
+				return fmt.Errorf("show at %s: %w", sh.StartsAt.UTC().Format(time.RFC3339), booking.ErrShowInPast)
+			}
+		}
+		for i, sh := range shows {
+			id, err := insertShow(ctx, tx, sh)
+			if err != nil {
+				return err
+			}
+			ids[i] = id
+		}
+		return s.insertAudit(ctx, tx, audit(ids))
+	})
+	if code, _ := pgCode(err); code == codeExclusion {
+		return nil, err // the caller looks for the show in the way
+	}
+	if err != nil {
+		return nil, fmt.Errorf("schedule shows: %w", err)
+	}
+	return ids, nil
+}
+
+// scheduleLockClass is the first key of the advisory lock that schedules a
+// screen's shows one request at a time.
+const scheduleLockClass = 0x73636864 // "schd"
+
+// lockScreens takes, in order, the scheduling lock of each screen shows are
+// on, until the transaction ends. Without it two requests inserting shows
+// that overlap each other's wait on each other's exclusion-constraint
+// entries, in a cycle when each has several shows (a deadlock). Only
+// scheduling takes it: the lock order of seats, holds and payments is
+// untouched.
+func lockScreens(ctx context.Context, tx pgx.Tx, shows []booking.Show) error {
+	var screens []int64
+	for _, sh := range shows {
+		screens = append(screens, sh.ScreenID)
+	}
+	slices.Sort(screens)
+	for _, screen := range slices.Compact(screens) {
+		// The key is an int4: a screen id past it shares a lock, which
+		// only serializes more.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, ($2 % 2147483647)::int)`,
+			scheduleLockClass, screen); err != nil {
+			return fmt.Errorf("lock screen %d for scheduling: %w", screen, err)
+		}
+	}
+	return nil
+}
+
+// overlapAmong refuses shows two of which overlap each other; the database
+// could say so too, but not which two.
+func overlapAmong(shows []booking.Show) error {
+	sorted := slices.Clone(shows)
+	slices.SortFunc(sorted, func(a, b booking.Show) int {
+		return cmp.Or(cmp.Compare(a.ScreenID, b.ScreenID), a.StartsAt.Compare(b.StartsAt))
+	})
+	for i := 1; i < len(sorted); i++ {
+		if prev := sorted[i-1]; prev.ScreenID == sorted[i].ScreenID && sorted[i].StartsAt.Before(prev.EndsAt) {
+			return &ScheduleOverlapError{StartsAt: sorted[i].StartsAt, ConflictingStartsAt: prev.StartsAt}
+		}
+	}
+	return nil
+}
+
+// findOverlap returns the first of shows that overlaps a scheduled show, as
+// a *ScheduleOverlapError, or nil when none does (any more).
+func (s *Store) findOverlap(ctx context.Context, shows []booking.Show) (*ScheduleOverlapError, error) {
+	for _, sh := range shows {
+		e := &ScheduleOverlapError{StartsAt: sh.StartsAt}
+		err := s.pool.QueryRow(ctx, `
+			SELECT id, starts_at FROM shows
+			 WHERE screen_id = $1 AND status = 'SCHEDULED' AND tstzrange(starts_at, ends_at) && tstzrange($2, $3)
+			 ORDER BY starts_at LIMIT 1`, sh.ScreenID, sh.StartsAt, sh.EndsAt).Scan(&e.ConflictingShowID, &e.ConflictingStartsAt)
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("find the show in the way of %s: %w", sh.StartsAt.UTC().Format(time.RFC3339), err)
+		}
+		return e, nil
+	}
+	return nil, nil
+}
+
+// SeatTally counts a show's seats by what a moviegoer can do with them now:
+// a seat of a lapsed hold is available.
+type SeatTally struct {
+	Available int
+	Held      int
+	Booked    int
+	Blocked   int
+}
+
+// TheatreShow is one show of a theatre's schedule, as its admin sees it.
+type TheatreShow struct {
+	booking.Show
+	Status string // SCHEDULED or CANCELLED
+	Seats  SeatTally
+}
+
+// TheatreShows lists theatreID's shows, scheduled and cancelled, by start:
+// those starting in [from, to), or with from nil those that have not ended
+// by the store's clock, and with to nil no end. At most limit.
+func (s *Store) TheatreShows(ctx context.Context, theatreID int64, from, to *time.Time, limit int) ([]TheatreShow, error) {
+	rows, err := s.pool.Query(ctx, `
+		WITH now AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS t)
+		SELECT `+showColumns+`, sh.status,
+		       coalesce(p.prices, '{}'::jsonb),
+		       count(ss.*) FILTER (WHERE ss.status = 'AVAILABLE' OR (ss.status = 'HELD' AND ss.hold_expires_at <= now.t)),
+		       count(ss.*) FILTER (WHERE ss.status = 'HELD' AND ss.hold_expires_at > now.t),
+		       count(ss.*) FILTER (WHERE ss.status = 'BOOKED'),
+		       count(ss.*) FILTER (WHERE ss.status = 'BLOCKED')
+		  FROM `+showFrom+`
+		  CROSS JOIN now
+		  LEFT JOIN show_seats ss ON ss.show_id = sh.id
+		  LEFT JOIN LATERAL (SELECT jsonb_object_agg(category, price_minor) AS prices
+		                       FROM show_prices WHERE show_id = sh.id) p ON true
+		 WHERE t.id = $2
+		   AND CASE WHEN $3::timestamptz IS NULL THEN sh.ends_at > now.t ELSE sh.starts_at >= $3 END
+		   AND ($4::timestamptz IS NULL OR sh.starts_at < $4)
+		 GROUP BY sh.id, m.id, t.id, c.id, sc.id, p.prices
+		 ORDER BY sh.starts_at, sh.id
+		 LIMIT $5`, s.now(), theatreID, from, to, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list shows of theatre %d: %w", theatreID, err)
+	}
+	shows, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (TheatreShow, error) {
+		var ts TheatreShow
+		sh := &ts.Show
+		err := r.Scan(&sh.ID, &sh.MovieID, &sh.MovieTitle, &sh.TheatreID, &sh.TheatreName, &sh.TimeZone,
+			&sh.CityName, &sh.ScreenID, &sh.ScreenName, &sh.StartsAt, &sh.EndsAt, &sh.Currency,
+			&sh.Format, &sh.Language, &sh.Dubbed, &ts.Status, &sh.Prices,
+			&ts.Seats.Available, &ts.Seats.Held, &ts.Seats.Booked, &ts.Seats.Blocked)
+		return ts, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list shows of theatre %d: %w", theatreID, err)
+	}
+	return shows, nil
+}
+
+// ShowCategories returns the seat categories of showID's seats, sorted, or
+// booking.ErrNotFound.
+func (s *Store) ShowCategories(ctx context.Context, showID int64) ([]string, error) {
+	var categories []string
+	err := s.pool.QueryRow(ctx, `
+		SELECT ARRAY(SELECT DISTINCT category FROM show_seats WHERE show_id = sh.id ORDER BY category)
+		  FROM shows sh WHERE sh.id = $1`, showID).Scan(&categories)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("show %d: %w", showID, booking.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read seat categories of show %d: %w", showID, err)
+	}
+	return categories, nil
+}
+
+// SetShowPrices replaces showID's prices, with the audit entry audit makes
+// of the prices before, in one transaction. It takes the show's seat rows
+// first, in the global lock order, and decides under them: a seat BOOKED
+// or HELD by a live hold refuses the change (booking.ErrShowHasSales), as
+// does a cancelled show (booking.ErrShowCancelled). A hold waiting for
+// those locks is priced after the change commits.
+func (s *Store) SetShowPrices(ctx context.Context, showID int64, prices map[string]int64, audit func(before map[string]int64) booking.AuditEntry) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		// The aggregate reads, and so locks, every seat: an EXISTS would
+		// stop at the first sold one.
+		var sold bool
+		if err := tx.QueryRow(ctx, `
+			SELECT coalesce(bool_or(status = 'BOOKED' OR
+			                        (status = 'HELD' AND hold_expires_at > coalesce($2::timestamptz, clock_timestamp()))), false)
+			  FROM (SELECT status, hold_expires_at FROM show_seats WHERE show_id = $1 ORDER BY seat_id FOR UPDATE) locked`,
+			showID, s.now()).Scan(&sold); err != nil {
+			return fmt.Errorf("lock seats: %w", err)
+		}
+		var status string
+		var before map[string]int64
+		err := tx.QueryRow(ctx, `
+			SELECT status, coalesce((SELECT jsonb_object_agg(category, price_minor) FROM show_prices WHERE show_id = id), '{}'::jsonb)
+			  FROM shows WHERE id = $1`, showID).Scan(&status, &before)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return booking.ErrNotFound
+		case err != nil:
+			return err
+		case status != "SCHEDULED":
+			return booking.ErrShowCancelled
+		case sold:
+			return booking.ErrShowHasSales
+		}
+		if err := replacePrices(ctx, tx, showID, prices); err != nil {
+			return err
+		}
+		return s.insertAudit(ctx, tx, audit(before))
+	})
+	if err != nil {
+		return fmt.Errorf("set prices of show %d: %w", showID, err)
+	}
+	return nil
+}
+
+// replacePrices sets the prices of showID's categories. The categories stay
+// those of its seats (show_seats references them), so each is an update.
+func replacePrices(ctx context.Context, tx pgx.Tx, showID int64, prices map[string]int64) error {
+	categories := make([]string, 0, len(prices))
+	amounts := make([]int64, 0, len(prices))
+	for category, price := range prices {
+		categories = append(categories, category)
+		amounts = append(amounts, price)
+	}
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO show_prices (show_id, category, price_minor)
+		SELECT $1, category, price FROM unnest($2::text[], $3::bigint[]) AS p (category, price)
+		ON CONFLICT (show_id, category) DO UPDATE SET price_minor = excluded.price_minor`,
+		showID, categories, amounts); err != nil {
+		return fmt.Errorf("write prices: %w", err)
+	}
+	return nil
+}
