@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 )
 
@@ -106,7 +107,8 @@ func (s *Server) Meta(c echo.Context, title string) components.Meta {
 	m := components.Meta{Title: title, CSRF: CSRFToken(c), Path: c.Request().URL.RequestURI()}
 	if id := UserID(c); id != "" {
 		if u, err := s.Store.User(c.Request().Context(), id); err == nil {
-			m.User = &components.User{Name: u.Name, Email: u.Email}
+			m.User = &components.User{Name: u.Name, Email: u.Email,
+				Admin: u.Role == auth.RoleTheatreAdmin || u.Role == auth.RolePlatformAdmin}
 		}
 	}
 	if ck, err := c.Cookie(CityCookie); err == nil && CityPattern.MatchString(ck.Value) {
@@ -250,7 +252,8 @@ func (s *Server) errorMeta(c echo.Context) components.Meta {
 	}
 	if id != "" {
 		if u, err := s.Store.User(ctx, id); err == nil {
-			m.User = &components.User{Name: u.Name, Email: u.Email}
+			m.User = &components.User{Name: u.Name, Email: u.Email,
+				Admin: u.Role == auth.RoleTheatreAdmin || u.Role == auth.RolePlatformAdmin}
 		} else if !errors.Is(err, booking.ErrNotFound) {
 			s.Log.Debug("error page: read user", "err", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/admin"
 	"github.com/marquee-tickets/marquee/web/adminapi"
 	"github.com/marquee-tickets/marquee/web/api"
 	"github.com/marquee-tickets/marquee/web/live"
@@ -16,7 +17,8 @@ import (
 )
 
 // routes registers every route of the server, each with its handler's
-// package: api (the JSON API), adminapi (the admin's JSON API), pages and pages/account (the moviegoer's
+// package: api (the JSON API), adminapi and admin (the admin's JSON API
+// and pages), pages and pages/account (the moviegoer's
 // HTML), live (the seat map's websocket), and Sandbox Pay's own pages.
 // Global middleware (panic recovery, body limit, request deadline) is set
 // by web.Server.Echo.
@@ -24,6 +26,7 @@ func routes(e *echo.Echo, s *web.Server, gatherer prometheus.Gatherer) {
 	var (
 		a   = &api.Handlers{Server: s}
 		ad  = &adminapi.Handlers{Server: s}
+		adp = &admin.Handlers{Server: s}
 		p   = &pages.Handlers{Server: s}
 		acc = &account.Handlers{Server: s}
 		l   = &live.Handler{Server: s}
@@ -137,6 +140,42 @@ func routes(e *echo.Echo, s *web.Server, gatherer prometheus.Gatherer) {
 	e.GET("/signup", acc.SignupPage, s.Pages()...)
 	e.POST("/signup", acc.SignupSubmit, s.Pages(acc.KeepForm(accountLimit, account.SignupForm))...)
 	e.POST("/logout", acc.LogoutSubmit, s.Pages()...)
+
+	// The admin's pages: a guest is sent to log in, a moviegoer gets 403;
+	// each use case decides which theatres' objects the admin may touch.
+	staffPages := s.Pages(web.RequirePageUser, adp.RequireAdminPage)
+	e.GET("/admin", adp.Dashboard, staffPages...)
+	e.GET("/admin/theatres", adp.TheatresPage, staffPages...)
+	e.POST("/admin/theatres", adp.CreateTheatreSubmit, staffPages...)
+	e.POST("/admin/cities", adp.CreateCitySubmit, staffPages...)
+	e.GET("/admin/theatres/:theatre_id", adp.TheatrePage, staffPages...)
+	e.POST("/admin/theatres/:theatre_id", adp.UpdateTheatreSubmit, staffPages...)
+	e.POST("/admin/theatres/:theatre_id/admins", adp.GrantSubmit, staffPages...)
+	e.POST("/admin/theatres/:theatre_id/admins/:user_id/revoke", adp.RevokeSubmit, staffPages...)
+
+	e.GET("/admin/theatres/:theatre_id/screens/new", adp.NewScreenPage, staffPages...)
+	e.POST("/admin/theatres/:theatre_id/screens", adp.CreateScreenSubmit, staffPages...)
+	e.GET("/admin/screens/:screen_id", adp.ScreenPage, staffPages...)
+	e.POST("/admin/screens/:screen_id/seats", adp.SaveLayoutSubmit, staffPages...)
+	e.POST("/admin/screens/:screen_id/preview", adp.LayoutPreview, staffPages...)
+
+	e.GET("/admin/movies", adp.MoviesPage, staffPages...)
+	e.POST("/admin/movies", adp.CreateMovieSubmit, staffPages...)
+	e.GET("/admin/movies/:movie_id", adp.MoviePage, staffPages...)
+	e.POST("/admin/movies/:movie_id/poster", adp.UploadPosterSubmit, staffPages...)
+	e.GET("/admin/theatres/:theatre_id/schedule", adp.SchedulePage, staffPages...)
+	e.POST("/admin/theatres/:theatre_id/schedule", adp.CreateShowSubmit, staffPages...)
+	e.POST("/admin/theatres/:theatre_id/schedule/bulk", adp.BulkScheduleSubmit, staffPages...)
+	e.POST("/admin/shows/:show_id/prices", adp.PricesSubmit, staffPages...)
+
+	e.GET("/admin/shows/:show_id", adp.ShowPage, staffPages...)
+	e.POST("/admin/shows/:show_id/blocks", adp.BlockSubmit, staffPages...)
+	e.POST("/admin/shows/:show_id/unblock", adp.UnblockSubmit, staffPages...)
+	e.POST("/admin/shows/:show_id/cancel", adp.CancelShowSubmit, staffPages...)
+	e.GET("/admin/reports/sales", adp.SalesPage, staffPages...)
+	e.GET("/admin/reconciliation", adp.ReconciliationPage, staffPages...)
+	e.POST("/admin/reconciliation/:payment_id", adp.ReconcileSubmit, staffPages...)
+	e.GET("/admin/audit", adp.AuditPage, staffPages...)
 
 	// Checkout: paying for a hold from the pages, and the return page the
 	// provider sends the shopper back to (it polls its status fragment).
