@@ -18,27 +18,8 @@ import (
 // Handlers are the admin pages' handlers, on the shared server.
 type Handlers struct{ *web.Server }
 
-const actorKey = "marquee.admin.page"
-
-// RequireAdminPage lets through only an admin (after web.RequirePageUser,
-// which sends a guest to log in): a moviegoer gets the friendly 403 page.
-// The admin is then actor(c).
-func (h *Handlers) RequireAdminPage(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		a, err := h.Admin.Actor(c.Request().Context(), web.UserID(c))
-		if err != nil {
-			return err
-		}
-		c.Set(actorKey, a)
-		return next(c)
-	}
-}
-
-// actor is the admin RequireAdminPage let through.
-func actor(c echo.Context) admin.Actor {
-	a, _ := c.Get(actorKey).(admin.Actor)
-	return a
-}
+// actor is the admin web.RequireAdmin let through.
+func actor(c echo.Context) admin.Actor { return web.Actor(c) }
 
 // meta is the layout's part of an admin page titled title; admin pages use
 // the wide frame (tables, the seat map, the layout editor).

@@ -84,7 +84,7 @@ func routes(e *echo.Echo, s *web.Server, gatherer prometheus.Gatherer) {
 	// The admin's JSON API: a guest gets 401, a moviegoer 403; each use
 	// case decides which theatres' objects the admin may touch.
 	staff := func(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
-		return slices.Concat(member(ad.RequireAdmin), m)
+		return slices.Concat(member(s.RequireAdmin), m)
 	}
 	adm := v1.Group("/admin")
 	adm.POST("/cities", ad.CreateCity, staff()...)
@@ -143,7 +143,7 @@ func routes(e *echo.Echo, s *web.Server, gatherer prometheus.Gatherer) {
 
 	// The admin's pages: a guest is sent to log in, a moviegoer gets 403;
 	// each use case decides which theatres' objects the admin may touch.
-	staffPages := s.Pages(web.RequirePageUser, adp.RequireAdminPage)
+	staffPages := s.Pages(web.RequirePageUser, s.RequireAdmin)
 	e.GET("/admin", adp.Dashboard, staffPages...)
 	e.GET("/admin/theatres", adp.TheatresPage, staffPages...)
 	e.POST("/admin/theatres", adp.CreateTheatreSubmit, staffPages...)

@@ -1,0 +1,29 @@
+package web
+
+import (
+	"github.com/labstack/echo/v4"
+
+	"github.com/marquee-tickets/marquee/internal/admin"
+)
+
+const actorKey = "marquee.admin"
+
+// RequireAdmin lets through only an admin, after RequireUser (the API: a
+// guest gets 401) or RequirePageUser (the pages: a guest is sent to log
+// in). A moviegoer gets 403. The admin is then Actor(c).
+func (s *Server) RequireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		a, err := s.Admin.Actor(c.Request().Context(), UserID(c))
+		if err != nil {
+			return err
+		}
+		c.Set(actorKey, a)
+		return next(c)
+	}
+}
+
+// Actor is the admin RequireAdmin let through.
+func Actor(c echo.Context) admin.Actor {
+	a, _ := c.Get(actorKey).(admin.Actor)
+	return a
+}
