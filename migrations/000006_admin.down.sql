@@ -1,4 +1,95 @@
--- Undoes 000006: hold_seats as 000003 defined it, then the columns and tables.
+-- Undoes 000006: hold_seats as 000003 defined it and
+-- booking_invariant_violations as 000004 did, then the schema, newest part
+-- first. Retired seats still referenced by past shows cannot be deleted,
+-- and would make the old unique grid rule fail where a new seat took their
+-- cell: the down file then stops with that error rather than lose a past
+-- show's seats.
+
+CREATE OR REPLACE FUNCTION booking_invariant_violations(p_now timestamptz DEFAULT NULL)
+RETURNS TABLE (invariant text, detail text)
+LANGUAGE sql STABLE AS $$
+    -- I1: a HELD seat names a HELD hold of the same show that lists it, with its expiry.
+    SELECT 'I1', format('show %s seat %s is HELD by %s in state %s', ss.show_id, ss.seat_id, ss.hold_id, h.state)
+      FROM show_seats ss JOIN holds h ON h.id = ss.hold_id
+     WHERE ss.status = 'HELD'
+       AND (h.state <> 'HELD' OR NOT ss.seat_id = ANY (h.seat_ids) OR ss.hold_expires_at <> h.expires_at)
+    UNION ALL
+    -- I1: a BOOKED seat names a CONFIRMED hold whose booking is CONFIRMED and lists it.
+    SELECT 'I1', format('show %s seat %s is BOOKED by hold %s without a confirmed booking', ss.show_id, ss.seat_id, ss.hold_id)
+      FROM show_seats ss
+      JOIN holds h ON h.id = ss.hold_id
+      LEFT JOIN bookings b ON b.hold_id = h.id
+     WHERE ss.status = 'BOOKED'
+       AND (h.state <> 'CONFIRMED' OR b.status IS DISTINCT FROM 'CONFIRMED' OR NOT ss.seat_id = ANY (b.seat_ids))
+    UNION ALL
+    -- I1: every seat of a confirmed booking is BOOKED by it.
+    SELECT 'I1', format('booking %s seat %s is %s (owner %s)', b.id, s.seat_id, coalesce(ss.status, 'missing'), ss.hold_id)
+      FROM bookings b
+      CROSS JOIN LATERAL unnest(b.seat_ids) AS s(seat_id)
+      LEFT JOIN show_seats ss ON ss.show_id = b.show_id AND ss.seat_id = s.seat_id
+     WHERE b.status = 'CONFIRMED' AND (ss.status IS DISTINCT FROM 'BOOKED' OR ss.hold_id <> b.hold_id)
+    UNION ALL
+    -- I1: no seat in two confirmed bookings.
+    SELECT 'I1', format('show %s seat %s is in %s confirmed bookings', b.show_id, s.seat_id, count(*))
+      FROM bookings b CROSS JOIN LATERAL unnest(b.seat_ids) AS s(seat_id)
+     WHERE b.status = 'CONFIRMED'
+     GROUP BY b.show_id, s.seat_id HAVING count(*) > 1
+    UNION ALL
+    -- I2: a terminal, unconfirmed hold owns no seats; nor does a cancelled booking's hold.
+    SELECT 'I2', format('hold %s is %s but still owns show %s seat %s', h.id, h.state, ss.show_id, ss.seat_id)
+      FROM show_seats ss JOIN holds h ON h.id = ss.hold_id
+     WHERE h.state IN ('EXPIRED', 'CANCELLED')
+    UNION ALL
+    SELECT 'I2', format('booking %s is cancelled but owns show %s seat %s', b.id, ss.show_id, ss.seat_id)
+      FROM show_seats ss JOIN bookings b ON b.hold_id = ss.hold_id
+     WHERE b.status = 'CANCELLED'
+    UNION ALL
+    -- I3: a BOOKED payment is the evidence of exactly its booking.
+    SELECT 'I3', format('payment %s says BOOKED but booking %s names payment %s', p.payment_id, b.id, b.payment_id)
+      FROM payments p LEFT JOIN bookings b ON b.id = p.booking_id
+     WHERE p.outcome = 'BOOKED' AND (b.id IS NULL OR b.payment_id <> p.payment_id OR b.hold_id <> p.hold_id)
+    UNION ALL
+    SELECT 'I3', format('booking %s has no BOOKED payment %s', b.id, b.payment_id)
+      FROM bookings b LEFT JOIN payments p ON p.payment_id = b.payment_id
+     WHERE p.outcome IS DISTINCT FROM 'BOOKED'
+    UNION ALL
+    -- I4: every charge that did not produce a booking is owed back in full.
+    SELECT 'I4', format('payment %s (%s) has refund %s of %s', p.payment_id, p.amount_minor, r.id, r.amount_minor)
+      FROM payments p LEFT JOIN refunds r ON r.payment_id = p.payment_id
+     WHERE p.outcome = 'REFUND_REQUIRED' AND (r.id IS NULL OR r.amount_minor <> p.amount_minor)
+    UNION ALL
+    -- I4: money in = bookings + refunds owed or paid for charges that booked nothing.
+    SELECT 'I4', format('payments %s <> bookings %s + refunds for unbooked charges %s', paid, booked, owed)
+      FROM (SELECT (SELECT coalesce(sum(amount_minor), 0) FROM payments) AS paid,
+                   (SELECT coalesce(sum(amount_minor), 0) FROM bookings) AS booked,
+                   (SELECT coalesce(sum(r.amount_minor), 0) FROM refunds r
+                      JOIN payments p ON p.payment_id = r.payment_id
+                     WHERE p.outcome = 'REFUND_REQUIRED') AS owed) m
+     WHERE paid <> booked + owed
+    UNION ALL
+    -- I4: a cancelled booking never refunds more than was paid.
+    SELECT 'I4', format('booking %s refunds %s of %s', b.id, r.amount_minor, b.amount_minor)
+      FROM bookings b JOIN refunds r ON r.booking_id = b.id
+     WHERE r.amount_minor > b.amount_minor
+    UNION ALL
+    -- I5: a hold is a non-empty set of distinct seats of its show, sorted.
+    SELECT 'I5', format('hold %s seat set %s is not a sorted set of distinct seats', h.id, h.seat_ids)
+      FROM holds h
+     WHERE h.seat_ids <> (SELECT array_agg(DISTINCT s ORDER BY s) FROM unnest(h.seat_ids) s)
+    UNION ALL
+    SELECT 'I5', format('hold %s names seat %s that show %s does not have', h.id, s.seat_id, h.show_id)
+      FROM holds h CROSS JOIN LATERAL unnest(h.seat_ids) AS s(seat_id)
+     WHERE NOT EXISTS (SELECT 1 FROM show_seats ss WHERE ss.show_id = h.show_id AND ss.seat_id = s.seat_id)
+    UNION ALL
+    -- I5: nothing partial: a live hold owns all its seats; a confirmed one has them all BOOKED.
+    SELECT 'I5', format('hold %s (%s) owns %s of its %s seats', h.id, h.state, owned, cardinality(h.seat_ids))
+      FROM holds h
+      CROSS JOIN LATERAL (SELECT count(*) AS owned FROM show_seats ss WHERE ss.hold_id = h.id) o
+      LEFT JOIN bookings b ON b.hold_id = h.id
+     WHERE ((h.state = 'HELD' AND h.expires_at > coalesce(p_now, now()))
+            OR (h.state = 'CONFIRMED' AND b.status = 'CONFIRMED'))
+       AND owned <> cardinality(h.seat_ids)
+$$;
 
 -- hold_seats: called by postgres.(*Store).HoldSeats (internal/postgres/holds.go).
 --
@@ -149,6 +240,14 @@ BEGIN
     amount_minor := v_amount; currency := v_currency; created_at := v_now;
     RETURN NEXT;
 END $$;
+
+ALTER TABLE shows DROP COLUMN cancel_bookings_refunded, DROP COLUMN cancel_holds_released;
+
+DELETE FROM seats st WHERE st.retired
+   AND NOT EXISTS (SELECT 1 FROM show_seats ss WHERE ss.screen_id = st.screen_id AND ss.seat_id = st.seat_id);
+ALTER TABLE seats DROP CONSTRAINT seats_one_per_cell;
+ALTER TABLE seats ADD CONSTRAINT seats_screen_id_grid_row_grid_col_key UNIQUE (screen_id, grid_row, grid_col);
+ALTER TABLE seats DROP COLUMN retired;
 
 DROP TABLE IF EXISTS audit_log;
 ALTER TABLE shows DROP CONSTRAINT IF EXISTS shows_cancelled_at_set;

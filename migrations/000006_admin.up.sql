@@ -1,6 +1,9 @@
 -- The theatre admin's schema: what a theatre sets (the cleaning time between
--- two shows), companion seats, seats a theatre blocks from sale, shows the
--- theatre cancels, and the audit log of every admin change.
+-- two shows), companion seats, seat layouts that change while shows are on
+-- sale (retired seats), seats a theatre blocks from sale, shows the theatre
+-- cancels and what the cancellation did, who cancelled a booking, and the
+-- audit log of every admin change. Then the two functions these change,
+-- each in full: booking_invariant_violations and hold_seats.
 
 -- Cleaning time between two shows on one screen: a show's ends_at is its
 -- start plus the movie's runtime plus this.
@@ -54,8 +57,166 @@ CREATE INDEX audit_log_at_idx ON audit_log (at DESC, id DESC);
 CREATE INDEX audit_log_theatre_idx ON audit_log (theatre_id, at DESC);
 CREATE INDEX audit_log_actor_idx ON audit_log (actor_id, at DESC);
 
--- hold_seats, redefined here (000003 had it first; only the seats it counts as
--- taken change): called by postgres.(*Store).HoldSeats (internal/postgres/holds.go).
+-- Seat layouts that change while shows are on sale (postgres.(*Store).
+-- ReplaceLayout, internal/postgres/admin_layouts.go).
+--
+-- A seat removed from a layout leaves the upcoming shows' seats, but past
+-- and cancelled shows keep their show_seats rows, which reference
+-- seats (screen_id, seat_id): their tickets and reports still name the seat.
+-- So a removed seat that some show still references is retired rather than
+-- deleted (one nobody references is deleted). A retired seat is no part of
+-- the layout: new shows do not get it, the admin does not see it, and it
+-- gives up its grid cell, so the one-seat-per-cell rule counts only seats
+-- in the layout. Putting the same id back into a layout revives the row.
+--
+-- The rule is deferrable: a layout change that swaps two seats' cells
+-- writes them one row at a time, and only the end result must hold.
+ALTER TABLE seats ADD COLUMN retired boolean NOT NULL DEFAULT false;
+ALTER TABLE seats DROP CONSTRAINT seats_screen_id_grid_row_grid_col_key;
+ALTER TABLE seats ADD CONSTRAINT seats_one_per_cell
+    EXCLUDE USING btree (screen_id WITH =, grid_row WITH =, grid_col WITH =) WHERE (NOT retired)
+    DEFERRABLE INITIALLY IMMEDIATE;
+
+-- How many holds the cancellation ended and how many bookings it refunded
+-- (postgres.(*Store).CancelShow, internal/postgres/admin_occupancy.go).
+-- NULL for a show not cancelled by CancelShow.
+ALTER TABLE shows
+    ADD COLUMN cancel_holds_released int CHECK (cancel_holds_released >= 0),
+    ADD COLUMN cancel_bookings_refunded int CHECK (cancel_bookings_refunded >= 0);
+
+-- booking_invariant_violations, redefined here (000004 had it first). What
+-- changed since 000004: I1 says a cancelled show sells nothing, and the I5
+-- check that a hold's seats exist in its show asks only about holds whose
+-- seats still matter (a live hold, or a confirmed one whose booking stands):
+-- a layout change may remove a seat an ended hold once named.
+-- booking_invariant_violations: called by postgres.(*Store).InvariantViolations
+-- (internal/postgres/invariants.go).
+--
+-- Every violation of the booking invariants, one row each:
+--
+--   I1  a seat's state agrees with its owner: a HELD seat is listed by a
+--       HELD hold of its show with the same expiry, a BOOKED seat by a
+--       CONFIRMED hold and its confirmed booking; no seat is in two
+--       confirmed bookings (no seat is ever sold twice); a show its theatre
+--       cancelled has no HELD or BOOKED seat and no confirmed booking;
+--   I2  a hold that ended unconfirmed, and a cancelled booking, own no seats;
+--   I3  a BOOKED payment and its booking name each other;
+--   I4  every charge that booked nothing is owed back in full, money in
+--       equals bookings plus refunds of unbooked charges, and a cancelled
+--       booking never refunds more than was paid;
+--   I5  a hold is a sorted set of distinct seats of its show, all or
+--       nothing: a live hold owns all of them, a confirmed one has them all
+--       BOOKED.
+--
+-- An empty result is the only healthy answer. Tests run it after every
+-- scenario; admins can run it on a live database (it only reads).
+CREATE OR REPLACE FUNCTION booking_invariant_violations(p_now timestamptz DEFAULT NULL)
+RETURNS TABLE (invariant text, detail text)
+LANGUAGE sql STABLE AS $$
+    -- I1: a HELD seat names a HELD hold of the same show that lists it, with its expiry.
+    SELECT 'I1', format('show %s seat %s is HELD by %s in state %s', ss.show_id, ss.seat_id, ss.hold_id, h.state)
+      FROM show_seats ss JOIN holds h ON h.id = ss.hold_id
+     WHERE ss.status = 'HELD'
+       AND (h.state <> 'HELD' OR NOT ss.seat_id = ANY (h.seat_ids) OR ss.hold_expires_at <> h.expires_at)
+    UNION ALL
+    -- I1: a BOOKED seat names a CONFIRMED hold whose booking is CONFIRMED and lists it.
+    SELECT 'I1', format('show %s seat %s is BOOKED by hold %s without a confirmed booking', ss.show_id, ss.seat_id, ss.hold_id)
+      FROM show_seats ss
+      JOIN holds h ON h.id = ss.hold_id
+      LEFT JOIN bookings b ON b.hold_id = h.id
+     WHERE ss.status = 'BOOKED'
+       AND (h.state <> 'CONFIRMED' OR b.status IS DISTINCT FROM 'CONFIRMED' OR NOT ss.seat_id = ANY (b.seat_ids))
+    UNION ALL
+    -- I1: every seat of a confirmed booking is BOOKED by it.
+    SELECT 'I1', format('booking %s seat %s is %s (owner %s)', b.id, s.seat_id, coalesce(ss.status, 'missing'), ss.hold_id)
+      FROM bookings b
+      CROSS JOIN LATERAL unnest(b.seat_ids) AS s(seat_id)
+      LEFT JOIN show_seats ss ON ss.show_id = b.show_id AND ss.seat_id = s.seat_id
+     WHERE b.status = 'CONFIRMED' AND (ss.status IS DISTINCT FROM 'BOOKED' OR ss.hold_id <> b.hold_id)
+    UNION ALL
+    -- I1: no seat in two confirmed bookings.
+    SELECT 'I1', format('show %s seat %s is in %s confirmed bookings', b.show_id, s.seat_id, count(*))
+      FROM bookings b CROSS JOIN LATERAL unnest(b.seat_ids) AS s(seat_id)
+     WHERE b.status = 'CONFIRMED'
+     GROUP BY b.show_id, s.seat_id HAVING count(*) > 1
+    UNION ALL
+    -- I2: a terminal, unconfirmed hold owns no seats; nor does a cancelled booking's hold.
+    SELECT 'I2', format('hold %s is %s but still owns show %s seat %s', h.id, h.state, ss.show_id, ss.seat_id)
+      FROM show_seats ss JOIN holds h ON h.id = ss.hold_id
+     WHERE h.state IN ('EXPIRED', 'CANCELLED')
+    UNION ALL
+    SELECT 'I2', format('booking %s is cancelled but owns show %s seat %s', b.id, ss.show_id, ss.seat_id)
+      FROM show_seats ss JOIN bookings b ON b.hold_id = ss.hold_id
+     WHERE b.status = 'CANCELLED'
+    UNION ALL
+    -- I3: a BOOKED payment is the evidence of exactly its booking.
+    SELECT 'I3', format('payment %s says BOOKED but booking %s names payment %s', p.payment_id, b.id, b.payment_id)
+      FROM payments p LEFT JOIN bookings b ON b.id = p.booking_id
+     WHERE p.outcome = 'BOOKED' AND (b.id IS NULL OR b.payment_id <> p.payment_id OR b.hold_id <> p.hold_id)
+    UNION ALL
+    SELECT 'I3', format('booking %s has no BOOKED payment %s', b.id, b.payment_id)
+      FROM bookings b LEFT JOIN payments p ON p.payment_id = b.payment_id
+     WHERE p.outcome IS DISTINCT FROM 'BOOKED'
+    UNION ALL
+    -- I4: every charge that did not produce a booking is owed back in full.
+    SELECT 'I4', format('payment %s (%s) has refund %s of %s', p.payment_id, p.amount_minor, r.id, r.amount_minor)
+      FROM payments p LEFT JOIN refunds r ON r.payment_id = p.payment_id
+     WHERE p.outcome = 'REFUND_REQUIRED' AND (r.id IS NULL OR r.amount_minor <> p.amount_minor)
+    UNION ALL
+    -- I4: money in = bookings + refunds owed or paid for charges that booked nothing.
+    SELECT 'I4', format('payments %s <> bookings %s + refunds for unbooked charges %s', paid, booked, owed)
+      FROM (SELECT (SELECT coalesce(sum(amount_minor), 0) FROM payments) AS paid,
+                   (SELECT coalesce(sum(amount_minor), 0) FROM bookings) AS booked,
+                   (SELECT coalesce(sum(r.amount_minor), 0) FROM refunds r
+                      JOIN payments p ON p.payment_id = r.payment_id
+                     WHERE p.outcome = 'REFUND_REQUIRED') AS owed) m
+     WHERE paid <> booked + owed
+    UNION ALL
+    -- I4: a cancelled booking never refunds more than was paid.
+    SELECT 'I4', format('booking %s refunds %s of %s', b.id, r.amount_minor, b.amount_minor)
+      FROM bookings b JOIN refunds r ON r.booking_id = b.id
+     WHERE r.amount_minor > b.amount_minor
+    UNION ALL
+    -- I5: a hold is a non-empty set of distinct seats of its show, sorted.
+    SELECT 'I5', format('hold %s seat set %s is not a sorted set of distinct seats', h.id, h.seat_ids)
+      FROM holds h
+     WHERE h.seat_ids <> (SELECT array_agg(DISTINCT s ORDER BY s) FROM unnest(h.seat_ids) s)
+    UNION ALL
+    -- (Only a hold whose seats still matter: live, or confirmed with its
+    -- booking standing. A layout change may remove a seat an ended hold
+    -- once named.)
+    SELECT 'I5', format('hold %s names seat %s that show %s does not have', h.id, s.seat_id, h.show_id)
+      FROM holds h CROSS JOIN LATERAL unnest(h.seat_ids) AS s(seat_id)
+      LEFT JOIN bookings b ON b.hold_id = h.id
+     WHERE ((h.state = 'HELD' AND h.expires_at > coalesce(p_now, now()))
+            OR (h.state = 'CONFIRMED' AND b.status = 'CONFIRMED'))
+       AND NOT EXISTS (SELECT 1 FROM show_seats ss WHERE ss.show_id = h.show_id AND ss.seat_id = s.seat_id)
+    UNION ALL
+    -- I5: nothing partial: a live hold owns all its seats; a confirmed one has them all BOOKED.
+    SELECT 'I5', format('hold %s (%s) owns %s of its %s seats', h.id, h.state, owned, cardinality(h.seat_ids))
+      FROM holds h
+      CROSS JOIN LATERAL (SELECT count(*) AS owned FROM show_seats ss WHERE ss.hold_id = h.id) o
+      LEFT JOIN bookings b ON b.hold_id = h.id
+     WHERE ((h.state = 'HELD' AND h.expires_at > coalesce(p_now, now()))
+            OR (h.state = 'CONFIRMED' AND b.status = 'CONFIRMED'))
+       AND owned <> cardinality(h.seat_ids)
+    UNION ALL
+    -- I1: a cancelled show sells nothing: no seat of it is HELD or BOOKED,
+    -- and none of its bookings is still confirmed.
+    SELECT 'I1', format('show %s is cancelled but seat %s is %s', ss.show_id, ss.seat_id, ss.status)
+      FROM show_seats ss JOIN shows sh ON sh.id = ss.show_id
+     WHERE sh.status = 'CANCELLED' AND ss.status IN ('HELD', 'BOOKED')
+    UNION ALL
+    SELECT 'I1', format('show %s is cancelled but booking %s is confirmed', b.show_id, b.id)
+      FROM bookings b JOIN shows sh ON sh.id = b.show_id
+     WHERE sh.status = 'CANCELLED' AND b.status = 'CONFIRMED'
+$$;
+
+-- hold_seats, redefined here (000003 had it first): called by
+-- postgres.(*Store).HoldSeats (internal/postgres/holds.go). What changed
+-- since 000003: BLOCKED seats count as taken, and step 4 checks three more
+-- things under the locks, for admin changes that committed while the
+-- request waited (see below).
 --
 -- Claims p_seats of show p_show for p_user, all or nothing, and answers with
 -- an outcome and, for HELD, REPLAYED and KEY_REUSED, the hold. The steps, in
@@ -76,10 +237,13 @@ CREATE INDEX audit_log_actor_idx ON audit_log (actor_id, at DESC);
 --      of its own, since its seats may sort anywhere in the lock order, and
 --      then asks again);
 --   4. lock_timeout becomes p_lock_timeout, and SELECT ... ORDER BY seat_id
---      FOR UPDATE locks the seats in the global order; under the locks the
---      show must still be scheduled (UNKNOWN_SHOW: its theatre cancelled it
---      while this request waited, see below) and every seat must be
---      AVAILABLE or held by a lapsed hold (else UNAVAILABLE);
+--      FOR UPDATE locks the seats in the global order; under the locks every
+--      seat must still exist (UNKNOWN_SEATS: a layout change removed it
+--      while this request waited), the show must still be scheduled
+--      (UNKNOWN_SHOW: its theatre cancelled it), and every seat must be
+--      AVAILABLE or held by a lapsed hold (else UNAVAILABLE); the price is
+--      summed in a statement after the locks, so a price change that
+--      committed meanwhile is the one charged;
 --   5. the hold is inserted, the seats claimed (a lapsed hold's seats are
 --      taken over), their seat_events row inserted and the key recorded
 --      (HELD).
@@ -91,6 +255,15 @@ CREATE INDEX audit_log_actor_idx ON audit_log (actor_id, at DESC);
 -- caller injects a clock, else the database clock, read again after the
 -- locks are taken: a request that waited for a lock judges expiry by the
 -- time it decides, not the time it started.
+--
+-- Admin changes that touch a show's seats (a cancellation, a layout change,
+-- a price change) lock the seats first, in the same order, and keep the
+-- locks until they commit; each statement of this function reads what
+-- committed before it. So once step 4 has its locks such a change is either
+-- committed and seen by the checks that follow, or not yet begun and then
+-- waits for these locks. A layout change deletes the upcoming shows' rows
+-- of a seat it removes: FOR UPDATE skips a row deleted meanwhile, hence the
+-- recount.
 --
 -- Step 3 reads the show's status without a lock, so a cancellation can
 -- commit between it and step 4. Cancelling a show (postgres.(*Store).
@@ -181,16 +354,23 @@ BEGIN
     PERFORM set_config('lock_timeout', p_lock_timeout, true);
     SELECT count(*),
            array_agg(l.seat_id ORDER BY l.seat_id) FILTER (
-               WHERE l.status IN ('BOOKED', 'BLOCKED') OR (l.status = 'HELD' AND l.hold_expires_at > coalesce(p_now, clock_timestamp()))),
-           sum(p.price_minor)
-      INTO v_count, v_taken, v_amount
-      FROM (SELECT ss.seat_id, ss.status, ss.hold_expires_at, ss.category
+               WHERE l.status IN ('BOOKED', 'BLOCKED') OR (l.status = 'HELD' AND l.hold_expires_at > coalesce(p_now, clock_timestamp())))
+      INTO v_count, v_taken
+      FROM (SELECT ss.seat_id, ss.status, ss.hold_expires_at
               FROM show_seats ss
              WHERE ss.show_id = p_show AND ss.seat_id = ANY (p_seats)
              ORDER BY ss.seat_id
-               FOR UPDATE) l
-      JOIN show_prices p ON p.show_id = p_show AND p.category = l.category;
+               FOR UPDATE) l;
     v_now := coalesce(p_now, clock_timestamp());
+    -- A layout change (ReplaceLayout) may have removed a seat while this request
+    -- waited for its lock: the locked rows are then fewer than asked for.
+    IF v_count < cardinality(p_seats) THEN
+        outcome := 'UNKNOWN_SEATS';
+        seat_ids := ARRAY(SELECT s FROM unnest(p_seats) s
+                           WHERE NOT EXISTS (SELECT 1 FROM show_seats x WHERE x.show_id = p_show AND x.seat_id = s)
+                           ORDER BY s);
+        RETURN NEXT; RETURN;
+    END IF;
     -- Under the locks: a cancellation that committed while this request
     -- waited is seen here, and a cancelled show sells nothing.
     PERFORM 1 FROM shows s WHERE s.id = p_show AND s.status = 'SCHEDULED';
@@ -202,6 +382,14 @@ BEGIN
             'UNAVAILABLE', NULL, v_taken, NULL);
         RETURN;
     END IF;
+
+    -- The price, in a statement of its own after the locks: a price change
+    -- (Store.SetShowPrices) locks the show's seats before it writes, so one
+    -- that committed while this request waited is seen here. Summed in the
+    -- locking statement, it was read from before the wait.
+    SELECT sum(p.price_minor) INTO v_amount
+      FROM show_seats ss JOIN show_prices p ON p.show_id = ss.show_id AND p.category = ss.category
+     WHERE ss.show_id = p_show AND ss.seat_id = ANY (p_seats);
 
     -- 5. Claim. Seats of a lapsed hold are taken over here; that hold keeps
     -- its state until the sweeper or its own confirm ends it, and its

@@ -147,7 +147,7 @@ func (ch LayoutChange) disturbed() []string {
 //
 //   - a seat that leaves the layout leaves the upcoming shows; past and
 //     cancelled shows keep it, so it is deleted only when no show refers
-//     to it, and retired otherwise (see migration 000007);
+//     to it, and retired otherwise (see migration 000006);
 //   - an added seat is AVAILABLE in every upcoming show at once;
 //   - a re-categorized seat takes its new category (and price) there.
 //

@@ -96,7 +96,7 @@ func containsID(ids []int64, id int64) bool {
 // hold came first, or every hold made is priced at the new prices. (A hold
 // whose locking statement waited for SetShowPrices' seat locks used to sum
 // show_prices as of that statement's snapshot, from before the change:
-// hold_seats now sums them in a statement after the locks, 000007.)
+// hold_seats now sums them in a statement after the locks, 000006.)
 func TestPriceChangeRacesHolds(t *testing.T) {
 	const holders = 8
 	newPrices := map[string]int64{"STANDARD": 30000, "PREMIUM": 50000}

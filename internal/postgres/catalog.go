@@ -128,7 +128,7 @@ func createScreen(ctx context.Context, tx pgx.Tx, theatreID int64, name string, 
 }
 
 // putSeats writes seats into screenID's layout: a new id is inserted, an
-// id the screen has (in its layout or retired, see 000007) takes the new
+// id the screen has (in its layout or retired, see migration 000006) takes the new
 // place, label and category and is part of the layout again.
 func putSeats(ctx context.Context, tx pgx.Tx, screenID int64, seats []booking.SeatSpec) error {
 	n := len(seats)
