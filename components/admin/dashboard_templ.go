@@ -76,7 +76,7 @@ func pfShows(n int) string {
 
 // DashboardPage is the admin's start: their theatres, the ledger check and
 // where to go next.
-func DashboardPage(m components.Meta, v DashboardView) templ.Component {
+func DashboardPage(m components.Meta, nav Nav, v DashboardView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -450,7 +450,7 @@ func DashboardPage(m components.Meta, v DashboardView) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Page(m, Nav{Current: SectionDashboard, Platform: v.Platform}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Page(m, nav).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -999,7 +999,7 @@ func pfTimeZones() templ.Component {
 
 // TheatresPage lists the admin's theatres; a platform admin also gets the
 // forms for a new theatre and a new city.
-func TheatresPage(m components.Meta, v TheatresView) templ.Component {
+func TheatresPage(m components.Meta, nav Nav, v TheatresView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1350,7 +1350,7 @@ func TheatresPage(m components.Meta, v TheatresView) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Page(m, Nav{Current: SectionTheatres, Platform: v.Platform}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var49), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Page(m, nav).Render(templ.WithChildren(ctx, templ_7745c5c3_Var49), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1360,7 +1360,7 @@ func TheatresPage(m components.Meta, v TheatresView) templ.Component {
 
 // TheatrePage is one theatre: its settings to edit, its screens, where to
 // schedule and see sales, and its admins.
-func TheatrePage(m components.Meta, v TheatreView) templ.Component {
+func TheatrePage(m components.Meta, nav Nav, v TheatreView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1781,7 +1781,7 @@ func TheatrePage(m components.Meta, v TheatreView) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Page(m, Nav{Current: SectionTheatres, Platform: v.Platform}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var63), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Page(m, nav).Render(templ.WithChildren(ctx, templ_7745c5c3_Var63), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -35,7 +35,7 @@ func (h *Handlers) Dashboard(c echo.Context) error {
 	}
 	v := adminview.DashboardView{Platform: a.Platform(), Theatres: make([]adminview.DashboardTheatre, len(d.Theatres))}
 	for i, t := range d.Theatres {
-		row := adminview.DashboardTheatre{ID: t.AdminTheatre.ID, Name: t.Name, City: t.CityName, Today: t.Today, Upcoming: t.Upcoming}
+		row := adminview.DashboardTheatre{ID: t.ID, Name: t.Name, City: t.CityName, Today: t.Today, Upcoming: t.Upcoming}
 		if t.Next != nil {
 			at := t.Next.In(theatreZone(t.TimeZone))
 			row.Next, row.NextISO = at.Format("Mon 2 Jan, 3:04 PM MST"), at.Format(time.RFC3339)
@@ -49,7 +49,7 @@ func (h *Handlers) Dashboard(c echo.Context) error {
 			v.Ledger.Violations = append(v.Ledger.Violations, adminview.LedgerViolation{Invariant: p.Invariant, Detail: p.Detail})
 		}
 	}
-	return web.Render(c, http.StatusOK, adminview.DashboardPage(h.meta(c, "Admin"), v))
+	return web.Render(c, http.StatusOK, adminview.DashboardPage(h.meta(c, "Admin"), nav(c, adminview.SectionDashboard), v))
 }
 
 // theatreZone is the location of a theatre's zone (UTC if it cannot be loaded:
@@ -105,7 +105,7 @@ func (h *Handlers) theatresPage(c echo.Context, status int, v adminview.Theatres
 			}
 		}
 	}
-	return web.Render(c, status, adminview.TheatresPage(h.meta(c, "Theatres"), v))
+	return web.Render(c, status, adminview.TheatresPage(h.meta(c, "Theatres"), nav(c, adminview.SectionTheatres), v))
 }
 
 // CreateTheatreSubmit adds a theatre and shows it: POST /admin/theatres.
@@ -113,6 +113,9 @@ func (h *Handlers) CreateTheatreSubmit(c echo.Context) error {
 	f := theatreFormOf(c)
 	f.City = c.FormValue("city")
 	in, fields := theatreInput(f, true)
+	if f.City == "" {
+		fields["city"] = "Choose the theatre's city."
+	}
 	if len(fields) == 0 {
 		in.City = &f.City
 		t, err := h.Admin.CreateTheatre(c.Request().Context(), actor(c), in)
@@ -187,7 +190,7 @@ func (h *Handlers) theatrePage(c echo.Context, status int, d postgres.TheatreDet
 	for _, u := range d.Admins {
 		v.Admins = append(v.Admins, adminview.AdminRow{UserID: u.ID, Email: u.Email, Name: u.Name})
 	}
-	return web.Render(c, status, adminview.TheatrePage(h.meta(c, d.Name), v))
+	return web.Render(c, status, adminview.TheatrePage(h.meta(c, d.Name), nav(c, adminview.SectionTheatres), v))
 }
 
 // theatreForm is the edit form of t as it is.
