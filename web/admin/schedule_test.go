@@ -324,7 +324,7 @@ func TestScheduleMany(t *testing.T) {
 
 func TestShowPrices(t *testing.T) {
 	e := webtest.NewEnv(t)
-	london, screen := londonTheatre(t, e)
+	_, screen := londonTheatre(t, e)
 	b := signedIn(t, e, auth.RoleTheatreAdmin, e.Venue.TheatreID)
 	prices := func(id int64) map[string]int64 {
 		sh, err := e.Store.Show(context.Background(), id)
@@ -375,7 +375,6 @@ func TestShowPrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = london
 	for _, form := range []url.Values{{"price-STANDARD": {"1"}, "price-PREMIUM": {"2"}}, {"price-STANDARD": {"x"}}} {
 		webtest.WantFriendly(t, b.Submit(t, fmt.Sprintf("/admin/shows/%d/prices", other), form), http.StatusNotFound)
 	}
@@ -482,7 +481,7 @@ func upload(t *testing.T, b *webtest.Browser, path, filename string, data []byte
 	}
 	_, _ = part.Write(data)
 	_ = w.Close()
-	req, err := http.NewRequest("POST", b.E.Srv.URL+path, &body)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, b.E.Srv.URL+path, &body)
 	if err != nil {
 		t.Fatal(err)
 	}
