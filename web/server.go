@@ -70,6 +70,11 @@ const (
 	// PosterRoute takes a poster image as its body, of up to
 	// admin.MaxPosterBytes: its handler sets that limit itself.
 	PosterRoute = "/api/v1/admin/movies/:movie_id/poster"
+	// PosterPageRoute takes a poster image as a part of a form: its body
+	// may be up to posterPageLimit, which leaves room to tell a file over
+	// admin.MaxPosterBytes at its field; its handler checks the file's size.
+	PosterPageRoute = "/admin/movies/:movie_id/poster"
+	posterPageLimit = "4MB"
 	// requestTimeout bounds every request, so no client keeps seat locks
 	// or a pool connection for long.
 	requestTimeout = 10 * time.Second
@@ -156,8 +161,12 @@ func (s *Server) Echo() *echo.Echo {
 		compress(),
 		answerErrors,
 		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
-			Skipper: func(c echo.Context) bool { return c.Path() == PosterRoute },
+			Skipper: func(c echo.Context) bool { return c.Path() == PosterRoute || c.Path() == PosterPageRoute },
 			Limit:   bodyLimit,
+		}),
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
+			Skipper: func(c echo.Context) bool { return c.Path() != PosterPageRoute },
+			Limit:   posterPageLimit,
 		}),
 		middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
 			// A websocket lives as long as its page; it bounds each write instead.

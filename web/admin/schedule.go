@@ -1,51 +1,628 @@
 package admin
 
 import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
 	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
+	adminview "github.com/marquee-tickets/marquee/components/admin"
+	"github.com/marquee-tickets/marquee/internal/admin"
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/format"
 )
 
-// Not built yet: movies, posters, scheduling and prices.
+// Movies, posters, scheduling and prices: each form calls the same use
+// case as the JSON API, and comes back with what was typed and every
+// mistake at its field.
 
-// MoviesPage is not built yet.
+// ---------------------------------------------------------------- movies
+
+// MoviesPage is the catalogue with the new movie form (platform admins).
 func (h *Handlers) MoviesPage(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This page is not built yet.")
+	return h.moviesPage(c, http.StatusOK, adminview.MovieForm{})
 }
 
-// CreateMovieSubmit is not built yet.
+func (h *Handlers) moviesPage(c echo.Context, status int, f adminview.MovieForm) error {
+	a := actor(c)
+	// The catalogue is the platform admin's to change, as CreateMovie says.
+	if !a.Platform() {
+		return admin.ErrPlatformOnly
+	}
+	movies, err := h.Admin.Movies(c.Request().Context(), a)
+	if err != nil {
+		return err
+	}
+	return web.Render(c, status, adminview.MoviesPage(h.meta(c, "Movies"), nav(c, adminview.SectionMovies),
+		adminview.MoviesView{Movies: movies, Form: f}))
+}
+
+// CreateMovieSubmit adds a movie and goes to its page.
 func (h *Handlers) CreateMovieSubmit(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This page is not built yet.")
+	f := adminview.MovieForm{
+		Title: c.FormValue("title"), Minutes: strings.TrimSpace(c.FormValue("duration_minutes")),
+		Rating: c.FormValue("rating"), Language: c.FormValue("language"),
+		Genres: c.FormValue("genres"), Synopsis: c.FormValue("synopsis"),
+	}
+	minutes, err := strconv.Atoi(f.Minutes)
+	if err != nil {
+		f.Add("duration_minutes", "Give the running time as a whole number of minutes, such as 142.")
+		return h.moviesPage(c, http.StatusUnprocessableEntity, f)
+	}
+	var genres []string
+	for _, g := range strings.Split(f.Genres, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			genres = append(genres, g)
+		}
+	}
+	id, err := h.Admin.CreateMovie(c.Request().Context(), actor(c), booking.Movie{
+		Title: strings.TrimSpace(f.Title), DurationMinutes: minutes, Rating: strings.TrimSpace(f.Rating),
+		Language: strings.TrimSpace(f.Language), Synopsis: strings.TrimSpace(f.Synopsis), Genres: genres,
+	})
+	var bad *booking.FieldError
+	if errors.As(err, &bad) {
+		f.Add(bad.Field, web.Sentence(bad.Message))
+		return h.moviesPage(c, http.StatusUnprocessableEntity, f)
+	}
+	if err != nil {
+		return err
+	}
+	return web.SeeOther(c, fmt.Sprintf("/admin/movies/%d?added=1", id))
 }
 
-// MoviePage is not built yet.
+// MoviePage shows a movie with its poster form (platform admins).
 func (h *Handlers) MoviePage(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This page is not built yet.")
+	v := adminview.MovieView{}
+	switch {
+	case c.QueryParam("added") == "1":
+		v.Notice = "Movie added to the catalogue."
+	case c.QueryParam("poster") == "1":
+		v.Notice = "Poster saved."
+	}
+	return h.moviePage(c, http.StatusOK, v)
 }
 
-// UploadPosterSubmit is not built yet.
+func (h *Handlers) moviePage(c echo.Context, status int, v adminview.MovieView) error {
+	a := actor(c)
+	if !a.Platform() {
+		return admin.ErrPlatformOnly
+	}
+	id, err := pathID(c, "movie_id")
+	if err != nil {
+		return web.NotFound("movie")
+	}
+	if v.Movie, err = h.Admin.Movie(c.Request().Context(), a, id); err != nil {
+		return web.Lookup("movie", err)
+	}
+	if v.Notice != "" && v.Movie.Poster != nil && c.QueryParam("poster") == "1" {
+		v.Notice = fmt.Sprintf("Poster saved: %d × %d pixels.", v.Movie.Poster.Width, v.Movie.Poster.Height)
+	}
+	return web.Render(c, status, adminview.MoviePage(h.meta(c, v.Movie.Title), nav(c, adminview.SectionMovies), v))
+}
+
+// UploadPosterSubmit sets a movie's poster from the form's file part: the
+// bytes decide its type, as for the API.
 func (h *Handlers) UploadPosterSubmit(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This page is not built yet.")
+	if !actor(c).Platform() {
+		return admin.ErrPlatformOnly
+	}
+	movieID, err := pathID(c, "movie_id")
+	if err != nil {
+		return web.NotFound("movie")
+	}
+	v := adminview.MovieView{Alt: c.FormValue("alt")}
+	again := func(status int, field, message string) error {
+		v.Add(field, message)
+		return h.moviePage(c, status, v)
+	}
+	fh, err := c.FormFile("poster")
+	if err != nil || fh.Size == 0 {
+		return again(http.StatusUnprocessableEntity, "poster", "Choose an image file to upload.")
+	}
+	if fh.Size > admin.MaxPosterBytes {
+		return again(http.StatusRequestEntityTooLarge, "poster", tooLarge(fh.Size))
+	}
+	file, err := fh.Open()
+	if err != nil {
+		return fmt.Errorf("open the poster part: %w", err)
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, admin.MaxPosterBytes+1))
+	if err != nil {
+		return fmt.Errorf("read the poster part: %w", err)
+	}
+	_, err = h.Admin.SetPoster(c.Request().Context(), actor(c), movieID, data, strings.TrimSpace(v.Alt))
+	var bad *booking.FieldError
+	switch {
+	case errors.Is(err, admin.ErrPosterTooLarge):
+		return again(http.StatusRequestEntityTooLarge, "poster", tooLarge(int64(len(data))))
+	case errors.Is(err, admin.ErrUnsupportedImage):
+		return again(http.StatusUnsupportedMediaType, "poster",
+			"This file is not a PNG, JPEG or WebP image. Choose an image in one of these types.")
+	case errors.Is(err, admin.ErrInvalidImage):
+		return again(http.StatusUnprocessableEntity, "poster",
+			"This image is damaged or too large to read. Export it again and upload it once more.")
+	case errors.As(err, &bad):
+		return again(http.StatusUnprocessableEntity, bad.Field, web.Sentence(bad.Message))
+	case err != nil:
+		return web.Lookup("movie", err)
+	}
+	return web.SeeOther(c, fmt.Sprintf("/admin/movies/%d?poster=1", movieID))
 }
 
-// SchedulePage is not built yet.
+func tooLarge(size int64) string {
+	return fmt.Sprintf("This image is %.1f MiB: a poster is at most 2 MiB. Choose a smaller image.", float64(size)/(1<<20))
+}
+
+// ---------------------------------------------------------------- schedule
+
+// scheduleCtx is what the schedule page and its forms share.
+type scheduleCtx struct {
+	facts  admin.SchedulingFacts
+	movies []booking.Movie
+}
+
+func (h *Handlers) scheduling(c echo.Context) (scheduleCtx, error) {
+	id, err := pathID(c, "theatre_id")
+	if err != nil {
+		return scheduleCtx{}, web.NotFound("theatre")
+	}
+	var s scheduleCtx
+	ctx := c.Request().Context()
+	if s.facts, err = h.Admin.Scheduling(ctx, actor(c), id); err != nil {
+		return s, web.Lookup("theatre", err)
+	}
+	if s.movies, err = h.Admin.Movies(ctx, actor(c)); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// SchedulePage lists a theatre's shows, by default those that have not
+// ended, or those of the days from..to.
 func (h *Handlers) SchedulePage(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This page is not built yet.")
+	s, err := h.scheduling(c)
+	if err != nil {
+		return err
+	}
+	var notice string
+	if n, err := strconv.Atoi(c.QueryParam("scheduled")); err == nil && n > 0 {
+		notice = format.Plural(n, "show") + " scheduled."
+	}
+	if id, err := web.ParseID(c.QueryParam("priced")); err == nil {
+		notice = fmt.Sprintf("Prices of show %d saved.", id)
+	}
+	return h.schedulePage(c, s, http.StatusOK, func(v *adminview.ScheduleView) { v.Notice = notice })
 }
 
-// CreateShowSubmit is not built yet.
+// schedulePage renders the schedule with status, after change has set the
+// forms as sent.
+func (h *Handlers) schedulePage(c echo.Context, s scheduleCtx, status int, change func(*adminview.ScheduleView)) error {
+	t := s.facts.Theatre
+	name, offset := time.Now().In(s.facts.Location).Zone()
+	v := adminview.ScheduleView{
+		TheatreID: t.ID, TheatreName: t.Name, TimeZone: t.TimeZone,
+		ZoneNow: name + ", UTC" + offsetText(offset),
+		From:    c.QueryParam("from"), To: c.QueryParam("to"),
+	}
+	if c.Request().Method == http.MethodPost {
+		// A price form keeps the list's days in fields of its own.
+		v.From, v.To = c.FormValue("list_from"), c.FormValue("list_to")
+	}
+	for _, sc := range s.facts.Screens {
+		v.Screens = append(v.Screens, adminview.ScheduleScreen{ID: sc.ID, Name: sc.Name, Categories: sc.Categories})
+	}
+	for _, m := range s.movies {
+		v.Movies = append(v.Movies, adminview.MovieOption{ID: m.ID, Title: m.Title})
+	}
+	from, to := h.filter(&v)
+	var shows []postgres.TheatreShow
+	if !v.FilterFaults.Any() {
+		var err error
+		shows, err = h.Admin.TheatreShows(c.Request().Context(), actor(c), t.ID, from, to)
+		var bad *booking.FieldError
+		if errors.As(err, &bad) {
+			v.FilterFaults.Add(bad.Field, web.Sentence(bad.Message))
+			if status == http.StatusOK {
+				status = http.StatusBadRequest
+			}
+		} else if err != nil {
+			return web.Lookup("theatre", err)
+		}
+	} else if status == http.StatusOK {
+		status = http.StatusBadRequest
+	}
+	currency := "INR"
+	for _, sh := range shows {
+		v.Rows = append(v.Rows, scheduleRow(sh, s.facts.Location))
+		currency = sh.Currency
+	}
+	v.One = adminview.ShowForm{Currency: currency}
+	v.Many = adminview.ShowForm{Bulk: true, Currency: currency}
+	if change != nil {
+		change(&v)
+	}
+	return web.Render(c, status, adminview.SchedulePage(h.meta(c, "Schedule · "+t.Name), nav(c, adminview.SectionTheatres), v))
+}
+
+// filter reads the list's days.
+func (h *Handlers) filter(v *adminview.ScheduleView) (from, to time.Time) {
+	var err error
+	var bad *booking.FieldError
+	if v.From != "" {
+		if from, err = admin.ParseDate("from", v.From); errors.As(err, &bad) {
+			v.FilterFaults.Add("from", "Give the first day as a date, such as 2027-03-26.")
+		}
+	}
+	if v.To != "" {
+		if to, err = admin.ParseDate("to", v.To); errors.As(err, &bad) {
+			v.FilterFaults.Add("to", "Give the last day as a date, such as 2027-03-31.")
+		}
+	}
+	return from, to
+}
+
+func offsetText(seconds int) string {
+	sign := "+"
+	if seconds < 0 {
+		sign, seconds = "-", -seconds
+	}
+	return fmt.Sprintf("%s%02d:%02d", sign, seconds/3600, seconds%3600/60)
+}
+
+func scheduleRow(sh postgres.TheatreShow, loc *time.Location) adminview.ScheduleRow {
+	at := sh.StartsAt.In(loc)
+	r := adminview.ScheduleRow{
+		ID: sh.ID, Date: at.Format("Mon 2 Jan 2006"), Time: at.Format("15:04 MST"),
+		Screen: sh.ScreenName, Movie: sh.MovieTitle, Cancelled: sh.Status == "CANCELLED",
+		Sold: sh.Seats.Booked, Held: sh.Seats.Held, Blocked: sh.Seats.Blocked, Unsold: sh.Seats.Available,
+		Currency: sh.Currency,
+	}
+	for _, cat := range slices.Sorted(maps.Keys(sh.Prices)) {
+		r.Prices = append(r.Prices, adminview.PriceField{Category: cat, Value: majorUnits(sh.Prices[cat])})
+	}
+	return r
+}
+
+// majorUnits writes minor units as a person types them: 25000 -> 250,
+// 25050 -> 250.50.
+func majorUnits(minor int64) string {
+	if minor%100 == 0 {
+		return strconv.FormatInt(minor/100, 10)
+	}
+	return fmt.Sprintf("%d.%02d", minor/100, minor%100)
+}
+
+// parsePrice reads a price typed in major units (250, 250.5, 1,250.50) as
+// minor units.
+func parsePrice(s string) (int64, bool) {
+	s = strings.ReplaceAll(strings.TrimSpace(s), ",", "")
+	whole, frac, dotted := strings.Cut(s, ".")
+	if whole == "" || len(whole) > 12 || len(frac) > 2 || (dotted && frac == "") {
+		return 0, false
+	}
+	for _, r := range whole + frac {
+		if r < '0' || r > '9' {
+			return 0, false
+		}
+	}
+	w, _ := strconv.ParseInt(whole, 10, 64)
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	f, _ := strconv.ParseInt(frac, 10, 64)
+	return w*100 + f, true
+}
+
+// showForm reads the fields both scheduling forms share, naming mistakes
+// at their fields; the screen is one of the theatre's.
+func showForm(c echo.Context, s scheduleCtx, bulk bool) (adminview.ShowForm, *admin.ScheduleScreen, map[string]int64) {
+	f := adminview.ShowForm{
+		Bulk: bulk, Currency: strings.ToUpper(strings.TrimSpace(c.FormValue("currency"))),
+		Date: c.FormValue("date"), Time: c.FormValue("time"),
+		From: c.FormValue("from"), To: c.FormValue("to"), Times: c.FormValue("times"),
+		Prices: map[string]string{},
+	}
+	p := prefix(bulk)
+	f.ScreenID, _ = strconv.ParseInt(c.FormValue("screen_id"), 10, 64)
+	f.MovieID, _ = strconv.ParseInt(c.FormValue("movie_id"), 10, 64)
+	var screen *admin.ScheduleScreen
+	for i := range s.facts.Screens {
+		if s.facts.Screens[i].ID == f.ScreenID {
+			screen = &s.facts.Screens[i]
+		}
+	}
+	if screen == nil {
+		f.Add(p+"screen", "Pick one of this theatre’s screens.")
+	}
+	if f.MovieID <= 0 {
+		f.Add(p+"movie", "Pick the movie to show.")
+	}
+	if screen == nil {
+		return f, nil, nil
+	}
+	prices := map[string]int64{}
+	for _, cat := range screen.Categories {
+		name := adminview.PriceName(screen.ID, cat)
+		typed := strings.TrimSpace(c.FormValue(name))
+		f.Prices[name] = typed
+		if typed == "" {
+			f.Add(p+name, "Give a price for "+format.CategoryName(cat)+".")
+			continue
+		}
+		minor, ok := parsePrice(typed)
+		if !ok {
+			f.Add(p+name, "Give the price of "+format.CategoryName(cat)+" as a number, such as 250 or 250.50.")
+			continue
+		}
+		prices[cat] = minor
+	}
+	if len(screen.Categories) == 0 {
+		f.Add(p+"screen", "This screen has no seats yet: give it a layout first.")
+	}
+	return f, screen, prices
+}
+
+func prefix(bulk bool) string {
+	if bulk {
+		return "many-"
+	}
+	return "one-"
+}
+
+// CreateShowSubmit schedules one show at a date and time by the theatre's
+// wall clock.
 func (h *Handlers) CreateShowSubmit(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This page is not built yet.")
+	s, err := h.scheduling(c)
+	if err != nil {
+		return err
+	}
+	f, screen, prices := showForm(c, s, false)
+	var startsAt time.Time
+	day, dayErr := time.Parse(time.DateOnly, strings.TrimSpace(f.Date))
+	if dayErr != nil {
+		f.Add("one-date", "Give the date of the show, such as 2027-03-26.")
+	}
+	clock, clockErr := time.Parse("15:04", strings.TrimSpace(f.Time))
+	if clockErr != nil {
+		f.Add("one-time", "Give the start time as HH:MM, 24-hour, such as 18:30.")
+	}
+	if dayErr == nil && clockErr == nil {
+		var ok bool
+		startsAt, ok = admin.WallTime(day.Year(), day.Month(), day.Day(), clock.Hour(), clock.Minute(), s.facts.Location)
+		if !ok {
+			f.Add("one-time", fmt.Sprintf("%s does not exist on %s in %s: the clocks go forward then. Pick another time.",
+				clock.Format("15:04"), day.Format(time.DateOnly), s.facts.Theatre.TimeZone))
+		}
+	}
+	if f.Any() {
+		return h.scheduleAgain(c, s, http.StatusUnprocessableEntity, f)
+	}
+	_, err = h.Admin.CreateShow(c.Request().Context(), actor(c), admin.NewShow{
+		ScreenID: screen.ID, MovieID: f.MovieID, StartsAt: startsAt,
+		ShowTerms: admin.ShowTerms{Currency: f.Currency, Prices: prices},
+	})
+	if err != nil {
+		return h.schedulingFailed(c, s, f, err)
+	}
+	return web.SeeOther(c, schedulePath(s.facts.Theatre.ID)+"?scheduled=1")
 }
 
-// BulkScheduleSubmit is not built yet.
+// BulkScheduleSubmit schedules every one of the times on every day from
+// the first to the last, all or nothing.
 func (h *Handlers) BulkScheduleSubmit(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This page is not built yet.")
+	s, err := h.scheduling(c)
+	if err != nil {
+		return err
+	}
+	f, screen, prices := showForm(c, s, true)
+	var times []string
+	for _, t := range strings.FieldsFunc(f.Times, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
+		if len(t) == 4 && t[1] == ':' {
+			t = "0" + t // 9:30 is 09:30
+		}
+		times = append(times, t)
+	}
+	if f.From == "" {
+		f.Add("many-from", "Give the first day, such as 2027-03-26.")
+	}
+	if f.To == "" {
+		f.Add("many-to", "Give the last day, such as 2027-03-31.")
+	}
+	if len(times) == 0 {
+		f.Add("many-times", "Give at least one time of day, such as 18:30.")
+	}
+	if f.Any() {
+		return h.scheduleAgain(c, s, http.StatusUnprocessableEntity, f)
+	}
+	shows, err := h.Admin.ScheduleShows(c.Request().Context(), actor(c), admin.ShowSeries{
+		ScreenID: screen.ID, MovieID: f.MovieID, From: strings.TrimSpace(f.From), To: strings.TrimSpace(f.To),
+		Times: times, ShowTerms: admin.ShowTerms{Currency: f.Currency, Prices: prices},
+	})
+	if err != nil {
+		return h.schedulingFailed(c, s, f, err)
+	}
+	return web.SeeOther(c, fmt.Sprintf("%s?scheduled=%d", schedulePath(s.facts.Theatre.ID), len(shows)))
 }
 
-// PricesSubmit is not built yet.
+func schedulePath(theatreID int64) string {
+	return fmt.Sprintf("/admin/theatres/%d/schedule", theatreID)
+}
+
+// scheduleAgain answers with the schedule and form f as sent.
+func (h *Handlers) scheduleAgain(c echo.Context, s scheduleCtx, status int, f adminview.ShowForm) error {
+	return h.schedulePage(c, s, status, func(v *adminview.ScheduleView) {
+		if f.Bulk {
+			v.Many = f
+		} else {
+			v.One = f
+		}
+	})
+}
+
+// schedulingFailed puts what the use case refused at its field; an error
+// it does not know goes to the error page.
+func (h *Handlers) schedulingFailed(c echo.Context, s scheduleCtx, f adminview.ShowForm, err error) error {
+	p := prefix(f.Bulk)
+	start := p + "date"
+	when := p + "time"
+	if f.Bulk {
+		start, when = p+"from", p+"times"
+	}
+	var (
+		bad     *booking.FieldError
+		missing *booking.MissingPricesError
+		overlap *postgres.ScheduleOverlapError
+	)
+	status := http.StatusUnprocessableEntity
+	switch {
+	case errors.As(err, &overlap):
+		status = http.StatusConflict
+		o, err := h.overlap(c, s, overlap)
+		if err != nil {
+			return err
+		}
+		f.Overlap = o
+		if o.ShowID != 0 {
+			f.Add(when, fmt.Sprintf("The screen is busy then: %s starts at %s.", o.Movie, o.When))
+		} else {
+			f.Add(when, fmt.Sprintf("Two of these shows overlap: the one at %s and the one at %s.", o.Asked, o.When))
+		}
+	case errors.Is(err, booking.ErrShowInPast):
+		f.Add(start, "A show cannot start in the past: pick a later date or time.")
+	case errors.As(err, &missing):
+		f.Add(p+"prices", "Every seat category of the screen needs a price: "+strings.Join(missing.Categories, ", ")+".")
+	case errors.As(err, &bad):
+		field := map[string]string{"movie_id": "movie", "screen_id": "screen"}[bad.Field]
+		if field == "" {
+			field = bad.Field
+		}
+		if !slices.Contains([]string{"screen", "movie", "date", "time", "from", "to", "times", "currency", "prices"}, field) {
+			f.Error = web.Sentence(bad.Message)
+		} else {
+			f.Add(p+field, web.Sentence(bad.Message))
+		}
+	case errors.Is(err, booking.ErrNotFound):
+		f.Add(p+"screen", "Pick one of this theatre’s screens.")
+	default:
+		return err
+	}
+	return h.scheduleAgain(c, s, status, f)
+}
+
+// overlap describes the show a new one collides with.
+func (h *Handlers) overlap(c echo.Context, s scheduleCtx, e *postgres.ScheduleOverlapError) (*adminview.Overlap, error) {
+	loc := s.facts.Location
+	wall := func(t time.Time) string { return t.In(loc).Format("Mon 2 Jan 2006 15:04 MST") }
+	o := &adminview.Overlap{ShowID: e.ConflictingShowID, When: wall(e.ConflictingStartsAt), Asked: wall(e.StartsAt)}
+	if o.ShowID == 0 {
+		return o, nil
+	}
+	other, err := h.Store.Show(c.Request().Context(), o.ShowID)
+	if err != nil {
+		return nil, fmt.Errorf("the show in the way: %w", err)
+	}
+	o.Movie = other.MovieTitle
+	return o, nil
+}
+
+// PricesSubmit replaces a show's prices, from its row of the schedule.
 func (h *Handlers) PricesSubmit(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This page is not built yet.")
+	showID, err := pathID(c, "show_id")
+	if err != nil {
+		return web.NotFound("show")
+	}
+	ctx := c.Request().Context()
+	// Reading the show to parse its prices tells nothing: SetPrices, or
+	// Scheduling for a form with mistakes, refuses another theatre's show
+	// as not found, as a show that does not exist is.
+	show, err := h.Store.Show(ctx, showID)
+	if err != nil {
+		return web.Lookup("show", err)
+	}
+	categories, err := h.Store.ShowCategories(ctx, showID)
+	if err != nil {
+		return web.Lookup("show", err)
+	}
+	var faults adminview.Faults
+	typed := map[string]string{}
+	prices := map[string]int64{}
+	for _, cat := range categories {
+		v := strings.TrimSpace(c.FormValue(adminview.RowPriceName(cat)))
+		typed[cat] = v
+		minor, ok := parsePrice(v)
+		if !ok {
+			faults.Add(adminview.RowPriceID(showID, cat), "Give the price of "+format.CategoryName(cat)+" as a number, such as 250 or 250.50.")
+			continue
+		}
+		prices[cat] = minor
+	}
+	status := http.StatusUnprocessableEntity
+	if !faults.Any() {
+		_, err = h.Admin.SetPrices(ctx, actor(c), showID, prices)
+		var bad *booking.FieldError
+		var missing *booking.MissingPricesError
+		switch {
+		case err == nil:
+			q := url.Values{"priced": {strconv.FormatInt(showID, 10)}}
+			if from := c.FormValue("list_from"); from != "" {
+				q.Set("from", from)
+			}
+			if to := c.FormValue("list_to"); to != "" {
+				q.Set("to", to)
+			}
+			return web.SeeOther(c, fmt.Sprintf("%s?%s#show-%d", schedulePath(show.TheatreID), q.Encode(), showID))
+		case errors.Is(err, booking.ErrShowHasSales):
+			status = http.StatusConflict
+			faults.Error = "Prices cannot change once seats are sold or held: this show has seats sold or held."
+		case errors.Is(err, booking.ErrShowCancelled):
+			status = http.StatusConflict
+			faults.Error = "This show was cancelled: its prices cannot change."
+		case errors.As(err, &missing):
+			faults.Error = "Every seat category needs a price: " + strings.Join(missing.Categories, ", ") + "."
+		case errors.As(err, &bad):
+			faults.Error = web.Sentence(bad.Message)
+		default:
+			return web.Lookup("show", err)
+		}
+	}
+	if faults.Error == "" {
+		faults.Error = "Please fix the prices to continue."
+	}
+	s := scheduleCtx{}
+	if s.facts, err = h.Admin.Scheduling(ctx, actor(c), show.TheatreID); err != nil {
+		return web.Lookup("theatre", err)
+	}
+	if s.movies, err = h.Admin.Movies(ctx, actor(c)); err != nil {
+		return err
+	}
+	return h.schedulePage(c, s, status, func(v *adminview.ScheduleView) {
+		found := false
+		for i := range v.Rows {
+			r := &v.Rows[i]
+			if r.ID != showID {
+				continue
+			}
+			found = true
+			r.PricesOpen, r.Faults = true, faults
+			for j := range r.Prices {
+				r.Prices[j].Value = typed[r.Prices[j].Category]
+			}
+		}
+		if !found {
+			// The show is not in the list's days: say it above the list.
+			v.Notice = ""
+			v.Problem = fmt.Sprintf("Show %d: %s", showID, faults.Error)
+		}
+	})
 }
