@@ -1,0 +1,2 @@
+-- Undoes 000009.
+DROP TABLE reconciliation_resolutions;
