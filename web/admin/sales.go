@@ -128,15 +128,18 @@ func (h *Handlers) renderShow(c echo.Context, status int, showID int64, notice *
 	if err != nil {
 		return web.Lookup("show", err)
 	}
-	seatMap, err := h.Store.SeatMap(ctx, showID, a.UserID)
-	if err != nil {
-		return web.Lookup("show", err)
+	cancelled := o.Status == "CANCELLED"
+	// A cancelled show has no seat map: nothing of it is for sale.
+	var seatMap []booking.Seat
+	if !cancelled {
+		if seatMap, err = h.Store.SeatMap(ctx, showID, a.UserID); err != nil {
+			return web.Lookup("show", err)
+		}
 	}
 	now, err := h.Store.Now(ctx)
 	if err != nil {
 		return err
 	}
-	cancelled := o.Status == "CANCELLED"
 	started := !now.Before(sh.StartsAt)
 	zone := format.Zone(sh.TimeZone)
 	v := adminview.OccupancyView{
