@@ -295,9 +295,12 @@ func (h *Handlers) CancelShowSubmit(c echo.Context) error {
 // &format=csv the same report as a CSV download, served here (the JSON
 // API's CSV needs an Accept header a link cannot send).
 
-// defaultReportDays is the period a report without dates covers: the last
-// 30 days, today included.
-const defaultReportDays = 30
+// A report without dates covers the last defaultPastDays days, today
+// included, and the defaultAheadDays after it: tickets sell ahead.
+const (
+	defaultPastDays  = 30
+	defaultAheadDays = 7
+)
 
 // SalesPage is the sales report.
 func (h *Handlers) SalesPage(c echo.Context) error {
@@ -345,8 +348,8 @@ func (h *Handlers) SalesPage(c echo.Context) error {
 	today := now.In(zone)
 	v.From, v.To = q.Get("from"), q.Get("to")
 	if v.From == "" && v.To == "" {
-		v.To = today.Format(time.DateOnly)
-		v.From = today.AddDate(0, 0, 1-defaultReportDays).Format(time.DateOnly)
+		v.To = today.AddDate(0, 0, defaultAheadDays).Format(time.DateOnly)
+		v.From = today.AddDate(0, 0, 1-defaultPastDays).Format(time.DateOnly)
 	}
 	period, err := admin.ParsePeriod(v.From, v.To)
 	var fe *booking.FieldError

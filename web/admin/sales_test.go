@@ -251,10 +251,10 @@ func TestSalesReportPage(t *testing.T) {
 		}
 	})
 
-	t.Run("without dates, the last 30 days", func(t *testing.T) {
+	t.Run("without dates, the last 30 days and the next 7", func(t *testing.T) {
 		p := who.admin.Get(t, "/admin/reports/sales")
 		webtest.Want200(t, p)
-		if p.Attr("#sales-to", "value") != from || p.Attr("#sales-from", "value") != today.AddDate(0, 0, -29).Format(time.DateOnly) {
+		if p.Attr("#sales-to", "value") != today.AddDate(0, 0, 7).Format(time.DateOnly) || !p.Has(fmt.Sprintf(`[data-show-row="%d"]`, e.Show)) || p.Attr("#sales-from", "value") != today.AddDate(0, 0, -29).Format(time.DateOnly) {
 			t.Fatalf("period %q to %q", p.Attr("#sales-from", "value"), p.Attr("#sales-to", "value"))
 		}
 	})
