@@ -1,0 +1,2 @@
+-- Undoes 000007.
+DROP TABLE reconciliation_resolutions;
