@@ -6,6 +6,7 @@ package web
 import (
 	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,9 +65,12 @@ const (
 	// ones.
 	DefaultLivePing = 25 * time.Second
 
-	// bodyLimit caps every request body but a poster's; a larger one is
-	// answered 413.
+	// bodyLimit caps every request body but a poster's and a layout's; a
+	// larger one is answered 413.
 	bodyLimit = "64KB"
+	// layoutBodyLimit caps the bodies of LayoutRoutes: a layout of
+	// admin.MaxSeats seats as URL-encoded JSON is some 400 KB.
+	layoutBodyLimit = "1MB"
 	// PosterRoute takes a poster image as its body, of up to
 	// admin.MaxPosterBytes: its handler sets that limit itself.
 	PosterRoute = "/api/v1/admin/movies/:movie_id/poster"
@@ -74,6 +78,10 @@ const (
 	// or a pool connection for long.
 	requestTimeout = 10 * time.Second
 )
+
+// LayoutRoutes take a whole seat layout as a form: the layout editor's save
+// and preview (web/admin). Their bodies are capped at layoutBodyLimit.
+var LayoutRoutes = []string{"/admin/screens/:screen_id/seats", "/admin/screens/:screen_id/preview"}
 
 // Server holds what the handlers share; each handler package embeds it.
 type Server struct {
@@ -156,8 +164,12 @@ func (s *Server) Echo() *echo.Echo {
 		compress(),
 		answerErrors,
 		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
-			Skipper: func(c echo.Context) bool { return c.Path() == PosterRoute },
+			Skipper: func(c echo.Context) bool { return c.Path() == PosterRoute || slices.Contains(LayoutRoutes, c.Path()) },
 			Limit:   bodyLimit,
+		}),
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
+			Skipper: func(c echo.Context) bool { return !slices.Contains(LayoutRoutes, c.Path()) },
+			Limit:   layoutBodyLimit,
 		}),
 		middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
 			// A websocket lives as long as its page; it bounds each write instead.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
@@ -316,6 +317,28 @@ func TestSaveLayout(t *testing.T) {
 		}
 		unchanged(t)
 	})
+}
+
+func TestSaveLargestLayout(t *testing.T) {
+	t.Parallel()
+	e := webtest.NewEnv(t)
+	b := layoutBrowser(t, e, auth.RoleTheatreAdmin, e.Venue.TheatreID)
+	b.Get(t, "/admin")
+	p := b.Submit(t, fmt.Sprintf("/admin/theatres/%d/screens", e.Venue.TheatreID),
+		url.Values{"name": {"Arena"}, "template": {"grid"}, "rows": {"40"}, "seats_per_row": {"50"}})
+	id := createdScreen(t, p)
+	path := fmt.Sprintf("/admin/screens/%d", id)
+	seats := servedLayout(t, b.Get(t, path))
+	if len(seats) != admin.MaxSeats {
+		t.Fatalf("%d seats", len(seats))
+	}
+	seats[0].Category = "PREMIUM"
+	body := layoutJSON(t, seats)
+	webtest.Want200(t, b.HtmxPost(t, path+"/preview", url.Values{"seats": {body}}))
+	webtest.WantSeeOther(t, b.Submit(t, path+"/seats", url.Values{"seats": {body}}), path+"?saved=1")
+	if st := storedSeats(t, e, id); len(st) != admin.MaxSeats || st[0].Category != "PREMIUM" {
+		t.Fatalf("stored %d seats, A1 %s", len(st), st[0].Category)
+	}
 }
 
 func TestLayoutPreview(t *testing.T) {
