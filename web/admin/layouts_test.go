@@ -298,6 +298,16 @@ func TestSaveLayout(t *testing.T) {
 		}
 		unchanged(t)
 	})
+	t.Run("a category the upcoming show has no price for is a 422", func(t *testing.T) {
+		seats := servedLayout(t, b.Get(t, path))
+		seats[50].Category = "RECLINER"
+		p := b.Submit(t, path+"/seats", url.Values{"seats": {layoutJSON(t, seats)}})
+		webtest.WantStatus(t, p, http.StatusUnprocessableEntity)
+		if !strings.Contains(p.Text(`#editor-notice`), "no price for RECLINER") {
+			t.Fatalf("notice: %s", p.Text("#editor-notice"))
+		}
+		unchanged(t)
+	})
 	t.Run("a layout disturbing sold or held seats names them and the show", func(t *testing.T) {
 		e.User(t).MustHold(t, "A1", "A2")
 		before = e.Snapshot(t)
