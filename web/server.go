@@ -64,21 +64,54 @@ const (
 	// ones.
 	DefaultLivePing = 25 * time.Second
 
-	// bodyLimit caps every request body but a poster's; a larger one is
-	// answered 413.
+	// bodyLimit caps every request body but those of largeBodies and
+	// PosterRoute; a larger one is answered 413.
 	bodyLimit = "64KB"
 	// PosterRoute takes a poster image as its body, of up to
 	// admin.MaxPosterBytes: its handler sets that limit itself.
 	PosterRoute = "/api/v1/admin/movies/:movie_id/poster"
-	// PosterPageRoute takes a poster image as a part of a form: its body
-	// may be up to posterPageLimit, which leaves room to tell a file over
-	// admin.MaxPosterBytes at its field; its handler checks the file's size.
-	PosterPageRoute = "/admin/movies/:movie_id/poster"
-	posterPageLimit = "4MB"
 	// requestTimeout bounds every request, so no client keeps seat locks
 	// or a pool connection for long.
 	requestTimeout = 10 * time.Second
 )
+
+// largeBodies are the routes whose bodies may be larger than bodyLimit,
+// with their own caps.
+var largeBodies = map[string]string{
+	// A poster as a part of a form: room to tell a file over
+	// admin.MaxPosterBytes at its field (the handler checks the file).
+	"/admin/movies/:movie_id/poster": "4MB",
+	// The layout editor's save and preview: a layout of admin.MaxSeats
+	// seats as URL-encoded JSON is some 400 KB.
+	"/admin/screens/:screen_id/seats":   "1MB",
+	"/admin/screens/:screen_id/preview": "1MB",
+}
+
+// limitBodies caps every request's body: at its route's cap in largeBodies,
+// else at bodyLimit. PosterRoute's handler caps its own.
+func limitBodies() echo.MiddlewareFunc {
+	def := middleware.BodyLimit(bodyLimit)
+	own := map[string]echo.MiddlewareFunc{}
+	for route, limit := range largeBodies {
+		own[route] = middleware.BodyLimit(limit)
+	}
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		capped := def(next)
+		byRoute := make(map[string]echo.HandlerFunc, len(own))
+		for route, mw := range own {
+			byRoute[route] = mw(next)
+		}
+		return func(c echo.Context) error {
+			if c.Path() == PosterRoute {
+				return next(c)
+			}
+			if h, ok := byRoute[c.Path()]; ok {
+				return h(c)
+			}
+			return capped(c)
+		}
+	}
+}
 
 // Server holds what the handlers share; each handler package embeds it.
 type Server struct {
@@ -160,14 +193,7 @@ func (s *Server) Echo() *echo.Echo {
 		recoverPanics(),
 		compress(),
 		answerErrors,
-		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
-			Skipper: func(c echo.Context) bool { return c.Path() == PosterRoute || c.Path() == PosterPageRoute },
-			Limit:   bodyLimit,
-		}),
-		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
-			Skipper: func(c echo.Context) bool { return c.Path() != PosterPageRoute },
-			Limit:   posterPageLimit,
-		}),
+		limitBodies(),
 		middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
 			// A websocket lives as long as its page; it bounds each write instead.
 			Skipper:      func(c echo.Context) bool { return c.Path() == LiveRoute },

@@ -1,36 +1,466 @@
 package admin
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/marquee-tickets/marquee/components"
+	adminview "github.com/marquee-tickets/marquee/components/admin"
+	"github.com/marquee-tickets/marquee/internal/admin"
+	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/format"
 )
 
-// Not built yet: screens and the seat-layout editor.
+// Screens and the seat-layout editor.
 
-// NewScreenPage is not built yet.
+// layoutSeat is one seat of a layout as the editor's form carries it: the
+// JSON API's seat shape.
+type layoutSeat struct {
+	ID         string `json:"id"`
+	Row        string `json:"row"`
+	Number     int    `json:"number"`
+	Category   string `json:"category"`
+	GridRow    int    `json:"grid_row"`
+	GridCol    int    `json:"grid_col"`
+	Accessible bool   `json:"accessible"`
+	Companion  bool   `json:"companion"`
+}
+
+// defaultTemplate is the layout the new-screen form starts on.
+const defaultTemplate = "aisles-12x20"
+
+// brushCategories are offered in the editor whatever the layout has.
+var brushCategories = []string{"STANDARD", "PREMIUM", "RECLINER"}
+
+// NewScreenPage is the form adding a screen to a theatre from a template.
 func (h *Handlers) NewScreenPage(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This page is not built yet.")
+	theatreID, err := pathID(c, "theatre_id")
+	if err != nil {
+		return web.NotFound("theatre")
+	}
+	d, err := h.Admin.Theatre(c.Request().Context(), actor(c), theatreID)
+	if err != nil {
+		return web.Lookup("theatre", err)
+	}
+	v := newScreenView(theatreID, d.Name)
+	v.Template, v.Rows, v.SeatsPerRow = defaultTemplate, "10", "12"
+	return web.Render(c, http.StatusOK, adminview.NewScreenPage(h.meta(c, "Add a screen"), nav(c, adminview.SectionTheatres), v))
 }
 
-// CreateScreenSubmit is not built yet.
+func newScreenView(theatreID int64, theatreName string) adminview.NewScreenView {
+	v := adminview.NewScreenView{TheatreID: theatreID, TheatreName: theatreName, Fields: map[string]string{}}
+	for _, t := range admin.LayoutTemplates() {
+		v.Templates = append(v.Templates, adminview.TemplateOption{Key: t.Key, Name: t.Name, Description: t.Description, Sized: t.Sized})
+	}
+	return v
+}
+
+// CreateScreenSubmit creates a screen from the chosen template and opens
+// its editor.
 func (h *Handlers) CreateScreenSubmit(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This page is not built yet.")
+	ctx := c.Request().Context()
+	theatreID, err := pathID(c, "theatre_id")
+	if err != nil {
+		return web.NotFound("theatre")
+	}
+	d, err := h.Admin.Theatre(ctx, actor(c), theatreID)
+	if err != nil {
+		return web.Lookup("theatre", err)
+	}
+	v := newScreenView(theatreID, d.Name)
+	v.Name, v.Template = c.FormValue("name"), c.FormValue("template")
+	v.Rows, v.SeatsPerRow = strings.TrimSpace(c.FormValue("rows")), strings.TrimSpace(c.FormValue("seats_per_row"))
+	rows, _ := strconv.Atoi(v.Rows)
+	perRow, _ := strconv.Atoi(v.SeatsPerRow)
+	seats, err := admin.TemplateSeats(v.Template, rows, perRow)
+	var bad *booking.FieldError
+	switch {
+	case errors.As(err, &bad):
+		v.Fields[bad.Field] = web.Sentence(bad.Message)
+		if strings.TrimSpace(v.Name) == "" {
+			v.Fields["name"] = "A screen needs a name."
+		}
+	case err != nil:
+		return err
+	default:
+		id, err := h.Admin.CreateScreen(ctx, actor(c), theatreID, strings.TrimSpace(v.Name), seats)
+		if !errors.As(err, &bad) {
+			if err != nil {
+				return web.Lookup("theatre", err)
+			}
+			return web.SeeOther(c, "/admin/screens/"+strconv.FormatInt(id, 10))
+		}
+		field := bad.Field
+		if field != "name" {
+			field = "template"
+		}
+		v.Fields[field] = web.Sentence(bad.Message)
+	}
+	v.Error = "The screen was not created. Please fix:"
+	return web.Render(c, http.StatusUnprocessableEntity, adminview.NewScreenPage(h.meta(c, "Add a screen"), nav(c, adminview.SectionTheatres), v))
 }
 
-// ScreenPage is not built yet.
+// ScreenPage is the seat-layout editor of a screen.
 func (h *Handlers) ScreenPage(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This page is not built yet.")
+	screenID, err := pathID(c, "screen_id")
+	if err != nil {
+		return web.NotFound("screen")
+	}
+	v, err := h.editorView(c, screenID, nil)
+	if err != nil {
+		return err
+	}
+	if c.QueryParam("saved") != "" {
+		v.Notice = &adminview.EditorNotice{Kind: "success", Title: "Saved.",
+			Text: fmt.Sprintf("The layout has %d seats; upcoming shows have it too.", v.Seats)}
+	}
+	return h.renderEditor(c, http.StatusOK, v)
 }
 
-// SaveLayoutSubmit is not built yet.
+func (h *Handlers) renderEditor(c echo.Context, status int, v adminview.ScreenEditorView) error {
+	return web.Render(c, status, adminview.ScreenEditorPage(h.meta(c, "Seat layout: "+v.Name), nav(c, adminview.SectionTheatres), v))
+}
+
+// editorView is the editor of a screen, showing draft instead of the saved
+// layout when it is not nil.
+func (h *Handlers) editorView(c echo.Context, screenID int64, draft []booking.SeatSpec) (adminview.ScreenEditorView, error) {
+	ctx := c.Request().Context()
+	sc, err := h.Admin.Screen(ctx, actor(c), screenID)
+	if err != nil {
+		return adminview.ScreenEditorView{}, web.Lookup("screen", err)
+	}
+	d, err := h.Admin.Theatre(ctx, actor(c), sc.TheatreID)
+	if err != nil {
+		return adminview.ScreenEditorView{}, web.Lookup("screen", err)
+	}
+	seats := sc.Seats
+	if drawable(draft) {
+		seats = draft
+	} else {
+		draft = nil
+	}
+	v := editorGrid(seats)
+	v.ScreenID, v.Name, v.TheatreID, v.TheatreName, v.Draft = sc.ID, sc.Name, sc.TheatreID, d.Name, draft != nil
+	return v, nil
+}
+
+// maxEditorCells bounds the grid of a refused draft shown again: a draft
+// placing a seat far off makes a grid too big for a page.
+const maxEditorCells = 40000
+
+// drawable reports whether a draft can be shown in the editor's grid.
+func drawable(draft []booking.SeatSpec) bool {
+	if len(draft) == 0 {
+		return false
+	}
+	rows, cols := 0, 0
+	for _, st := range draft {
+		if st.GridRow < 0 || st.GridCol < 0 || st.GridRow >= maxEditorCells || st.GridCol >= maxEditorCells {
+			return false
+		}
+		rows, cols = max(rows, st.GridRow+1), max(cols, st.GridCol+1)
+	}
+	return rows*cols <= maxEditorCells
+}
+
+// editorGrid lays seats out in the editor's grid, from grid row and column
+// 0 to the last ones used; a cell without a seat is a gap.
+func editorGrid(seats []booking.SeatSpec) adminview.ScreenEditorView {
+	rows, cols := 1, 1
+	for _, st := range seats {
+		rows, cols = max(rows, st.GridRow+1), max(cols, st.GridCol+1)
+	}
+	v := adminview.ScreenEditorView{Rows: make([]adminview.EditorRow, rows), Cols: cols, Seats: len(seats)}
+	for r := range v.Rows {
+		v.Rows[r].Cells = make([]adminview.EditorCell, cols)
+		for c := range v.Rows[r].Cells {
+			v.Rows[r].Cells[c].Kind = "gap"
+		}
+	}
+	cats := slices.Clone(brushCategories)
+	for _, st := range seats {
+		if st.GridRow < 0 || st.GridCol < 0 {
+			continue
+		}
+		row := &v.Rows[st.GridRow]
+		if row.Label == "" {
+			row.Label = st.Row
+		}
+		kind := "seat"
+		switch {
+		case st.Accessible:
+			kind = "accessible"
+		case st.Companion:
+			kind = "companion"
+		}
+		row.Cells[st.GridCol] = adminview.EditorCell{Kind: kind, Category: st.Category, Number: st.Number}
+		if !slices.Contains(cats, st.Category) {
+			cats = append(cats, st.Category)
+		}
+	}
+	for r := range v.Rows {
+		for c := range v.Rows[r].Cells {
+			v.Rows[r].Cells[c].Label = cellLabel(v.Rows[r].Label, v.Rows[r].Cells[c])
+		}
+	}
+	v.Categories = cats
+	v.SeatsJSON = seatsJSON(seats)
+	return v
+}
+
+// cellLabel is a cell's accessible name: "Row C, seat 7, Premium", "Row C,
+// gap". static/js/layout-editor.js names cells the same way.
+func cellLabel(row string, cell adminview.EditorCell) string {
+	prefix := "Row " + row + ", "
+	if row == "" {
+		prefix = ""
+	}
+	if cell.Kind == "gap" {
+		if prefix == "" {
+			return "Gap"
+		}
+		return prefix + "gap"
+	}
+	label := prefix + "seat " + strconv.Itoa(cell.Number) + ", " + format.CategoryName(cell.Category)
+	switch cell.Kind {
+	case "accessible":
+		label += ", wheelchair space"
+	case "companion":
+		label += ", companion seat"
+	}
+	return label
+}
+
+func seatsJSON(specs []booking.SeatSpec) string {
+	seats := make([]layoutSeat, len(specs))
+	for i, st := range specs {
+		seats[i] = layoutSeat(st)
+	}
+	b, _ := json.Marshal(seats)
+	return string(b)
+}
+
+// parseLayoutJSON reads the form's seats field, the layout as JSON.
+func parseLayoutJSON(c echo.Context) ([]booking.SeatSpec, error) {
+	raw := c.FormValue("seats")
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var seats []layoutSeat
+	if err := dec.Decode(&seats); err != nil || dec.More() {
+		return nil, &booking.FieldError{Field: "seats", Message: "The layout sent could not be read as a list of seats. Reload the page and try again."}
+	}
+	specs := make([]booking.SeatSpec, len(seats))
+	for i, st := range seats {
+		specs[i] = booking.SeatSpec(st)
+	}
+	return specs, nil
+}
+
+// SaveLayoutSubmit replaces the screen's layout with the one drawn. A
+// refusal shows the draft again with what was wrong.
 func (h *Handlers) SaveLayoutSubmit(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This page is not built yet.")
+	ctx := c.Request().Context()
+	screenID, err := pathID(c, "screen_id")
+	if err != nil {
+		return web.NotFound("screen")
+	}
+	seats, perr := parseLayoutJSON(c)
+	if perr != nil {
+		// The screen must be the admin's before anything is said about it.
+		v, err := h.editorView(c, screenID, nil)
+		if err != nil {
+			return err
+		}
+		v.Notice = &adminview.EditorNotice{Kind: "error", Title: "The layout was not saved.", Text: perr.Error()}
+		return h.renderEditor(c, http.StatusUnprocessableEntity, v)
+	}
+	_, err = h.Admin.ReplaceLayout(ctx, actor(c), screenID, seats)
+	if err == nil {
+		return web.SeeOther(c, "/admin/screens/"+strconv.FormatInt(screenID, 10)+"?saved=1")
+	}
+	var (
+		badSeat  *admin.SeatError
+		badField *booking.FieldError
+		inUse    *booking.LayoutInUseError
+		noPrice  *booking.MissingPricesError
+	)
+	notice := &adminview.EditorNotice{Kind: "error", Title: "The layout was not saved."}
+	status := http.StatusUnprocessableEntity
+	switch {
+	case errors.As(err, &badSeat):
+		notice.Text = badSeat.Err.Message
+	case errors.As(err, &badField):
+		notice.Text = web.Sentence(badField.Message)
+	case errors.As(err, &inUse):
+		status = http.StatusConflict
+		notice.Text = h.inUseMessage(c, screenID, inUse)
+	case errors.As(err, &noPrice):
+		notice.Text = "Upcoming shows of this screen have no price for " + layoutAndList(noPrice.Categories) +
+			". Set that price in each show first, or use a category they have."
+	default:
+		return web.Lookup("screen", err)
+	}
+	v, err := h.editorView(c, screenID, seats)
+	if err != nil {
+		return err
+	}
+	if badSeat != nil && v.Draft {
+		markBad(&v, seats, badSeat.Index)
+	}
+	v.Notice = notice
+	return h.renderEditor(c, status, v)
 }
 
-// LayoutPreview is not built yet.
+// markBad marks the cell of the seat at index in the editor's grid.
+func markBad(v *adminview.ScreenEditorView, seats []booking.SeatSpec, index int) {
+	if index < 0 || index >= len(seats) {
+		return
+	}
+	st := seats[index]
+	if st.GridRow >= 0 && st.GridRow < len(v.Rows) && st.GridCol >= 0 && st.GridCol < v.Cols {
+		v.Rows[st.GridRow].Cells[st.GridCol].Bad = true
+	}
+}
+
+// inUseMessage names the seats a refused layout would disturb and the
+// upcoming shows they are held or sold in: "A5 and A6 are held or sold in
+// the show of Fri 12 Dec 19:00 (Inception)".
+func (h *Handlers) inUseMessage(c echo.Context, screenID int64, e *booking.LayoutInUseError) string {
+	verb := " is"
+	if len(e.Seats) > 1 {
+		verb = " are"
+	}
+	shows := h.layoutShowNames(c, screenID, e.Shows)
+	of := "the show of "
+	if len(shows) > 1 {
+		of = "the shows of "
+	}
+	text := layoutAndList(e.Seats) + verb + " held or sold in " + of + layoutAndList(shows) +
+		". This layout would remove, move or re-categorize them: keep them as they are until those shows are over."
+	return text
+}
+
+// layoutShowNames names shows by their start in the theatre's time and movie.
+func (h *Handlers) layoutShowNames(c echo.Context, screenID int64, ids []int64) []string {
+	names := make([]string, 0, len(ids))
+	known := map[int64]string{}
+	if sc, err := h.Admin.Screen(c.Request().Context(), actor(c), screenID); err == nil {
+		if shows, err := h.Admin.TheatreShows(c.Request().Context(), actor(c), sc.TheatreID, time.Time{}, time.Time{}); err == nil {
+			for _, s := range shows {
+				at := s.StartsAt
+				if loc, err := time.LoadLocation(s.TimeZone); err == nil {
+					at = at.In(loc)
+				}
+				known[s.ID] = at.Format("Mon 2 Jan 15:04") + " (" + s.MovieTitle + ")"
+			}
+		}
+	}
+	for _, id := range ids {
+		if n, ok := known[id]; ok {
+			names = append(names, n)
+		} else {
+			names = append(names, "show "+strconv.FormatInt(id, 10))
+		}
+	}
+	return names
+}
+
+func layoutAndList(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// LayoutPreview renders the drafted layout with the moviegoer's seat map,
+// every seat available (an htmx fragment).
 func (h *Handlers) LayoutPreview(c echo.Context) error {
-	return web.NewError(http.StatusNotImplemented, "not_implemented", "This page is not built yet.")
+	screenID, err := pathID(c, "screen_id")
+	if err != nil {
+		return web.NotFound("screen")
+	}
+	seats, perr := parseLayoutJSON(c)
+	if perr == nil {
+		perr = h.Admin.CheckLayout(c.Request().Context(), actor(c), screenID, seats)
+	} else if _, err := h.Admin.Screen(c.Request().Context(), actor(c), screenID); err != nil {
+		return web.Lookup("screen", err)
+	}
+	var badSeat *admin.SeatError
+	var badField *booking.FieldError
+	switch {
+	case errors.As(perr, &badSeat):
+		return h.renderPreview(c, http.StatusUnprocessableEntity, components.SeatMapView{}, 0, "No preview: "+badSeat.Err.Message)
+	case errors.As(perr, &badField):
+		return h.renderPreview(c, http.StatusUnprocessableEntity, components.SeatMapView{}, 0, "No preview: "+web.Sentence(badField.Message))
+	case perr != nil:
+		return web.Lookup("screen", perr)
+	}
+	return h.renderPreview(c, http.StatusOK, previewMap(seats), len(seats), "")
+}
+
+func (h *Handlers) renderPreview(c echo.Context, status int, v components.SeatMapView, seats int, problem string) error {
+	var buf bytes.Buffer
+	if err := adminview.LayoutPreview(v, seats, problem).Render(c.Request().Context(), &buf); err != nil {
+		return err
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// previewMap is the seat map of a show of the layout with every seat
+// available and no prices yet, as the show page lays it out.
+func previewMap(seats []booking.SeatSpec) components.SeatMapView {
+	v := components.SeatMapView{Available: len(seats)}
+	if len(seats) == 0 {
+		return v
+	}
+	sorted := slices.Clone(seats)
+	slices.SortFunc(sorted, func(a, b booking.SeatSpec) int {
+		if a.GridRow != b.GridRow {
+			return a.GridRow - b.GridRow
+		}
+		return a.GridCol - b.GridCol
+	})
+	minCol, maxCol := math.MaxInt, 0
+	for _, st := range sorted {
+		minCol, maxCol = min(minCol, st.GridCol), max(maxCol, st.GridCol)
+	}
+	v.Cols = maxCol - minCol + 1
+	rowIndex := map[int]int{}
+	var cats []string
+	for _, st := range sorted {
+		if _, ok := rowIndex[st.GridRow]; !ok {
+			rowIndex[st.GridRow] = len(v.Rows)
+			v.Rows = append(v.Rows, components.SeatRow{Label: st.Row, Cells: make([]*components.SeatView, v.Cols)})
+		}
+		label := "Row " + st.Row + " seat " + strconv.Itoa(st.Number) + ", " + format.CategoryName(st.Category)
+		if st.Accessible {
+			label += ", wheelchair accessible"
+		}
+		v.Rows[rowIndex[st.GridRow]].Cells[st.GridCol-minCol] = &components.SeatView{
+			ID: st.ID, Number: st.Number, Category: st.Category, Status: "available",
+			Label: label + ", available", Accessible: st.Accessible, R: st.GridRow, C: st.GridCol,
+		}
+		if !slices.Contains(cats, st.Category) {
+			cats = append(cats, st.Category)
+		}
+	}
+	slices.Sort(cats)
+	for _, cat := range cats {
+		v.Legend = append(v.Legend, components.LegendItem{Category: cat, Name: format.CategoryName(cat)})
+	}
+	return v
 }
