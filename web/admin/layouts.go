@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/format"
+	"github.com/marquee-tickets/marquee/web/seatmap"
 )
 
 // Screens and the seat-layout editor.
@@ -420,47 +420,13 @@ func (h *Handlers) renderPreview(c echo.Context, status int, v components.SeatMa
 	return c.HTMLBlob(status, buf.Bytes())
 }
 
-// previewMap is the seat map of a show of the layout with every seat
-// available and no prices yet, as the show page lays it out.
-func previewMap(seats []booking.SeatSpec) components.SeatMapView {
-	v := components.SeatMapView{Available: len(seats)}
-	if len(seats) == 0 {
-		return v
+// previewMap is the seat map of a show of the layout, every seat available
+// and no prices yet, exactly as the show page lays it out (seatmap.View).
+func previewMap(specs []booking.SeatSpec) components.SeatMapView {
+	seats := make([]booking.Seat, len(specs))
+	for i, st := range specs {
+		seats[i] = booking.Seat{ID: st.ID, Row: st.Row, Number: st.Number, GridRow: st.GridRow, GridCol: st.GridCol,
+			Accessible: st.Accessible, Category: st.Category, Status: booking.SeatAvailable}
 	}
-	sorted := slices.Clone(seats)
-	slices.SortFunc(sorted, func(a, b booking.SeatSpec) int {
-		if a.GridRow != b.GridRow {
-			return a.GridRow - b.GridRow
-		}
-		return a.GridCol - b.GridCol
-	})
-	minCol, maxCol := math.MaxInt, 0
-	for _, st := range sorted {
-		minCol, maxCol = min(minCol, st.GridCol), max(maxCol, st.GridCol)
-	}
-	v.Cols = maxCol - minCol + 1
-	rowIndex := map[int]int{}
-	var cats []string
-	for _, st := range sorted {
-		if _, ok := rowIndex[st.GridRow]; !ok {
-			rowIndex[st.GridRow] = len(v.Rows)
-			v.Rows = append(v.Rows, components.SeatRow{Label: st.Row, Cells: make([]*components.SeatView, v.Cols)})
-		}
-		label := "Row " + st.Row + " seat " + strconv.Itoa(st.Number) + ", " + format.CategoryName(st.Category)
-		if st.Accessible {
-			label += ", wheelchair accessible"
-		}
-		v.Rows[rowIndex[st.GridRow]].Cells[st.GridCol-minCol] = &components.SeatView{
-			ID: st.ID, Number: st.Number, Category: st.Category, Status: "available",
-			Label: label + ", available", Accessible: st.Accessible, R: st.GridRow, C: st.GridCol,
-		}
-		if !slices.Contains(cats, st.Category) {
-			cats = append(cats, st.Category)
-		}
-	}
-	slices.Sort(cats)
-	for _, cat := range cats {
-		v.Legend = append(v.Legend, components.LegendItem{Category: cat, Name: format.CategoryName(cat)})
-	}
-	return v
+	return seatmap.View(seats, "", nil, nil)
 }

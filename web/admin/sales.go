@@ -23,6 +23,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/format"
+	"github.com/marquee-tickets/marquee/web/seatmap"
 )
 
 // A show's page: its live occupancy, blocking and unblocking seats, and
@@ -157,53 +158,12 @@ func (h *Handlers) renderShow(c echo.Context, status int, showID int64, notice *
 	return web.Render(c, status, adminview.OccupancyPage(h.meta(c, sh.MovieTitle+" · show"), nav(c, adminview.SectionTheatres), v))
 }
 
-// adminSeatMap lays the seats out as the moviegoer's seat map does (see
-// pages.seatMapView), for the admin: nothing is picked by the map's own
-// script; admin-show.js picks available and blocked seats.
+// adminSeatMap is the show's seat map as moviegoers see it (seatmap.View),
+// for the admin: nothing is picked by the map's own script; admin-show.js
+// picks available and blocked seats.
 func adminSeatMap(showID int64, currency string, seats []booking.Seat) components.SeatMapView {
-	v := components.SeatMapView{ShowID: showID, Currency: currency, Symbol: format.CurrencySymbol(currency)}
-	if len(seats) == 0 {
-		return v
-	}
-	minCol, maxCol := math.MaxInt, 0
-	for _, seat := range seats {
-		minCol, maxCol = min(minCol, seat.GridCol), max(maxCol, seat.GridCol)
-	}
-	v.Cols = maxCol - minCol + 1
-	rowIndex := map[int]int{}
-	prices := map[string]int64{}
-	for _, seat := range seats {
-		if _, ok := rowIndex[seat.GridRow]; !ok {
-			rowIndex[seat.GridRow] = len(v.Rows)
-			v.Rows = append(v.Rows, components.SeatRow{Label: seat.Row, Cells: make([]*components.SeatView, v.Cols)})
-		}
-		status := format.SeatStatus(seat)
-		switch status {
-		case "available":
-			v.Available++
-		case "blocked":
-			v.Blocked++
-		}
-		prices[seat.Category] = seat.PriceMinor
-		v.Rows[rowIndex[seat.GridRow]].Cells[seat.GridCol-minCol] = &components.SeatView{
-			ID: seat.ID, Number: seat.Number, Category: seat.Category, PriceMinor: seat.PriceMinor,
-			Status: status, Label: format.SeatLabel(seat, status), Accessible: seat.Accessible,
-			R: seat.GridRow, C: seat.GridCol,
-		}
-	}
-	categories := make([]string, 0, len(prices))
-	for cat := range prices {
-		categories = append(categories, cat)
-	}
-	slices.SortFunc(categories, func(a, b string) int {
-		if prices[a] != prices[b] {
-			return int(prices[a] - prices[b])
-		}
-		return strings.Compare(a, b)
-	})
-	for _, cat := range categories {
-		v.Legend = append(v.Legend, components.LegendItem{Category: cat, Name: format.CategoryName(cat), Price: format.Money(prices[cat], currency)})
-	}
+	v := seatmap.View(seats, currency, nil, nil)
+	v.ShowID = showID
 	return v
 }
 

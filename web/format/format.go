@@ -180,7 +180,10 @@ var statusWords = map[string]string{
 
 // SeatLabel is a seat's accessible name: "Row A seat 1, Premium, ₹450, available".
 func SeatLabel(seat booking.Seat, status string) string {
-	label := "Row " + seat.Row + " seat " + strconv.Itoa(seat.Number) + ", " + CategoryName(seat.Category) + ", " + Money(seat.PriceMinor, seat.Currency)
+	label := "Row " + seat.Row + " seat " + strconv.Itoa(seat.Number) + ", " + CategoryName(seat.Category)
+	if seat.Currency != "" { // a drafted layout's seats have no price yet
+		label += ", " + Money(seat.PriceMinor, seat.Currency)
+	}
 	if seat.Accessible {
 		label += ", wheelchair accessible"
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/web/format"
+	"github.com/marquee-tickets/marquee/web/seatmap"
 )
 
 // The show page: the seat map, the selection form, holding and releasing.
@@ -141,58 +142,10 @@ func selectionSummary(seats []string) string {
 	return strconv.Itoa(len(seats)) + " seats: " + strings.Join(seats, ", ")
 }
 
-// seatMapView lays the seats out in their grid: each grid row a row of
-// cells from the leftmost to the rightmost column of the screen, with gaps
-// where there is no seat.
+// seatMapView is the show's seat map for this viewer (see seatmap.View).
 func (s *Handlers) seatMapView(st showState, selectable bool, picked, taken map[string]bool) components.SeatMapView {
-	v := components.SeatMapView{
-		ShowID: st.show.ID, Selectable: selectable, MaxSeats: s.Config.MaxSeatsPerHold, Currency: st.show.Currency,
-		Symbol: format.CurrencySymbol(st.show.Currency),
-	}
-	if len(st.seats) == 0 {
-		return v
-	}
-	minCol, maxCol := math.MaxInt, 0
-	for _, seat := range st.seats {
-		minCol, maxCol = min(minCol, seat.GridCol), max(maxCol, seat.GridCol)
-	}
-	v.Cols = maxCol - minCol + 1
-	rowIndex := map[int]int{}
-	prices := map[string]int64{}
-	for _, seat := range st.seats {
-		if _, ok := rowIndex[seat.GridRow]; !ok {
-			rowIndex[seat.GridRow] = len(v.Rows)
-			v.Rows = append(v.Rows, components.SeatRow{Label: seat.Row, Cells: make([]*components.SeatView, maxCol-minCol+1)})
-		}
-		status := format.SeatStatus(seat)
-		switch status {
-		case "available":
-			v.Available++
-		case "blocked":
-			v.Blocked++
-		}
-		prices[seat.Category] = seat.PriceMinor
-		v.Rows[rowIndex[seat.GridRow]].Cells[seat.GridCol-minCol] = &components.SeatView{
-			ID: seat.ID, Number: seat.Number, Category: seat.Category, PriceMinor: seat.PriceMinor,
-			Status: status, Label: format.SeatLabel(seat, status), Accessible: seat.Accessible,
-			Selected: picked[seat.ID] && status == "available", Taken: taken[seat.ID],
-			R: seat.GridRow, C: seat.GridCol,
-		}
-	}
-	categories := make([]string, 0, len(prices))
-	for cat := range prices {
-		categories = append(categories, cat)
-	}
-	// Cheapest first: the order a shopper compares prices in.
-	slices.SortFunc(categories, func(a, b string) int {
-		if prices[a] != prices[b] {
-			return int(prices[a] - prices[b])
-		}
-		return strings.Compare(a, b)
-	})
-	for _, cat := range categories {
-		v.Legend = append(v.Legend, components.LegendItem{Category: cat, Name: format.CategoryName(cat), Price: format.Money(prices[cat], st.show.Currency)})
-	}
+	v := seatmap.View(st.seats, st.show.Currency, picked, taken)
+	v.ShowID, v.Selectable, v.MaxSeats = st.show.ID, selectable, s.Config.MaxSeatsPerHold
 	return v
 }
 
