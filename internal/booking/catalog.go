@@ -19,16 +19,17 @@ type Theatre struct {
 	TimeZone string
 }
 
-// SeatSpec places one physical seat in a screen's grid.
+// SeatSpec places one physical seat in a screen's grid. Its JSON is a seat
+// of a layout as the admin API (docs/api.md) and the layout editor send it.
 type SeatSpec struct {
-	ID         string // the label, e.g. A1; unique within the screen
-	Row        string
-	Number     int
-	Category   string
-	GridRow    int
-	GridCol    int
-	Accessible bool
-	Companion  bool // beside an accessible seat, for the person with its occupant
+	ID         string `json:"id"` // the label, e.g. A1; unique within the screen
+	Row        string `json:"row"`
+	Number     int    `json:"number"`
+	Category   string `json:"category"`
+	GridRow    int    `json:"grid_row"`
+	GridCol    int    `json:"grid_col"`
+	Accessible bool   `json:"accessible"`
+	Companion  bool   `json:"companion"` // beside an accessible seat, for the person with its occupant
 }
 
 // Movie is a film that shows are scheduled for.

@@ -24,19 +24,6 @@ import (
 
 // Screens and the seat-layout editor.
 
-// layoutSeat is one seat of a layout as the editor's form carries it: the
-// JSON API's seat shape.
-type layoutSeat struct {
-	ID         string `json:"id"`
-	Row        string `json:"row"`
-	Number     int    `json:"number"`
-	Category   string `json:"category"`
-	GridRow    int    `json:"grid_row"`
-	GridCol    int    `json:"grid_col"`
-	Accessible bool   `json:"accessible"`
-	Companion  bool   `json:"companion"`
-}
-
 // defaultTemplate is the layout the new-screen form starts on.
 const defaultTemplate = "aisles-12x20"
 
@@ -243,11 +230,7 @@ func cellLabel(row string, cell adminview.EditorCell) string {
 }
 
 func seatsJSON(specs []booking.SeatSpec) string {
-	seats := make([]layoutSeat, len(specs))
-	for i, st := range specs {
-		seats[i] = layoutSeat(st)
-	}
-	b, _ := json.Marshal(seats)
+	b, _ := json.Marshal(specs)
 	return string(b)
 }
 
@@ -256,13 +239,9 @@ func parseLayoutJSON(c echo.Context) ([]booking.SeatSpec, error) {
 	raw := c.FormValue("seats")
 	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.DisallowUnknownFields()
-	var seats []layoutSeat
-	if err := dec.Decode(&seats); err != nil || dec.More() {
+	var specs []booking.SeatSpec
+	if err := dec.Decode(&specs); err != nil || dec.More() {
 		return nil, &booking.FieldError{Field: "seats", Message: "The layout sent could not be read as a list of seats. Reload the page and try again."}
-	}
-	specs := make([]booking.SeatSpec, len(seats))
-	for i, st := range seats {
-		specs[i] = booking.SeatSpec(st)
 	}
 	return specs, nil
 }

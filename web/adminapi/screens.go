@@ -13,34 +13,6 @@ import (
 	"github.com/marquee-tickets/marquee/web"
 )
 
-// seatJSON is one seat of a layout, as sent and as answered.
-type seatJSON struct {
-	ID         string `json:"id"`
-	Row        string `json:"row"`
-	Number     int    `json:"number"`
-	Category   string `json:"category"`
-	GridRow    int    `json:"grid_row"`
-	GridCol    int    `json:"grid_col"`
-	Accessible bool   `json:"accessible"`
-	Companion  bool   `json:"companion"`
-}
-
-func seatSpecs(seats []seatJSON) []booking.SeatSpec {
-	specs := make([]booking.SeatSpec, len(seats))
-	for i, st := range seats {
-		specs[i] = booking.SeatSpec(st)
-	}
-	return specs
-}
-
-func seatViews(specs []booking.SeatSpec) []seatJSON {
-	seats := make([]seatJSON, len(specs))
-	for i, st := range specs {
-		seats[i] = seatJSON(st)
-	}
-	return seats
-}
-
 // layoutError answers a bad seat with the seat it is about; other errors
 // pass through to the error table.
 func layoutError(err error) error {
@@ -59,13 +31,13 @@ func (h *Handlers) CreateScreen(c echo.Context) error {
 		return web.NotFound("theatre")
 	}
 	var req struct {
-		Name  string     `json:"name"`
-		Seats []seatJSON `json:"seats"`
+		Name  string             `json:"name"`
+		Seats []booking.SeatSpec `json:"seats"`
 	}
 	if err := web.DecodeJSON(c, &req, true); err != nil {
 		return err
 	}
-	id, err := h.Admin.CreateScreen(c.Request().Context(), actor(c), theatreID, req.Name, seatSpecs(req.Seats))
+	id, err := h.Admin.CreateScreen(c.Request().Context(), actor(c), theatreID, req.Name, req.Seats)
 	if err != nil {
 		return web.Lookup("theatre", layoutError(err))
 	}
@@ -84,7 +56,7 @@ func (h *Handlers) Screen(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{
 		"screen_id": sc.ID, "theatre_id": sc.TheatreID, "name": sc.Name,
-		"seats": seatViews(sc.Seats), "categories": web.NonNil(sc.Categories()),
+		"seats": sc.Seats, "categories": web.NonNil(sc.Categories()),
 	})
 }
 
@@ -95,12 +67,12 @@ func (h *Handlers) ReplaceLayout(c echo.Context) error {
 		return web.NotFound("screen")
 	}
 	var req struct {
-		Seats []seatJSON `json:"seats"`
+		Seats []booking.SeatSpec `json:"seats"`
 	}
 	if err := web.DecodeJSON(c, &req, true); err != nil {
 		return err
 	}
-	ch, err := h.Admin.ReplaceLayout(c.Request().Context(), actor(c), screenID, seatSpecs(req.Seats))
+	ch, err := h.Admin.ReplaceLayout(c.Request().Context(), actor(c), screenID, req.Seats)
 	if err != nil {
 		return web.Lookup("screen", layoutError(err))
 	}
