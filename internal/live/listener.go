@@ -24,9 +24,10 @@ type Listener struct {
 	MaxBackoff  time.Duration
 	Metrics     *metrics.Metrics // may be nil
 
-	// connected, when set, is called after every successful LISTEN with the
-	// backend pid (tests use it to kill the connection).
-	connected func(pid uint32)
+	// Connected, when set, is called after every successful LISTEN with the
+	// backend pid: a benchmark waits for the first before it measures, and
+	// tests kill the connection by its pid.
+	Connected func(pid uint32)
 }
 
 // Run listens until ctx is done, reconnecting with backoff whenever the
@@ -66,8 +67,8 @@ func (l *Listener) listen(ctx context.Context, onConnect func()) error {
 		return err
 	}
 	onConnect()
-	if l.connected != nil {
-		l.connected(conn.PgConn().PID())
+	if l.Connected != nil {
+		l.Connected(conn.PgConn().PID())
 	}
 	l.Hub.ResyncAll()
 	for {

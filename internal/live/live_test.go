@@ -1,6 +1,6 @@
 package live
 
-// An internal test: the listener's unexported connected hook tells the
+// An internal test: the listener's Connected hook tells the
 // tests which backend to terminate.
 
 import (
@@ -448,7 +448,7 @@ func newDBWorld(t *testing.T, minBackoff time.Duration) *dbWorld {
 	l := &Listener{
 		DatabaseURL: store.Pool().Config().ConnString(), Hub: w.hub, Log: quiet,
 		MinBackoff: minBackoff, MaxBackoff: 4 * minBackoff,
-		connected: func(pid uint32) { w.pids <- pid },
+		Connected: func(pid uint32) { w.pids <- pid },
 	}
 	n := &Notifier{Interval: 10 * time.Millisecond, Batch: 100, Log: quiet,
 		Flush: func(ctx context.Context, limit int) (int, error) {

@@ -59,6 +59,9 @@ type Machinery struct {
 	samples   atomic.Int64
 }
 
+// listenWait bounds the wait for the hub's listener to connect.
+const listenWait = 30 * time.Second
+
 // Start starts what way asks for on dbURL's database and waits until every
 // listener has run LISTEN. store's pool (pool) serves the notifier and the
 // hub's reads, as in serve.
@@ -71,11 +74,22 @@ func Start(ctx context.Context, dbURL string, store *postgres.Store, pool *pgxpo
 	m.Hub.Metrics = mm
 	m.wg.Go(func() { m.Hub.Run(mctx) })
 	if way.Listeners > 0 {
+		// A cell measured before the hub listens would miss its first
+		// changes, on a loaded machine all of them: wait for the LISTEN.
+		listening := make(chan struct{})
+		var once sync.Once
 		l := &live.Listener{
 			DatabaseURL: dbURL, Hub: m.Hub, Log: log, Metrics: mm,
 			MinBackoff: 100 * time.Millisecond, MaxBackoff: 5 * time.Second,
+			Connected: func(uint32) { once.Do(func() { close(listening) }) },
 		}
 		m.wg.Go(func() { l.Run(mctx) })
+		select {
+		case <-listening:
+		case <-time.After(listenWait):
+			m.Stop()
+			return nil, fmt.Errorf("listener: not listening after %v", listenWait)
+		}
 	}
 	for range max(way.Listeners-1, 0) {
 		conn, err := pgx.Connect(ctx, dbURL)
