@@ -34,16 +34,23 @@ func TestAdminInBrowser(t *testing.T) {
 	email := scalar[string](s, `SELECT email FROM users WHERE id = $1`, adminID)
 
 	ad := s.openTab(t, browser, "admin", desktop)
+	// look checks the page the tab is on, once it has loaded (its scripts
+	// run): axe-core, the width, a screenshot.
+	look := func(tb *tab, page string) {
+		t.Helper()
+		tb.waitFor("the page to load", `document.readyState === "complete"`)
+		tb.look(page)
+	}
 	ad.logInWith(email, pgtest.FixturePassword)
 	ad.click(`header a[href="/admin"]`)
 	ad.waitFor("the dashboard", `location.pathname === "/admin" && !!document.querySelector('nav[aria-label="Admin"] a[aria-current="page"][href="/admin"]')`)
-	ad.look("admin dashboard")
+	look(ad, "admin dashboard")
 	visited := []string{"/admin"} // every admin page looked at, for the phone
 
 	// A city, then a theatre in it, through the theatres page's forms.
 	ad.click(`nav[aria-label="Admin"] a[href="/admin/theatres"]`)
 	ad.waitVisible("#new-city")
-	ad.look("admin theatres")
+	look(ad, "admin theatres")
 	ad.fill("city-name", "Lyme Regis")
 	ad.fill("city-slug", "lyme-regis")
 	ad.click(`#new-city button[type=submit]`)
@@ -57,14 +64,14 @@ func TestAdminInBrowser(t *testing.T) {
 	if got := scalar[string](s, `SELECT t.timezone || ' ' || c.slug FROM theatres t JOIN cities c ON c.id = t.city_id WHERE t.id = $1`, theatre); got != "Europe/London lyme-regis" {
 		t.Fatalf("the theatre made is in %q, want Europe/London lyme-regis", got)
 	}
-	ad.look("admin theatre")
+	look(ad, "admin theatre")
 	theatrePath := fmt.Sprintf("/admin/theatres/%d", theatre)
 	visited = append(visited, "/admin/theatres", theatrePath)
 
 	// A screen from the plain grid template: 6 rows of 8 standard seats.
 	ad.click(`a[href$="/screens/new"]`)
 	ad.waitVisible(`input[name=template][value=grid]`)
-	ad.look("admin new screen")
+	look(ad, "admin new screen")
 	visited = append(visited, theatrePath+"/screens/new")
 	ad.fill("name", "Screen 1")
 	ad.click(`input[name=template][value=grid]`)
@@ -77,15 +84,15 @@ func TestAdminInBrowser(t *testing.T) {
 	if n := scalar[int64](s, `SELECT count(*) FROM seats WHERE screen_id = $1`, screen); n != 48 {
 		t.Fatalf("the new screen has %d seats, want 6 rows of 8", n)
 	}
-	ad.look("admin layout editor")
+	look(ad, "admin layout editor")
 	visited = append(visited, editorPath)
 	editLayout(t, ad, s, screen)
-	ad.look("admin layout editor saved")
+	look(ad, "admin layout editor saved")
 
 	// A movie, then a show of it on the screen three days ahead.
 	ad.click(`nav[aria-label="Admin"] a[href="/admin/movies"]`)
 	ad.waitVisible(`form[action="/admin/movies"]`)
-	ad.look("admin movies")
+	look(ad, "admin movies")
 	ad.fill("title", "The French Lieutenant's Woman")
 	ad.fill("duration_minutes", "124")
 	ad.fill("rating", "PG")
@@ -95,7 +102,7 @@ func TestAdminInBrowser(t *testing.T) {
 	ad.waitFor("the new movie's page", `/^\/admin\/movies\/\d+$/.test(location.pathname)`)
 	movie := eval[int64](ad, `Number(location.pathname.split("/").pop())`)
 	wantText(t, "the movie page", ad.Text("main"), "The French Lieutenant's Woman", "Movie added to the catalogue.")
-	ad.look("admin movie")
+	look(ad, "admin movie")
 	visited = append(visited, "/admin/movies", fmt.Sprintf("/admin/movies/%d", movie))
 
 	london, err := time.LoadLocation("Europe/London")
@@ -106,7 +113,7 @@ func TestAdminInBrowser(t *testing.T) {
 	schedulePath := theatrePath + "/schedule"
 	ad.open(schedulePath)
 	ad.waitVisible(`#one-screen`)
-	ad.look("admin schedule")
+	look(ad, "admin schedule")
 	visited = append(visited, schedulePath)
 	priceField := func(cat string) string { return fmt.Sprintf("one-price-%d-%s", screen, cat) }
 	ad.setValue("one-screen", fmt.Sprint(screen))
@@ -137,7 +144,7 @@ func TestAdminInBrowser(t *testing.T) {
 	ad.open(showPath)
 	ad.waitVisible(`[data-admin-show] #seatmap[data-ready="true"]`)
 	ad.waitFor("the admin's page to be live", `document.querySelector("[data-live-status]").dataset.liveStatus === "live"`)
-	ad.look("admin show")
+	look(ad, "admin show")
 	visited = append(visited, showPath)
 	eval[bool](ad, `(window.adminTestMark = true)`)
 	wantCounts := func(what string, available, held, booked, blocked int) {
@@ -186,7 +193,7 @@ func TestAdminInBrowser(t *testing.T) {
 	ad.waitFor("the block to be done", `!!document.querySelector('[data-notice="success"]')`)
 	wantText(t, "the block notice", ad.Text("[data-notice]"), "1 seat blocked: D5")
 	wantCounts("the counts to show the block", 43, 0, 1, 1)
-	ad.look("admin show with a seat blocked")
+	look(ad, "admin show with a seat blocked")
 	mg.waitFor("D5 to go off sale on the moviegoer's page", `document.querySelector("#seat-D5").dataset.status === "blocked"`)
 	if !eval[bool](mg, `window.moviegoerTestMark === true`) {
 		t.Fatal("the moviegoer's page was reloaded: the block must arrive live")
@@ -207,7 +214,7 @@ func TestAdminInBrowser(t *testing.T) {
 	} {
 		ad.click(fmt.Sprintf(`nav[aria-label="Admin"] a[href=%s]`, jsString(p.nav)))
 		ad.waitFor(p.name, fmt.Sprintf(`location.pathname === %s && !!document.querySelector("main h1")`, jsString(p.path)))
-		ad.look(p.name)
+		look(ad, p.name)
 		visited = append(visited, p.path)
 	}
 	wantText(t, "the audit log", ad.Text("main"), "The Regent")
@@ -223,7 +230,7 @@ func TestAdminInBrowser(t *testing.T) {
 		if p == showPath {
 			ph.waitVisible(`#seatmap[data-ready="true"]`)
 		}
-		ph.look("phone " + p)
+		look(ph, "phone "+p)
 	}
 	t.Logf("the whole test took %v", time.Since(began).Round(time.Millisecond))
 }
