@@ -404,7 +404,7 @@ func posterThumb(m booking.Movie, size string) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				var templ_7745c5c3_Var17 = []any{"flex items-center justify-center rounded-md border border-dashed border-ink-300 bg-ink-100 p-1 text-center text-xs text-ink-500", size}
+				var templ_7745c5c3_Var17 = []any{"flex items-center justify-center rounded-md border border-dashed border-ink-300 bg-ink-100 p-1 text-center text-xs text-ink-600", size}
 				templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var17...)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
