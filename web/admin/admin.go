@@ -39,3 +39,13 @@ func nav(c echo.Context, section string) adminview.Nav {
 func pathID(c echo.Context, name string) (int64, error) {
 	return web.ParseID(c.Param(name))
 }
+
+// platformOnly refuses a theatre admin, before a form of what only a
+// platform admin may do is read: they get the 403 page, not its field
+// errors, and nothing of the theatre it names.
+func platformOnly(c echo.Context) error {
+	if !actor(c).Platform() {
+		return admin.ErrPlatformOnly
+	}
+	return nil
+}

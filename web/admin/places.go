@@ -110,6 +110,9 @@ func (h *Handlers) theatresPage(c echo.Context, status int, v adminview.Theatres
 
 // CreateTheatreSubmit adds a theatre and shows it: POST /admin/theatres.
 func (h *Handlers) CreateTheatreSubmit(c echo.Context) error {
+	if err := platformOnly(c); err != nil {
+		return err
+	}
 	f := theatreFormOf(c)
 	f.City = c.FormValue("city")
 	in, fields := theatreInput(f, true)
@@ -133,6 +136,9 @@ func (h *Handlers) CreateTheatreSubmit(c echo.Context) error {
 // CreateCitySubmit adds a city and goes back to the theatres page with it
 // chosen for a new theatre: POST /admin/cities.
 func (h *Handlers) CreateCitySubmit(c echo.Context) error {
+	if err := platformOnly(c); err != nil {
+		return err
+	}
 	f := adminview.CityForm{Name: c.FormValue("name"), Slug: strings.TrimSpace(c.FormValue("slug"))}
 	city, err := h.Admin.CreateCity(c.Request().Context(), actor(c), f.Name, f.Slug)
 	if err == nil {
@@ -341,6 +347,9 @@ func placesFixThese(n int) string {
 // GrantSubmit gives an account access to the theatre: POST
 // /admin/theatres/{id}/admins (platform admins only).
 func (h *Handlers) GrantSubmit(c echo.Context) error {
+	if err := platformOnly(c); err != nil {
+		return err
+	}
 	d, err := h.placeTheatre(c)
 	if err != nil {
 		return err
@@ -364,6 +373,9 @@ func (h *Handlers) GrantSubmit(c echo.Context) error {
 // RevokeSubmit ends an account's access to the theatre: POST
 // /admin/theatres/{id}/admins/{user_id}/revoke (platform admins only).
 func (h *Handlers) RevokeSubmit(c echo.Context) error {
+	if err := platformOnly(c); err != nil {
+		return err
+	}
 	id, err := pathID(c, "theatre_id")
 	if err != nil {
 		return web.NotFound("theatre")
