@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/term"
 
@@ -207,14 +208,26 @@ func (c adminCreation) readPassword() (string, error) {
 	return first, nil
 }
 
-// checkAdminPassword applies sign-up's password rules, and one more: an
-// admin's password is not their email address.
+// minAdminPassword is the shortest password of a platform admin: the
+// account that can do everything gets a longer one than sign-up asks for.
+const minAdminPassword = 12
+
+// checkAdminPassword applies sign-up's password rules, and more for the
+// most powerful account: at least minAdminPassword characters, not one
+// character over and over, and neither the email address nor the name.
 func checkAdminPassword(su auth.SignUp) error {
 	if _, err := su.Normalize(); err != nil {
 		return err
 	}
-	if strings.EqualFold(strings.TrimSpace(su.Password), su.Email) {
-		return &auth.FieldError{Field: "password", Message: "do not use your email address as the password"}
+	pw := strings.TrimSpace(su.Password)
+	weak := func(msg string) error { return &auth.FieldError{Field: "password", Message: msg} }
+	switch {
+	case utf8.RuneCountInString(pw) < minAdminPassword:
+		return weak(fmt.Sprintf("an admin's password needs at least %d characters", minAdminPassword))
+	case strings.Count(pw, pw[:1]) == len(pw):
+		return weak("use more than one character over and over")
+	case strings.EqualFold(pw, su.Email), strings.EqualFold(pw, strings.TrimSpace(su.Name)):
+		return weak("do not use your email address or your name as the password")
 	}
 	return nil
 }

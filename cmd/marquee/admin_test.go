@@ -75,7 +75,7 @@ func TestAdminCreate(t *testing.T) {
 	}
 
 	t.Run("refuses a weak password, and the email as password", func(t *testing.T) {
-		for _, pw := range []string{"short", strings.Repeat("x", 73), "Boss@Example.com"} {
+		for _, pw := range []string{"short", "password", "eleven char", strings.Repeat("x", 73), strings.Repeat("a", 12), "Boss@Example.com"} {
 			code, _, stderr := adminRun(t, vars(pw), "create", "--email", "boss@example.com")
 			if code != 2 || !strings.Contains(stderr, "password:") {
 				t.Errorf("password %q: exit %d, stderr %q", pw, code, stderr)
