@@ -1,9 +1,13 @@
 package admin
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
@@ -125,4 +129,40 @@ func occupancy(tickets, seats int) float64 {
 		return 0
 	}
 	return math.Round(float64(tickets)/float64(seats)*1000) / 1000
+}
+
+// salesCSVHeader names the CSV's columns: the JSON API's fields of a line.
+var salesCSVHeader = []string{"show_id", "movie_title", "screen", "starts_at", "status", "currency", "seats", "tickets",
+	"occupancy", "revenue_minor", "refunds_owed_minor", "refunds_paid_minor", "refunds_failed_minor"}
+
+// CSV is the report as the CSV an admin downloads, from the API or the
+// sales page alike: a header row, then a row per show. Its name is the
+// file name to offer.
+func (r SalesReport) CSV() (data []byte, name string, err error) {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	records := make([][]string, 0, len(r.Shows)+1)
+	records = append(records, salesCSVHeader)
+	for _, s := range r.Shows {
+		records = append(records, []string{
+			strconv.FormatInt(s.ShowID, 10), spreadsheetText(s.MovieTitle), spreadsheetText(s.Screen),
+			s.StartsAt.UTC().Format(time.RFC3339), s.Status, s.Currency, strconv.Itoa(s.Seats), strconv.Itoa(s.Tickets),
+			strconv.FormatFloat(s.Occupancy, 'f', 3, 64), strconv.FormatInt(s.Revenue, 10),
+			strconv.FormatInt(s.RefundsOwed, 10), strconv.FormatInt(s.RefundsPaid, 10), strconv.FormatInt(s.RefundsFailed, 10),
+		})
+	}
+	if err := w.WriteAll(records); err != nil {
+		return nil, "", fmt.Errorf("write sales csv: %w", err)
+	}
+	name = fmt.Sprintf("sales-%d-%s-%s.csv", r.TheatreID, r.Period.From.Format(time.DateOnly), r.Period.To.Format(time.DateOnly))
+	return buf.Bytes(), name, nil
+}
+
+// spreadsheetText keeps a name a spreadsheet would read as a formula (a
+// movie called "=HYPERLINK(...)") text.
+func spreadsheetText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }

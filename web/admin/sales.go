@@ -2,10 +2,8 @@ package admin
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -325,7 +323,7 @@ func (h *Handlers) SalesPage(c echo.Context) error {
 		return web.Lookup("theatre", err)
 	}
 	if q.Get("format") == "csv" {
-		return salesCSV(c, r)
+		return web.DownloadCSV(c, r.CSV)
 	}
 	v.Ran = true
 	v.CSVHref = "/admin/reports/sales?" + url.Values{"theatre_id": {strconv.FormatInt(theatre.ID, 10)},
@@ -431,39 +429,6 @@ func salesChart(r admin.SalesReport, theatre postgres.AdminTheatre) adminview.Sa
 		ch.Ticks = append(ch.Ticks, adminview.SalesTick{X: num(float64(i)*slot + slot/2), Label: r.Period.From.AddDate(0, 0, i).Format("2 Jan")})
 	}
 	return ch
-}
-
-var salesCSVHeader = []string{"show_id", "movie_title", "screen", "starts_at", "status", "currency", "seats", "tickets",
-	"occupancy", "revenue_minor", "refunds_owed_minor", "refunds_paid_minor", "refunds_failed_minor"}
-
-// salesCSV answers r as a CSV download, with the columns of the JSON API's
-// CSV.
-func salesCSV(c echo.Context, r admin.SalesReport) error {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	records := [][]string{salesCSVHeader}
-	for _, s := range r.Shows {
-		records = append(records, []string{
-			strconv.FormatInt(s.ShowID, 10), csvText(s.MovieTitle), csvText(s.Screen),
-			s.StartsAt.UTC().Format(time.RFC3339), s.Status, s.Currency, strconv.Itoa(s.Seats), strconv.Itoa(s.Tickets),
-			strconv.FormatFloat(s.Occupancy, 'f', 3, 64), strconv.FormatInt(s.Revenue, 10),
-			strconv.FormatInt(s.RefundsOwed, 10), strconv.FormatInt(s.RefundsPaid, 10), strconv.FormatInt(s.RefundsFailed, 10),
-		})
-	}
-	if err := w.WriteAll(records); err != nil {
-		return fmt.Errorf("write sales csv: %w", err)
-	}
-	name := fmt.Sprintf("sales-%d-%s-%s.csv", r.TheatreID, r.Period.From.Format(time.DateOnly), r.Period.To.Format(time.DateOnly))
-	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf("attachment; filename=%q", name))
-	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", buf.Bytes())
-}
-
-// csvText keeps a name a spreadsheet would read as a formula text.
-func csvText(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
 }
 
 // Payments to check: GET /admin/reconciliation lists them; POST

@@ -1,11 +1,7 @@
 package adminapi
 
 import (
-	"bytes"
-	"encoding/csv"
-	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -69,7 +65,7 @@ func (h *Handlers) SalesReport(c echo.Context) error {
 	}
 	from, to := r.Period.From.Format(time.DateOnly), r.Period.To.Format(time.DateOnly)
 	if wantsCSV(c) {
-		return salesCSV(c, fmt.Sprintf("sales-%d-%s-%s.csv", theatreID, from, to), rows)
+		return web.DownloadCSV(c, r.CSV)
 	}
 	t := r.Totals
 	var currency *string
@@ -94,38 +90,4 @@ func wantsCSV(c echo.Context) bool {
 		}
 	}
 	return false
-}
-
-var salesHeader = []string{"show_id", "movie_title", "screen", "starts_at", "status", "currency", "seats", "tickets",
-	"occupancy", "revenue_minor", "refunds_owed_minor", "refunds_paid_minor", "refunds_failed_minor"}
-
-// salesCSV answers rows as a CSV download: a header row, then one row per
-// show.
-func salesCSV(c echo.Context, filename string, rows []salesRowJSON) error {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	records := make([][]string, 0, len(rows)+1)
-	records = append(records, salesHeader)
-	for _, r := range rows {
-		records = append(records, []string{
-			strconv.FormatInt(r.ShowID, 10), spreadsheetText(r.MovieTitle), spreadsheetText(r.Screen),
-			r.StartsAt.Format(time.RFC3339), r.Status, r.Currency, strconv.Itoa(r.Seats), strconv.Itoa(r.Tickets),
-			strconv.FormatFloat(r.Occupancy, 'f', 3, 64), strconv.FormatInt(r.Revenue, 10),
-			strconv.FormatInt(r.RefundsOwed, 10), strconv.FormatInt(r.RefundsPaid, 10), strconv.FormatInt(r.RefundsFailed, 10),
-		})
-	}
-	if err := w.WriteAll(records); err != nil {
-		return fmt.Errorf("write sales csv: %w", err)
-	}
-	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf("attachment; filename=%q", filename))
-	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", buf.Bytes())
-}
-
-// spreadsheetText keeps a name a spreadsheet would read as a formula (a
-// movie called "=HYPERLINK(...)") text.
-func spreadsheetText(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
 }
