@@ -86,6 +86,7 @@ func main() {
 	flag.DurationVar(&bc.IdleCap, "browser-cap", 30*time.Second, "-browser: how long a page load may take to become idle")
 	flag.IntVar(&bc.Clicks, "browser-clicks", 100, "-browser: seat clicks per hall and CPU slowdown (0: none)")
 	flag.Float64Var(&bc.Rate, "browser-rate", 50, "-browser: seat changes per second while clicking")
+	flag.StringVar(&bc.TraceDir, "browser-trace", "", "-browser: write a Chromium trace of each click run into this folder and report where the clicks' time went")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (clients, and the server of the HTTP cells) to this file")
 	flag.Parse()
 

@@ -21,6 +21,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -52,6 +53,9 @@ type Config struct {
 	Clicks    int             // clicks per click run
 	Rate      float64         // seat changes per second during the clicks
 	Chromium  string
+	// TraceDir, when set, gets a Chromium trace of each click run and the
+	// report a table of where the clicks' time went (see trace.go).
+	TraceDir string
 }
 
 // The targets, at targetSlowdown (a mid-range phone's CPU).
@@ -397,6 +401,11 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 		return errors.Join(ctx.Err(), stop())
 	}
 
+	if bb.bc.TraceDir != "" {
+		if err := t.startTrace(); err != nil {
+			return errors.Join(err, stop())
+		}
+	}
 	sockets0, messages0 := t.net.counts()
 	m0 := bb.mark(ctx)
 	began := time.Now()
@@ -451,6 +460,15 @@ func (bb *browserBench) clickRun(ctx context.Context, h *benchHall, t *tab, run 
 		return err
 	}
 	run.Changes = st.CommittedBetween(began, ended)
+	if bb.bc.TraceDir != "" {
+		path := filepath.Join(bb.bc.TraceDir, fmt.Sprintf("clicks-%s-%gx.json", h.key, t.rate))
+		events, err := t.stopTrace(path)
+		if err != nil {
+			return err
+		}
+		bb.status("  trace of the clicks: %s (%d events)", path, len(events))
+		run.Stages, run.MainBusy = clickStages(events), mainThreadBusy(events)
+	}
 	if _, failed, first := st.Made(); failed > 0 {
 		bb.status("  stream: %d changes failed (those cut off by its stop among them), first: %v", failed, first)
 	}

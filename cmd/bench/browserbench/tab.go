@@ -102,6 +102,7 @@ type tab struct {
 	net    *netWatch
 	rate   float64      // the CPU slowdown
 	events [][2]float64 // Event Timing entries of clicks read so far: [startTime, duration] ms
+	trace  traceRecorder
 }
 
 // netWatch counts the page's HTTP requests in flight and its websocket
@@ -156,8 +157,12 @@ const viewportWidth, viewportHeight = 390, 844
 // the viewer signed in on base.
 func openTab(browser context.Context, base, cookie string, rate float64) (*tab, error) {
 	nw := &netWatch{inFlight: map[network.RequestID]bool{}}
-	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext(), chromedp.WithListener(nw.event))
-	t := &tab{ctx: ctx, cancel: cancel, net: nw, rate: rate}
+	t := &tab{net: nw, rate: rate}
+	t.ctx, t.cancel = chromedp.NewContext(browser, chromedp.WithNewBrowserContext(), chromedp.WithListener(func(ev any) {
+		nw.event(ev)
+		t.trace.event(ev)
+	}))
+	ctx, cancel := t.ctx, t.cancel
 	err := chromedp.Do(ctx,
 		chromedp.EmulateViewport(viewportWidth, viewportHeight, chromedp.EmulatePortrait, chromedp.EmulateMobile),
 		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {

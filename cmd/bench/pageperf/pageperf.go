@@ -222,6 +222,21 @@ type ClickRun struct {
 	Changes     int           // seat changes the load generator committed in the window
 	Sockets     int           // websockets the page opened during the run (1: no reconnect)
 	Other       float64       // cores other work kept busy during the run, as Load.Other
+	// Stages is where the clicks' time went by Chromium's trace, when one
+	// was recorded (-browser-trace), in the order the stages run.
+	Stages []Stage
+	// MainBusy is the share of the traced time the page's main thread ran
+	// tasks (0: no trace).
+	MainBusy float64
+}
+
+// Stage is one stage of Chromium's EventLatency over the clicks of a run:
+// how many clicks went through it, and its median and 95th percentile.
+type Stage struct {
+	Name     string
+	Depth    int // 0: a stage of the whole; 1: a part of the stage above it
+	N        int
+	P50, P95 time.Duration
 }
 
 // EventThreshold is the smallest durationThreshold the Event Timing API

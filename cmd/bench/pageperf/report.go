@@ -102,6 +102,27 @@ func WriteReport(w io.Writer, cells []Cell, m Method) {
 			fmt.Fprintln(w, strings.ReplaceAll(item, "\n", "\n  "))
 		}
 	}
+	for _, c := range cells {
+		writeStages(w, c)
+	}
+}
+
+// writeStages writes where the clicks of c went by Chromium's trace, when
+// one was recorded: EventLatency's stages of the mouse releases.
+func writeStages(w io.Writer, c Cell) {
+	if c.Clicks == nil || len(c.Clicks.Stages) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n#### Where a click's time went: %s, %gx, %s (Chromium trace)\n\n", c.Hall, c.Throttle, c.Viewer)
+	fmt.Fprintf(w, "The page's main thread ran tasks %.0f%% of the traced time.\n\n", 100*c.Clicks.MainBusy)
+	fmt.Fprintf(w, "| EventLatency stage | clicks | p50 ms | p95 ms |\n|---|--:|--:|--:|\n")
+	for _, st := range c.Clicks.Stages {
+		name := st.Name
+		if st.Depth > 0 {
+			name = "&nbsp;&nbsp;" + name
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s |\n", name, st.N, stats.Ms(st.P50), stats.Ms(st.P95))
+	}
 }
 
 // cores is a number of cores other work used, "?" when unknown.
