@@ -5,6 +5,7 @@ package web
 
 import (
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -35,6 +36,12 @@ type Config struct {
 	WebhookSecret   []byte
 	RateLimits      bool
 	PasswordCost    int // bcrypt cost; 0 = bcrypt.DefaultCost (tests use 4)
+
+	// TrustedProxies are the networks of the proxies in front of the
+	// server. X-Forwarded-For is believed only from a peer in one of them;
+	// with none, the TCP peer is the client and no header can say
+	// otherwise. The client's address keys the rate limits.
+	TrustedProxies []netip.Prefix
 
 	// Payments is the payment provider checkouts go to; nil means Sandbox.
 	// With neither, checkouts are refused (payment_provider_unavailable).
@@ -185,10 +192,8 @@ func (s *Server) Echo() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.HandleError
-	// The client's address keys the account rate limit. X-Forwarded-For is
-	// believed only from a proxy on a loopback or private address (a load
-	// balancer in front of us); anyone else could forge it to dodge limits.
-	e.IPExtractor = echo.ExtractIPFromXFFHeader()
+	// The client's address keys the rate limits: see clientIPExtractor for whom X-Forwarded-For is believed from.
+	e.IPExtractor = clientIPExtractor(s.Config.TrustedProxies)
 	e.Use(
 		recoverPanics(),
 		compress(),

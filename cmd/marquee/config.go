@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -28,6 +29,8 @@ type config struct {
 	// ReconcileDelay is how long after a checkout opens the payment
 	// provider is first asked how paying went, if no webhook said so.
 	ReconcileDelay time.Duration
+	// TrustedProxies are the networks whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
 }
 
 // devWebhookSecret signs sandbox webhooks when PAYMENT_WEBHOOK_SECRET is not
@@ -140,10 +143,52 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 	}
 
+	if v := get("TRUSTED_PROXIES"); v != "" {
+		proxies, err := trustedProxies(v)
+		if err != nil {
+			bad("TRUSTED_PROXIES=%q: %v", v, err)
+		}
+		cfg.TrustedProxies = proxies
+	}
+
 	if len(errs) > 0 {
 		return config{}, errors.Join(errs...)
 	}
 	return cfg, nil
+}
+
+// trustedProxies reads a comma-separated list of networks (10.0.0.0/8) or
+// addresses (one proxy's, 192.0.2.7), naming the first entry it cannot use.
+func trustedProxies(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for entry := range strings.SplitSeq(list, ",") {
+		entry = strings.TrimSpace(entry)
+		if entry == "" {
+			continue
+		}
+		if strings.Contains(entry, "%") {
+			return nil, fmt.Errorf("%q: no zone allowed", entry)
+		}
+		p, err := netip.ParsePrefix(entry)
+		if err != nil && !strings.Contains(entry, "/") {
+			var a netip.Addr
+			if a, err = netip.ParseAddr(entry); err == nil {
+				p = netip.PrefixFrom(a, a.BitLen())
+			}
+		}
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("%q is not a network (10.0.0.0/8) or an address (192.0.2.7)", entry)
+		case p.Addr().Is4In6():
+			return nil, fmt.Errorf("%q: write an IPv4 network as IPv4 (10.0.0.0/8)", entry)
+		case p != p.Masked():
+			return nil, fmt.Errorf("%q has bits set past /%d: did you mean %s?", entry, p.Bits(), p.Masked())
+		case p.Bits() == 0:
+			return nil, fmt.Errorf("%q trusts every address: anyone could forge X-Forwarded-For", entry)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // checkAddr accepts host:port or :port with a numeric port.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/netip"
 	"reflect"
 	"strings"
 	"testing"
@@ -49,11 +50,20 @@ func TestLoadConfig(t *testing.T) {
 			"MAX_SEATS_PER_HOLD":     "6",
 			"RATE_LIMITS":            "off",
 			"RECONCILE_DELAY":        "30s",
+			"TRUSTED_PROXIES":        "10.0.0.0/8, 2001:db8::/32,192.0.2.7",
 		}, want: config{
 			DatabaseURL: "host=/tmp dbname=marquee", Addr: "127.0.0.1:18080", HoldTTL: 90 * time.Second,
 			WebhookSecret: []byte("0123456789abcdef0123"), PublicURL: "https://tickets.example.com",
 			MaxSeatsPerHold: 6, RateLimits: false, ReconcileDelay: 30 * time.Second,
+			TrustedProxies: []netip.Prefix{
+				netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("192.0.2.7/32"),
+			},
 		}},
+		{name: "TRUSTED_PROXIES with an IPv6 address and a trailing comma",
+			env:  map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "::1,"},
+			want: with(func(c *config) { c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("::1/128")} })},
+		{name: "TRUSTED_PROXIES of commas alone is none", env: map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": " , "},
+			want: defaults},
 		{name: "RATE_LIMITS ON in capitals", env: map[string]string{"DATABASE_URL": testDB, "RATE_LIMITS": "ON"}, want: defaults},
 		{name: "PUBLIC_URL loses its default port, as in an Origin header",
 			env:  map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "HTTP://LocalHost:80"},
@@ -124,9 +134,25 @@ func TestLoadConfig(t *testing.T) {
 			wantErr: []string{`RECONCILE_DELAY="soon": not a Go duration`}},
 		{name: "RECONCILE_DELAY under a second", env: map[string]string{"DATABASE_URL": testDB, "RECONCILE_DELAY": "500ms"},
 			wantErr: []string{`RECONCILE_DELAY="500ms": must be between 1s and 10m0s`}},
+		{name: "TRUSTED_PROXIES not a network", env: map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "10.0.0.0/8,proxy.internal"},
+			wantErr: []string{`TRUSTED_PROXIES="10.0.0.0/8,proxy.internal": "proxy.internal" is not a network`}},
+		{name: "TRUSTED_PROXIES with a bad prefix length", env: map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "10.0.0.0/33"},
+			wantErr: []string{`"10.0.0.0/33" is not a network`}},
+		{name: "TRUSTED_PROXIES with host bits set", env: map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "192.168.1.10/24"},
+			wantErr: []string{`"192.168.1.10/24" has bits set past /24: did you mean 192.168.1.0/24?`}},
+		{name: "TRUSTED_PROXIES trusting everyone", env: map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "0.0.0.0/0"},
+			wantErr: []string{`"0.0.0.0/0" trusts every address`}},
+		{name: "TRUSTED_PROXIES trusting every IPv6 address", env: map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "::/0"},
+			wantErr: []string{`"::/0" trusts every address`}},
+		{name: "TRUSTED_PROXIES with a zone", env: map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "fe80::1%eth0"},
+			wantErr: []string{`"fe80::1%eth0": no zone allowed`}},
+		{name: "TRUSTED_PROXIES with IPv4 written as IPv6", env: map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "::ffff:10.0.0.0/104"},
+			wantErr: []string{`write an IPv4 network as IPv4`}},
 		{name: "every problem at once", env: map[string]string{
 			"HOLD_TTL": "abc", "MAX_SEATS_PER_HOLD": "0", "PUBLIC_URL": "localhost", "RATE_LIMITS": "maybe",
-		}, wantErr: []string{"DATABASE_URL", "HOLD_TTL", "MAX_SEATS_PER_HOLD", "PUBLIC_URL", "RATE_LIMITS"}},
+			"TRUSTED_PROXIES": "nope",
+		}, wantErr: []string{"DATABASE_URL", "HOLD_TTL", "MAX_SEATS_PER_HOLD", "PUBLIC_URL", "RATE_LIMITS",
+			"TRUSTED_PROXIES"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -58,6 +58,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	log.Info("starting marquee",
 		"addr", cfg.Addr, "public_url", cfg.PublicURL, "hold_ttl", cfg.HoldTTL,
 		"max_seats_per_hold", cfg.MaxSeatsPerHold, "rate_limits", cfg.RateLimits, "reconcile_delay", cfg.ReconcileDelay,
+		"trusted_proxies", cfg.TrustedProxies,
 		"database", postgres.RedactURL(cfg.DatabaseURL))
 	if cfg.DevSecret {
 		log.Warn("PAYMENT_WEBHOOK_SECRET is not set: using the public development secret; "+
@@ -153,6 +154,8 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		RateLimits:      cfg.RateLimits,
 		Sandbox:         sb,
 		Live:            hub,
+
+		TrustedProxies: cfg.TrustedProxies,
 	}, store, m, reg, log.With("component", "web"))
 	srv := &http.Server{
 		Handler:           handler,
