@@ -31,6 +31,10 @@ type config struct {
 	ReconcileDelay time.Duration
 	// TrustedProxies are the networks whose X-Forwarded-For is believed.
 	TrustedProxies []netip.Prefix
+	// The most seats one client address may hold at once, on one show and
+	// over all shows (RATE_LIMITS=off lifts both).
+	MaxHeldPerAddressPerShow int
+	MaxHeldPerAddress        int
 }
 
 // devWebhookSecret signs sandbox webhooks when PAYMENT_WEBHOOK_SECRET is not
@@ -45,6 +49,7 @@ const (
 	minWebhookSecret = 16
 	minReconcile     = time.Second
 	maxReconcile     = 10 * time.Minute
+	maxHeldCeiling   = 100000 // seats held from one address: more is no cap at all
 )
 
 // loadConfig reads the configuration through getenv (os.Getenv in main),
@@ -58,6 +63,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		MaxSeatsPerHold: booking.DefaultMaxSeatsPerHold,
 		RateLimits:      true,
 		ReconcileDelay:  reconcile.DefaultDelay,
+
+		MaxHeldPerAddressPerShow: booking.DefaultMaxHeldPerAddressPerShow,
+		MaxHeldPerAddress:        booking.DefaultMaxHeldPerAddress,
 	}
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -149,6 +157,36 @@ func loadConfig(getenv func(string) string) (config, error) {
 			bad("TRUSTED_PROXIES=%q: %v", v, err)
 		}
 		cfg.TrustedProxies = proxies
+	}
+
+	// The caps are checked against MAX_SEATS_PER_HOLD, read above: under
+	// it, one full hold would be refused from every address.
+	heldCap := func(name string, least int, leastName string) (int, bool) {
+		v := get(name)
+		if v == "" {
+			return 0, false
+		}
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil:
+			bad("%s=%q: not a whole number", name, v)
+		case n < least || n > maxHeldCeiling:
+			bad("%s=%q: must be between %s (%d) and %d; RATE_LIMITS=off lifts the cap", name, v, leastName, least, maxHeldCeiling)
+		default:
+			return n, true
+		}
+		return 0, false
+	}
+	// A cap left unset rises to what it is checked against.
+	if n, ok := heldCap("MAX_HELD_SEATS_PER_ADDRESS_PER_SHOW", cfg.MaxSeatsPerHold, "MAX_SEATS_PER_HOLD"); ok {
+		cfg.MaxHeldPerAddressPerShow = n
+	} else {
+		cfg.MaxHeldPerAddressPerShow = max(cfg.MaxHeldPerAddressPerShow, cfg.MaxSeatsPerHold)
+	}
+	if n, ok := heldCap("MAX_HELD_SEATS_PER_ADDRESS", cfg.MaxHeldPerAddressPerShow, "MAX_HELD_SEATS_PER_ADDRESS_PER_SHOW"); ok {
+		cfg.MaxHeldPerAddress = n
+	} else {
+		cfg.MaxHeldPerAddress = max(cfg.MaxHeldPerAddress, cfg.MaxHeldPerAddressPerShow)
 	}
 
 	if len(errs) > 0 {

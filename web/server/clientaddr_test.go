@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -145,4 +147,103 @@ func TestSignupAndLoginLimitsApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	webtest.Want(t, e.Guest().Login(u.Email), http.StatusOK)
+}
+
+// The seats held from one address are capped per show (20 by default,
+// two full holds) whoever's accounts hold them, through the API and the
+// pages alike; another address is not held back, and releasing or lapsing
+// frees the cap.
+func TestHeldSeatsCappedPerAddress(t *testing.T) {
+	t.Parallel()
+	e := webtest.NewEnv(t, webtest.WithRateLimits, webtest.WithClock, behind)
+	const hoarder, neighbour = "198.51.100.77", "2001:db8:5:6::1"
+	// Each account logs in from an address of its own (login has its own
+	// limit), and holds from the hoarder's.
+	n := 0
+	account := func() (*webtest.Client, *webtest.Browser) {
+		t.Helper()
+		n++
+		u, err := e.Store.User(context.Background(), pgtest.User(t, e.Store))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := e.Browser()
+		c := b.API()
+		webtest.Want(t, from(c, "POST", "/api/v1/login", map[string]string{"email": u.Email, "password": pgtest.FixturePassword},
+			map[string]string{"X-Forwarded-For": fmt.Sprintf("203.0.113.%d", n)}), http.StatusOK)
+		return c, b
+	}
+	hold := func(c *webtest.Client, addr string, seats ...string) *webtest.Response {
+		return from(c, "POST", fmt.Sprintf("/api/v1/shows/%d/holds", e.Show), map[string][]string{"seats": seats},
+			map[string]string{"Idempotency-Key": fmt.Sprintf("k-%d", e.Seq.Add(1)), "X-Forwarded-For": addr})
+	}
+	row := func(r string) []string {
+		var s []string
+		for i := 1; i <= 10; i++ {
+			s = append(s, r+strconv.Itoa(i))
+		}
+		return s
+	}
+
+	a, _ := account()
+	first := hold(a, hoarder, row("A")...)
+	webtest.Want(t, first, http.StatusCreated)
+	b, _ := account()
+	webtest.Want(t, hold(b, hoarder, row("B")...), http.StatusCreated)
+
+	c, cPage := account()
+	r := hold(c, hoarder, "C1")
+	webtest.WantError(t, r, http.StatusTooManyRequests, "too_many_held_seats")
+	if r.Num("max") != 20 || r.Str("scope") != "show" || !strings.Contains(r.Str("message"), "as many seats as we allow from one connection") {
+		t.Fatalf("refusal = %s", r)
+	}
+	if wait, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || wait < 1 || wait > int(webtest.HoldTTL/time.Second)+1 {
+		t.Fatalf("Retry-After = %q, want when the first hold lapses", r.Header.Get("Retry-After"))
+	}
+	if got := e.Count(t, `SELECT coalesce(sum(cardinality(seat_ids)), 0) FROM holds WHERE client_addr = $1 AND state = 'HELD'`, hoarder); got != 20 {
+		t.Fatalf("the address holds %d seats, want 20", got)
+	}
+
+	// The show page says so in its notice, and keeps the selection.
+	webtest.Want200(t, cPage.Get(t, e.ShowPath())) // its CSRF cookie
+	p := cPage.Send(t, "POST", e.ShowPath()+"/hold", url.Values{"seat": {"C1", "C2"}, "key": {"page-1"}},
+		map[string]string{"HX-Request": "true", "X-CSRF-Token": cPage.Token(t), "X-Forwarded-For": hoarder})
+	webtest.WantStatus(t, p, http.StatusTooManyRequests)
+	if msg := p.Text(`section#booking [data-notice="error"]`); !strings.Contains(msg, "You're holding as many seats as we allow from one connection") {
+		t.Fatalf("the show page's notice = %q", msg)
+	}
+	if !p.Has(`[data-selected-inputs] input[name="seat"][value="C2"]`) {
+		t.Error("the refused page forgot the selection")
+	}
+
+	// Another address, even one IPv6 /64 away, holds as it likes; two
+	// addresses of one /64 share a cap.
+	d, _ := account()
+	webtest.Want(t, hold(d, neighbour, row("D")...), http.StatusCreated)
+	f, _ := account()
+	webtest.Want(t, hold(f, "2001:db8:5:6::2", row("F")...), http.StatusCreated)
+	webtest.WantError(t, hold(c, "2001:db8:5:6:ffff::3", "C1"), http.StatusTooManyRequests, "too_many_held_seats")
+
+	// Released: the seats count no more.
+	webtest.Want(t, from(a, "DELETE", "/api/v1/holds/"+first.Str("hold_id"), nil, map[string]string{"X-Forwarded-For": hoarder}), http.StatusOK)
+	webtest.Want(t, hold(c, hoarder, row("C")...), http.StatusCreated)
+	g, _ := account()
+	webtest.WantError(t, hold(g, hoarder, "E1"), http.StatusTooManyRequests, "too_many_held_seats")
+
+	// Lapsed, even before the sweeper has ended them: nor do they.
+	e.Clock.Advance(webtest.HoldTTL)
+	webtest.Want(t, hold(g, hoarder, row("E")...), http.StatusCreated)
+}
+
+// RATE_LIMITS=off lifts the held-seat caps with the rate limits.
+func TestNoHeldSeatCapsWithoutRateLimits(t *testing.T) {
+	t.Parallel()
+	e := webtest.NewEnv(t)
+	for _, r := range []string{"A", "B", "C"} {
+		var seats []string
+		for i := 1; i <= 10; i++ {
+			seats = append(seats, r+strconv.Itoa(i))
+		}
+		webtest.Want(t, e.User(t).Hold(seats...), http.StatusCreated)
+	}
 }
