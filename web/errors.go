@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -86,6 +88,7 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		tooMany     *booking.TooManySeatsError
 		invalidSeat *booking.InvalidSeatError
 		activeHold  *booking.ActiveHoldError
+		heldCap     *booking.HeldSeatsCapError
 		mismatch    *booking.AmountMismatchError
 		notActive   *boxoffice.HoldNotActiveError
 		invalid     *auth.FieldError
@@ -111,6 +114,8 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 	case errors.As(err, &activeHold):
 		return NewError(http.StatusConflict, "active_hold_exists",
 			"You are already holding seats. Pay for them or release them first.").With("hold_id", activeHold.HoldID), false
+	case errors.As(err, &heldCap):
+		return errTooManyHeldSeats(heldCap), false
 	case errors.As(err, &unknown):
 		return NewError(http.StatusUnprocessableEntity, "unknown_seats",
 			"This show has no seats with these ids.").With("seats", NonNil(unknown.Seats)), false
@@ -272,6 +277,26 @@ func errRateLimited(retryAfterSeconds int) *Error {
 		e.Header = map[string]string{"Retry-After": strconv.Itoa(retryAfterSeconds)}
 	}
 	return e
+}
+
+// errTooManyHeldSeats is a hold refused because the caller's address holds
+// as many seats as it may: a 429, with Retry-After when the soonest of
+// those holds lapses (paying for or releasing one frees seats sooner).
+func errTooManyHeldSeats(e *booking.HeldSeatsCapError) *Error {
+	scope := "all_shows"
+	if e.PerShow {
+		scope = "show"
+	}
+	ae := NewError(http.StatusTooManyRequests, "too_many_held_seats",
+		"You're holding as many seats as we allow from one connection. "+
+			"Pay for or release seats you hold, or wait until they're released.").
+		With("max", e.Max).With("scope", scope)
+	if !e.FreesAt.IsZero() {
+		wait := max(1, int(math.Ceil(time.Until(e.FreesAt).Seconds())))
+		ae = ae.With("retry_after", wait)
+		ae.Header = map[string]string{"Retry-After": strconv.Itoa(wait)}
+	}
+	return ae
 }
 
 // HandleError is Echo's error handler: every error, from a handler, a

@@ -3,7 +3,9 @@ package web
 import (
 	"fmt"
 	"math"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"path"
 	"strings"
@@ -21,9 +23,13 @@ type Limit struct {
 }
 
 var (
-	// AccountLimit guards sign-up and login per client IP against password
-	// guessing and account spam: 10 a minute, 5 at once.
-	AccountLimit = Limit{every: 6 * time.Second, burst: 5}
+	// LoginLimit guards login per client address against password
+	// guessing: 10 a minute, 5 at once.
+	LoginLimit = Limit{every: 6 * time.Second, burst: 5}
+	// SignupLimit guards sign-up per client address, apart from login:
+	// every account may hold seats, so accounts made in bulk would hold a
+	// show. 3 at once, then 3 an hour.
+	SignupLimit = Limit{every: 20 * time.Minute, burst: 3}
 	// HoldLimit guards hold creation per user: 5 a second, 10 at once.
 	HoldLimit = Limit{every: 200 * time.Millisecond, burst: 10}
 )
@@ -35,9 +41,11 @@ func (s *Server) RateLimit(l Limit, key func(echo.Context) string) echo.Middlewa
 		return func(next echo.HandlerFunc) echo.HandlerFunc { return next }
 	}
 	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-		Rate:      rate.Every(l.every),
-		Burst:     l.burst,
-		ExpiresIn: 5 * time.Minute,
+		Rate:  rate.Every(l.every),
+		Burst: l.burst,
+		// A key is forgotten, and starts again with a full bucket, only
+		// once its bucket would have refilled anyway.
+		ExpiresIn: max(5*time.Minute, l.every*time.Duration(l.burst)),
 	})
 	// A refused request's token comes back within one interval.
 	retryAfter := max(1, int(math.Ceil(l.every.Seconds())))
@@ -57,7 +65,50 @@ func (s *Server) RateLimit(l Limit, key func(echo.Context) string) echo.Middlewa
 	}
 }
 
-func ClientIP(c echo.Context) string { return "ip:" + c.RealIP() }
+// ClientIP keys a caller by the network its requests come from.
+func ClientIP(c echo.Context) string { return "ip:" + ClientNet(c).String() }
+
+// ClientNet is the network a caller's requests come from, the unit the
+// rate limits and the held-seat caps count by: its IPv4 address, or the /64
+// of its IPv6 address (one subscriber's: a host may use any address in
+// it). An address that cannot be read counts as 0.0.0.0, so all such
+// callers share one allowance rather than each having its own.
+func ClientNet(c echo.Context) netip.Prefix {
+	addr, err := netip.ParseAddr(c.RealIP())
+	if err != nil {
+		return netip.PrefixFrom(netip.IPv4Unspecified(), 32)
+	}
+	addr = addr.Unmap().WithZone("")
+	bits := 32
+	if addr.Is6() {
+		bits = 64
+	}
+	p, _ := addr.Prefix(bits) // bits fit the address
+	return p
+}
+
+// clientIPExtractor finds a request's client address. With no trusted
+// proxies it is the TCP peer's, whatever the headers say. Otherwise
+// X-Forwarded-For is believed only when the peer is in a trusted network,
+// and read from the right, each proxy appending the address it heard from:
+// the client is the first address that is not a trusted proxy. Nothing is
+// trusted for being loopback or private: a sidecar, a neighbouring
+// container or a client on our own network can forge the header as well.
+// X-Real-IP, which carries one address with no chain to check, is never
+// read.
+func clientIPExtractor(trusted []netip.Prefix) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, p := range trusted {
+		p = p.Masked()
+		opts = append(opts, echo.TrustIPRange(&net.IPNet{
+			IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen()),
+		}))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
+}
 
 // UserOrIP keys a signed-in caller by account, anyone else by address.
 func UserOrIP(c echo.Context) string {

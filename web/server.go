@@ -5,6 +5,7 @@ package web
 
 import (
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -35,6 +36,19 @@ type Config struct {
 	WebhookSecret   []byte
 	RateLimits      bool
 	PasswordCost    int // bcrypt cost; 0 = bcrypt.DefaultCost (tests use 4)
+
+	// TrustedProxies are the networks of the proxies in front of the
+	// server. X-Forwarded-For is believed only from a peer in one of them;
+	// with none, the TCP peer is the client and no header can say
+	// otherwise. The client's address keys the rate limits and the seats
+	// one address may hold.
+	TrustedProxies []netip.Prefix
+	// The most seats one client address may hold at once, whoever's
+	// accounts hold them: on one show (0 =
+	// booking.DefaultMaxHeldPerAddressPerShow) and over all shows (0 =
+	// booking.DefaultMaxHeldPerAddress). Without RateLimits, no cap.
+	MaxHeldPerAddressPerShow int
+	MaxHeldPerAddress        int
 
 	// Payments is the payment provider checkouts go to; nil means Sandbox.
 	// With neither, checkouts are refused (payment_provider_unavailable).
@@ -137,6 +151,16 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 	if cfg.MaxSeatsPerHold <= 0 {
 		cfg.MaxSeatsPerHold = booking.DefaultMaxSeatsPerHold
 	}
+	if cfg.MaxHeldPerAddressPerShow <= 0 {
+		cfg.MaxHeldPerAddressPerShow = booking.DefaultMaxHeldPerAddressPerShow
+	}
+	if cfg.MaxHeldPerAddress <= 0 {
+		cfg.MaxHeldPerAddress = booking.DefaultMaxHeldPerAddress
+	}
+	var caps booking.ClientCaps
+	if cfg.RateLimits {
+		caps = booking.ClientCaps{PerShow: cfg.MaxHeldPerAddressPerShow, Overall: cfg.MaxHeldPerAddress}
+	}
 	if cfg.LivePing <= 0 {
 		cfg.LivePing = DefaultLivePing
 	}
@@ -168,7 +192,7 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 		Admin:    &admin.Service{Store: store, Log: log},
 		BoxOffice: &boxoffice.Service{
 			Store: store, Payments: cfg.Payments, Metrics: m, HoldTTL: cfg.HoldTTL,
-			MaxSeats: cfg.MaxSeatsPerHold, PublicURL: cfg.PublicURL, Log: log,
+			MaxSeats: cfg.MaxSeatsPerHold, Caps: caps, PublicURL: cfg.PublicURL, Log: log,
 		},
 	}
 	var err error
@@ -185,10 +209,9 @@ func (s *Server) Echo() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.HandleError
-	// The client's address keys the account rate limit. X-Forwarded-For is
-	// believed only from a proxy on a loopback or private address (a load
-	// balancer in front of us); anyone else could forge it to dodge limits.
-	e.IPExtractor = echo.ExtractIPFromXFFHeader()
+	// The client's address keys the rate limits and the held-seat caps:
+	// see clientIPExtractor for whom X-Forwarded-For is believed from.
+	e.IPExtractor = clientIPExtractor(s.Config.TrustedProxies)
 	e.Use(
 		recoverPanics(),
 		compress(),

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -28,6 +29,12 @@ type config struct {
 	// ReconcileDelay is how long after a checkout opens the payment
 	// provider is first asked how paying went, if no webhook said so.
 	ReconcileDelay time.Duration
+	// TrustedProxies are the networks whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
+	// The most seats one client address may hold at once, on one show and
+	// over all shows (RATE_LIMITS=off lifts both).
+	MaxHeldPerAddressPerShow int
+	MaxHeldPerAddress        int
 }
 
 // devWebhookSecret signs sandbox webhooks when PAYMENT_WEBHOOK_SECRET is not
@@ -42,6 +49,7 @@ const (
 	minWebhookSecret = 16
 	minReconcile     = time.Second
 	maxReconcile     = 10 * time.Minute
+	maxHeldCeiling   = 100000 // seats held from one address: more is no cap at all
 )
 
 // loadConfig reads the configuration through getenv (os.Getenv in main),
@@ -55,6 +63,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		MaxSeatsPerHold: booking.DefaultMaxSeatsPerHold,
 		RateLimits:      true,
 		ReconcileDelay:  reconcile.DefaultDelay,
+
+		MaxHeldPerAddressPerShow: booking.DefaultMaxHeldPerAddressPerShow,
+		MaxHeldPerAddress:        booking.DefaultMaxHeldPerAddress,
 	}
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -140,10 +151,82 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 	}
 
+	if v := get("TRUSTED_PROXIES"); v != "" {
+		proxies, err := trustedProxies(v)
+		if err != nil {
+			bad("TRUSTED_PROXIES=%q: %v", v, err)
+		}
+		cfg.TrustedProxies = proxies
+	}
+
+	// The caps are checked against MAX_SEATS_PER_HOLD, read above: under
+	// it, one full hold would be refused from every address.
+	heldCap := func(name string, least int, leastName string) (int, bool) {
+		v := get(name)
+		if v == "" {
+			return 0, false
+		}
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil:
+			bad("%s=%q: not a whole number", name, v)
+		case n < least || n > maxHeldCeiling:
+			bad("%s=%q: must be between %s (%d) and %d; RATE_LIMITS=off lifts the cap", name, v, leastName, least, maxHeldCeiling)
+		default:
+			return n, true
+		}
+		return 0, false
+	}
+	// A cap left unset rises to what it is checked against.
+	if n, ok := heldCap("MAX_HELD_SEATS_PER_ADDRESS_PER_SHOW", cfg.MaxSeatsPerHold, "MAX_SEATS_PER_HOLD"); ok {
+		cfg.MaxHeldPerAddressPerShow = n
+	} else {
+		cfg.MaxHeldPerAddressPerShow = max(cfg.MaxHeldPerAddressPerShow, cfg.MaxSeatsPerHold)
+	}
+	if n, ok := heldCap("MAX_HELD_SEATS_PER_ADDRESS", cfg.MaxHeldPerAddressPerShow, "MAX_HELD_SEATS_PER_ADDRESS_PER_SHOW"); ok {
+		cfg.MaxHeldPerAddress = n
+	} else {
+		cfg.MaxHeldPerAddress = max(cfg.MaxHeldPerAddress, cfg.MaxHeldPerAddressPerShow)
+	}
+
 	if len(errs) > 0 {
 		return config{}, errors.Join(errs...)
 	}
 	return cfg, nil
+}
+
+// trustedProxies reads a comma-separated list of networks (10.0.0.0/8) or
+// addresses (one proxy's, 192.0.2.7), naming the first entry it cannot use.
+func trustedProxies(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for entry := range strings.SplitSeq(list, ",") {
+		entry = strings.TrimSpace(entry)
+		if entry == "" {
+			continue
+		}
+		if strings.Contains(entry, "%") {
+			return nil, fmt.Errorf("%q: no zone allowed", entry)
+		}
+		p, err := netip.ParsePrefix(entry)
+		if err != nil && !strings.Contains(entry, "/") {
+			var a netip.Addr
+			if a, err = netip.ParseAddr(entry); err == nil {
+				p = netip.PrefixFrom(a, a.BitLen())
+			}
+		}
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("%q is not a network (10.0.0.0/8) or an address (192.0.2.7)", entry)
+		case p.Addr().Is4In6():
+			return nil, fmt.Errorf("%q: write an IPv4 network as IPv4 (10.0.0.0/8)", entry)
+		case p != p.Masked():
+			return nil, fmt.Errorf("%q has bits set past /%d: did you mean %s?", entry, p.Bits(), p.Masked())
+		case p.Bits() == 0:
+			return nil, fmt.Errorf("%q trusts every address: anyone could forge X-Forwarded-For", entry)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // checkAddr accepts host:port or :port with a numeric port.

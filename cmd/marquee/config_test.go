@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/netip"
 	"reflect"
 	"strings"
 	"testing"
@@ -24,6 +25,9 @@ func TestLoadConfig(t *testing.T) {
 		MaxSeatsPerHold: 10,
 		RateLimits:      true,
 		ReconcileDelay:  10 * time.Second,
+
+		MaxHeldPerAddressPerShow: 20,
+		MaxHeldPerAddress:        40,
 	}
 	with := func(change func(*config)) config {
 		c := defaults
@@ -49,11 +53,30 @@ func TestLoadConfig(t *testing.T) {
 			"MAX_SEATS_PER_HOLD":     "6",
 			"RATE_LIMITS":            "off",
 			"RECONCILE_DELAY":        "30s",
+			"TRUSTED_PROXIES":        "10.0.0.0/8, 2001:db8::/32,192.0.2.7",
+
+			"MAX_HELD_SEATS_PER_ADDRESS_PER_SHOW": "6",
+			"MAX_HELD_SEATS_PER_ADDRESS":          "12",
 		}, want: config{
 			DatabaseURL: "host=/tmp dbname=marquee", Addr: "127.0.0.1:18080", HoldTTL: 90 * time.Second,
 			WebhookSecret: []byte("0123456789abcdef0123"), PublicURL: "https://tickets.example.com",
 			MaxSeatsPerHold: 6, RateLimits: false, ReconcileDelay: 30 * time.Second,
+			TrustedProxies: []netip.Prefix{
+				netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("192.0.2.7/32"),
+			},
+			MaxHeldPerAddressPerShow: 6, MaxHeldPerAddress: 12,
 		}},
+		{name: "TRUSTED_PROXIES with an IPv6 address and a trailing comma",
+			env:  map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "::1,"},
+			want: with(func(c *config) { c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("::1/128")} })},
+		{name: "TRUSTED_PROXIES of commas alone is none", env: map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": " , "},
+			want: defaults},
+		{name: "held-seat caps left unset rise to a larger MAX_SEATS_PER_HOLD",
+			env:  map[string]string{"DATABASE_URL": testDB, "MAX_SEATS_PER_HOLD": "50"},
+			want: with(func(c *config) { c.MaxSeatsPerHold, c.MaxHeldPerAddressPerShow, c.MaxHeldPerAddress = 50, 50, 50 })},
+		{name: "MAX_HELD_SEATS_PER_ADDRESS_PER_SHOW equal to one hold",
+			env:  map[string]string{"DATABASE_URL": testDB, "MAX_HELD_SEATS_PER_ADDRESS_PER_SHOW": "10", "MAX_HELD_SEATS_PER_ADDRESS": "10"},
+			want: with(func(c *config) { c.MaxHeldPerAddressPerShow, c.MaxHeldPerAddress = 10, 10 })},
 		{name: "RATE_LIMITS ON in capitals", env: map[string]string{"DATABASE_URL": testDB, "RATE_LIMITS": "ON"}, want: defaults},
 		{name: "PUBLIC_URL loses its default port, as in an Origin header",
 			env:  map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "HTTP://LocalHost:80"},
@@ -70,7 +93,7 @@ func TestLoadConfig(t *testing.T) {
 		{name: "HOLD_TTL at its bounds", env: map[string]string{"DATABASE_URL": testDB, "HOLD_TTL": "1h"},
 			want: with(func(c *config) { c.HoldTTL = time.Hour })},
 		{name: "MAX_SEATS_PER_HOLD at its ceiling", env: map[string]string{"DATABASE_URL": testDB, "MAX_SEATS_PER_HOLD": "100"},
-			want: with(func(c *config) { c.MaxSeatsPerHold = 100 })},
+			want: with(func(c *config) { c.MaxSeatsPerHold, c.MaxHeldPerAddressPerShow, c.MaxHeldPerAddress = 100, 100, 100 })},
 
 		{name: "DATABASE_URL missing", env: map[string]string{}, wantErr: []string{"DATABASE_URL is required"}},
 		{name: "DATABASE_URL unparsable", env: map[string]string{"DATABASE_URL": "postgres://u:hunter22@db:notaport/x"},
@@ -124,9 +147,38 @@ func TestLoadConfig(t *testing.T) {
 			wantErr: []string{`RECONCILE_DELAY="soon": not a Go duration`}},
 		{name: "RECONCILE_DELAY under a second", env: map[string]string{"DATABASE_URL": testDB, "RECONCILE_DELAY": "500ms"},
 			wantErr: []string{`RECONCILE_DELAY="500ms": must be between 1s and 10m0s`}},
+		{name: "TRUSTED_PROXIES not a network", env: map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "10.0.0.0/8,proxy.internal"},
+			wantErr: []string{`TRUSTED_PROXIES="10.0.0.0/8,proxy.internal": "proxy.internal" is not a network`}},
+		{name: "TRUSTED_PROXIES with a bad prefix length", env: map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "10.0.0.0/33"},
+			wantErr: []string{`"10.0.0.0/33" is not a network`}},
+		{name: "TRUSTED_PROXIES with host bits set", env: map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "192.168.1.10/24"},
+			wantErr: []string{`"192.168.1.10/24" has bits set past /24: did you mean 192.168.1.0/24?`}},
+		{name: "TRUSTED_PROXIES trusting everyone", env: map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "0.0.0.0/0"},
+			wantErr: []string{`"0.0.0.0/0" trusts every address`}},
+		{name: "TRUSTED_PROXIES trusting every IPv6 address", env: map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "::/0"},
+			wantErr: []string{`"::/0" trusts every address`}},
+		{name: "TRUSTED_PROXIES with a zone", env: map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "fe80::1%eth0"},
+			wantErr: []string{`"fe80::1%eth0": no zone allowed`}},
+		{name: "TRUSTED_PROXIES with IPv4 written as IPv6", env: map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "::ffff:10.0.0.0/104"},
+			wantErr: []string{`write an IPv4 network as IPv4`}},
+		{name: "MAX_HELD_SEATS_PER_ADDRESS_PER_SHOW zero is not no cap",
+			env:     map[string]string{"DATABASE_URL": testDB, "MAX_HELD_SEATS_PER_ADDRESS_PER_SHOW": "0"},
+			wantErr: []string{`MAX_HELD_SEATS_PER_ADDRESS_PER_SHOW="0": must be between MAX_SEATS_PER_HOLD (10) and 100000; RATE_LIMITS=off lifts the cap`}},
+		{name: "MAX_HELD_SEATS_PER_ADDRESS_PER_SHOW under one hold",
+			env:     map[string]string{"DATABASE_URL": testDB, "MAX_HELD_SEATS_PER_ADDRESS_PER_SHOW": "9"},
+			wantErr: []string{`MAX_HELD_SEATS_PER_ADDRESS_PER_SHOW="9"`}},
+		{name: "MAX_HELD_SEATS_PER_ADDRESS under the per-show cap",
+			env:     map[string]string{"DATABASE_URL": testDB, "MAX_HELD_SEATS_PER_ADDRESS": "19"},
+			wantErr: []string{`MAX_HELD_SEATS_PER_ADDRESS="19": must be between MAX_HELD_SEATS_PER_ADDRESS_PER_SHOW (20) and 100000`}},
+		{name: "MAX_HELD_SEATS_PER_ADDRESS zero", env: map[string]string{"DATABASE_URL": testDB, "MAX_HELD_SEATS_PER_ADDRESS": "0"},
+			wantErr: []string{`MAX_HELD_SEATS_PER_ADDRESS="0"`}},
+		{name: "MAX_HELD_SEATS_PER_ADDRESS not a number", env: map[string]string{"DATABASE_URL": testDB, "MAX_HELD_SEATS_PER_ADDRESS": "lots"},
+			wantErr: []string{`MAX_HELD_SEATS_PER_ADDRESS="lots": not a whole number`}},
 		{name: "every problem at once", env: map[string]string{
 			"HOLD_TTL": "abc", "MAX_SEATS_PER_HOLD": "0", "PUBLIC_URL": "localhost", "RATE_LIMITS": "maybe",
-		}, wantErr: []string{"DATABASE_URL", "HOLD_TTL", "MAX_SEATS_PER_HOLD", "PUBLIC_URL", "RATE_LIMITS"}},
+			"TRUSTED_PROXIES": "nope", "MAX_HELD_SEATS_PER_ADDRESS": "-1",
+		}, wantErr: []string{"DATABASE_URL", "HOLD_TTL", "MAX_SEATS_PER_HOLD", "PUBLIC_URL", "RATE_LIMITS",
+			"TRUSTED_PROXIES", "MAX_HELD_SEATS_PER_ADDRESS"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

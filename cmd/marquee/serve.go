@@ -58,6 +58,8 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	log.Info("starting marquee",
 		"addr", cfg.Addr, "public_url", cfg.PublicURL, "hold_ttl", cfg.HoldTTL,
 		"max_seats_per_hold", cfg.MaxSeatsPerHold, "rate_limits", cfg.RateLimits, "reconcile_delay", cfg.ReconcileDelay,
+		"trusted_proxies", cfg.TrustedProxies, "max_held_per_address_per_show", cfg.MaxHeldPerAddressPerShow,
+		"max_held_per_address", cfg.MaxHeldPerAddress,
 		"database", postgres.RedactURL(cfg.DatabaseURL))
 	if cfg.DevSecret {
 		log.Warn("PAYMENT_WEBHOOK_SECRET is not set: using the public development secret; "+
@@ -153,6 +155,10 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		RateLimits:      cfg.RateLimits,
 		Sandbox:         sb,
 		Live:            hub,
+
+		TrustedProxies:           cfg.TrustedProxies,
+		MaxHeldPerAddressPerShow: cfg.MaxHeldPerAddressPerShow,
+		MaxHeldPerAddress:        cfg.MaxHeldPerAddress,
 	}, store, m, reg, log.With("component", "web"))
 	srv := &http.Server{
 		Handler:           handler,

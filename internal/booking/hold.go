@@ -4,16 +4,21 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/netip"
 	"regexp"
 	"slices"
 	"time"
 )
 
 // The hold policy when none is configured: how long held seats stay held,
-// and how many seats one hold may take.
+// how many seats one hold may take, and how many seats one client address
+// may hold at once, on one show and over all shows (two full holds, and
+// four: a household or an office behind one address still gets seats).
 const (
-	DefaultHoldTTL         = 5 * time.Minute
-	DefaultMaxSeatsPerHold = 10
+	DefaultHoldTTL                  = 5 * time.Minute
+	DefaultMaxSeatsPerHold          = 10
+	DefaultMaxHeldPerAddressPerShow = 20
+	DefaultMaxHeldPerAddress        = 40
 )
 
 // HoldRequest asks for seats of one show for one user, under an
@@ -24,6 +29,36 @@ type HoldRequest struct {
 	Seats  []string
 	TTL    time.Duration
 	Key    string
+	// Client is the network the request came from (an IPv4 address, an
+	// IPv6 /64): the hold records it, and Caps bound the seats it may
+	// hold. Zero: none recorded, no cap.
+	Client netip.Prefix
+	Caps   ClientCaps
+}
+
+// ClientCaps bound the seats one client network may hold at once, whoever's
+// accounts hold them (a held seat is one in a hold still HELD and not
+// lapsed): on one show, and over all shows. Without them one address could
+// make accounts and hold a whole show, over and over. 0 is no cap.
+type ClientCaps struct{ PerShow, Overall int }
+
+// HeldSeatsCapError is a hold refused because its client network would
+// hold more seats than its Caps allow: on this show (PerShow), or over all
+// shows.
+type HeldSeatsCapError struct {
+	PerShow bool
+	Max     int
+	// FreesAt is when the soonest of the network's holds that count
+	// lapses, unless paid for or released before; zero if none does.
+	FreesAt time.Time
+}
+
+func (e *HeldSeatsCapError) Error() string {
+	scope := "over all shows"
+	if e.PerShow {
+		scope = "on this show"
+	}
+	return fmt.Sprintf("client address holds as many seats as allowed %s (%d)", scope, e.Max)
 }
 
 var seatIDPattern = regexp.MustCompile(`^[A-Za-z0-9-]{1,16}$`)

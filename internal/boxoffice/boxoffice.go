@@ -29,6 +29,9 @@ type Service struct {
 	// may take.
 	HoldTTL  time.Duration
 	MaxSeats int
+	// Caps bound the seats one client network may hold at once; zero,
+	// none.
+	Caps booking.ClientCaps
 	// PublicURL is the app's base URL, for the pages the provider sends
 	// the shopper back to.
 	PublicURL string
@@ -48,9 +51,11 @@ type HoldNotActiveError struct{ State booking.HoldState }
 func (e *HoldNotActiveError) Error() string { return "hold is " + string(e.State) + ", not held" }
 
 // Hold claims seats of a show for a user, all or nothing, and counts the
-// attempt in the metrics. req.TTL is the service's HoldTTL.
+// attempt in the metrics. req.TTL is the service's HoldTTL, req.Caps its
+// Caps on what req.Client may hold, which the caller sets to the network
+// the request came from.
 func (s *Service) Hold(ctx context.Context, req booking.HoldRequest) (booking.HoldResult, error) {
-	req.TTL = s.HoldTTL
+	req.TTL, req.Caps = s.HoldTTL, s.Caps
 	start := time.Now()
 	res, err := s.Store.HoldSeats(ctx, req, s.MaxSeats)
 	s.Metrics.HoldLatency.Observe(time.Since(start).Seconds())
@@ -67,6 +72,7 @@ func (s *Service) countHold(res booking.HoldResult, err error) {
 		dup     *booking.DuplicateSeatsError
 		tooMany *booking.TooManySeatsError
 		badSeat *booking.InvalidSeatError
+		capped  *booking.HeldSeatsCapError
 	)
 	outcome := "error"
 	switch {
@@ -79,6 +85,8 @@ func (s *Service) countHold(res booking.HoldResult, err error) {
 		s.Metrics.SeatConflicts.Add(float64(len(taken.Seats)))
 	case errors.As(err, &active):
 		outcome = "active_hold"
+	case errors.As(err, &capped):
+		outcome = "address_cap"
 	case errors.Is(err, booking.ErrNotFound):
 		outcome = "not_found"
 	case errors.Is(err, booking.ErrShowClosed):

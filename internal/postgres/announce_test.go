@@ -214,7 +214,7 @@ func TestAnnounceSeatChanges(t *testing.T) {
 		}
 		defer tx.Rollback(ctx)
 		if _, err := tx.Exec(ctx, `
-			SELECT * FROM hold_seats($1, $2, ARRAY['B1'], interval '5 minutes', 'key-b1', 'fp', '100ms', $3)`,
+			SELECT * FROM hold_seats($1, $2, ARRAY['B1'], interval '5 minutes', 'key-b1', 'fp', '100ms', $3, NULL, NULL, NULL)`,
 			w.user(), w.show, w.clock.Now()); err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"regexp"
 	"time"
 
@@ -34,18 +35,29 @@ const (
 	holdUnavailable  holdOutcome = "UNAVAILABLE"
 	holdActiveHold   holdOutcome = "ACTIVE_HOLD"
 	holdLapsedHold   holdOutcome = "LAPSED_HOLD"
+	// Added by migrations/000008_hold_client.up.sql.
+	holdAddressShowCap holdOutcome = "ADDRESS_SHOW_CAP"
+	holdAddressCap     holdOutcome = "ADDRESS_CAP"
 )
 
 // holdOutcomes lists every holdOutcome in the enum's order.
 var holdOutcomes = []holdOutcome{
 	holdHeld, holdReplayed, holdKeyReused, holdUnknownShow, holdShowClosed,
 	holdUnknownSeats, holdUnavailable, holdActiveHold, holdLapsedHold,
+	holdAddressShowCap, holdAddressCap,
 }
 
 // HoldSeats claims req's seats for req's user, all or nothing, in one round
 // trip (the hold_seats function). A wait for a seat another request is
 // claiming is cut at LockTimeout and the request looked at once more (at
 // most three attempts in all), after which it answers as unavailable.
+//
+// The hold records req.Client, and with req.Caps is refused
+// (*booking.HeldSeatsCapError) if it would take that network past a cap.
+// The count and the hold are one transaction, serialized per network by
+// its lock, taken before any seat's: concurrent holds from one network
+// cannot pass a cap together. (That lock's wait is cut at LockTimeout as
+// well, and answered as a seat's.)
 func (s *Store) HoldSeats(ctx context.Context, req booking.HoldRequest, maxSeats int) (booking.HoldResult, error) {
 	seats, err := req.Normalize(maxSeats)
 	if err != nil {
@@ -79,11 +91,15 @@ func (s *Store) holdOnce(ctx context.Context, req booking.HoldRequest, seats []s
 	// The outcome is read as text: a statement a connection prepared keeps
 	// its result type even when the enum is created anew (a migration
 	// undone and applied again while the pool stays open).
+	var client *netip.Prefix
+	if req.Client.IsValid() {
+		client = &req.Client
+	}
 	err = s.pool.QueryRow(ctx, `
 		SELECT outcome::text, hold_id::text, seat_ids, state, expires_at, amount_minor, currency, created_at
-		  FROM hold_seats($1, $2, $3, $4 * interval '1 microsecond', $5, $6, $7, $8::timestamptz)`,
+		  FROM hold_seats($1, $2, $3, $4 * interval '1 microsecond', $5, $6, $7, $8::timestamptz, $9::inet, $10, $11)`,
 		req.UserID, req.ShowID, seats, req.TTL.Microseconds(), req.Key, fingerprint,
-		fmt.Sprintf("%dms", lockTimeout), s.now(),
+		fmt.Sprintf("%dms", lockTimeout), s.now(), client, capArg(req.Caps.PerShow), capArg(req.Caps.Overall),
 	).Scan(&outcome, &holdID, &holdSeats, &state, &expiresAt, &amount, &currency, &createdAt)
 	if err != nil {
 		switch code, constraint := pgCode(err); {
@@ -125,8 +141,25 @@ func (s *Store) holdOnce(ctx context.Context, req booking.HoldRequest, seats []s
 			return res, false, fmt.Errorf("expire lapsed hold %s: %w", *holdID, err)
 		}
 		return res, true, &booking.ActiveHoldError{HoldID: *holdID}
+	case holdAddressShowCap, holdAddressCap:
+		e := &booking.HeldSeatsCapError{PerShow: outcome == holdAddressShowCap, Max: req.Caps.Overall}
+		if e.PerShow {
+			e.Max = req.Caps.PerShow
+		}
+		if expiresAt != nil {
+			e.FreesAt = *expiresAt
+		}
+		return res, false, e
 	}
 	return res, false, fmt.Errorf("hold seats: unexpected outcome %q", outcome)
+}
+
+// capArg is a cap as hold_seats takes it: NULL for none.
+func capArg(n int) *int {
+	if n <= 0 {
+		return nil
+	}
+	return &n
 }
 
 const holdColumns = `id::text, user_id::text, show_id, seat_ids, state, expires_at, amount_minor, currency, created_at`

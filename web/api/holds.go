@@ -56,7 +56,7 @@ func (s *Handlers) CreateHold(c echo.Context) error {
 	}
 
 	res, err := s.BoxOffice.Hold(c.Request().Context(), booking.HoldRequest{
-		UserID: web.UserID(c), ShowID: showID, Seats: req.Seats, Key: keys[0],
+		UserID: web.UserID(c), ShowID: showID, Seats: req.Seats, Key: keys[0], Client: web.ClientNet(c),
 	})
 	if err != nil {
 		return web.Lookup("show", err)

@@ -383,7 +383,9 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 		key = newKey() // an old form without a key: this request gets its own
 	}
 	hold := func(key string) (booking.HoldResult, error) {
-		return s.BoxOffice.Hold(ctx, booking.HoldRequest{UserID: web.UserID(c), ShowID: showID, Seats: seats, Key: key})
+		return s.BoxOffice.Hold(ctx, booking.HoldRequest{
+			UserID: web.UserID(c), ShowID: showID, Seats: seats, Key: key, Client: web.ClientNet(c),
+		})
 	}
 	res, holdErr := hold(key)
 	if errors.Is(holdErr, booking.ErrKeyReused) {
@@ -404,6 +406,7 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 		taken   *booking.SeatsUnavailableError
 		unknown *booking.UnknownSeatsError
 		active  *booking.ActiveHoldError
+		capped  *booking.HeldSeatsCapError
 	)
 	sel := selection{seats: seats}
 	status := http.StatusOK
@@ -438,6 +441,15 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 	case errors.Is(holdErr, booking.ErrShowClosed):
 		status = http.StatusConflict
 		sel.notice = &components.Notice{Kind: "error", Title: "This show is no longer on sale"}
+	case errors.As(holdErr, &capped):
+		// Seats held from the shopper's address, maybe by others: the
+		// selection is kept for when some are let go.
+		ae, _ := web.ErrorFor(holdErr)
+		status = ae.Status
+		for k, v := range ae.Header {
+			c.Response().Header().Set(k, v)
+		}
+		sel.notice = &components.Notice{Kind: "error", Title: "We couldn't hold those seats", Text: ae.Message}
 	default:
 		ae, internal := web.ErrorFor(holdErr)
 		if internal || ae.Status >= 500 {

@@ -47,7 +47,8 @@ func routes(e *echo.Echo, s *web.Server, gatherer prometheus.Gatherer) {
 	// The JSON API. Middleware is given per route rather than to the group:
 	// a group with middleware catches unknown methods as 404, not 405.
 	cop := s.CrossOrigin()
-	accountLimit := s.RateLimit(web.AccountLimit, web.ClientIP)
+	loginLimit := s.RateLimit(web.LoginLimit, web.ClientIP)
+	signupLimit := s.RateLimit(web.SignupLimit, web.ClientIP)
 	holdLimit := s.RateLimit(web.HoldLimit, web.UserOrIP)
 	guest := func(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
 		return slices.Concat([]echo.MiddlewareFunc{web.NoStore, cop}, m, []echo.MiddlewareFunc{s.LoadSession})
@@ -58,8 +59,8 @@ func routes(e *echo.Echo, s *web.Server, gatherer prometheus.Gatherer) {
 	v1 := e.Group("/api/v1")
 
 	// Accounts.
-	v1.POST("/signup", a.Signup, guest(accountLimit)...)
-	v1.POST("/login", a.Login, guest(accountLimit)...)
+	v1.POST("/signup", a.Signup, guest(signupLimit)...)
+	v1.POST("/login", a.Login, guest(loginLimit)...)
 	v1.POST("/logout", a.Logout, guest()...)
 	v1.GET("/me", a.Me, member()...)
 
@@ -136,9 +137,9 @@ func routes(e *echo.Echo, s *web.Server, gatherer prometheus.Gatherer) {
 	e.GET("/bookings/:booking_id/cancel", acc.CancelPreview, signedIn...)
 	e.POST("/bookings/:booking_id/cancel", acc.CancelBookingPage, signedIn...)
 	e.GET("/login", acc.LoginPage, s.Pages()...)
-	e.POST("/login", acc.LoginSubmit, s.Pages(acc.KeepForm(accountLimit, account.LoginForm))...)
+	e.POST("/login", acc.LoginSubmit, s.Pages(acc.KeepForm(loginLimit, account.LoginForm))...)
 	e.GET("/signup", acc.SignupPage, s.Pages()...)
-	e.POST("/signup", acc.SignupSubmit, s.Pages(acc.KeepForm(accountLimit, account.SignupForm))...)
+	e.POST("/signup", acc.SignupSubmit, s.Pages(acc.KeepForm(signupLimit, account.SignupForm))...)
 	e.POST("/logout", acc.LogoutSubmit, s.Pages()...)
 
 	// The admin's pages: a guest is sent to log in, a moviegoer gets 403;

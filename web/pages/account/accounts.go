@@ -151,18 +151,23 @@ func (s *Handlers) KeepForm(limit echo.MiddlewareFunc, p accountPage) echo.Middl
 			f.Error = "Too many attempts from your network. Please try again in a moment."
 			if wait, _ := strconv.Atoi(ae.Header["Retry-After"]); wait > 0 {
 				c.Response().Header().Set("Retry-After", strconv.Itoa(wait))
-				f.Error = fmt.Sprintf("Too many attempts from your network. Please wait %s, then try again.", seconds(wait))
+				f.Error = fmt.Sprintf("Too many attempts from your network. Please wait %s, then try again.", waitFor(wait))
 			}
 			return s.again(c, p, http.StatusTooManyRequests, f)
 		}
 	}
 }
 
-func seconds(n int) string {
-	if n == 1 {
+// waitFor says a wait of n seconds: in seconds up to two minutes, else in
+// minutes, rounded up (sign-up refills one attempt every 20 minutes).
+func waitFor(n int) string {
+	switch {
+	case n == 1:
 		return "1 second"
+	case n < 120:
+		return strconv.Itoa(n) + " seconds"
 	}
-	return strconv.Itoa(n) + " seconds"
+	return strconv.Itoa((n+59)/60) + " minutes"
 }
 
 // LogoutSubmit ends the session and goes home.
