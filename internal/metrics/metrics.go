@@ -8,7 +8,8 @@ import (
 // Metrics are the booking metrics, registered on one registry.
 type Metrics struct {
 	// HoldAttempts counts hold requests by outcome: held, replayed,
-	// conflict, active_hold, invalid, not_found, error.
+	// conflict, active_hold, address_cap (the seats held from one client
+	// address are at their cap), invalid, not_found, error.
 	HoldAttempts *prometheus.CounterVec
 	// HoldLatency is the time a hold request spends in the store.
 	HoldLatency prometheus.Histogram
