@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,9 +21,10 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // logRecords keeps serve's log messages with their attributes, so the test
 // learns the address it listens on and sees how it stopped.
 type logRecords struct {
-	mu   sync.Mutex
-	msgs []string
-	addr chan string
+	mu          sync.Mutex
+	msgs        []string
+	addr        chan string
+	metricsAddr chan string
 }
 
 func (l *logRecords) Enabled(context.Context, slog.Level) bool { return true }
@@ -31,10 +34,11 @@ func (l *logRecords) Handle(_ context.Context, r slog.Record) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.msgs = append(l.msgs, r.Message)
-	if r.Message == "listening" {
+	to := map[string]chan string{"listening": l.addr, "serving metrics": l.metricsAddr}[r.Message]
+	if to != nil {
 		r.Attrs(func(a slog.Attr) bool {
 			if a.Key == "addr" {
-				l.addr <- a.Value.String()
+				to <- a.Value.String()
 			}
 			return true
 		})
@@ -59,12 +63,14 @@ func TestServeStartsAndShutsDownGracefully(t *testing.T) {
 	cfg, err := loadConfig(env(map[string]string{
 		"DATABASE_URL": pgtest.NewDatabase(t),
 		"ADDR":         "127.0.0.1:0",
+		"METRICS_ADDR": "127.0.0.1:0",
 		"RATE_LIMITS":  "off",
+		"PAYMENTS":     "sandbox",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &logRecords{addr: make(chan string, 1)}
+	logs := &logRecords{addr: make(chan string, 1), metricsAddr: make(chan string, 1)}
 	ctx, signal := context.WithCancel(context.Background())
 	defer signal()
 	var stopSignalsCalls int
@@ -80,13 +86,31 @@ func TestServeStartsAndShutsDownGracefully(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("serve did not listen within 60 s")
 	}
-	resp, err := http.Get("http://" + addr + "/readyz")
-	if err != nil {
-		t.Fatal(err)
+	get := func(url string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(b)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("/readyz = %d, want 200", resp.StatusCode)
+	if status, _ := get("http://" + addr + "/readyz"); status != http.StatusOK {
+		t.Fatalf("/readyz = %d, want 200", status)
+	}
+
+	// The metrics are on their own address, not the public one.
+	metricsAddr := <-logs.metricsAddr
+	if status, body := get("http://" + metricsAddr + "/metrics"); status != http.StatusOK ||
+		!strings.Contains(body, "go_goroutines") || !strings.Contains(body, "marquee_seat_conflicts_total") {
+		t.Fatalf("METRICS_ADDR /metrics = %d, want 200 with the runtime's and Marquee's metrics:\n%.300s", status, body)
+	}
+	if status, _ := get("http://" + addr + "/metrics"); status != http.StatusNotFound {
+		t.Fatalf("ADDR /metrics = %d, want 404", status)
 	}
 
 	// A request in flight when the signal comes: its headers and half its
@@ -151,6 +175,10 @@ func TestServeStartsAndShutsDownGracefully(t *testing.T) {
 		if !logs.said(msg) {
 			t.Errorf("serve did not log %q on its way out", msg)
 		}
+	}
+	if c, err := net.DialTimeout("tcp", metricsAddr, time.Second); err == nil {
+		c.Close()
+		t.Error("the metrics listener is still open after serve returned")
 	}
 	if logs.said("requests still in flight after the drain; closing their connections") {
 		t.Error("the drain cut a request off")
