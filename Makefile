@@ -35,8 +35,9 @@ help:
 	@echo "make db-stop         stop the private Postgres in ./.data"
 	@echo "make clean           stop it and remove ./.data"
 
+# Sandbox Pay is the payment provider here; `marquee serve` has none unless told.
 run:
-	@$(use_db); exec go run ./cmd/marquee serve --demo
+	@$(use_db); PAYMENTS=sandbox exec go run ./cmd/marquee serve --demo
 
 # The tests spend much of their time waiting (on a browser, a timer, a
 # webhook), so four packages at a time with four parallel tests each keep
