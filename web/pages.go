@@ -277,7 +277,7 @@ func (s *Server) errorMeta(c echo.Context) components.Meta {
 // that did not go through loadSession; "" for a guest or a session that
 // cannot be read.
 func (s *Server) sessionUser(ctx context.Context, c echo.Context) string {
-	ck, err := c.Cookie(s.sessions.Cookie.Name)
+	ck, err := c.Cookie(SessionCookieName(s.Config.PublicURL))
 	if err != nil || ck.Value == "" {
 		return ""
 	}
