@@ -4,9 +4,15 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
 
+# The Go release Marquee is built with (go.mod requires it): the go command
+# fetches it from the module proxy on first use and runs it from then on,
+# whichever Go is installed. A machine's own Go ignores go.mod's version
+# unless this is exported (GOTOOLCHAIN=local refuses instead).
+export GOTOOLCHAIN := go1.27.3
+
 # Go's default install location and installed tools, ahead of whatever PATH has.
 GOROOT_BIN := $(wildcard /usr/local/go/bin)
-GOPATH_BIN := $(shell PATH="$(GOROOT_BIN):$$PATH" go env GOPATH 2>/dev/null)
+GOPATH_BIN := $(shell PATH="$(GOROOT_BIN):$$PATH" GOTOOLCHAIN=$(GOTOOLCHAIN) go env GOPATH 2>/dev/null)
 export PATH := $(GOROOT_BIN):$(if $(GOPATH_BIN),$(GOPATH_BIN)/bin:)$(PATH)
 export BROWSERSLIST_IGNORE_OLD_DATA := 1
 

@@ -87,7 +87,10 @@ func TestSessions(t *testing.T) {
 			t.Fatalf("the plain cookie name is set over https too: %v", plain)
 		}
 		me := func(cookie string) int {
-			req, _ := http.NewRequest("GET", srv.URL+"/api/v1/me", nil)
+			req, err := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/me", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
 			req.Header.Set("Cookie", cookie)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
