@@ -31,7 +31,7 @@ LINT := go tool -modfile=golangci.mod golangci-lint
 
 help:
 	@echo "make run             serve http://localhost:8080 with demo data"
-	@echo "make test            generate-check, go vet, golangci-lint, go test -race (needs Postgres and chromium: set up if missing)"
+	@echo "make test            generate-check, vulncheck, go vet, golangci-lint, go test -race (needs Postgres and chromium: set up if missing)"
 	@echo "make lint            golangci-lint (.golangci.yml), pinned in golangci.mod"
 	@echo "make vulncheck       govulncheck (pinned in vuln.mod) against Go's vulnerability database, built offline"
 	@echo "make bench           run the booking benchmark (cmd/bench)"
