@@ -1,6 +1,6 @@
 module github.com/marquee-tickets/marquee
 
-go 1.26.0
+go 1.27.3
 
 tool github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 

@@ -27,3 +27,14 @@ func Actor(c echo.Context) admin.Actor {
 	a, _ := c.Get(actorKey).(admin.Actor)
 	return a
 }
+
+// RequirePlatformAdmin lets through only a platform admin, after
+// RequireAdmin: a theatre admin gets 403 like a moviegoer.
+func RequirePlatformAdmin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !Actor(c).Platform() {
+			return admin.ErrPlatformOnly
+		}
+		return next(c)
+	}
+}

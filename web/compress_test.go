@@ -21,8 +21,8 @@ var onceOnly = regexp.MustCompile(`name="key" value="[^"]*"`)
 
 // TestCompression: pages, JSON, error answers, CSS and JavaScript come
 // gzipped to a client that asks, and read the same as without; static files
-// keep their cache headers. (What is never compressed twice, images and
-// /metrics, is in TestCompressLeavesAlone.)
+// keep their cache headers. (What is never compressed twice, images, is in
+// TestCompressLeavesAlone.)
 func TestCompression(t *testing.T) {
 	e := webtest.NewEnv(t)
 	b, booking := e.Booked(t, "A1")

@@ -156,16 +156,16 @@ const compressMinLength = 1024
 
 // compress gzips answers for clients that accept it: pages, fragments,
 // JSON, CSS and JavaScript (the 360-seat show page shrinks from 121 KB to
-// under 9 KB). It leaves alone what is compressed already (images), what
-// compresses itself (/metrics), ranges of a file, and the live seat map's
-// websocket, which negotiates its own compression.
+// under 9 KB). It leaves alone what is compressed already (images), ranges
+// of a file, and the live seat map's websocket, which negotiates its own
+// compression. (The metrics, which compress themselves, are served apart.)
 func compress() echo.MiddlewareFunc {
 	return middleware.GzipWithConfig(middleware.GzipConfig{
 		MinLength: compressMinLength,
 		Skipper: func(c echo.Context) bool {
 			req := c.Request()
 			switch {
-			case c.Path() == LiveRoute || c.Path() == "/metrics",
+			case c.Path() == LiveRoute,
 				req.Header.Get("Range") != "",
 				req.Header.Get(echo.HeaderUpgrade) != "":
 				return true

@@ -27,10 +27,10 @@ const CityCookie = "marquee_city"
 var CityPattern = regexp.MustCompile(`^[A-Za-z0-9-]{1,100}$`)
 
 // Pages returns the middleware of every HTML page and page form: security
-// headers, no shared caching, the session and CSRF protection. Extra
+// headers, the session, caching by who asks and CSRF protection. Extra
 // middleware m runs last, after the session is loaded.
 func (s *Server) Pages(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
-	return append([]echo.MiddlewareFunc{markPage, securityHeaders(s.Secure()), privateCache, s.LoadSession, s.csrf()}, m...)
+	return append([]echo.MiddlewareFunc{markPage, securityHeaders(s.Secure()), s.LoadSession, pageCache, s.csrf()}, m...)
 }
 
 // Secure reports whether the app is served over https.
@@ -73,11 +73,18 @@ func securityHeaders(https bool) echo.MiddlewareFunc {
 	}
 }
 
-// privateCache keeps pages, which name the signed-in user and carry their
-// CSRF token, out of shared caches, and has browsers revalidate them.
-func privateCache(next echo.HandlerFunc) echo.HandlerFunc {
+// pageCache keeps every page out of shared caches (each carries its
+// browser's CSRF token). A page for a signed-in moviegoer names them and
+// may show their bookings and tickets: no-store, so it is not written to
+// the disk of a shared computer nor shown again by Back after logout. A
+// guest's page is only revalidated.
+func pageCache(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		c.Response().Header().Set(echo.HeaderCacheControl, "private, no-cache")
+		cc := "private, no-cache"
+		if UserID(c) != "" {
+			cc = "no-store"
+		}
+		c.Response().Header().Set(echo.HeaderCacheControl, cc)
 		return next(c)
 	}
 }
@@ -270,7 +277,7 @@ func (s *Server) errorMeta(c echo.Context) components.Meta {
 // that did not go through loadSession; "" for a guest or a session that
 // cannot be read.
 func (s *Server) sessionUser(ctx context.Context, c echo.Context) string {
-	ck, err := c.Cookie(SessionCookie)
+	ck, err := c.Cookie(SessionCookieName(s.Config.PublicURL))
 	if err != nil || ck.Value == "" {
 		return ""
 	}

@@ -67,6 +67,12 @@ type Config struct {
 	// open through proxies; a viewer that does not answer within the
 	// interval (or 10 seconds, if sooner) is let go. 0 = 25 seconds.
 	LivePing time.Duration
+
+	// SessionIdleTimeout ends a session unused for so long; 0 =
+	// DefaultSessionIdleTimeout. SessionLifetime ends it however busy;
+	// 0 = DefaultSessionLifetime.
+	SessionIdleTimeout time.Duration
+	SessionLifetime    time.Duration
 }
 
 const (
@@ -164,6 +170,12 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 	if cfg.LivePing <= 0 {
 		cfg.LivePing = DefaultLivePing
 	}
+	if cfg.SessionIdleTimeout <= 0 {
+		cfg.SessionIdleTimeout = DefaultSessionIdleTimeout
+	}
+	if cfg.SessionLifetime <= 0 {
+		cfg.SessionLifetime = DefaultSessionLifetime
+	}
 	if cfg.PasswordCost == 0 {
 		cfg.PasswordCost = bcrypt.DefaultCost
 	}
@@ -187,7 +199,7 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 		Config:   cfg,
 		Store:    store,
 		Metrics:  m,
-		sessions: newSessionManager(store, cfg.PublicURL),
+		sessions: newSessionManager(store, cfg.PublicURL, cfg.SessionLifetime, cfg.SessionIdleTimeout),
 		Log:      log,
 		Admin:    &admin.Service{Store: store, Log: log},
 		BoxOffice: &boxoffice.Service{

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"sync"
@@ -18,10 +19,19 @@ const sessionCacheTTL = 2 * time.Second
 // a request costs the database one round trip (its own work) instead of two.
 // Every write and delete through this instance goes through to the database
 // and updates the cache at once.
+//
+// With an idle timeout every request commits its session again to move its
+// expiry on (scs marks each loaded session modified). A write that would
+// only move the expiry by less than touchEvery, the data unchanged, is
+// skipped: a session in use costs one write per touchEvery rather than one
+// per request, and ends between idle-touchEvery and idle after its last
+// request. A cached session is never served past the expiry this instance
+// stored, so an idle session ends on time even inside the cache's TTL.
 type cachedStore struct {
-	inner scs.Store
-	ttl   time.Duration
-	now   func() time.Time
+	inner      scs.Store
+	ttl        time.Duration
+	touchEvery time.Duration
+	now        func() time.Time
 
 	mu      sync.Mutex
 	entries map[string]cachedSession
@@ -30,10 +40,13 @@ type cachedStore struct {
 type cachedSession struct {
 	data    []byte
 	fetched time.Time
+	// expiry is the one this instance last stored for the session (zero
+	// when it was only read: the store's Find does not say).
+	expiry time.Time
 }
 
-func newCachedStore(inner scs.Store, ttl time.Duration) *cachedStore {
-	return &cachedStore{inner: inner, ttl: ttl, now: time.Now, entries: map[string]cachedSession{}}
+func newCachedStore(inner scs.Store, ttl, touchEvery time.Duration) *cachedStore {
+	return &cachedStore{inner: inner, ttl: ttl, touchEvery: touchEvery, now: time.Now, entries: map[string]cachedSession{}}
 }
 
 // Find returns the session stored under token (a hash of the cookie's token).
@@ -43,6 +56,9 @@ func (c *cachedStore) Find(token string) ([]byte, bool, error) {
 	e, ok := c.entries[token]
 	c.mu.Unlock()
 	if ok && now.Sub(e.fetched) < c.ttl {
+		if !e.expiry.IsZero() && !now.Before(e.expiry) {
+			return nil, false, nil // expired here: the database skips it too
+		}
 		return e.data, true, nil
 	}
 	b, found, err := c.inner.Find(token)
@@ -51,22 +67,37 @@ func (c *cachedStore) Find(token string) ([]byte, bool, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if found {
-		c.put(token, b, now)
-	} else {
+	if !found {
 		delete(c.entries, token)
+		return b, found, nil
 	}
+	// The stored expiry is still known if the data is the same: another
+	// instance may only have moved it later.
+	var expiry time.Time
+	if e, ok := c.entries[token]; ok && bytes.Equal(e.data, b) {
+		expiry = e.expiry
+	}
+	c.put(token, cachedSession{data: b, fetched: now, expiry: expiry})
 	return b, found, nil
 }
 
-// Commit stores the session, then caches it.
+// Commit stores the session, then caches it. Storing the same data with
+// an expiry less than touchEvery later than the one stored is skipped.
 func (c *cachedStore) Commit(token string, b []byte, expiry time.Time) error {
+	now := c.now()
+	c.mu.Lock()
+	e, ok := c.entries[token]
+	c.mu.Unlock()
+	if ok && !e.expiry.IsZero() && now.Before(e.expiry) && bytes.Equal(e.data, b) &&
+		!expiry.Before(e.expiry) && expiry.Sub(e.expiry) < c.touchEvery {
+		return nil
+	}
 	if err := c.inner.Commit(token, b, expiry); err != nil {
 		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.put(token, b, c.now())
+	c.put(token, cachedSession{data: b, fetched: now, expiry: expiry})
 	return nil
 }
 
@@ -78,18 +109,26 @@ func (c *cachedStore) Delete(token string) error {
 	return c.inner.Delete(token)
 }
 
-// put caches a session; c.mu is held. Stale entries are dropped once the
-// cache grows, so it holds about the sessions active in the last TTL.
-func (c *cachedStore) put(token string, b []byte, now time.Time) {
-	if len(c.entries) >= 10000 {
-		for k, e := range c.entries {
-			if now.Sub(e.fetched) >= c.ttl {
+// put caches a session; c.mu is held. Once the cache grows, entries that
+// are stale and whose stored expiry is past or unknown are dropped, so it
+// holds about the sessions active in the last TTL and those it may skip a
+// write of.
+func (c *cachedStore) put(token string, e cachedSession) {
+	if len(c.entries) >= maxCachedSessions {
+		for k, old := range c.entries {
+			if e.fetched.Sub(old.fetched) >= c.ttl && !e.fetched.Before(old.expiry) {
 				delete(c.entries, k)
 			}
 		}
 	}
-	c.entries[token] = cachedSession{data: b, fetched: now}
+	if len(c.entries) >= maxCachedSessions {
+		clear(c.entries) // all in use: start again rather than grow without bound
+	}
+	c.entries[token] = e
 }
+
+// maxCachedSessions bounds the cache.
+const maxCachedSessions = 10000
 
 // sessionCodec stores sessions as JSON. Marquee's sessions hold strings
 // only, and scs's default gob codec compiles a decoder for every session it

@@ -7,10 +7,12 @@ import (
 	"github.com/alexedwards/scs/v2"
 )
 
-// countingStore is an scs.Store in memory that counts the reads reaching it.
+// countingStore is an scs.Store in memory that counts the reads and
+// writes reaching it.
 type countingStore struct {
-	data  map[string][]byte
-	finds int
+	data    map[string][]byte
+	finds   int
+	commits int
 }
 
 func (s *countingStore) Find(token string) ([]byte, bool, error) {
@@ -20,6 +22,7 @@ func (s *countingStore) Find(token string) ([]byte, bool, error) {
 }
 
 func (s *countingStore) Commit(token string, b []byte, _ time.Time) error {
+	s.commits++
 	s.data[token] = b
 	return nil
 }
@@ -32,7 +35,7 @@ func (s *countingStore) Delete(token string) error {
 func TestCachedStore(t *testing.T) {
 	inner := &countingStore{data: map[string][]byte{"t": []byte("alice")}}
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	c := newCachedStore(inner, 2*time.Second)
+	c := newCachedStore(inner, 2*time.Second, time.Minute)
 	c.now = func() time.Time { return now }
 
 	t.Run("a session read recently is not read again", func(t *testing.T) {
@@ -75,6 +78,65 @@ func TestCachedStore(t *testing.T) {
 			t.Fatal("session deleted elsewhere still works after the TTL")
 		}
 	})
+	t.Run("a session past the expiry stored here is not served from the cache", func(t *testing.T) {
+		if err := c.Commit("idle", []byte("carol"), now.Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(1500 * time.Millisecond) // within the TTL, past the expiry
+		if _, ok, _ := c.Find("idle"); ok {
+			t.Fatal("an expired session was served from the cache")
+		}
+	})
+}
+
+// With an idle timeout every request commits its session again; the cache
+// writes only when that moves the expiry on by touchEvery or more.
+func TestCachedStoreTouch(t *testing.T) {
+	inner := &countingStore{data: map[string][]byte{}}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	const idle, touchEvery = 2 * time.Hour, 2 * time.Minute
+	c := newCachedStore(inner, 2*time.Second, touchEvery)
+	c.now = func() time.Time { return now }
+	touch := func(data string) {
+		t.Helper()
+		if err := c.Commit("t", []byte(data), now.Add(idle)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	touch("alice")
+	for range 10 { // ten requests within a minute and a half
+		now = now.Add(9 * time.Second)
+		touch("alice")
+	}
+	if inner.commits != 1 {
+		t.Fatalf("database writes = %d, want 1: the expiry moved less than %v", inner.commits, touchEvery)
+	}
+	now = now.Add(30 * time.Second) // two minutes after the write
+	touch("alice")
+	if inner.commits != 2 {
+		t.Fatalf("database writes = %d, want 2: the expiry is %v behind", inner.commits, touchEvery)
+	}
+	touch("alice, changed")
+	if inner.commits != 3 || string(inner.data["t"]) != "alice, changed" {
+		t.Fatalf("database writes = %d, data %q: a change is always written", inner.commits, inner.data["t"])
+	}
+	// Read back from the database after the TTL, the same data: the
+	// expiry written here is still known and writes are still skipped.
+	now = now.Add(3 * time.Second)
+	if _, ok, _ := c.Find("t"); !ok {
+		t.Fatal("session not found")
+	}
+	touch("alice, changed")
+	if inner.commits != 3 {
+		t.Fatalf("database writes = %d, want 3", inner.commits)
+	}
+	// Past the expiry stored (the session ended), nothing is skipped.
+	now = now.Add(idle)
+	touch("alice, changed")
+	if inner.commits != 4 {
+		t.Fatalf("database writes = %d, want 4: the stored session had expired", inner.commits)
+	}
 }
 
 func TestSessionCodec(t *testing.T) {

@@ -14,39 +14,71 @@ import (
 )
 
 const (
-	// SessionCookie is the name of the session cookie.
+	// SessionCookie is the name of the session cookie over http.
 	SessionCookie = "marquee_session"
+	// SecureSessionCookie is its name over https. Browsers keep a __Host-
+	// cookie only if it is Secure, for Path=/ and without a Domain: no
+	// subdomain (nor a page over plain http) can set or shadow it.
+	SecureSessionCookie = "__Host-" + SessionCookie
 
-	sessionLifetime = 7 * 24 * time.Hour
+	// DefaultSessionLifetime is how long a session lasts however busy it
+	// is: a week, then the moviegoer logs in again.
+	DefaultSessionLifetime = 7 * 24 * time.Hour
+	// DefaultSessionIdleTimeout ends a session nobody has used for two
+	// hours. A ticket site is often used on shared and borrowed devices (a
+	// family's tablet, a friend's phone, a kiosk); two hours outlasts any
+	// visit (a hold lasts minutes, and paying on the provider's page makes
+	// no request here for at most that long) and an evening's pause to ask
+	// the others which show, yet signs out a forgotten browser the same
+	// evening rather than a week later.
+	DefaultSessionIdleTimeout = 2 * time.Hour
+
 	sessionUserKey  = "user_id"
-	userIDKey       = "marquee.user_id" // echo.Context key of the signed-in user
+	userIDKey       = "marquee.user_id"       // echo.Context key of the signed-in user
+	sessionSavedKey = "marquee.session_saved" // echo.Context key: SaveSession has run
 )
 
+// SessionCookieName is the session cookie's name for the app at publicURL.
+func SessionCookieName(publicURL string) string {
+	if strings.HasPrefix(strings.ToLower(publicURL), "https://") {
+		return SecureSessionCookie
+	}
+	return SessionCookie
+}
+
 // newSessionManager keeps sessions in the sessions table. Only a hash of
-// each token is stored, so a copy of the table opens no session.
-func newSessionManager(store *postgres.Store, publicURL string) *scs.SessionManager {
+// each token is stored, so a copy of the table opens no session. A session
+// ends lifetime after sign-in, or idle after its last request, whichever
+// comes first.
+func newSessionManager(store *postgres.Store, publicURL string, lifetime, idle time.Duration) *scs.SessionManager {
 	sm := scs.New()
 	// Expired rows are deleted now and then at sign-in (sessionGC), and
-	// never read: the store's Find skips them.
-	sm.Store = newCachedStore(store.SessionStore(), sessionCacheTTL)
+	// never read: the store's Find skips them. An active session's expiry
+	// is moved on at most every 1/60 of the idle timeout (two minutes of
+	// two hours), not on every request: see cachedStore.
+	sm.Store = newCachedStore(store.SessionStore(), sessionCacheTTL, idle/60)
 	sm.HashTokenInStore = true
 	sm.Codec = &sessionCodec{}
-	sm.Lifetime = sessionLifetime
-	sm.Cookie.Name = SessionCookie
+	sm.Lifetime = lifetime
+	sm.IdleTimeout = idle
+	sm.Cookie.Name = SessionCookieName(publicURL)
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode
 	sm.Cookie.Path = "/"
+	sm.Cookie.Domain = ""
 	sm.Cookie.Secure = strings.HasPrefix(strings.ToLower(publicURL), "https://")
 	return sm
 }
 
 // LoadSession attaches the caller's session (possibly a new, empty one) to
 // the request. Handlers that change the session call saveSession before they
-// answer.
+// answer. A signed-in caller's session is committed again just before the
+// answer's headers go out (unless the handler saved it), which moves its
+// idle expiry and its cookie's on.
 func (s *Server) LoadSession(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var token string
-		if ck, err := c.Cookie(SessionCookie); err == nil {
+		if ck, err := c.Cookie(s.sessions.Cookie.Name); err == nil {
 			token = ck.Value
 		}
 		ctx, err := s.sessions.Load(c.Request().Context(), token)
@@ -57,8 +89,21 @@ func (s *Server) LoadSession(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Response().Header().Add("Vary", "Cookie")
 		if id := s.sessions.GetString(ctx, sessionUserKey); id != "" {
 			c.Set(userIDKey, id)
+			c.Response().Before(func() { s.touchSession(c) })
 		}
 		return next(c)
+	}
+}
+
+// touchSession commits the session once more, so its idle timeout counts
+// from this request. The answer is on its way: a failure is logged, and
+// the session still lasts until the expiry stored before.
+func (s *Server) touchSession(c echo.Context) {
+	if saved, _ := c.Get(sessionSavedKey).(bool); saved {
+		return
+	}
+	if err := s.SaveSession(c); err != nil {
+		s.Log.Warn("move the session's idle expiry on", "err", err)
 	}
 }
 
@@ -66,6 +111,7 @@ func (s *Server) LoadSession(next echo.HandlerFunc) echo.HandlerFunc {
 // runs before the answer is written, so a failure is still a proper error.
 func (s *Server) SaveSession(c echo.Context) error {
 	ctx := c.Request().Context()
+	c.Set(sessionSavedKey, true)
 	switch s.sessions.Status(ctx) {
 	case scs.Modified:
 		token, expiry, err := s.sessions.Commit(ctx)

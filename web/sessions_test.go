@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/marquee-tickets/marquee/web/webtest"
 
@@ -17,13 +18,34 @@ import (
 
 // sessionCookie returns the Set-Cookie of the session in r, or nil.
 func sessionCookie(r *webtest.Response) *http.Cookie {
+	return namedCookie(r, web.SessionCookie)
+}
+
+// namedCookie returns the Set-Cookie of cookie name in r, or nil.
+func namedCookie(r *webtest.Response, name string) *http.Cookie {
 	for _, line := range r.Header.Values("Set-Cookie") {
 		ck, err := http.ParseSetCookie(line)
-		if err == nil && ck.Name == web.SessionCookie {
+		if err == nil && ck.Name == name {
 			return ck
 		}
 	}
 	return nil
+}
+
+// jarToken is the session token in c's cookie jar ("" if none).
+func jarToken(e *webtest.Env, c *webtest.Client) string {
+	for _, ck := range c.HTTP.Jar.Cookies(webtest.MustURL(e.Srv.URL)) {
+		if ck.Name == web.SessionCookie {
+			return ck.Value
+		}
+	}
+	return ""
+}
+
+// meWith asks who is signed in with token sent by hand: the cookie jar
+// would drop a cookie past its Max-Age, and this is the server's call.
+func meWith(e *webtest.Env, token string) *webtest.Response {
+	return e.Guest().Send(webtest.Req{Method: "GET", Path: "/api/v1/me", Header: map[string]string{"Cookie": web.SessionCookie + "=" + token}})
 }
 
 func TestSessions(t *testing.T) {
@@ -43,11 +65,11 @@ func TestSessions(t *testing.T) {
 		}
 	})
 
-	t.Run("the cookie is Secure when the public URL is https", func(t *testing.T) {
+	t.Run("over https the cookie is __Host-marquee_session: Secure, Path=/, no Domain", func(t *testing.T) {
 		cfg := e.Cfg
 		cfg.PublicURL = "https://marquee.example"
 		reg := prometheus.NewRegistry()
-		srv := httptest.NewServer(server.New(cfg, e.Store, metrics.New(reg), reg, nil))
+		srv := httptest.NewServer(server.New(cfg, e.Store, metrics.New(reg), nil))
 		defer srv.Close()
 		resp, err := http.Post(srv.URL+"/api/v1/signup", "application/json",
 			strings.NewReader(`{"email":"secure@example.com","password":"long enough","name":"S"}`))
@@ -55,9 +77,41 @@ func TestSessions(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		ck := sessionCookie(&webtest.Response{Header: resp.Header})
-		if resp.StatusCode != http.StatusCreated || ck == nil || !ck.Secure || !ck.HttpOnly {
-			t.Fatalf("status %d, cookie %v: want Secure", resp.StatusCode, ck)
+		r := &webtest.Response{Header: resp.Header}
+		ck := namedCookie(r, "__Host-marquee_session")
+		if resp.StatusCode != http.StatusCreated || ck == nil || !ck.Secure || !ck.HttpOnly || ck.Path != "/" || ck.Domain != "" {
+			t.Fatalf("status %d, Set-Cookie %q: want __Host-marquee_session, Secure, HttpOnly, Path=/, no Domain",
+				resp.StatusCode, resp.Header.Values("Set-Cookie"))
+		}
+		if plain := sessionCookie(r); plain != nil {
+			t.Fatalf("the plain cookie name is set over https too: %v", plain)
+		}
+		me := func(cookie string) int {
+			req, err := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/me", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Cookie", cookie)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		if got := me("__Host-marquee_session=" + ck.Value); got != http.StatusOK {
+			t.Fatalf("GET /api/v1/me with the __Host- cookie = %d, want 200", got)
+		}
+		if got := me("marquee_session=" + ck.Value); got != http.StatusUnauthorized {
+			t.Fatalf("GET /api/v1/me with the token under the plain name = %d, want 401: over https only __Host- is read", got)
+		}
+	})
+
+	t.Run("over http the cookie keeps its plain name (browsers refuse __Host- without Secure)", func(t *testing.T) {
+		r := e.Guest().Post("/api/v1/signup", map[string]string{"email": "plain@example.com", "password": "long enough", "name": "P"})
+		webtest.Want(t, r, http.StatusCreated)
+		if sessionCookie(r) == nil || namedCookie(r, "__Host-marquee_session") != nil {
+			t.Fatalf("Set-Cookie %q: want marquee_session only", r.Header.Values("Set-Cookie"))
 		}
 	})
 
@@ -142,4 +196,68 @@ func TestSessions(t *testing.T) {
 			"Origin": webtest.PublicURL, "Sec-Fetch-Site": "same-origin"}})
 		webtest.Want(t, same, http.StatusNoContent)
 	})
+}
+
+// withSessions gives the env's sessions an idle timeout and a lifetime.
+func withSessions(idle, lifetime time.Duration) webtest.EnvOption {
+	return func(e *webtest.Env) {
+		e.Cfg.SessionIdleTimeout, e.Cfg.SessionLifetime = idle, lifetime
+	}
+}
+
+// A session unused for the idle timeout ends; one in use lives on past it.
+// (Real waiting: the idle expiry is the database's own clock.)
+func TestSessionIdleTimeout(t *testing.T) {
+	t.Parallel()
+	const idle = 3 * time.Second
+	e := webtest.NewEnv(t, withSessions(idle, time.Hour))
+	c := e.Guest()
+	_, email := c.Signup(t)
+	r := c.Post("/api/v1/login", map[string]string{"email": email, "password": "correct horse"})
+	webtest.Want(t, r, http.StatusOK)
+	// The cookie, too, lasts the idle timeout, not the week.
+	if ck := sessionCookie(r); ck == nil || ck.MaxAge < 1 || ck.MaxAge > int(idle/time.Second)+1 {
+		t.Fatalf("login cookie %v: want Max-Age of about %v", ck, idle)
+	}
+	token := jarToken(e, c)
+
+	// In use every half second for twice the idle timeout: still signed in.
+	for end := time.Now().Add(2 * idle); time.Now().Before(end); time.Sleep(500 * time.Millisecond) {
+		me := meWith(e, token)
+		webtest.Want(t, me, http.StatusOK)
+		if ck := sessionCookie(me); ck == nil || ck.Value != token || ck.MaxAge < 1 {
+			t.Fatalf("a request of a signed-in caller sets %v: want the same token, its expiry moved on", ck)
+		}
+	}
+	// Then left alone for longer than the idle timeout: it has ended.
+	time.Sleep(idle + time.Second)
+	webtest.WantError(t, meWith(e, token), http.StatusUnauthorized, "unauthenticated")
+	if n := e.Count(t, `SELECT count(*) FROM sessions WHERE expiry > now()`); n != 0 {
+		t.Fatalf("%d sessions still live in the table after the idle timeout", n)
+	}
+}
+
+// The absolute lifetime holds however busy the session is.
+func TestSessionLifetime(t *testing.T) {
+	t.Parallel()
+	const idle, lifetime = 3 * time.Second, 6 * time.Second
+	e := webtest.NewEnv(t, withSessions(idle, lifetime))
+	c := e.Guest()
+	_, email := c.Signup(t)
+	began := time.Now() // the session's deadline is at least lifetime after this
+	webtest.Want(t, c.Post("/api/v1/login", map[string]string{"email": email, "password": "correct horse"}), http.StatusOK)
+	signedIn := time.Now() // and at most lifetime after this
+	token := jarToken(e, c)
+
+	// Past the idle timeout, well within the lifetime: still signed in.
+	for time.Since(began) < lifetime-2*time.Second {
+		webtest.Want(t, meWith(e, token), http.StatusOK)
+		time.Sleep(400 * time.Millisecond)
+	}
+	// Used all along, it still ends at its lifetime.
+	for time.Since(signedIn) < lifetime+time.Second {
+		meWith(e, token)
+		time.Sleep(400 * time.Millisecond)
+	}
+	webtest.WantError(t, meWith(e, token), http.StatusUnauthorized, "unauthenticated")
 }

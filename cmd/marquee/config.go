@@ -14,6 +14,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/reconcile"
+	"github.com/marquee-tickets/marquee/web"
 )
 
 // config is the environment of `marquee serve`, checked.
@@ -35,7 +36,19 @@ type config struct {
 	// over all shows (RATE_LIMITS=off lifts both).
 	MaxHeldPerAddressPerShow int
 	MaxHeldPerAddress        int
+	// SessionIdleTimeout ends a session nobody has used for so long.
+	SessionIdleTimeout time.Duration
+	// MetricsAddr is where /metrics is served, apart from the app; ""
+	// serves none.
+	MetricsAddr string
+	// Payments is the payment provider: "" (none: checkouts are refused)
+	// or PaymentsSandbox.
+	Payments string
 }
+
+// PaymentsSandbox is PAYMENTS=sandbox: Sandbox Pay, served by this binary,
+// takes no money. Development, tests and demos only.
+const PaymentsSandbox = "sandbox"
 
 // devWebhookSecret signs sandbox webhooks when PAYMENT_WEBHOOK_SECRET is not
 // set. It is public (it is in this file and printed at start-up), so anyone
@@ -50,6 +63,7 @@ const (
 	minReconcile     = time.Second
 	maxReconcile     = 10 * time.Minute
 	maxHeldCeiling   = 100000 // seats held from one address: more is no cap at all
+	minSessionIdle   = time.Minute
 )
 
 // loadConfig reads the configuration through getenv (os.Getenv in main),
@@ -66,6 +80,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 
 		MaxHeldPerAddressPerShow: booking.DefaultMaxHeldPerAddressPerShow,
 		MaxHeldPerAddress:        booking.DefaultMaxHeldPerAddress,
+		SessionIdleTimeout:       web.DefaultSessionIdleTimeout,
 	}
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -189,6 +204,51 @@ func loadConfig(getenv func(string) string) (config, error) {
 		cfg.MaxHeldPerAddress = max(cfg.MaxHeldPerAddress, cfg.MaxHeldPerAddressPerShow)
 	}
 
+	if v := get("SESSION_IDLE_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		switch {
+		case err != nil:
+			bad("SESSION_IDLE_TIMEOUT=%q: not a Go duration (e.g. 2h, 30m)", v)
+		case d < minSessionIdle || d > web.DefaultSessionLifetime:
+			bad("SESSION_IDLE_TIMEOUT=%q: must be between %v and %v (the longest a session lasts)", v, minSessionIdle, web.DefaultSessionLifetime)
+		default:
+			cfg.SessionIdleTimeout = d
+		}
+	}
+	// A shopper paying on the provider's page makes no request here for
+	// up to HOLD_TTL: they must come back signed in.
+	if cfg.SessionIdleTimeout < cfg.HoldTTL {
+		bad("SESSION_IDLE_TIMEOUT=%v is shorter than HOLD_TTL=%v: a moviegoer paying for a hold would come back signed out",
+			cfg.SessionIdleTimeout, cfg.HoldTTL)
+	}
+
+	if v := get("METRICS_ADDR"); v != "" {
+		if err := checkAddr(v); err != nil {
+			bad("METRICS_ADDR=%q: %v", v, err)
+		}
+		cfg.MetricsAddr = v
+	}
+
+	switch v := strings.ToLower(get("PAYMENTS")); v {
+	case "", PaymentsSandbox:
+		cfg.Payments = v
+	default:
+		bad("PAYMENTS=%q: must be sandbox, or unset for no payment provider (checkouts are then refused)", v)
+	}
+	inProduction := false
+	switch v := strings.ToLower(get("SANDBOX_IN_PRODUCTION")); v {
+	case "", "no":
+	case "yes":
+		inProduction = true
+	default:
+		bad("SANDBOX_IN_PRODUCTION=%q: must be yes or no", v)
+	}
+	if cfg.Payments == PaymentsSandbox && !inProduction && public(cfg.PublicURL) {
+		bad("PAYMENTS=sandbox with PUBLIC_URL=%s: Sandbox Pay books tickets without taking any money, "+
+			"so it is refused on a public https site; leave PAYMENTS unset (checkouts are then refused), "+
+			"or set SANDBOX_IN_PRODUCTION=yes if this really is a demo or staging site", cfg.PublicURL)
+	}
+
 	if len(errs) > 0 {
 		return config{}, errors.Join(errs...)
 	}
@@ -227,6 +287,23 @@ func trustedProxies(list string) ([]netip.Prefix, error) {
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// public reports whether publicURL is a production address: https, and a
+// host other than localhost or a loopback address.
+func public(publicURL string) bool {
+	u, err := url.Parse(publicURL)
+	if err != nil || u.Scheme != "https" {
+		return false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return false
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return false
+	}
+	return true
 }
 
 // checkAddr accepts host:port or :port with a numeric port.

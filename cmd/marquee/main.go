@@ -40,6 +40,14 @@ Environment:
                           (default http://localhost:8080)
   MAX_SEATS_PER_HOLD      seat cap of one hold, 1 to 100 (default 10)
   RATE_LIMITS             on, or off for load tests and benchmarks (default on)
+  SESSION_IDLE_TIMEOUT    sign out a session unused this long, 1m to 168h and at
+                          least HOLD_TTL (default 2h)
+  METRICS_ADDR            private address of GET /metrics, e.g. 127.0.0.1:9090
+                          (default: metrics not served)
+  PAYMENTS                the payment provider: sandbox (make run), or unset
+                          for none: checkouts are then refused
+  SANDBOX_IN_PRODUCTION   yes lets PAYMENTS=sandbox run on a public https
+                          PUBLIC_URL (refused otherwise)
 `
 
 func main() {

@@ -60,6 +60,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		"max_seats_per_hold", cfg.MaxSeatsPerHold, "rate_limits", cfg.RateLimits, "reconcile_delay", cfg.ReconcileDelay,
 		"trusted_proxies", cfg.TrustedProxies, "max_held_per_address_per_show", cfg.MaxHeldPerAddressPerShow,
 		"max_held_per_address", cfg.MaxHeldPerAddress,
+		"session_idle_timeout", cfg.SessionIdleTimeout, "payments", cfg.Payments, "metrics_addr", cfg.MetricsAddr,
 		"database", postgres.RedactURL(cfg.DatabaseURL))
 	if cfg.DevSecret {
 		log.Warn("PAYMENT_WEBHOOK_SECRET is not set: using the public development secret; "+
@@ -99,6 +100,13 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	var metricsLn net.Listener
+	if cfg.MetricsAddr != "" {
+		if metricsLn, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("listen for metrics: %w", err)
+		}
+	}
 
 	// The background workers (sweeper, refunds, webhook deliveries,
 	// reconciliation, the live seat map) outlive the signal: they stop after
@@ -109,22 +117,32 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		Store: store, Interval: sweepInterval, Batch: sweepBatch,
 		Metrics: m, Log: log.With("component", "sweeper"),
 	}
-	// The sandbox payment provider: its pages are served by this binary, its
-	// webhooks sent by its own worker, server to server, to PUBLIC_URL.
-	sb := sandbox.New(pool, sandbox.Config{
-		PublicURL: cfg.PublicURL, Secret: cfg.WebhookSecret, Log: log.With("component", "sandbox"),
-	})
-	ww := &sandbox.WebhookWorker{Sandbox: sb, Interval: webhookInterval}
-	rw := &refunds.Worker{
-		Store: store, Provider: sb,
-		Interval: refundInterval, Batch: refundBatch, Lease: refundLease,
-		Log: log.With("component", "refunds"),
-	}
-	// Reconciliation: asks the provider about every checkout opened, so a
-	// payment whose webhook is lost still ends in a booking or a refund.
-	rc := &reconcile.Worker{
-		Store: store, Provider: sb, Receiver: &boxoffice.Receiver{Store: store, Metrics: m},
-		Batch: reconcileBatch, Delay: cfg.ReconcileDelay, Log: log.With("component", "reconcile"),
+	// The payment provider, with the workers that need one: refunds, and
+	// reconciliation (which asks it about every checkout opened, so a
+	// payment whose webhook is lost still ends in a booking or a refund).
+	// Sandbox Pay's pages are served by this binary, its webhooks sent by
+	// its own worker, server to server, to PUBLIC_URL.
+	var sb *sandbox.Sandbox
+	background := []func(context.Context){sw.Run}
+	switch cfg.Payments {
+	case PaymentsSandbox:
+		sb = sandbox.New(pool, sandbox.Config{
+			PublicURL: cfg.PublicURL, Secret: cfg.WebhookSecret, Log: log.With("component", "sandbox"),
+		})
+		ww := &sandbox.WebhookWorker{Sandbox: sb, Interval: webhookInterval}
+		rw := &refunds.Worker{
+			Store: store, Provider: sb,
+			Interval: refundInterval, Batch: refundBatch, Lease: refundLease,
+			Log: log.With("component", "refunds"),
+		}
+		rc := &reconcile.Worker{
+			Store: store, Provider: sb, Receiver: &boxoffice.Receiver{Store: store, Metrics: m},
+			Batch: reconcileBatch, Delay: cfg.ReconcileDelay, Log: log.With("component", "reconcile"),
+		}
+		background = append(background, rw.Run, ww.Run, rc.Run)
+	default:
+		log.Warn("PAYMENTS is not set: no payment provider, so every checkout is refused, " +
+			"and refunds and reconciliation wait until one is configured (PAYMENTS=sandbox for development)")
 	}
 	// The live seat map: committed seat changes are announced in batches by
 	// the notifier, heard by this instance's one listener connection and
@@ -143,23 +161,24 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		Vacuum: store.VacuumSeatEvents, VacuumEvery: announceVacuumEvery,
 	}
 	var workers sync.WaitGroup
-	for _, run := range []func(context.Context){sw.Run, rw.Run, ww.Run, rc.Run, hub.Run, listener.Run, notifier.Run} {
+	for _, run := range append(background, hub.Run, listener.Run, notifier.Run) {
 		workers.Go(func() { run(workersCtx) })
 	}
 
 	handler := server.New(web.Config{
-		PublicURL:       cfg.PublicURL,
-		HoldTTL:         cfg.HoldTTL,
-		MaxSeatsPerHold: cfg.MaxSeatsPerHold,
-		WebhookSecret:   cfg.WebhookSecret,
-		RateLimits:      cfg.RateLimits,
-		Sandbox:         sb,
-		Live:            hub,
+		PublicURL:          cfg.PublicURL,
+		HoldTTL:            cfg.HoldTTL,
+		MaxSeatsPerHold:    cfg.MaxSeatsPerHold,
+		WebhookSecret:      cfg.WebhookSecret,
+		RateLimits:         cfg.RateLimits,
+		Sandbox:            sb,
+		Live:               hub,
+		SessionIdleTimeout: cfg.SessionIdleTimeout,
 
 		TrustedProxies:           cfg.TrustedProxies,
 		MaxHeldPerAddressPerShow: cfg.MaxHeldPerAddressPerShow,
 		MaxHeldPerAddress:        cfg.MaxHeldPerAddress,
-	}, store, m, reg, log.With("component", "web"))
+	}, store, m, log.With("component", "web"))
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -172,8 +191,21 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		MaxHeaderBytes: 64 << 10,
 		ErrorLog:       slog.NewLogLogger(log.With("component", "http").Handler(), slog.LevelWarn),
 	}
-	served := make(chan error, 1)
+	served := make(chan error, 2)
 	go func() { served <- srv.Serve(ln) }()
+	// The metrics have a listener of their own, on a private address:
+	// the public one never serves them.
+	var metricsSrv *http.Server
+	if metricsLn != nil {
+		metricsSrv = &http.Server{
+			Handler:           server.Metrics(reg),
+			ReadHeaderTimeout: 5 * time.Second,
+			WriteTimeout:      30 * time.Second,
+			ErrorLog:          slog.NewLogLogger(log.With("component", "metrics").Handler(), slog.LevelWarn),
+		}
+		go func() { served <- metricsSrv.Serve(metricsLn) }()
+		log.Info("serving metrics", "addr", metricsLn.Addr().String(), "path", "/metrics")
+	}
 	log.Info("listening", "addr", ln.Addr().String(), "url", cfg.PublicURL)
 
 	var runErr error
@@ -193,6 +225,13 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	if err := srv.Shutdown(drainCtx); err != nil {
 		log.Warn("requests still in flight after the drain; closing their connections", "err", err)
 		srv.Close()
+	}
+	// The metrics are served until the app has drained, so a scrape sees
+	// the shutdown through.
+	if metricsSrv != nil {
+		if err := metricsSrv.Shutdown(drainCtx); err != nil {
+			metricsSrv.Close()
+		}
 	}
 	stopWorkers()
 	workers.Wait()

@@ -376,7 +376,7 @@ func CheckoutPage(c Checkout) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, ". Change this on the <a href=\"/sandbox\" class=\"font-medium text-emerald-800 underline\">Sandbox Pay dashboard</a>.</p></details> <button type=\"submit\" class=\"inline-flex w-full items-center justify-center rounded-lg bg-emerald-700 px-4 py-3 text-base font-semibold text-white shadow-sm hover:bg-emerald-800 active:bg-emerald-900\">Pay ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, ". A platform admin changes this on the <a href=\"/sandbox\" class=\"font-medium text-emerald-800 underline\">Sandbox Pay dashboard</a>.</p></details> <button type=\"submit\" class=\"inline-flex w-full items-center justify-center rounded-lg bg-emerald-700 px-4 py-3 text-base font-semibold text-white shadow-sm hover:bg-emerald-800 active:bg-emerald-900\">Pay ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -146,7 +146,7 @@ func newServer(t *testing.T) (*webtest.Env, int64) {
 		Sandbox: webtest.NewSandbox(store, webtest.PublicURL, nil),
 	}
 	reg := prometheus.NewRegistry()
-	srv := httptest.NewServer(server.New(cfg, store, metrics.New(reg), reg, nil))
+	srv := httptest.NewServer(server.New(cfg, store, metrics.New(reg), nil))
 	t.Cleanup(srv.Close)
 	return &webtest.Env{
 		T: t, Store: store, Venue: venue, Show: show, Srv: srv, Reg: reg, Cfg: cfg,

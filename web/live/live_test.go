@@ -75,7 +75,7 @@ func newInstance(e *webtest.Env, t *testing.T, smallBuffers bool) *instance {
 	cfg := e.Cfg
 	cfg.Live = hub
 	reg := prometheus.NewRegistry()
-	srv := httptest.NewUnstartedServer(server.New(cfg, store, metrics.New(reg), reg, nil))
+	srv := httptest.NewUnstartedServer(server.New(cfg, store, metrics.New(reg), nil))
 	inst := &instance{hub: hub}
 	if smallBuffers {
 		inst.closed = &closeLog{closed: map[string]chan struct{}{}}

@@ -177,7 +177,7 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 		PublicURL: s.url, HoldTTL: cfg.holdTTL, MaxSeatsPerHold: webtest.MaxSeats,
 		WebhookSecret: webtest.WebhookSecret, PasswordCost: 4, Sandbox: sb, Live: s.hub, RateLimits: cfg.limits,
 		ReturnPatience: cfg.returnPatience,
-	}, s.Store, metrics.New(reg), reg, log.With("component", "web"))
+	}, s.Store, metrics.New(reg), log.With("component", "web"))
 	srv.Start()
 	t.Cleanup(srv.Close)
 	if s.hub != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/metrics"
@@ -68,7 +69,7 @@ func newPayEnv(t *testing.T, opts ...webtest.EnvOption) *payEnv {
 	pe.sandbox.Clock = pe.sbClock.Now
 	pe.worker = &sandbox.WebhookWorker{Sandbox: pe.sandbox}
 	e.Cfg.Sandbox = pe.sandbox
-	h := server.New(e.Cfg, e.Store, metrics.New(e.Reg), e.Reg, nil)
+	h := server.New(e.Cfg, e.Store, metrics.New(e.Reg), nil)
 	e.Srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/payments/webhook" && pe.failWebhooks.Add(-1) >= 0 {
 			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
@@ -106,6 +107,17 @@ func (e *payEnv) shopper(t *testing.T, signedIn bool) *shopper {
 	if signedIn {
 		c.Signup(t)
 	}
+	return e.browse(c)
+}
+
+// operator is a platform admin: who may use Sandbox Pay's dashboard.
+func (e *payEnv) operator(t *testing.T) *shopper {
+	t.Helper()
+	return e.browse(e.Admin(t, auth.RolePlatformAdmin))
+}
+
+// browse is a shopper with c's cookies.
+func (e *payEnv) browse(c *webtest.Client) *shopper {
 	return &shopper{Client: c, e: e, nofollow: &http.Client{
 		Transport: c.HTTP.Transport, Jar: c.HTTP.Jar, Timeout: c.HTTP.Timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -178,7 +190,7 @@ func (s *shopper) csrf(t *testing.T) string {
 				return ck.Value
 			}
 		}
-		s.page(t, "/sandbox")
+		s.page(t, "/login")
 	}
 	t.Fatal("no CSRF cookie")
 	return ""
@@ -742,9 +754,10 @@ func TestLatePaymentRefund(t *testing.T) {
 		return pgtest.Scalar[string](t, e.Store.Pool(), `SELECT status FROM refunds`)
 	}
 
+	op := e.operator(t)
 	t.Run("fail refunds: the worker records FAILED", func(t *testing.T) {
-		wantRedirect(t, s.Submit(t, "/sandbox/settings", url.Values{"fail_refunds": {"on"}}))
-		if p := s.page(t, "/sandbox"); p.Doc.Find(`[data-refunds="failing"]`).Length() != 1 {
+		wantRedirect(t, op.Submit(t, "/sandbox/settings", url.Values{"fail_refunds": {"on"}}))
+		if p := op.page(t, "/sandbox"); p.Doc.Find(`[data-refunds="failing"]`).Length() != 1 {
 			t.Fatalf("dashboard does not say refunds fail:\n%s", p.Body)
 		}
 		if n := rw.RunOnce(ctx); n != 0 || refundStatus() != "FAILED" {
@@ -759,7 +772,7 @@ func TestLatePaymentRefund(t *testing.T) {
 	})
 
 	t.Run("cleared: the retry succeeds", func(t *testing.T) {
-		wantRedirect(t, s.Submit(t, "/sandbox/settings", url.Values{"fail_refunds": {"off"}}))
+		wantRedirect(t, op.Submit(t, "/sandbox/settings", url.Values{"fail_refunds": {"off"}}))
 		e.Clock.Advance(refunds.Backoff(1))
 		if n := rw.RunOnce(ctx); n != 1 || refundStatus() != "SUCCEEDED" {
 			t.Fatalf("refunded %d, status %s; want SUCCEEDED", n, refundStatus())
@@ -773,7 +786,7 @@ func TestLatePaymentRefund(t *testing.T) {
 	})
 
 	t.Run("a bad setting is 422", func(t *testing.T) {
-		wantPage(t, s.Submit(t, "/sandbox/settings", url.Values{"fail_refunds": {"maybe"}}), http.StatusUnprocessableEntity)
+		wantPage(t, op.Submit(t, "/sandbox/settings", url.Values{"fail_refunds": {"maybe"}}), http.StatusUnprocessableEntity)
 	})
 }
 
@@ -816,7 +829,7 @@ func TestSandboxDashboard(t *testing.T) {
 	s.payAt(t, path, sandbox.BehaveDuplicate)
 	e.worker.RunOnce(context.Background())
 
-	p := s.page(t, "/sandbox")
+	p := e.operator(t).page(t, "/sandbox")
 	wantPage(t, p, http.StatusOK)
 	if n := p.Doc.Find(`tr[data-delivery="DELIVERED"]`).Length(); n != 2 {
 		t.Fatalf("dashboard lists %d delivered webhooks, want 2", n)
@@ -1014,4 +1027,71 @@ func TestReconciliationAndALateWebhook(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Sandbox Pay's dashboard lists every shopper's payments, and its switch
+// makes refunds fail for everyone: for platform admins only. A hosted
+// checkout stays open to the shopper it was opened for.
+func TestSandboxDashboardAccess(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t)
+	failing := func() bool {
+		return pgtest.Scalar[bool](t, e.Store.Pool(), `SELECT fail_refunds FROM sandbox_settings`)
+	}
+	turnOn := url.Values{"fail_refunds": {"on"}}
+
+	t.Run("a guest is sent to log in", func(t *testing.T) {
+		g := e.shopper(t, false)
+		if loc := wantRedirect(t, g.page(t, "/sandbox")); loc != "/login?next=%2Fsandbox" {
+			t.Fatalf("GET /sandbox sent a guest to %q", loc)
+		}
+		if loc := wantRedirect(t, g.Submit(t, "/sandbox/settings", turnOn)); !strings.HasPrefix(loc, "/login") {
+			t.Fatalf("POST /sandbox/settings sent a guest to %q", loc)
+		}
+		if failing() {
+			t.Fatal("a guest made refunds fail")
+		}
+	})
+	for _, who := range []struct {
+		name string
+		c    func() *shopper
+	}{
+		{"a moviegoer", func() *shopper { return e.shopper(t, true) }},
+		{"a theatre admin", func() *shopper { return e.browse(e.Admin(t, auth.RoleTheatreAdmin, e.Venue.TheatreID)) }},
+	} {
+		t.Run(who.name+" gets 403", func(t *testing.T) {
+			s := who.c()
+			p := s.page(t, "/sandbox")
+			wantPage(t, p, http.StatusForbidden)
+			if p.Doc.Find("tr[data-delivery]").Length() != 0 || p.Doc.Find(`form[action="/sandbox/settings"]`).Length() != 0 {
+				t.Fatalf("the 403 shows the dashboard:\n%s", p.Body)
+			}
+			wantPage(t, s.Submit(t, "/sandbox/settings", turnOn), http.StatusForbidden)
+			if failing() {
+				t.Fatalf("%s made refunds fail", who.name)
+			}
+		})
+	}
+	t.Run("a platform admin sees the dashboard and flips the switch", func(t *testing.T) {
+		op := e.operator(t)
+		p := op.page(t, "/sandbox")
+		wantPage(t, p, http.StatusOK)
+		if p.Doc.Find(`[data-refunds="working"]`).Length() != 1 {
+			t.Fatalf("dashboard does not say refunds work:\n%s", p.Body)
+		}
+		wantRedirect(t, op.Submit(t, "/sandbox/settings", turnOn))
+		if !failing() {
+			t.Fatal("the platform admin's switch did not take")
+		}
+		wantRedirect(t, op.Submit(t, "/sandbox/settings", url.Values{"fail_refunds": {"off"}}))
+		if failing() {
+			t.Fatal("refunds still fail")
+		}
+	})
+	t.Run("the shopper still opens and pays their checkout", func(t *testing.T) {
+		s := e.shopper(t, true)
+		path := s.startCheckout(t, s.MustHold(t, "J1").Str("hold_id"))
+		wantPage(t, s.page(t, path), http.StatusOK)
+		s.payAt(t, path, sandbox.BehaveNormal)
+	})
 }

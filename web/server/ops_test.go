@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -33,13 +34,23 @@ func TestOperations(t *testing.T) {
 		}
 	})
 
-	t.Run("metrics count hold outcomes", func(t *testing.T) {
+	t.Run("metrics count hold outcomes, served apart from the app", func(t *testing.T) {
 		c := e.User(t)
 		c.MustHold(t, "A1")
 		webtest.WantError(t, e.User(t).Hold("A1"), http.StatusConflict, "seats_unavailable")
-		r := e.Guest().Get("/metrics")
-		webtest.Want(t, r, http.StatusOK)
-		text := string(r.Body)
+		webtest.WantError(t, e.Guest().Get("/metrics"), http.StatusNotFound, "not_found")
+		ms := httptest.NewServer(server.Metrics(e.Reg))
+		defer ms.Close()
+		resp, err := http.Get(ms.URL + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("metrics = %d %v", resp.StatusCode, err)
+		}
+		text := string(body)
 		for _, line := range []string{
 			`marquee_hold_attempts_total{outcome="held"} 1`,
 			`marquee_hold_attempts_total{outcome="conflict"} 1`,
@@ -125,7 +136,7 @@ func TestInternalErrorsStayInside(t *testing.T) {
 	var logs syncBuffer
 	reg := prometheus.NewRegistry()
 	srv := httptest.NewServer(server.New(web.Config{PublicURL: webtest.PublicURL, WebhookSecret: webtest.WebhookSecret, PasswordCost: 4},
-		store, metrics.New(reg), reg, slog.New(slog.NewTextHandler(&logs, nil))))
+		store, metrics.New(reg), slog.New(slog.NewTextHandler(&logs, nil))))
 	defer srv.Close()
 	pool.Close() // every query fails from here on
 	e := &webtest.Env{T: t, Srv: srv, HTTPClient: &http.Client{}}

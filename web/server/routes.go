@@ -4,8 +4,6 @@ import (
 	"slices"
 
 	"github.com/labstack/echo/v4"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/admin"
@@ -22,7 +20,7 @@ import (
 // HTML), live (the seat map's websocket), and Sandbox Pay's own pages.
 // Global middleware (panic recovery, body limit, request deadline) is set
 // by web.Server.Echo.
-func routes(e *echo.Echo, s *web.Server, gatherer prometheus.Gatherer) {
+func routes(e *echo.Echo, s *web.Server) {
 	var (
 		a   = &api.Handlers{Server: s}
 		ad  = &adminapi.Handlers{Server: s}
@@ -33,10 +31,10 @@ func routes(e *echo.Echo, s *web.Server, gatherer prometheus.Gatherer) {
 		o   = ops{Server: s}
 	)
 
-	// Operations.
+	// Operations. The metrics are not here but on an address of their
+	// own (see Metrics).
 	e.GET("/healthz", o.Healthz)
 	e.GET("/readyz", o.Readyz)
-	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})))
 
 	// Static files (CSS, htmx, our JavaScript, images), embedded.
 	e.GET("/static/*", web.StaticFiles())
@@ -186,8 +184,9 @@ func routes(e *echo.Echo, s *web.Server, gatherer prometheus.Gatherer) {
 
 	// Sandbox Pay's own hosted pages, when it is the provider: /sandbox,
 	// /sandbox/settings, /sandbox/checkout/:checkout_id and its /pay and
-	// /decline (see sandbox.Routes).
+	// /decline (see sandbox.Routes). Its dashboard and switch, which show
+	// and change what every shopper gets, are for platform admins.
 	if sb := s.Config.Sandbox; sb != nil {
-		sb.Routes(e, web.CSRFToken, s.Pages()...)
+		sb.Routes(e, web.CSRFToken, s.Pages(), web.RequirePageUser, s.RequireAdmin, web.RequirePlatformAdmin)
 	}
 }

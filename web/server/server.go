@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/postgres"
@@ -15,14 +16,23 @@ import (
 
 // New returns the HTTP handler of the whole app: the JSON API, the pages,
 // the live seat map and, when cfg.Sandbox is set, Sandbox Pay's pages. m
-// may be nil (metrics are then kept on a private registry), gatherer is
-// what /metrics serves (nil: the default gatherer), log may be nil.
-func New(cfg web.Config, store *postgres.Store, m *metrics.Metrics, gatherer prometheus.Gatherer, log *slog.Logger) http.Handler {
-	if gatherer == nil {
-		gatherer = prometheus.DefaultGatherer
-	}
+// may be nil (metrics are then kept on a private registry), log may be
+// nil. It does not serve the metrics: Metrics does, on an address of its
+// own.
+func New(cfg web.Config, store *postgres.Store, m *metrics.Metrics, log *slog.Logger) http.Handler {
 	s := web.NewServer(cfg, store, m, log)
 	e := s.Echo()
-	routes(e, s, gatherer)
+	routes(e, s)
 	return e
+}
+
+// Metrics serves what gatherer gathers at GET /metrics, in Prometheus's
+// text format (promhttp compresses it itself). It is meant for a private
+// address (METRICS_ADDR), never the public listener: the metrics tell
+// anyone how busy the box office is, and a scrape is work nobody outside
+// should be able to ask for.
+func Metrics(gatherer prometheus.Gatherer) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+	return mux
 }

@@ -80,7 +80,7 @@ func NewEnv(t *testing.T, opts ...EnvOption) *Env {
 	// The sandbox is the provider, its webhooks never sent: tests deliver
 	// payments themselves (see pay).
 	e.Cfg.Sandbox = NewSandbox(e.Store, PublicURL, nil)
-	h := server.New(e.Cfg, e.Store, metrics.New(e.Reg), e.Reg, nil)
+	h := server.New(e.Cfg, e.Store, metrics.New(e.Reg), nil)
 	e.Srv = httptest.NewServer(h)
 	t.Cleanup(e.Srv.Close)
 	e.HTTPClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}

@@ -40,13 +40,12 @@ const (
 // bcrypt's cheapest cost, a random webhook secret, no live seat map; its
 // metrics go to a registry of its own.
 func Handler(store *postgres.Store, base string, ttl time.Duration, log *slog.Logger) http.Handler {
-	reg := prometheus.NewRegistry()
-	return handler(store, base, ttl, nil, metrics.New(reg), reg, log)
+	return handler(store, base, ttl, nil, metrics.New(prometheus.NewRegistry()), log)
 }
 
 // handler is Handler with the live seat map's websocket served from hub
 // when it is set, and the metrics given.
-func handler(store *postgres.Store, base string, ttl time.Duration, hub *live.Hub, m *metrics.Metrics, reg *prometheus.Registry, log *slog.Logger) http.Handler {
+func handler(store *postgres.Store, base string, ttl time.Duration, hub *live.Hub, m *metrics.Metrics, log *slog.Logger) http.Handler {
 	secret := make([]byte, 32)
 	rand.Read(secret)
 	return server.New(web.Config{
@@ -57,7 +56,7 @@ func handler(store *postgres.Store, base string, ttl time.Duration, hub *live.Hu
 		RateLimits:      false,
 		PasswordCost:    4,
 		Live:            hub,
-	}, store, m, reg, log)
+	}, store, m, log)
 }
 
 // Start serves Handler (without the live seat map) on 127.0.0.1:<random

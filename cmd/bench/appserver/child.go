@@ -98,8 +98,7 @@ func Serve() error {
 	base := "http://" + ln.Addr().String()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
-	reg := prometheus.NewRegistry()
-	m := metrics.New(reg)
+	m := metrics.New(prometheus.NewRegistry())
 	hub := live.NewHub(store.SeatStates, log)
 	hub.Metrics = m
 	listener := &live.Listener{
@@ -146,7 +145,7 @@ func Serve() error {
 			log.Warn("send the stats", "err", err)
 		}
 	})
-	mux.Handle("/", handler(store, base, 5*time.Minute, hub, m, reg, log))
+	mux.Handle("/", handler(store, base, 5*time.Minute, hub, m, log))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

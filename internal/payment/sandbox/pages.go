@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -23,22 +24,30 @@ import (
 // Their errors are *echo.HTTPError with a message for a person, answered
 // by the host's error handler like any other.
 
-// Routes serves the sandbox's pages on e, each behind mw (the host's page
+// Routes serves the sandbox's pages on e, each behind page (the host's page
 // middleware: security headers, CSRF protection); csrf is the token their
-// forms carry.
+// forms carry. The developer dashboard and its switch are also behind
+// operator, the host's check of who may see every payment's webhooks and
+// make refunds fail for everyone (its platform admins). A hosted checkout
+// is for whoever has its link, the shopper it was opened for: its id is
+// long and random.
 //
 //	GET  /sandbox                                 the developer dashboard: switches, latest webhooks
 //	POST /sandbox/settings                        refunds fail, or not
 //	GET  /sandbox/checkout/:checkout_id           a hosted checkout
 //	POST /sandbox/checkout/:checkout_id/pay       pay it, with a test behaviour
 //	POST /sandbox/checkout/:checkout_id/decline   decline it
-func (s *Sandbox) Routes(e *echo.Echo, csrf func(echo.Context) string, mw ...echo.MiddlewareFunc) {
+func (s *Sandbox) Routes(e *echo.Echo, csrf func(echo.Context) string, page []echo.MiddlewareFunc, operator ...echo.MiddlewareFunc) {
+	if len(operator) == 0 {
+		panic("sandbox: Routes without a check of who may use the dashboard") // a wiring mistake
+	}
 	p := &pages{sb: s, csrf: csrf}
-	e.GET(Prefix, p.dashboard, mw...)
-	e.POST(Prefix+"/settings", p.settings, mw...)
-	e.GET(Prefix+"/checkout/:checkout_id", p.checkout, mw...)
-	e.POST(Prefix+"/checkout/:checkout_id/pay", p.pay, mw...)
-	e.POST(Prefix+"/checkout/:checkout_id/decline", p.decline, mw...)
+	dashboard := append(slices.Clip(page), operator...)
+	e.GET(Prefix, p.dashboard, dashboard...)
+	e.POST(Prefix+"/settings", p.settings, dashboard...)
+	e.GET(Prefix+"/checkout/:checkout_id", p.checkout, page...)
+	e.POST(Prefix+"/checkout/:checkout_id/pay", p.pay, page...)
+	e.POST(Prefix+"/checkout/:checkout_id/decline", p.decline, page...)
 }
 
 // pages are the sandbox's handlers.

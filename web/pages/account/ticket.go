@@ -53,6 +53,7 @@ func (s *Handlers) TicketQR(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set(echo.HeaderCacheControl, "private, max-age=3600")
+	// The code is the ticket: like the ticket page, never kept on disk.
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	return c.Blob(http.StatusOK, "image/png", png)
 }
