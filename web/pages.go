@@ -111,7 +111,7 @@ func renderIn(ctx context.Context, c echo.Context, status int, comp templ.Compon
 
 // Meta is the layout data of a page for the caller.
 func (s *Server) Meta(c echo.Context, title string) components.Meta {
-	m := components.Meta{Title: title, CSRF: CSRFToken(c), Path: c.Request().URL.RequestURI()}
+	m := components.Meta{Title: title, CSRF: CSRFToken(c), Path: c.Request().URL.RequestURI(), Sandbox: s.Config.Sandbox != nil}
 	if id := UserID(c); id != "" {
 		if u, err := s.Store.User(c.Request().Context(), id); err == nil {
 			m.User = &components.User{Name: u.Name, Email: u.Email,
@@ -249,7 +249,7 @@ func (s *Server) renderProblem(c echo.Context, ae *Error) error {
 // errorMeta is the layout data of an error page, with the same header as
 // every other page. It must not fail: the database may be what failed.
 func (s *Server) errorMeta(c echo.Context) components.Meta {
-	m := components.Meta{Title: "Error", CSRF: CSRFToken(c)}
+	m := components.Meta{Title: "Error", CSRF: CSRFToken(c), Sandbox: s.Config.Sandbox != nil}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), requestTimeout/5)
 	defer cancel()
 	id := UserID(c)
