@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"errors"
+	"strconv"
 	"testing"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
@@ -21,4 +22,24 @@ func TestParseID(t *testing.T) {
 			t.Errorf("ParseID(%q) = %d, %v, want ErrNotFound", s, got, err)
 		}
 	}
+}
+
+// FuzzParseID: an id is refused as booking.ErrNotFound, or it is positive
+// and its one spelling; every positive int64 spelt out parses to itself.
+func FuzzParseID(f *testing.F) {
+	f.Add("42", int64(42))
+	f.Fuzz(func(t *testing.T, s string, n int64) {
+		id, err := web.ParseID(s)
+		switch {
+		case err != nil && !errors.Is(err, booking.ErrNotFound):
+			t.Fatalf("ParseID(%q) = %v: not ErrNotFound", s, err)
+		case err == nil && (id <= 0 || strconv.FormatInt(id, 10) != s):
+			t.Fatalf("ParseID(%q) = %d: not its one spelling", s, id)
+		}
+		if n > 0 {
+			if id, err := web.ParseID(strconv.FormatInt(n, 10)); err != nil || id != n {
+				t.Fatalf("ParseID(%d) = %d, %v", n, id, err)
+			}
+		}
+	})
 }

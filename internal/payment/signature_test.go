@@ -1,6 +1,8 @@
 package payment_test
 
 import (
+	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -132,6 +134,25 @@ func FuzzParseSignature(f *testing.F) {
 		}
 		if sig.Time.Unix() < 0 {
 			t.Fatalf("ParseSignature(%q): negative time %v", header, sig.Time)
+		}
+		for i := 0; i < len(header); i++ {
+			if c := header[i]; (c < 0x20 && c != '\t') || c > 0x7e {
+				t.Fatalf("ParseSignature accepted %q: byte %#x is not printable ASCII", header, c)
+			}
+		}
+		// Written again as Sign writes it, it parses to the same.
+		written := "t=" + sig.Timestamp
+		for _, m := range sig.V1 {
+			written += ",v1=" + hex.EncodeToString(m)
+		}
+		again, err := payment.ParseSignature(written)
+		if err != nil || again.Timestamp != sig.Timestamp || !again.Time.Equal(sig.Time) || len(again.V1) != len(sig.V1) {
+			t.Fatalf("ParseSignature(%q) = %+v; written again as %q it parses to %+v, %v", header, sig, written, again, err)
+		}
+		for i := range sig.V1 {
+			if !bytes.Equal(again.V1[i], sig.V1[i]) {
+				t.Fatalf("%q written again as %q: v1 %d differs", header, written, i)
+			}
 		}
 		// Whatever was parsed, Verify must never accept a stale time.
 		if err := payment.Verify(secret, header, body, now, payment.DefaultTolerance); err == nil {
