@@ -27,6 +27,7 @@ help:
 	@echo "make run             serve http://localhost:8080 with demo data"
 	@echo "make test            generate-check, go vet, golangci-lint, go test -race (needs Postgres and chromium: set up if missing)"
 	@echo "make lint            golangci-lint (.golangci.yml), pinned in golangci.mod"
+	@echo "make fuzz            run each fuzz target for a few seconds (FUZZTIME=2s)"
 	@echo "make bench           run the booking benchmark (cmd/bench)"
 	@echo "make bench-browser   run the show page benchmark of big halls in Chromium (cmd/bench -browser)"
 	@echo "make generate        templ, vendored htmx and the Tailwind CSS build"
@@ -47,9 +48,31 @@ test: generate-check
 	echo "go vet ./..."; go vet ./...; \
 	echo "golangci-lint run ./..."; $(LINT) run ./...; \
 	echo "go test -race -count=1 -p 4 -parallel 4 -timeout 20m ./..."; go test -race -count=1 -p 4 -parallel 4 -timeout 20m ./...
+	@$(MAKE) --no-print-directory fuzz
 
 lint:
 	@echo "golangci-lint run ./..."; $(LINT) run ./...
+
+# fuzz runs each fuzz target for FUZZTIME (go test -fuzz takes one target
+# at a time), plus a second or two to build and replay its corpus each;
+# `make fuzz FUZZTIME=5m` hunts longer. Their seed corpora, testdata/fuzz/,
+# run with every go test.
+FUZZTIME ?= 2s
+FUZZ_TARGETS := \
+	./internal/auth:FuzzSignUpNormalize ./internal/auth:FuzzCheckPassword ./internal/auth:FuzzValidEmailText \
+	./internal/booking:FuzzHoldRequest \
+	./internal/payment:FuzzParseSignature ./internal/payment:FuzzSignVerify \
+	./internal/admin:FuzzLayout ./internal/admin:FuzzTemplateSeats \
+	./internal/postgres:FuzzValidID \
+	./web:FuzzParseJSON ./web:FuzzReadableText ./web:FuzzParseID
+
+.PHONY: fuzz
+fuzz:
+	@for target in $(FUZZ_TARGETS); do \
+		pkg="$${target%%:*}"; name="$${target##*:}"; \
+		echo "go test -run '^$$' -fuzz '^$$name\$$' -fuzztime $(FUZZTIME) $$pkg"; \
+		go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) "$$pkg" | grep -v '^fuzz: elapsed' || exit 1; \
+	done
 
 bench:
 	@$(use_db); RATE_LIMITS=off exec go run ./cmd/bench
