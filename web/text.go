@@ -129,8 +129,10 @@ func unreadableIn(vs url.Values, lines bool) (key string, found bool) {
 // files aside, and puts the body back. A body that is not a well-formed
 // form is left for the handler to refuse its own way.
 func readableForm(req *http.Request) error {
-	mt, params, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
-	if err != nil || (mt != echo.MIMEApplicationForm && mt != echo.MIMEMultipartForm) || req.Body == nil {
+	// A type that cannot be parsed is no form (a bad parameter leaves no
+	// boundary, so no part can be read either).
+	mt, params, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
+	if (mt != echo.MIMEApplicationForm && mt != echo.MIMEMultipartForm) || req.Body == nil {
 		return nil
 	}
 	body, err := readAll(req.Body)
@@ -138,33 +140,45 @@ func readableForm(req *http.Request) error {
 		return err
 	}
 	req.Body = io.NopCloser(bytes.NewReader(body))
+	var (
+		key   string
+		found bool
+	)
 	if mt == echo.MIMEApplicationForm {
 		// Malformed pairs are dropped, as the handler's own parse does.
 		vs, _ := url.ParseQuery(string(body))
-		if key, found := unreadableIn(vs, true); found {
-			return invalidText("form", "field", key)
-		}
-		return nil
+		key, found = unreadableIn(vs, true)
+	} else {
+		key, found = unreadablePart(multipart.NewReader(bytes.NewReader(body), params["boundary"]))
 	}
-	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	if found {
+		return invalidText("form", "field", key)
+	}
+	return nil
+}
+
+// unreadablePart finds a field of a multipart form whose name or value is
+// not readable: found, and its name if readable. It reads up to the first
+// part it cannot read, where the handler's own parse fails too.
+func unreadablePart(mr *multipart.Reader) (name string, found bool) {
 	for {
 		part, err := mr.NextPart()
 		if err != nil {
-			return nil // the end, or a form the handler will fail to read
+			return "", false // the end, or a form the handler will fail to read
 		}
 		name := part.FormName()
 		if !readable(name, false) {
-			return invalidText("form", "field", "")
+			return "", true
 		}
 		if part.FileName() != "" {
 			continue // a file's bytes are its own
 		}
 		value, err := io.ReadAll(part)
 		if err != nil {
-			return nil
+			return "", false
 		}
 		if !readable(string(value), true) {
-			return invalidText("form", "field", name)
+			return name, true
 		}
 	}
 }

@@ -91,7 +91,8 @@ func seatID(s string) bool {
 		return false
 	}
 	for _, c := range []byte(s) {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (c < '0' || c > '9') && c != '-' {
 			return false
 		}
 	}
