@@ -27,7 +27,7 @@ help:
 	@echo "make run             serve http://localhost:8080 with demo data"
 	@echo "make test            generate-check, go vet, golangci-lint, go test -race (needs Postgres and chromium: set up if missing)"
 	@echo "make lint            golangci-lint (.golangci.yml), pinned in golangci.mod"
-	@echo "make fuzz            run each fuzz target for a few seconds (FUZZTIME=2s)"
+	@echo "make fuzz            run each fuzz target for a few seconds (FUZZTIME=3s)"
 	@echo "make bench           run the booking benchmark (cmd/bench)"
 	@echo "make bench-browser   run the show page benchmark of big halls in Chromium (cmd/bench -browser)"
 	@echo "make generate        templ, vendored htmx and the Tailwind CSS build"
@@ -53,11 +53,12 @@ test: generate-check
 lint:
 	@echo "golangci-lint run ./..."; $(LINT) run ./...
 
-# fuzz runs each fuzz target for FUZZTIME (go test -fuzz takes one target
-# at a time), plus a second or two to build and replay its corpus each;
-# `make fuzz FUZZTIME=5m` hunts longer. Their seed corpora, testdata/fuzz/,
-# run with every go test.
-FUZZTIME ?= 2s
+# fuzz runs each fuzz target for FUZZTIME with one worker, two targets at
+# a time (go test -fuzz takes one target per run, and building and
+# replaying the corpus take a second or two of each run): about half a
+# minute in all. `make fuzz FUZZTIME=5m` hunts longer. The seed corpora,
+# testdata/fuzz/, run with every go test.
+FUZZTIME ?= 3s
 FUZZ_TARGETS := \
 	./internal/auth:FuzzSignUpNormalize ./internal/auth:FuzzCheckPassword ./internal/auth:FuzzValidEmailText \
 	./internal/booking:FuzzHoldRequest \
@@ -68,11 +69,11 @@ FUZZ_TARGETS := \
 
 .PHONY: fuzz
 fuzz:
-	@for target in $(FUZZ_TARGETS); do \
-		pkg="$${target%%:*}"; name="$${target##*:}"; \
-		echo "go test -run '^$$' -fuzz '^$$name\$$' -fuzztime $(FUZZTIME) $$pkg"; \
-		go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) "$$pkg" | grep -v '^fuzz: elapsed' || exit 1; \
-	done
+	@printf '%s\n' $(FUZZ_TARGETS) | xargs -P 2 -I '{}' bash -c '\
+		pkg="$${1%%:*}"; name="$${1##*:}"; \
+		out="$$(go test -run "^$$" -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -parallel 1 "$$pkg" 2>&1)"; status=$$?; \
+		printf "go test -run ^$$ -fuzz ^%s\$$ -fuzztime %s %s\n%s\n" "$$name" "$(FUZZTIME)" "$$pkg" "$$(grep -v "^fuzz: elapsed" <<<"$$out")"; \
+		exit $$status' _ '{}'
 
 bench:
 	@$(use_db); RATE_LIMITS=off exec go run ./cmd/bench
