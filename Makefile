@@ -34,6 +34,7 @@ help:
 	@echo "make test            generate-check, vulncheck, go vet, golangci-lint, go test -race (needs Postgres and chromium: set up if missing)"
 	@echo "make lint            golangci-lint (.golangci.yml), pinned in golangci.mod"
 	@echo "make vulncheck       govulncheck (pinned in vuln.mod) against Go's vulnerability database, built offline"
+	@echo "make fuzz            run each fuzz target for a few seconds (FUZZTIME=3s)"
 	@echo "make bench           run the booking benchmark (cmd/bench)"
 	@echo "make bench-browser   run the show page benchmark of big halls in Chromium (cmd/bench -browser)"
 	@echo "make generate        templ, vendored htmx and the Tailwind CSS build"
@@ -56,6 +57,7 @@ test: generate-check
 	echo "go vet ./..."; go vet ./...; \
 	echo "golangci-lint run ./..."; $(LINT) run ./...; \
 	echo "go test -race -count=1 -p 4 -parallel 4 -timeout 20m ./..."; go test -race -count=1 -p 4 -parallel 4 -timeout 20m ./...
+	@$(MAKE) --no-print-directory fuzz
 
 lint:
 	@echo "golangci-lint run ./..."; $(LINT) run ./...
@@ -69,6 +71,28 @@ VULNDB := golang.org/x/vulndb@v0.0.0-20261105234957-e22db6528018
 
 vulncheck:
 	@echo "govulncheck ./..."; go run ./scripts/vulncheck -vulndb $(VULNDB) -cache .data/vulndb -modfile vuln.mod ./...
+
+# fuzz runs each fuzz target for FUZZTIME with one worker, two targets at
+# a time (go test -fuzz takes one target per run, and building and
+# replaying the corpus take a second or two of each run): about half a
+# minute in all. `make fuzz FUZZTIME=5m` hunts longer. The seed corpora,
+# testdata/fuzz/, run with every go test.
+FUZZTIME ?= 3s
+FUZZ_TARGETS := \
+	./internal/auth:FuzzSignUpNormalize ./internal/auth:FuzzCheckPassword ./internal/auth:FuzzValidEmailText \
+	./internal/booking:FuzzHoldRequest \
+	./internal/payment:FuzzParseSignature ./internal/payment:FuzzSignVerify \
+	./internal/admin:FuzzLayout ./internal/admin:FuzzTemplateSeats \
+	./internal/postgres:FuzzValidID \
+	./web:FuzzParseJSON ./web:FuzzReadableText ./web:FuzzParseID
+
+.PHONY: fuzz
+fuzz:
+	@printf '%s\n' $(FUZZ_TARGETS) | xargs -P 2 -I '{}' bash -c '\
+		pkg="$${1%%:*}"; name="$${1##*:}"; \
+		out="$$(go test -run "^$$" -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -parallel 1 "$$pkg" 2>&1)"; status=$$?; \
+		printf "go test -run ^$$ -fuzz ^%s\$$ -fuzztime %s %s\n%s\n" "$$name" "$(FUZZTIME)" "$$pkg" "$$(grep -v "^fuzz: elapsed" <<<"$$out")"; \
+		exit $$status' _ '{}'
 
 bench:
 	@$(use_db); RATE_LIMITS=off exec go run ./cmd/bench

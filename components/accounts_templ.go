@@ -629,7 +629,7 @@ func SignupPage(m Meta, f AccountForm) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 53, "><p id=\"password-hint\" class=\"mt-1 text-xs text-ink-600\">At least 8 characters.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 53, "><p id=\"password-hint\" class=\"mt-1 text-xs text-ink-600\">At least 8 characters, not a common password, and not your email or name.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

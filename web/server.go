@@ -235,6 +235,7 @@ func (s *Server) Echo() *echo.Echo {
 			Timeout:      requestTimeout,
 			ErrorHandler: func(err error, _ echo.Context) error { return err },
 		}),
+		readableText,
 	)
 	return e
 }

@@ -114,9 +114,9 @@ func (c adminCreation) run(ctx context.Context, databaseURL string) int {
 }
 
 func (c adminCreation) create(ctx context.Context, databaseURL string) error {
-	// The email and name are checked before anything else, with a
-	// placeholder password: the password may still have to be asked for.
-	su, err := auth.SignUp{Email: c.email, Name: c.name, Password: "placeholder"}.Normalize()
+	// The email and name are checked before anything else: the password
+	// may still have to be asked for.
+	su, err := auth.SignUp{Email: c.email, Name: c.name}.NormalizeIdentity()
 	if err != nil {
 		return c.refuse(err)
 	}
@@ -212,9 +212,10 @@ func (c adminCreation) readPassword() (string, error) {
 // account that can do everything gets a longer one than sign-up asks for.
 const minAdminPassword = 12
 
-// checkAdminPassword applies sign-up's password rules, and more for the
-// most powerful account: at least minAdminPassword characters, not one
-// character over and over, and neither the email address nor the name.
+// checkAdminPassword applies sign-up's password rules (auth.CheckPassword:
+// not a common password, neither the email address nor the name), and
+// more for the most powerful account: at least minAdminPassword
+// characters, and not one character over and over.
 func checkAdminPassword(su auth.SignUp) error {
 	if _, err := su.Normalize(); err != nil {
 		return err
@@ -224,10 +225,14 @@ func checkAdminPassword(su auth.SignUp) error {
 	switch {
 	case utf8.RuneCountInString(pw) < minAdminPassword:
 		return weak(fmt.Sprintf("an admin's password needs at least %d characters", minAdminPassword))
-	case strings.Count(pw, pw[:1]) == len(pw):
+	case strings.Trim(pw, pw[:firstRune(pw)]) == "":
 		return weak("use more than one character over and over")
-	case strings.EqualFold(pw, su.Email), strings.EqualFold(pw, strings.TrimSpace(su.Name)):
-		return weak("do not use your email address or your name as the password")
 	}
 	return nil
+}
+
+// firstRune is the length in bytes of s's first character.
+func firstRune(s string) int {
+	_, n := utf8.DecodeRuneInString(s)
+	return n
 }

@@ -75,7 +75,8 @@ func TestAdminCreate(t *testing.T) {
 	}
 
 	t.Run("refuses a weak password, and the email as password", func(t *testing.T) {
-		for _, pw := range []string{"short", "password", "eleven char", strings.Repeat("x", 73), strings.Repeat("a", 12), "Boss@Example.com"} {
+		for _, pw := range []string{"short", "password", "eleven char", strings.Repeat("x", 73), strings.Repeat("a", 12), "Boss@Example.com",
+			"1qaz2wsx3edc", "Platform Admin", strings.Repeat("é", 12), strings.Repeat(" ", 12)} {
 			code, _, stderr := adminRun(t, vars(pw), "create", "--email", "boss@example.com")
 			if code != 2 || !strings.Contains(stderr, "password:") {
 				t.Errorf("password %q: exit %d, stderr %q", pw, code, stderr)

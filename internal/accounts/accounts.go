@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
@@ -68,8 +67,11 @@ func (s *Service) LogIn(ctx context.Context, email, password string) (auth.User,
 		hash string
 		err  error
 	)
-	if strings.IndexFunc(email, unicode.IsControl) >= 0 || len(email) > 254 {
-		err = booking.ErrNotFound // no account has such an address
+	if !auth.ValidEmailText(email) || len(email) > 254 {
+		// No account has such an address; and one with bytes that are not
+		// UTF-8 must not be lower-cased into another's (every invalid byte
+		// becomes U+FFFD).
+		err = booking.ErrNotFound
 	} else {
 		u, hash, err = s.store.UserByEmail(ctx, email)
 	}

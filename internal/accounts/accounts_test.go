@@ -47,6 +47,36 @@ func TestAccounts(t *testing.T) {
 			}
 		}
 	})
+	t.Run("an email that is not UTF-8 is not lower-cased into another's", func(t *testing.T) {
+		// An account made before sign-up refused such bytes: every one of
+		// them had become U+FFFD.
+		hash, err := auth.Hasher{Cost: 4}.Hash("correct horse")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.CreateUser(ctx, "\ufffd@example.com", "Old", hash, auth.RoleMoviegoer); err != nil {
+			t.Fatal(err)
+		}
+		for _, email := range []string{"\xff@example.com", "\xfe@example.com", "\xfc@EXAMPLE.com"} {
+			if _, err := svc.LogIn(ctx, email, "correct horse"); !errors.Is(err, booking.ErrBadCredentials) {
+				t.Errorf("log-in as %q = %v, want ErrBadCredentials", email, err)
+			}
+			if _, err := svc.SignUp(ctx, auth.SignUp{Email: email, Password: "correct horse", Name: "New"}); !auth.IsInvalid(err) {
+				t.Errorf("sign-up as %q = %v, want the email refused", email, err)
+			}
+		}
+	})
+	t.Run("a weak password makes no account", func(t *testing.T) {
+		for _, pw := range []string{"12345678", "password", "        ", "weak@example.com"} {
+			_, err := svc.SignUp(ctx, auth.SignUp{Email: "weak@example.com", Password: pw, Name: "Weak"})
+			if p := auth.Problems(err); len(p) != 1 || p[0].Field != "password" {
+				t.Errorf("password %q: %v, want the password refused", pw, err)
+			}
+		}
+		if n := pgtest.Scalar[int](t, store.Pool(), `SELECT count(*) FROM users WHERE email = 'weak@example.com'`); n != 0 {
+			t.Fatalf("%d accounts", n)
+		}
+	})
 	t.Run("an empty field is named, not looked up", func(t *testing.T) {
 		_, err := svc.LogIn(ctx, " ", "")
 		problems := auth.Problems(err)

@@ -8,6 +8,7 @@ import (
 	"net/mail"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -65,37 +66,61 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 // and the name trimmed. It reports every field at fault at once, so a
 // person fixes them in one go: the error joins one *FieldError per field,
 // in the order email, name, password (errors.As finds the first; Problems
-// lists them all).
+// lists them all). The password follows CheckPassword.
+//
+// Text that is not valid UTF-8 is refused, never repaired: strings.ToLower
+// and encoding/json turn every invalid byte into U+FFFD, so "\xff@x" and
+// "\xfe@x" would both become the account "\ufffd@x".
 func (s SignUp) Normalize() (SignUp, error) {
-	s.Email = strings.ToLower(strings.TrimSpace(s.Email))
+	s, problems := s.normalizeIdentity()
+	if err := CheckPassword(s.Password, s.Email, s.Name); err != nil {
+		problems = append(problems, err)
+	}
+	return s, errors.Join(problems...)
+}
+
+// NormalizeIdentity is Normalize without the password: the email and the
+// name, for a caller that asks for the password later.
+func (s SignUp) NormalizeIdentity() (SignUp, error) {
+	s, problems := s.normalizeIdentity()
+	return s, errors.Join(problems...)
+}
+
+func (s SignUp) normalizeIdentity() (SignUp, []error) {
+	s.Email = strings.TrimSpace(s.Email)
 	s.Name = strings.TrimSpace(s.Name)
 	var problems []error
 	bad := func(field, message string) { problems = append(problems, &FieldError{Field: field, Message: message}) }
-	switch a, err := mail.ParseAddress(s.Email); {
+	switch {
 	case s.Email == "":
 		bad("email", "enter your email address")
-	case err != nil || a.Address != s.Email || len(s.Email) > 254 || hasControl(s.Email):
+	case !ValidEmailText(s.Email):
 		bad("email", "enter a valid email address, like name@example.com")
+	default:
+		s.Email = strings.ToLower(s.Email)
+		if a, err := mail.ParseAddress(s.Email); err != nil || a.Address != s.Email || len(s.Email) > 254 {
+			bad("email", "enter a valid email address, like name@example.com")
+		}
 	}
 	switch {
 	case s.Name == "":
 		bad("name", "enter your name")
-	case len([]rune(s.Name)) > 100:
-		bad("name", "enter your name in at most 100 characters")
-	case hasControl(s.Name):
-		// NUL above all, which Postgres text cannot hold.
+	case !utf8.ValidString(s.Name) || hasControl(s.Name):
+		// NUL above all, which Postgres text cannot hold, and bytes that
+		// are not UTF-8, which it refuses too.
 		bad("name", "enter your name without control characters")
+	case utf8.RuneCountInString(s.Name) > 100:
+		bad("name", "enter your name in at most 100 characters")
 	}
-	switch {
-	case s.Password == "":
-		bad("password", "choose a password of at least 8 characters")
-	case len(s.Password) < 8:
-		bad("password", "use at least 8 characters")
-	case len(s.Password) > 72:
-		// bcrypt reads only 72 bytes; a longer password would be silently truncated.
-		bad("password", "use at most 72 characters")
-	}
-	return s, errors.Join(problems...)
+	return s, problems
+}
+
+// ValidEmailText reports whether email can be an address at all: valid
+// UTF-8 without control characters or U+FFFD, the mark of bytes some
+// layer could not read (no mailbox has it in its name). Only then may it
+// be lower-cased and looked up.
+func ValidEmailText(email string) bool {
+	return utf8.ValidString(email) && !hasControl(email) && !strings.ContainsRune(email, utf8.RuneError)
 }
 
 // Problems lists each field of err a person must correct, in the order

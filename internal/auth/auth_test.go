@@ -15,9 +15,9 @@ func TestSignUpNormalize(t *testing.T) {
 		t.Fatalf("got %+v, %v", got, err)
 	}
 	for name, s := range map[string]auth.SignUp{
-		"email":          {Email: "not-an-email", Password: "password1", Name: "A"},
-		"display email":  {Email: "Ada <ada@example.com>", Password: "password1", Name: "A"},
-		"name":           {Email: "a@example.com", Password: "password1", Name: "  "},
+		"email":          {Email: "not-an-email", Password: "correct horse", Name: "A"},
+		"display email":  {Email: "Ada <ada@example.com>", Password: "correct horse", Name: "A"},
+		"name":           {Email: "a@example.com", Password: "correct horse", Name: "  "},
 		"short password": {Email: "a@example.com", Password: "short", Name: "A"},
 		"long password":  {Email: "a@example.com", Password: strings.Repeat("x", 73), Name: "A"},
 	} {
@@ -34,7 +34,7 @@ func TestSignUpNormalize(t *testing.T) {
 		if strings.Join(fields, ",") != "email,name,password" {
 			t.Fatalf("problems of %v: %v, want email, name and password", err, fields)
 		}
-		_, err = auth.SignUp{Email: "a@example.com", Password: "password1"}.Normalize()
+		_, err = auth.SignUp{Email: "a@example.com", Password: "correct horse"}.Normalize()
 		if p := auth.Problems(err); len(p) != 1 || p[0].Field != "name" {
 			t.Fatalf("a sign-up without a name: %v", p)
 		}

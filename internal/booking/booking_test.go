@@ -46,20 +46,6 @@ func TestNormalize(t *testing.T) {
 	})
 }
 
-func FuzzNormalize(f *testing.F) {
-	f.Add("A1", "A2", "A1")
-	f.Add("", "Z9", "x-1")
-	f.Fuzz(func(t *testing.T, a, b, c string) {
-		got, err := booking.HoldRequest{Seats: []string{a, b, c}}.Normalize(10)
-		if err != nil {
-			return
-		}
-		if !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got) {
-			t.Fatalf("normalized %v is not a sorted set", got)
-		}
-	})
-}
-
 func TestFingerprint(t *testing.T) {
 	base := booking.HoldRequest{UserID: "u", ShowID: 1, TTL: 5 * time.Minute}
 	fp := base.Fingerprint([]string{"A1", "A2"})

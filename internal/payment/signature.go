@@ -59,11 +59,18 @@ const maxTimestampDigits = 12
 
 // ParseSignature reads a signature header: comma-separated key=value pairs,
 // exactly one t (unix seconds) and at least one v1 (64 hex digits). Pairs of
-// other schemes (v0, ...) are ignored, as the Stripe scheme asks.
+// other schemes (v0, ...) are ignored, as the Stripe scheme asks, but the
+// whole header must be printable ASCII (spaces and tabs between pairs
+// allowed): a header with other bytes was never made by Sign.
 func ParseSignature(header string) (Signature, error) {
 	var sig Signature
 	if strings.TrimSpace(header) == "" {
 		return sig, ErrMissingSignature
+	}
+	for i := 0; i < len(header); i++ {
+		if c := header[i]; (c < 0x20 && c != '\t') || c > 0x7e {
+			return sig, ErrMalformedSignature
+		}
 	}
 	seenT := false
 	for item := range strings.SplitSeq(header, ",") {

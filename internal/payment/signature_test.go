@@ -1,6 +1,8 @@
 package payment_test
 
 import (
+	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -29,6 +31,7 @@ func TestVerify(t *testing.T) {
 		{"exactly at the tolerance in the past", signed, now.Add(payment.DefaultTolerance)},
 		{"exactly at the tolerance in the future", signed, now.Add(-payment.DefaultTolerance)},
 		{"spaces around pairs", " " + strings.ReplaceAll(signed, ",", " , ") + " ", now},
+		{"tabs around pairs", "\t" + strings.ReplaceAll(signed, ",", "\t,\t"), now},
 		{"rotated secret: second v1 matches", fmt.Sprintf("t=%d,v1=%s,%s", now.Unix(), strings.Repeat("ab", 32), v1(signed)), now},
 		{"rotated secret: first v1 matches", fmt.Sprintf("t=%d,%s,v1=%s", now.Unix(), v1(signed), strings.Repeat("00", 32)), now},
 		{"unknown schemes are ignored", fmt.Sprintf("v0=xyz,t=%d,%s,v2=nothex", now.Unix(), v1(signed)), now},
@@ -61,6 +64,9 @@ func TestVerify(t *testing.T) {
 		{"v1 not hex", fmt.Sprintf("t=%d,v1=%s", now.Unix(), strings.Repeat("zz", 32)), secret, body, now, payment.ErrMalformedSignature},
 		{"v1 too short", fmt.Sprintf("t=%d,v1=abcd", now.Unix()), secret, body, now, payment.ErrMalformedSignature},
 		{"pair without =", fmt.Sprintf("t=%d,%s,junk", now.Unix(), v1(signed)), secret, body, now, payment.ErrMalformedSignature},
+		{"an unknown scheme of bytes that are not ASCII", fmt.Sprintf("t=%d,%s,v0=\xff", now.Unix(), v1(signed)), secret, body, now, payment.ErrMalformedSignature},
+		{"an unknown scheme of UTF-8", fmt.Sprintf("t=%d,%s,v0=é", now.Unix(), v1(signed)), secret, body, now, payment.ErrMalformedSignature},
+		{"a NUL", fmt.Sprintf("t=%d,%s,v0=\x00", now.Unix(), v1(signed)), secret, body, now, payment.ErrMalformedSignature},
 		{"tampered body", signed, secret, append([]byte(nil), append(body, ' ')...), now, payment.ErrBadSignature},
 		{"other secret", signed, []byte("whsec_other"), body, now, payment.ErrBadSignature},
 		{"timestamp changed after signing", fmt.Sprintf("t=%d,%s", now.Unix()+1, v1(signed)), secret, body, now, payment.ErrBadSignature},
@@ -128,6 +134,25 @@ func FuzzParseSignature(f *testing.F) {
 		}
 		if sig.Time.Unix() < 0 {
 			t.Fatalf("ParseSignature(%q): negative time %v", header, sig.Time)
+		}
+		for i := 0; i < len(header); i++ {
+			if c := header[i]; (c < 0x20 && c != '\t') || c > 0x7e {
+				t.Fatalf("ParseSignature accepted %q: byte %#x is not printable ASCII", header, c)
+			}
+		}
+		// Written again as Sign writes it, it parses to the same.
+		written := "t=" + sig.Timestamp
+		for _, m := range sig.V1 {
+			written += ",v1=" + hex.EncodeToString(m)
+		}
+		again, err := payment.ParseSignature(written)
+		if err != nil || again.Timestamp != sig.Timestamp || !again.Time.Equal(sig.Time) || len(again.V1) != len(sig.V1) {
+			t.Fatalf("ParseSignature(%q) = %+v; written again as %q it parses to %+v, %v", header, sig, written, again, err)
+		}
+		for i := range sig.V1 {
+			if !bytes.Equal(again.V1[i], sig.V1[i]) {
+				t.Fatalf("%q written again as %q: v1 %d differs", header, written, i)
+			}
 		}
 		// Whatever was parsed, Verify must never accept a stale time.
 		if err := payment.Verify(secret, header, body, now, payment.DefaultTolerance); err == nil {

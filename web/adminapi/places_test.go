@@ -191,7 +191,7 @@ func TestCreateCity(t *testing.T) {
 		{"no name", `{"slug":"pune"}`, "invalid_name"},
 		{"blank name", `{"name":"   ","slug":"pune"}`, "invalid_name"},
 		{"long name", `{"name":"` + strings.Repeat("x", 101) + `","slug":"pune"}`, "invalid_name"},
-		{"control in name", `{"name":"Pu\u0000ne","slug":"pune"}`, "invalid_name"},
+		{"control in name", `{"name":"Pu\nne","slug":"pune"}`, "invalid_name"},
 		{"no slug", `{"name":"Pune"}`, "invalid_slug"},
 		{"upper-case slug", `{"name":"Pune","slug":"Pune"}`, "invalid_slug"},
 		{"double dash", `{"name":"Pune","slug":"pu--ne"}`, "invalid_slug"},
@@ -547,9 +547,10 @@ func TestAuditLog(t *testing.T) {
 	})
 	t.Run("a bad filter is a 400", func(t *testing.T) {
 		for _, q := range []string{"?theatre_id=x", "?theatre_id=-1", "?from=yesterday", "?to=2026-13-01",
-			"?from=2026-02-02&to=2026-02-01", "?limit=0", "?limit=501", "?limit=ten", "?actor=%00"} {
+			"?from=2026-02-02&to=2026-02-01", "?limit=0", "?limit=501", "?limit=ten"} {
 			webtest.WantError(t, a.platform.Get("/api/v1/admin/audit"+q), http.StatusBadRequest, "invalid_query")
 		}
+		webtest.WantError(t, a.platform.Get("/api/v1/admin/audit?actor=%00"), http.StatusBadRequest, "invalid_text")
 	})
 	t.Run("a failed change writes no entry", func(t *testing.T) {
 		before := e.Count(t, `SELECT count(*) FROM audit_log`)
