@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"maps"
 	"sync"
@@ -38,6 +39,12 @@ func newCachedStore(inner scs.Store, ttl time.Duration) *cachedStore {
 
 // Find returns the session stored under token (a hash of the cookie's token).
 func (c *cachedStore) Find(token string) ([]byte, bool, error) {
+	return c.FindCtx(context.Background(), token)
+}
+
+// FindCtx is Find within the request's context: a database out of reach
+// cannot hold the request past its deadline.
+func (c *cachedStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
 	now := c.now()
 	c.mu.Lock()
 	e, ok := c.entries[token]
@@ -45,7 +52,7 @@ func (c *cachedStore) Find(token string) ([]byte, bool, error) {
 	if ok && now.Sub(e.fetched) < c.ttl {
 		return e.data, true, nil
 	}
-	b, found, err := c.inner.Find(token)
+	b, found, err := c.innerFind(ctx, token)
 	if err != nil {
 		return nil, false, err
 	}
@@ -61,7 +68,11 @@ func (c *cachedStore) Find(token string) ([]byte, bool, error) {
 
 // Commit stores the session, then caches it.
 func (c *cachedStore) Commit(token string, b []byte, expiry time.Time) error {
-	if err := c.inner.Commit(token, b, expiry); err != nil {
+	return c.CommitCtx(context.Background(), token, b, expiry)
+}
+
+func (c *cachedStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
+	if err := c.innerCommit(ctx, token, b, expiry); err != nil {
 		return err
 	}
 	c.mu.Lock()
@@ -72,10 +83,33 @@ func (c *cachedStore) Commit(token string, b []byte, expiry time.Time) error {
 
 // Delete removes the session from the database and the cache.
 func (c *cachedStore) Delete(token string) error {
+	return c.DeleteCtx(context.Background(), token)
+}
+
+func (c *cachedStore) DeleteCtx(ctx context.Context, token string) error {
 	c.mu.Lock()
 	delete(c.entries, token)
 	c.mu.Unlock()
+	if cs, ok := c.inner.(scs.CtxStore); ok {
+		return cs.DeleteCtx(ctx, token)
+	}
 	return c.inner.Delete(token)
+}
+
+// innerFind and innerCommit pass the context on when the inner store
+// takes one.
+func (c *cachedStore) innerFind(ctx context.Context, token string) ([]byte, bool, error) {
+	if cs, ok := c.inner.(scs.CtxStore); ok {
+		return cs.FindCtx(ctx, token)
+	}
+	return c.inner.Find(token)
+}
+
+func (c *cachedStore) innerCommit(ctx context.Context, token string, b []byte, expiry time.Time) error {
+	if cs, ok := c.inner.(scs.CtxStore); ok {
+		return cs.CommitCtx(ctx, token, b, expiry)
+	}
+	return c.inner.Commit(token, b, expiry)
 }
 
 // put caches a session; c.mu is held. Stale entries are dropped once the
