@@ -158,9 +158,9 @@ func (k *killedApp) killWhen(t *testing.T, res <-chan result, freeze bool, cond 
 // Postgres, and kills the app once committed says its transaction has
 // committed, the acknowledgement still on its way to the app. It returns
 // false when the app answered first; either way the app is running again.
-func (k *killedApp) killAfterCommit(t *testing.T, v *visitor, send func() (answer, error), committed func(ctx context.Context) (bool, error)) (result, bool) {
+func (k *killedApp) killAfterCommit(t *testing.T, v *visitor, latency time.Duration, send func() (answer, error), committed func(ctx context.Context) (bool, error)) (result, bool) {
 	t.Helper()
-	k.proxy.SetLatency(200 * time.Millisecond)
+	k.proxy.SetLatency(latency)
 	r, killed := k.killWhen(t, sendAsync(send), true, committed)
 	k.proxy.SetLatency(0)
 	if killed {
@@ -289,7 +289,9 @@ func TestAppKilled(t *testing.T) {
 		for attempt := 1; ; attempt++ {
 			key, seats := fmt.Sprintf("committed-%d", attempt), []string{fmt.Sprintf("B%d", attempt)}
 			send := func() (answer, error) { return v.send(ctx, http.MethodPost, holdPath(show), key, holdBody(seats), nil) }
-			r, killed := k.killAfterCommit(t, v, send, func(ctx context.Context) (bool, error) {
+			// A hold is one statement: room for a slower network each time.
+			latency := time.Duration(100+100*attempt) * time.Millisecond
+			r, killed := k.killAfterCommit(t, v, latency, send, func(ctx context.Context) (bool, error) {
 				var n int
 				err := check.QueryRow(ctx, `SELECT count(*) FROM hold_keys WHERE user_id = $1 AND key = $2`, users[1], key).Scan(&n)
 				return n > 0, err
@@ -348,7 +350,9 @@ func TestAppKilled(t *testing.T) {
 			paymentID := fmt.Sprintf("pay_committed_%d", attempt)
 			paid := webhookBody(paymentID, h)
 			send := func() (answer, error) { return v.webhook(ctx, paid) }
-			r, killed := k.killAfterCommit(t, v, send, func(ctx context.Context) (bool, error) {
+			// A payment takes a dozen round trips, all within its 10 s.
+			latency := time.Duration(150+50*attempt) * time.Millisecond
+			r, killed := k.killAfterCommit(t, v, latency, send, func(ctx context.Context) (bool, error) {
 				var n int
 				err := check.QueryRow(ctx, `SELECT count(*) FROM payments WHERE payment_id = $1`, paymentID).Scan(&n)
 				return n > 0, err
@@ -631,6 +635,10 @@ func TestPostgresRestarts(t *testing.T) {
 		down := time.Now()
 		if err := cluster.Stop(mode); err != nil {
 			t.Fatal(err)
+		}
+		if r, err := newVisitor(a.Base, tr).send(ctx, http.MethodGet, "/readyz", "", nil, nil); err != nil ||
+			r.Status != http.StatusServiceUnavailable || retryAfter(r) < 1 {
+			t.Errorf("/readyz with Postgres stopped (%s): %v %v, want 503 with Retry-After", mode, r, err)
 		}
 		time.Sleep(time.Second) // clients meet a database that is not there
 		if err := cluster.Start(); err != nil {
