@@ -267,7 +267,10 @@ var ErrUnavailable = errors.New("the database cannot be reached")
 
 // Unavailable returns err marked with ErrUnavailable (errors.Is) when it
 // says the database cannot be reached, and err unchanged otherwise. It is
-// the one place that knows which driver errors mean that.
+// the one place that knows which driver errors mean that. It reads any
+// network failure as the database's: one from elsewhere (the payment
+// provider) must be named by its caller first, as boxoffice does with
+// ErrProviderUnavailable.
 func Unavailable(err error) error {
 	if err == nil || errors.Is(err, ErrUnavailable) || !unreachable(err) {
 		return err
