@@ -5,7 +5,6 @@ go 1.27.3
 require (
 	github.com/PuerkitoBio/goquery v1.13.0
 	github.com/a-h/templ v0.3.1118
-	github.com/alexedwards/scs/pgxstore v0.0.0-20240316134038-7e11d57e8885
 	github.com/alexedwards/scs/v2 v2.9.0
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/chromedp/cdproto v0.160.1

@@ -18,6 +18,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 // Error is an answer that is not a success: a status, a stable code for
@@ -54,7 +55,7 @@ var (
 	ErrUnauthenticated = NewError(http.StatusUnauthorized, "unauthenticated", "Sign in to do this.")
 	errBadCredentials  = NewError(http.StatusUnauthorized, "bad_credentials", "Wrong email or password.")
 	errInternal        = NewError(http.StatusInternalServerError, "internal", "Something went wrong on our side. Please try again.")
-	errTimeout         = NewError(http.StatusServiceUnavailable, "timeout", "The server took too long to answer. Please try again.")
+	errTimeout         = retrying(NewError(http.StatusServiceUnavailable, "timeout", "The server took too long to answer. Please try again."), UnavailableRetryAfter)
 )
 
 // NotFound is a 404 for an object of kind what ("hold", "booking", "show").
@@ -145,8 +146,8 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		return NewError(http.StatusConflict, "hold_not_active",
 			"This hold is no longer active: pick your seats again.").With("state", string(notActive.State)), false
 	case errors.Is(err, boxoffice.ErrProviderUnavailable):
-		return NewError(http.StatusServiceUnavailable, "payment_provider_unavailable",
-			"We could not reach the payment provider. Your seats are still held: please try again in a moment."), false
+		return retrying(NewError(http.StatusServiceUnavailable, "payment_provider_unavailable",
+			"We could not reach the payment provider. Your seats are still held: please try again in a moment."), UnavailableRetryAfter), false
 	case errors.As(err, &mismatch):
 		return NewError(http.StatusUnprocessableEntity, "amount_mismatch",
 			"The payment does not match the amount or currency of its hold; it was recorded and will be refunded.").
@@ -229,10 +230,31 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 	case errors.As(err, &httpErr):
 		return echoError(httpErr)
 
+	// The database is out of reach (postgres.Unavailable knows which
+	// errors say so): come back in a few seconds. Logged, as ours.
+	case errors.Is(postgres.Unavailable(err), postgres.ErrUnavailable):
+		return errUnavailable, true
+
 	case errors.Is(err, context.DeadlineExceeded):
 		return errTimeout, true
 	}
 	return errInternal, true
+}
+
+// UnavailableRetryAfter is the Retry-After, in seconds, of an answer that
+// failed because the database was out of reach: about what a restart of
+// Postgres takes.
+const UnavailableRetryAfter = 3
+
+var errUnavailable = retrying(NewError(http.StatusServiceUnavailable, "unavailable",
+	"We can't reach our ticket system right now. Nothing you did was lost: try again in a few seconds."), UnavailableRetryAfter)
+
+// retrying is e with a Retry-After of seconds, in its header and its body:
+// what every 503 says, the failure being ours and passing.
+func retrying(e *Error, seconds int) *Error {
+	e = e.With("retry_after", seconds)
+	e.Header = map[string]string{"Retry-After": strconv.Itoa(seconds)}
+	return e
 }
 
 var errBodyTooLarge = NewError(http.StatusRequestEntityTooLarge, "body_too_large", "The request body is larger than 64 KiB.")

@@ -2,20 +2,26 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 // The error table: each domain error, however wrapped, has one answer.
@@ -58,6 +64,11 @@ func TestErrorTable(t *testing.T) {
 		{echo.ErrUnsupportedMediaType, 415, "unsupported_media_type", false},
 		{echo.ErrTooManyRequests, 429, "rate_limited", false},
 		{errors.New("pq: connection refused"), 500, "internal", true},
+		{wrap(postgres.ErrUnavailable), 503, "unavailable", true},
+		{wrap(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}), 503, "unavailable", true},
+		{wrap(io.ErrUnexpectedEOF), 503, "unavailable", true},
+		{wrap(context.DeadlineExceeded), 503, "timeout", true},
+		{wrap(boxoffice.ErrProviderUnavailable), 503, "payment_provider_unavailable", false},
 		{&panicError{err: booking.ErrNotFound}, 500, "internal", true},
 	} {
 		t.Run(fmt.Sprintf("%T %v", tc.err, tc.err), func(t *testing.T) {
@@ -68,6 +79,9 @@ func TestErrorTable(t *testing.T) {
 			}
 			if len(ae.Message) < 8 || strings.Contains(ae.Message, "op:") {
 				t.Fatalf("message %q is not for a person", ae.Message)
+			}
+			if ae.Status == http.StatusServiceUnavailable && (ae.Header["Retry-After"] == "" || ae.Details["retry_after"] == nil) {
+				t.Fatalf("a 503 without Retry-After: %+v", ae)
 			}
 		})
 	}
@@ -94,5 +108,35 @@ func TestPanicIsInternal(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "secret detail 42") || !strings.Contains(logs.String(), "stack") {
 		t.Fatalf("log = %q, want the panic and its stack", logs.String())
+	}
+}
+
+// A database out of reach is a 503 unavailable with Retry-After, in the
+// envelope of every error, without the driver's words.
+func TestUnavailableAnswer(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	s := &Server{Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	e := echo.New()
+	e.HTTPErrorHandler = s.HandleError
+	e.GET("/api/v1/shows", func(echo.Context) error {
+		return fmt.Errorf("list shows: %w", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})
+	})
+
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/shows", nil))
+	var body map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatalf("answer %q is not JSON: %v", rec.Body, err)
+	}
+	if rec.Code != 503 || body["error"] != "unavailable" || body["retry_after"] != float64(UnavailableRetryAfter) ||
+		strings.Contains(rec.Body.String(), "dial") {
+		t.Fatalf("answer = %d %s", rec.Code, rec.Body)
+	}
+	if got := rec.Header().Get("Retry-After"); got != fmt.Sprint(UnavailableRetryAfter) {
+		t.Errorf("Retry-After = %q, want %d", got, UnavailableRetryAfter)
+	}
+	if !strings.Contains(logs.String(), "connection refused") {
+		t.Errorf("log = %q, want the cause", logs.String())
 	}
 }

@@ -186,6 +186,12 @@ func SafeNext(next string) string {
 // problemFor turns an error answer into what a person reads on a page.
 func problemFor(ae *Error) components.Problem {
 	p := components.Problem{Status: ae.Status, Message: ae.Message}
+	if ae.Code == errUnavailable.Code {
+		// The database is out of reach: nothing the reader did failed.
+		p.Title = "We'll be right back"
+		p.Message = "We can't reach our ticket system right now. Nothing you did was lost — try again in a few seconds."
+		return p
+	}
 	switch ae.Status {
 	case http.StatusNotFound:
 		p.Title = "We couldn't find that"

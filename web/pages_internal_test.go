@@ -3,10 +3,13 @@ package web
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/labstack/echo/v4"
@@ -27,6 +30,9 @@ func TestPageErrorsAreFriendlyHTML(t *testing.T) {
 	e.GET("/db", func(echo.Context) error { return errors.New("SQLSTATE 42P01 relation secret_table") }, markPage)
 	e.GET("/conflict", func(echo.Context) error { return booking.ErrShowClosed }, markPage)
 	e.GET("/invalid", func(echo.Context) error { return booking.ErrNoSeats }, markPage)
+	e.GET("/down", func(echo.Context) error {
+		return fmt.Errorf("read show: %w", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})
+	}, markPage)
 
 	for _, tc := range []struct {
 		path   string
@@ -41,6 +47,8 @@ func TestPageErrorsAreFriendlyHTML(t *testing.T) {
 		{"/conflict", true, 409, "no longer on sale"},
 		{"/invalid", true, 422, "Pick at least one seat"},
 		{"/missing", false, 404, "find that"},
+		{"/down", false, 503, "Nothing you did was lost"},
+		{"/down", true, 503, "Nothing you did was lost"},
 	} {
 		req := httptest.NewRequest(http.MethodGet, tc.path, nil)
 		req.Header.Set("Accept", "text/html")
@@ -53,7 +61,10 @@ func TestPageErrorsAreFriendlyHTML(t *testing.T) {
 		if rec.Code != tc.status || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") || !strings.Contains(body, tc.text) {
 			t.Errorf("%s htmx=%v: %d %s %q", tc.path, tc.htmx, rec.Code, rec.Header().Get("Content-Type"), body)
 		}
-		if strings.Contains(body, "secret") || strings.Contains(body, "SQLSTATE") {
+		if tc.status == 503 && rec.Header().Get("Retry-After") == "" {
+			t.Errorf("%s htmx=%v: 503 without Retry-After", tc.path, tc.htmx)
+		}
+		if strings.Contains(body, "secret") || strings.Contains(body, "SQLSTATE") || strings.Contains(body, "dial") {
 			t.Errorf("%s: the answer shows internals: %s", tc.path, body)
 		}
 		if got := rec.Header().Get("Content-Security-Policy"); !strings.Contains(got, "default-src 'self'") {

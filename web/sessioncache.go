@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"maps"
 	"sync"
@@ -51,6 +52,12 @@ func newCachedStore(inner scs.Store, ttl, touchEvery time.Duration) *cachedStore
 
 // Find returns the session stored under token (a hash of the cookie's token).
 func (c *cachedStore) Find(token string) ([]byte, bool, error) {
+	return c.FindCtx(context.Background(), token)
+}
+
+// FindCtx is Find within the request's context: a database out of reach
+// cannot hold the request past its deadline.
+func (c *cachedStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
 	now := c.now()
 	c.mu.Lock()
 	e, ok := c.entries[token]
@@ -61,7 +68,7 @@ func (c *cachedStore) Find(token string) ([]byte, bool, error) {
 		}
 		return e.data, true, nil
 	}
-	b, found, err := c.inner.Find(token)
+	b, found, err := c.innerFind(ctx, token)
 	if err != nil {
 		return nil, false, err
 	}
@@ -84,6 +91,11 @@ func (c *cachedStore) Find(token string) ([]byte, bool, error) {
 // Commit stores the session, then caches it. Storing the same data with
 // an expiry less than touchEvery later than the one stored is skipped.
 func (c *cachedStore) Commit(token string, b []byte, expiry time.Time) error {
+	return c.CommitCtx(context.Background(), token, b, expiry)
+}
+
+// CommitCtx is Commit within the request's context.
+func (c *cachedStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
 	now := c.now()
 	c.mu.Lock()
 	e, ok := c.entries[token]
@@ -92,7 +104,7 @@ func (c *cachedStore) Commit(token string, b []byte, expiry time.Time) error {
 		!expiry.Before(e.expiry) && expiry.Sub(e.expiry) < c.touchEvery {
 		return nil
 	}
-	if err := c.inner.Commit(token, b, expiry); err != nil {
+	if err := c.innerCommit(ctx, token, b, expiry); err != nil {
 		return err
 	}
 	c.mu.Lock()
@@ -103,10 +115,34 @@ func (c *cachedStore) Commit(token string, b []byte, expiry time.Time) error {
 
 // Delete removes the session from the database and the cache.
 func (c *cachedStore) Delete(token string) error {
+	return c.DeleteCtx(context.Background(), token)
+}
+
+// DeleteCtx is Delete within the request's context.
+func (c *cachedStore) DeleteCtx(ctx context.Context, token string) error {
 	c.mu.Lock()
 	delete(c.entries, token)
 	c.mu.Unlock()
+	if cs, ok := c.inner.(scs.CtxStore); ok {
+		return cs.DeleteCtx(ctx, token)
+	}
 	return c.inner.Delete(token)
+}
+
+// innerFind and innerCommit pass the context on when the inner store
+// takes one.
+func (c *cachedStore) innerFind(ctx context.Context, token string) ([]byte, bool, error) {
+	if cs, ok := c.inner.(scs.CtxStore); ok {
+		return cs.FindCtx(ctx, token)
+	}
+	return c.inner.Find(token)
+}
+
+func (c *cachedStore) innerCommit(ctx context.Context, token string, b []byte, expiry time.Time) error {
+	if cs, ok := c.inner.(scs.CtxStore); ok {
+		return cs.CommitCtx(ctx, token, b, expiry)
+	}
+	return c.inner.Commit(token, b, expiry)
 }
 
 // put caches a session; c.mu is held. Once the cache grows, entries that

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -136,6 +137,54 @@ func TestCachedStoreTouch(t *testing.T) {
 	touch("alice, changed")
 	if inner.commits != 4 {
 		t.Fatalf("database writes = %d, want 4: the stored session had expired", inner.commits)
+	}
+}
+
+// ctxStore is a countingStore that takes a context: it sees the request's.
+type ctxStore struct {
+	countingStore
+	seen []context.Context
+}
+
+func (s *ctxStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
+	s.seen = append(s.seen, ctx)
+	return s.Find(token)
+}
+
+func (s *ctxStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
+	s.seen = append(s.seen, ctx)
+	return s.Commit(token, b, expiry)
+}
+
+func (s *ctxStore) DeleteCtx(ctx context.Context, token string) error {
+	s.seen = append(s.seen, ctx)
+	return s.Delete(token)
+}
+
+// The cache hands the request's context to the database, so a database out
+// of reach cannot keep a request past its deadline.
+func TestCachedStorePassesTheContext(t *testing.T) {
+	inner := &ctxStore{countingStore: countingStore{data: map[string][]byte{}}}
+	c := newCachedStore(inner, 0, 0)
+	var store scs.CtxStore = c
+	type key struct{}
+	ctx := context.WithValue(context.Background(), key{}, "the request")
+	if err := store.CommitCtx(ctx, "t", []byte("alice"), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := store.FindCtx(ctx, "t"); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.DeleteCtx(ctx, "t"); err != nil {
+		t.Fatal(err)
+	}
+	if len(inner.seen) != 3 {
+		t.Fatalf("the database saw %d calls with a context, want 3", len(inner.seen))
+	}
+	for i, got := range inner.seen {
+		if got.Value(key{}) != "the request" {
+			t.Errorf("call %d reached the database without the request's context", i)
+		}
 	}
 }
 

@@ -19,7 +19,10 @@ import (
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	serveIfChild() // a fault test's app (faults_test.go)
+	pgtest.Main(m)
+}
 
 // logRecords keeps serve's log messages with their attributes, so the test
 // learns the address it listens on and sees how it stopped.

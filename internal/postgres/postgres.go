@@ -9,8 +9,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/golang-migrate/migrate/v4"
@@ -54,6 +57,24 @@ func (s *Store) now() any {
 	return s.Clock()
 }
 
+// sessionGuards are the settings of every connection of the pool. The
+// server enforces them itself, so they hold when the app stalls, loses its
+// network or dies in the middle of a transaction: Postgres ends an idle
+// transaction, and with it its seat locks, without waiting for a client
+// that may never come back.
+var sessionGuards = map[string]string{
+	// A transaction the app left open between statements (it stalled, was
+	// cut off or killed) is rolled back after 5 s.
+	"idle_in_transaction_session_timeout": "5s",
+	// No statement outlives the 10 s a request may take.
+	"statement_timeout": "10s",
+	// A wait for a lock gives up before the request does. Holds set their
+	// own, much shorter, lock timeout (Store.LockTimeout).
+	"lock_timeout": "5s",
+	// Names the app's sessions in pg_stat_activity.
+	"application_name": "marquee",
+}
+
 // Connect opens a pool to databaseURL with the session guards every
 // connection needs: no statement and no idle transaction may hold seat locks
 // for long, whatever a client or a bug does.
@@ -69,10 +90,13 @@ func Connect(ctx context.Context, databaseURL string, maxConns int32) (*pgxpool.
 		// An unreachable host must fail the start, not wait for TCP to give up.
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
-	rp := cfg.ConnConfig.RuntimeParams
-	rp["idle_in_transaction_session_timeout"] = "5s"
-	rp["statement_timeout"] = "10s"
-	rp["application_name"] = "marquee"
+	// A value the URL sets (?statement_timeout=30s) is the operator's and
+	// wins.
+	for name, value := range sessionGuards {
+		if _, set := cfg.ConnConfig.RuntimeParams[name]; !set {
+			cfg.ConnConfig.RuntimeParams[name] = value
+		}
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open pool: %w", err)
@@ -224,4 +248,63 @@ const (
 	codeLockNotAvail    = "55P03"
 	codeForeignKey      = "23503"
 	codeCheck           = "23514"
+
+	// The server cannot serve the connection (SQLSTATE class 08, and
+	// class 57's shutdowns); too many clients (53300).
+	classConnectionException = "08"
+	codeAdminShutdown        = "57P01"
+	codeCrashShutdown        = "57P02"
+	codeCannotConnectNow     = "57P03"
+	codeTooManyConnections   = "53300"
 )
+
+// ErrUnavailable marks an error that says the database is out of reach:
+// down, restarting, refusing connections, or the network to it broken.
+// Nothing about the request was wrong, and the same request may be sent
+// again in a few seconds: holds are idempotent by their key and payments
+// by their id, so a retry finds what a lost answer had done.
+var ErrUnavailable = errors.New("the database cannot be reached")
+
+// Unavailable returns err marked with ErrUnavailable (errors.Is) when it
+// says the database cannot be reached, and err unchanged otherwise. It is
+// the one place that knows which driver errors mean that. It reads any
+// network failure as the database's: one from elsewhere (the payment
+// provider) must be named by its caller first, as boxoffice does with
+// ErrProviderUnavailable.
+func Unavailable(err error) error {
+	if err == nil || errors.Is(err, ErrUnavailable) || !unreachable(err) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrUnavailable, err)
+}
+
+// unreachable reports whether err is a failure to reach the database rather
+// than an answer from it, a bug or the request's own deadline.
+func unreachable(err error) bool {
+	var connect *pgconn.ConnectError
+	connecting := errors.As(err, &connect)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// The client went away, or the request's time ran out while a
+		// statement ran: not the database's absence. Running out of time
+		// while opening a connection is.
+		return connecting && errors.Is(err, context.DeadlineExceeded)
+	}
+	if connecting {
+		// Refused, reset, timed out, or the server answered that it is
+		// starting up, shutting down or full.
+		return true
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case codeAdminShutdown, codeCrashShutdown, codeCannotConnectNow, codeTooManyConnections:
+			return true
+		}
+		return strings.HasPrefix(pgErr.Code, classConnectionException)
+	}
+	var netErr net.Error
+	return errors.Is(err, pgconn.ErrConnClosed) || // the pool handed out a connection already lost
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || // the server closed the connection
+		errors.As(err, &netErr) || // refused, reset, broken pipe
+		pgconn.SafeToRetry(err) // the connection failed before the statement was sent
+}

@@ -1,14 +1,24 @@
 package server
 
 import (
+	"context"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/marquee-tickets/marquee/web"
 
 	"github.com/labstack/echo/v4"
 )
 
-var errNotReady = web.NewError(http.StatusServiceUnavailable, "not_ready", "The service is not ready.")
+// readyTimeout bounds /readyz: a load balancer asks often and must learn
+// quickly that a database gone silent makes this instance unready.
+const readyTimeout = 2 * time.Second
+
+var errNotReady = &web.Error{
+	Status: http.StatusServiceUnavailable, Code: "not_ready", Message: "The service is not ready.",
+	Header: map[string]string{"Retry-After": strconv.Itoa(web.UnavailableRetryAfter)},
+}
 
 // ops answers the operations endpoints.
 type ops struct{ *web.Server }
@@ -18,9 +28,12 @@ func (s ops) Healthz(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }
 
-// Readyz answers 200 once the database answers with every migration applied.
+// Readyz answers 200 once the database answers with every migration
+// applied, and 503 whenever it does not: down, restarting, or out of reach.
 func (s ops) Readyz(c echo.Context) error {
-	if err := s.Store.Ready(c.Request().Context()); err != nil {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), readyTimeout)
+	defer cancel()
+	if err := s.Store.Ready(ctx); err != nil {
 		s.Log.Warn("not ready", "err", err)
 		return errNotReady
 	}
