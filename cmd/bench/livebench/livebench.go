@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -314,7 +315,7 @@ func (lb *liveBench) announceCell(ctx context.Context, a announce.Way, w holdben
 		return nil, err
 	}
 	recv := obs.NewReceiver()
-	stopObs := observe(m.Hub, lb.observer, recv)
+	stopObs, quietObs := observe(m.Hub, lb.observer, recv)
 	var wg sync.WaitGroup
 	wg.Go(func() { obs.Run(ctx, d) })
 	hc := lb.RunCell(ctx, lb.Holders[0], w, n, d, rngSeed)
@@ -335,7 +336,7 @@ func (lb *liveBench) announceCell(ctx context.Context, a announce.Way, w holdben
 		}
 		res.drain = time.Since(t0)
 	}
-	time.Sleep(300 * time.Millisecond) // the last deliveries to the observer
+	quietObs(time.Second, 5*time.Second) // the last deliveries to the observer
 	stopObs()
 	m.Stop()
 	res.maxEvents, res.samples = m.Backlog()
@@ -354,9 +355,11 @@ func (lb *liveBench) announceCell(ctx context.Context, a announce.Way, w holdben
 
 // observe subscribes to the observer show's updates on hub and feeds r,
 // until the returned stop is called.
-func observe(hub *live.Hub, show int64, r *stream.Receiver) (stop func()) {
+func observe(hub *live.Hub, show int64, r *stream.Receiver) (stop func(), quiet func(quiet, limit time.Duration)) {
 	sub := hub.Subscribe(show, 4096)
 	done := make(chan struct{})
+	var last atomic.Int64 // when the latest update came, UnixNano
+	last.Store(time.Now().UnixNano())
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for {
@@ -367,6 +370,7 @@ func observe(hub *live.Hub, show int64, r *stream.Receiver) (stop func()) {
 				return
 			case u := <-sub.Updates():
 				at := r.Now()
+				last.Store(time.Now().UnixNano())
 				r.Msgs++
 				for _, seat := range u.Seats {
 					switch seat.Status {
@@ -379,11 +383,21 @@ func observe(hub *live.Hub, show int64, r *stream.Receiver) (stop func()) {
 			}
 		}
 	})
-	return func() {
+	stop = func() {
 		close(done)
 		wg.Wait()
 		sub.Close()
 	}
+	// quiet waits until no update has come for the quiet stretch, at most
+	// limit: what is still on its way on a loaded machine arrives, and a
+	// change counted as never received really was not.
+	quiet = func(q, limit time.Duration) {
+		deadline := time.Now().Add(limit)
+		for time.Now().Before(deadline) && time.Since(time.Unix(0, last.Load())) < q {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return stop, quiet
 }
 
 // heapAndStacks is this process's heap in use plus goroutine stacks, after
