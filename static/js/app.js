@@ -517,35 +517,8 @@
     }
   }
 
-  // Live messages are applied in batches, at most four times a second: on a
-  // busy show 20 messages a second arrive, and a phone that drew a frame
-  // for each spent most of its main thread on other people's seats, so a
-  // tap's own frame waited behind them (docs/benchmarks.md, the browser
-  // benchmark's trace). A quarter of a second is too short for anyone to
-  // notice, and the shopper's own taps are drawn at once.
-  var liveBatch = 250;
-  var pendingLive = [];
-  var liveTimer = 0;
-  var liveApplied = 0;
-  function queueLive(message) {
-    pendingLive.push(message);
-    if (liveTimer) return;
-    var wait = Math.max(0, liveBatch - (Date.now() - liveApplied));
-    liveTimer = setTimeout(flushLive, wait);
-  }
-  function flushLive() {
-    clearTimeout(liveTimer);
-    liveTimer = 0;
-    liveApplied = Date.now();
-    var batch = pendingLive;
-    pendingLive = [];
-    if (batch.length) applyLive(batch.join(''));
-  }
-
   document.addEventListener('htmx:wsOpen', function (ev) {
     var root = ev.target;
-    // What the page says it shows must include what it was already sent.
-    flushLive();
     liveIndicator(root, 'live');
     if (ev.detail && ev.detail.socketWrapper) ev.detail.socketWrapper.send(pageState(root));
   });
@@ -558,7 +531,7 @@
   });
   document.addEventListener('htmx:wsBeforeMessage', function (ev) {
     ev.preventDefault(); // applied here, not swapped by htmx
-    queueLive(ev.detail.message);
+    applyLive(ev.detail.message);
   });
 
   // The hold form sends only when seats are picked; a second click while
@@ -575,8 +548,6 @@
   document.addEventListener('submit', function (ev) {
     var form = ev.target;
     if (!form.matches || !form.matches('[data-hold-form]')) return;
-    // Seats taken in the last moments leave the picks before they are sent.
-    flushLive();
     var map = form.querySelector('[data-seatmap]');
     if (map && picksOf(map).length === 0) {
       ev.preventDefault();
