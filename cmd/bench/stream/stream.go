@@ -248,12 +248,17 @@ func (r *Receiver) Saw(seat string, held bool, at int64) {
 
 // Latencies is what a set of receivers measured.
 type Latencies struct {
-	Lat      []time.Duration // every (receiver, change) seen, sorted
-	Slowest  []time.Duration // per change: the last receiver to see it, sorted
-	Missed   int             // (receiver, change) pairs never seen
-	Early    int             // seen before the caller's call returned (counted as 0)
-	Changes  int             // successful changes
-	Failures int
+	Lat     []time.Duration // every (receiver, change) seen, sorted
+	Slowest []time.Duration // per change: the last receiver to see it, sorted
+	Missed  int             // (receiver, change) pairs never seen
+	// Superseded counts (receiver, change) pairs not seen because a later
+	// change of the same seats was: the hub sends a seat's state when it
+	// reads it, so a hold released within one batch may only ever be seen
+	// released. Only the last state of a seat must arrive.
+	Superseded int
+	Early      int // seen before the caller's call returned (counted as 0)
+	Changes    int // successful changes
+	Failures   int
 }
 
 // Collect matches receivers against the changes. Call it after Run (and
@@ -276,7 +281,11 @@ func (s *Stream) Collect(rs []*Receiver, skip func(i int) bool) Latencies {
 				continue
 			}
 			if r.recv[k] == 0 {
-				out.Missed++
+				if s.seenLater(r, k, n) {
+					out.Superseded++
+				} else {
+					out.Missed++
+				}
 				continue
 			}
 			d := time.Duration(r.recv[k] - 1 - c.committed)
@@ -295,6 +304,17 @@ func (s *Stream) Collect(rs []*Receiver, skip func(i int) bool) Latencies {
 	slices.Sort(out.Lat)
 	slices.Sort(out.Slowest)
 	return out
+}
+
+// seenLater reports whether r saw a later successful change of change k's
+// slot, among the first n changes.
+func (s *Stream) seenLater(r *Receiver, k, n int) bool {
+	for j := k + 1; j < n; j++ {
+		if c := &s.changes[j]; c.ok && c.slot == s.changes[k].slot && r.recv[j] != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Summary is "p50 / p99 / max" of l.Lat in ms, or "-" when nothing was seen.
