@@ -170,19 +170,39 @@ func (k *killedApp) killAfterCommit(t *testing.T, v *visitor, latency time.Durat
 	return r, killed && r.err != nil
 }
 
+// proxiedSite is where the kill and network tests start: a database the
+// app reaches through a proxy the test controls, a show of 4 rows of 10,
+// and four moviegoers.
+type proxiedSite struct {
+	store         *postgres.Store
+	check         *pgxpool.Pool // the test's own connections, not through the proxy
+	show          int64
+	users, emails []string
+	proxy         *faults.Proxy
+	appURL        string // the database's URL through the proxy, for the app
+}
+
+func newProxiedSite(t *testing.T) proxiedSite {
+	t.Helper()
+	dbURL := pgtest.NewDatabase(t)
+	var s proxiedSite
+	s.store, s.check = openChecker(t, dbURL, 3)
+	s.show = pgtest.NewShow(t, s.store, pgtest.NewVenue(t, s.store), 4, 10, time.Now().Add(72*time.Hour))
+	s.users, s.emails = userEmails(t, s.store, 4)
+	s.proxy = faults.NewProxy(t, hostPort(dbURL))
+	s.appURL = viaProxy(dbURL, s.proxy.Addr())
+	return s
+}
+
 func TestAppKilled(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	// The app's pool and listener, twice while a killed app's sessions
 	// end, and the test's own.
 	pgtest.Reserve(t, 2*(poolSize()+1)+3)
-	dbURL := pgtest.NewDatabase(t)
-	store, check := openChecker(t, dbURL, 3)
-	venue := pgtest.NewVenue(t, store)
-	show := pgtest.NewShow(t, store, venue, 4, 10, time.Now().Add(72*time.Hour))
-	users, emails := userEmails(t, store, 4)
-	proxy := faults.NewProxy(t, hostPort(dbURL))
-	k := &killedApp{owner: t, url: viaProxy(dbURL, proxy.Addr()), check: check, show: show, proxy: proxy}
+	site := newProxiedSite(t)
+	store, check, show, users, emails, proxy := site.store, site.check, site.show, site.users, site.emails, site.proxy
+	k := &killedApp{owner: t, url: site.appURL, check: check, show: show, proxy: proxy}
 	tr := newTransport()
 	k.app = startApp(t, k.url)
 
@@ -800,13 +820,9 @@ func TestNetworkFaults(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pgtest.Reserve(t, 2*(poolSize()+1)+3)
-	dbURL := pgtest.NewDatabase(t)
-	store, check := openChecker(t, dbURL, 3)
-	venue := pgtest.NewVenue(t, store)
-	show := pgtest.NewShow(t, store, venue, 4, 10, time.Now().Add(72*time.Hour))
-	_, emails := userEmails(t, store, 4)
-	proxy := faults.NewProxy(t, hostPort(dbURL))
-	a := startApp(t, viaProxy(dbURL, proxy.Addr()))
+	site := newProxiedSite(t)
+	store, check, show, emails, proxy := site.store, site.check, site.show, site.emails, site.proxy
+	a := startApp(t, site.appURL)
 	tr := newTransport()
 	v := newVisitor(a.Base, tr)
 	if err := v.login(ctx, emails[0]); err != nil {

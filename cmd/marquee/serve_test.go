@@ -94,16 +94,11 @@ func TestServeStartsAndShutsDownGracefully(t *testing.T) {
 	}
 	get := func(url string) (int, string) {
 		t.Helper()
-		resp, err := http.Get(url)
+		req, err := http.NewRequest(http.MethodGet, url, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.StatusCode, string(b)
+		return statusAndBody(t, http.DefaultClient, req)
 	}
 	if status, _ := get("http://" + addr + "/readyz"); status != http.StatusOK {
 		t.Fatalf("/readyz = %d, want 200", status)
@@ -246,16 +241,7 @@ func TestServeWithoutPaymentProvider(t *testing.T) {
 		for i := 0; i+1 < len(header); i += 2 {
 			req.Header.Set(header[i], header[i+1])
 		}
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.StatusCode, string(b)
+		return statusAndBody(t, client, req)
 	}
 	if status, body := send("POST", "/api/v1/signup", `{"email":"nopay@example.com","password":"correct horse","name":"N"}`); status != http.StatusCreated {
 		t.Fatalf("signup = %d %s", status, body)
@@ -274,4 +260,19 @@ func TestServeWithoutPaymentProvider(t *testing.T) {
 	if status, _ := send("GET", "/sandbox", "", "Accept", "text/html"); status != http.StatusNotFound {
 		t.Fatalf("/sandbox = %d, want 404 without the sandbox", status)
 	}
+}
+
+// statusAndBody sends req with client and returns the answer's status and body.
+func statusAndBody(t *testing.T, client *http.Client, req *http.Request) (int, string) {
+	t.Helper()
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
 }
