@@ -325,6 +325,11 @@ func (lb *liveBench) announceCell(ctx context.Context, a announce.Way, w holdben
 	if a.Events {
 		res.leftEvents = lb.countEvents(ctx)
 	}
+	// The stream's last changes reach the observer before its holds are
+	// released: the hub sends a seat's state as it reads it, so a hold
+	// announced after ReleaseAll would arrive as "available", a change
+	// seen by no one although nothing was lost.
+	quietObs(time.Second, 5*time.Second)
 	if err := obs.ReleaseAll(ctx); err != nil {
 		return nil, err
 	}
@@ -336,7 +341,6 @@ func (lb *liveBench) announceCell(ctx context.Context, a announce.Way, w holdben
 		}
 		res.drain = time.Since(t0)
 	}
-	quietObs(time.Second, 5*time.Second) // the last deliveries to the observer
 	stopObs()
 	m.Stop()
 	res.maxEvents, res.samples = m.Backlog()
