@@ -210,7 +210,13 @@ func Run(ctx context.Context, bc Config, dbURL string, pool *pgxpool.Pool, w io.
 	c.Close()
 
 	bb.status("starting %s", bc.Chromium)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, chromium.Options(bc.Chromium)...)
+	// The window is the emulated phone's size. Headless Chromium's window
+	// is 800 x 600 otherwise, shorter than the 844 px viewport: the
+	// display then dropped most frames of the 1,000-seat hall and Event
+	// Timing, which ends when a frame is presented, read a click p99 of
+	// 1.4 s, against 72 ms with the window fitted (docs/benchmarks.md,
+	// run H).
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromium.Options(bc.Chromium), chromedp.WindowSize(viewportWidth, viewportHeight))...)
 	defer cancelAlloc() // waits for the browser to exit and removes its profile
 	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
 	defer cancelBrowser()
@@ -308,11 +314,26 @@ func (bb *browserBench) runCell(ctx context.Context, h *benchHall, rate float64,
 		if t, err = openTab(bb.browser, bb.srv.Base, cookie, rate); err != nil {
 			return cell, err
 		}
+		if bb.bc.TraceDir != "" {
+			if err := t.startTrace(); err != nil {
+				t.close()
+				return cell, err
+			}
+		}
 		m0 := bb.mark(ctx)
 		l, err := t.load(url, bb.bc.IdleCap)
 		if err != nil {
 			t.close()
 			return cell, err
+		}
+		if bb.bc.TraceDir != "" {
+			path := filepath.Join(bb.bc.TraceDir, fmt.Sprintf("load-%s-%gx-%s-%d.json", h.key, rate, kind, i+1))
+			events, err := t.stopTrace(path)
+			if err != nil {
+				t.close()
+				return cell, err
+			}
+			bb.status("  trace of the load: %s (%d events)", path, len(events))
 		}
 		l.Other = bb.otherSince(ctx, m0)
 		cell.Loads = append(cell.Loads, l)

@@ -345,11 +345,19 @@ func (s ClickSummary) p99() Figure { return s.Latency[slices.Index(Percentiles, 
 
 // Met reports whether the run keeps the click target: clicks were made,
 // each painted and showed its seat flipped, and the p99 is under the
-// target.
+// target by both readings, the page's timer and (where the browser has
+// it) Event Timing's, which ends at the frame's presentation.
 func (s ClickSummary) Met(t Targets) bool {
 	if s.Clicks == 0 || s.Painted < s.Clicks || s.NotFlipped > 0 {
 		return false
 	}
 	p := s.p99()
-	return !p.Over && p.D < t.ClickP99
+	if p.Over || p.D >= t.ClickP99 {
+		return false
+	}
+	if s.EventTiming != nil {
+		e := s.EventTiming[slices.Index(Percentiles, 99)]
+		return !e.Over && e.D < t.ClickP99
+	}
+	return true
 }

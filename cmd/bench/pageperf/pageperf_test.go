@@ -174,11 +174,24 @@ func TestSummarizeClicks(t *testing.T) {
 	if s.MessagesPerSecond != 18 || s.ChangesPerSecond != 50 {
 		t.Errorf("messages/s %v changes/s %v, want 18 and 50", s.MessagesPerSecond, s.ChangesPerSecond)
 	}
-	targets := Targets{ClickP99: 100 * ms}
-	if !s.Met(targets) {
-		t.Error("p99 99 ms misses a 100 ms target")
+	// Both readings must be under the target: the page's timer (p99 99 ms)
+	// and Event Timing's (p99 103 ms).
+	if s.Met(Targets{ClickP99: 100 * ms}) {
+		t.Error("Event Timing p99 103 ms meets a 100 ms target")
 	}
-	if s.Met(Targets{ClickP99: 99 * ms}) {
+	targets := Targets{ClickP99: 104 * ms}
+	if !s.Met(targets) {
+		t.Error("p99 99 ms and Event Timing p99 103 ms miss a 104 ms target")
+	}
+	if s.Met(Targets{ClickP99: 103 * ms}) {
+		t.Error("Event Timing p99 103 ms meets a 103 ms target: the bound is strict")
+	}
+	noAPI := r
+	noAPI.EventTiming = false
+	if !SummarizeClicks(noAPI).Met(Targets{ClickP99: 100 * ms}) {
+		t.Error("without the Event Timing API, p99 99 ms misses a 100 ms target")
+	}
+	if SummarizeClicks(noAPI).Met(Targets{ClickP99: 99 * ms}) {
 		t.Error("p99 99 ms meets a 99 ms target: the bound is strict")
 	}
 
