@@ -1,8 +1,11 @@
 package live
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -24,11 +27,26 @@ type Listener struct {
 	MaxBackoff  time.Duration
 	Metrics     *metrics.Metrics // may be nil
 
+	// A LISTEN connection only reads, so on a network that falls silent
+	// (a partition that resets nothing) it would wait for TCP keepalive,
+	// minutes, while every viewer's map went stale. So a connection quiet
+	// for QuietCheck is pinged, and one that does not answer within
+	// Timeout, or a connect and LISTEN that take longer, is given up and
+	// made again. Zero: DefaultQuietCheck, DefaultTimeout.
+	QuietCheck time.Duration
+	Timeout    time.Duration
+
 	// Connected, when set, is called after every successful LISTEN with the
 	// backend pid: a benchmark waits for the first before it measures, and
 	// tests kill the connection by its pid.
 	Connected func(pid uint32)
 }
+
+// The listener's defaults: a stale map is noticed within about 13 s.
+const (
+	DefaultQuietCheck = 10 * time.Second
+	DefaultTimeout    = 3 * time.Second
+)
 
 // Run listens until ctx is done, reconnecting with backoff whenever the
 // connection or the database drops. After every (re)connect every
@@ -58,21 +76,44 @@ func (l *Listener) Run(ctx context.Context) {
 }
 
 func (l *Listener) listen(ctx context.Context, onConnect func()) error {
-	conn, err := pgx.Connect(ctx, l.DatabaseURL)
+	quietCheck, timeout := cmp.Or(l.QuietCheck, DefaultQuietCheck), cmp.Or(l.Timeout, DefaultTimeout)
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	conn, err := pgx.Connect(cctx, l.DatabaseURL)
 	if err != nil {
 		return err
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "LISTEN "+Channel); err != nil {
+	defer func() {
+		// Close says goodbye to the server: bounded, as the network that
+		// lost the connection may be silent.
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+		defer cancel()
+		conn.Close(closeCtx)
+	}()
+	if _, err := conn.Exec(cctx, "LISTEN "+Channel); err != nil {
 		return err
 	}
+	cancel()
 	onConnect()
 	if l.Connected != nil {
 		l.Connected(conn.PgConn().PID())
 	}
 	l.Hub.ResyncAll()
 	for {
-		n, err := conn.WaitForNotification(ctx)
+		wctx, cancel := context.WithTimeout(ctx, quietCheck)
+		n, err := conn.WaitForNotification(wctx)
+		cancel()
+		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			// Quiet for quietCheck: the wait's deadline leaves the
+			// connection usable, so ask whether it is still there.
+			pctx, cancel := context.WithTimeout(ctx, timeout)
+			err = conn.Ping(pctx)
+			cancel()
+			if err != nil {
+				return fmt.Errorf("no answer to a ping within %s after %s of quiet: %w", timeout, quietCheck, err)
+			}
+			continue
+		}
 		if err != nil {
 			return err
 		}

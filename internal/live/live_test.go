@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/url"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/faults"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -437,7 +439,9 @@ type dbWorld struct {
 	keys  atomic.Int64
 }
 
-func newDBWorld(t *testing.T, minBackoff time.Duration) *dbWorld {
+// newDBWorld starts the world; each option may change the listener before
+// it runs.
+func newDBWorld(t *testing.T, minBackoff time.Duration, options ...func(*Listener)) *dbWorld {
 	t.Helper()
 	t.Parallel()
 	store := pgtest.NewStore(t, 8)
@@ -449,6 +453,9 @@ func newDBWorld(t *testing.T, minBackoff time.Duration) *dbWorld {
 		DatabaseURL: store.Pool().Config().ConnString(), Hub: w.hub, Log: quiet,
 		MinBackoff: minBackoff, MaxBackoff: 4 * minBackoff,
 		Connected: func(pid uint32) { w.pids <- pid },
+	}
+	for _, o := range options {
+		o(l)
 	}
 	n := &Notifier{Interval: 10 * time.Millisecond, Batch: 100, Log: quiet,
 		Flush: func(ctx context.Context, limit int) (int, error) {
@@ -696,6 +703,40 @@ func TestListener(t *testing.T) {
 		v.until("the marker change", func(u Update) bool { return names(u, "D1", booking.SeatHeld) })
 		v.wantDatabase(w)
 		t.Logf("%d holds made while the listener was killed and came back; the viewer ends with the database's map", made.Load())
+	})
+
+	t.Run("on a network that falls silent the listener gives its connection up, reconnects once it is back, and subscribers resync", func(t *testing.T) {
+		var proxy *faults.Proxy
+		w := newDBWorld(t, 50*time.Millisecond, func(l *Listener) {
+			u, err := url.Parse(l.DatabaseURL)
+			if err != nil || u.Host == "" {
+				t.Fatalf("the test database's address %q is not a URL with a host: %v", l.DatabaseURL, err)
+			}
+			proxy = faults.NewProxy(t, u.Host)
+			u.Host = proxy.Addr()
+			l.DatabaseURL = u.String()
+			l.QuietCheck, l.Timeout = 200*time.Millisecond, 200*time.Millisecond
+		})
+		v := &viewer{t: t, sub: w.hub.Subscribe(w.show, 64), seats: map[string]seatState{}}
+		first := w.connected()
+		v.until("the resync after connecting", isResync)
+
+		// A partition: nothing arrives and nothing is reset. A hold made
+		// meanwhile (the store does not go through the proxy) is
+		// announced to a listener that cannot hear it.
+		proxy.Silence()
+		w.hold(pgtest.User(t, w.store), "D1")
+		// Long past the quiet check and the ping's timeout: a listener
+		// that trusted its connection would still be waiting on it, and
+		// take the held-back notification as if nothing had happened.
+		time.Sleep(time.Second)
+		proxy.Speak()
+
+		if second := w.connected(); second == first {
+			t.Fatalf("the listener connected again as backend %d, the one it had", second)
+		}
+		v.until("the resync after reconnecting", func(u Update) bool { return u.Resync && names(u, "D1", booking.SeatHeld) })
+		v.wantDatabase(w)
 	})
 
 	t.Run("an unreachable database is retried with doubling backoff until stopped", func(t *testing.T) {
