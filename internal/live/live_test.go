@@ -705,6 +705,23 @@ func TestListener(t *testing.T) {
 		t.Logf("%d holds made while the listener was killed and came back; the viewer ends with the database's map", made.Load())
 	})
 
+	t.Run("a quiet connection that answers its pings is kept", func(t *testing.T) {
+		w := newDBWorld(t, 10*time.Millisecond, func(l *Listener) {
+			l.QuietCheck, l.Timeout = 50*time.Millisecond, time.Second
+		})
+		v := &viewer{t: t, sub: w.hub.Subscribe(w.show, 64), seats: map[string]seatState{}}
+		w.connected()
+		v.until("the resync after connecting", isResync)
+		time.Sleep(time.Second) // some 20 quiet checks
+		select {
+		case pid := <-w.pids:
+			t.Fatalf("the listener connected again (backend %d) on a network that never failed", pid)
+		default:
+		}
+		w.hold(pgtest.User(t, w.store), "C3")
+		v.until("the hold, on the connection it kept", func(u Update) bool { return names(u, "C3", booking.SeatHeld) })
+	})
+
 	t.Run("on a network that falls silent the listener gives its connection up, reconnects once it is back, and subscribers resync", func(t *testing.T) {
 		var proxy *faults.Proxy
 		w := newDBWorld(t, 50*time.Millisecond, func(l *Listener) {
