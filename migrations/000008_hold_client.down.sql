@@ -1,5 +1,6 @@
 -- Undoes 000008: hold_seats as 000006 had it, without the client address.
 DROP FUNCTION hold_seats(uuid, bigint, text[], interval, text, text, text, timestamptz, inet, int, int);
+DROP FUNCTION show_seats_missing(bigint, text[]);
 
 -- An enum label cannot be dropped: hold_outcome is made again with the
 -- labels it had, and the two functions that name it with it, as 000003

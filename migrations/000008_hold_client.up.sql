@@ -21,6 +21,17 @@ ALTER TYPE hold_outcome ADD VALUE 'ADDRESS_CAP';
 -- than stay beside the new one as an overload without the caps.
 DROP FUNCTION hold_seats(uuid, bigint, text[], interval, text, text, text, timestamptz);
 
+-- show_seats_missing: which of p_seats (sorted, distinct) show p_show has
+-- no seat for, sorted. hold_seats' UNKNOWN_SEATS answer names them, both
+-- before it locks (a seat never there) and under its locks (one a layout
+-- change removed meanwhile).
+CREATE FUNCTION show_seats_missing(p_show bigint, p_seats text[]) RETURNS text[]
+LANGUAGE sql STABLE AS $$
+    SELECT ARRAY(SELECT s FROM unnest(p_seats) s
+                  WHERE NOT EXISTS (SELECT 1 FROM show_seats x WHERE x.show_id = p_show AND x.seat_id = s)
+                  ORDER BY s)
+$$;
+
 -- hold_seats, redefined here (000006 had it last): called by
 -- postgres.(*Store).HoldSeats (internal/postgres/holds.go). What changed
 -- since 000006: three more arguments, the client address and its two caps;
@@ -150,9 +161,7 @@ BEGIN
     END IF;
     IF v_count < cardinality(p_seats) THEN
         outcome := 'UNKNOWN_SEATS';
-        seat_ids := ARRAY(SELECT s FROM unnest(p_seats) s
-                           WHERE NOT EXISTS (SELECT 1 FROM show_seats x WHERE x.show_id = p_show AND x.seat_id = s)
-                           ORDER BY s);
+        seat_ids := show_seats_missing(p_show, p_seats);
         RETURN NEXT; RETURN;
     END IF;
     SELECT h.id, h.expires_at, h.seat_ids INTO v_active
@@ -210,9 +219,7 @@ BEGIN
     -- waited for its lock: the locked rows are then fewer than asked for.
     IF v_count < cardinality(p_seats) THEN
         outcome := 'UNKNOWN_SEATS';
-        seat_ids := ARRAY(SELECT s FROM unnest(p_seats) s
-                           WHERE NOT EXISTS (SELECT 1 FROM show_seats x WHERE x.show_id = p_show AND x.seat_id = s)
-                           ORDER BY s);
+        seat_ids := show_seats_missing(p_show, p_seats);
         RETURN NEXT; RETURN;
     END IF;
     -- Under the locks: a cancellation that committed while this request

@@ -53,24 +53,8 @@ func TestSeatsAndHoldsAreLinearizable(t *testing.T) {
 	e, show := newServer(t)
 	checkOneClock(t, e)
 
-	// Accounts made in the store, signed in over HTTP all at once.
-	emails := make([]string, clients)
-	for i := range emails {
-		u, err := e.Store.User(context.Background(), pgtest.User(t, e.Store))
-		if err != nil {
-			t.Fatal(err)
-		}
-		emails[i] = u.Email
-	}
-	users := make([]*webtest.Client, clients)
-	logins := make([]*webtest.Response, clients)
-	pgtest.Release(clients, func(i int) {
-		users[i] = e.Guest()
-		logins[i] = users[i].Login(emails[i])
-	})
-	for _, r := range logins {
-		webtest.Want(t, r, http.StatusOK)
-	}
+	// Accounts made in the store, signed in over HTTP.
+	users := e.FixtureUsers(t, clients)
 
 	ctx, stop := context.WithCancel(context.Background())
 	var swept sync.WaitGroup

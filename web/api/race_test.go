@@ -1,11 +1,9 @@
 package api_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,38 +26,7 @@ func TestHoldRaceOverHTTP(t *testing.T) {
 
 	// Accounts made in the store, signed in over HTTP.
 	start := time.Now()
-	emails := make([]string, clients)
-	for i := range emails {
-		u, err := e.Store.User(context.Background(), pgtest.User(t, e.Store))
-		if err != nil {
-			t.Fatal(err)
-		}
-		emails[i] = u.Email
-	}
-	t.Logf("%d users made in %v", clients, time.Since(start))
-	start = time.Now()
-	users := make([]*webtest.Client, clients)
-	logins := make([]*webtest.Response, clients)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				users[i] = e.Guest()
-				logins[i] = users[i].Login(emails[i])
-			}
-		}()
-	}
-	for i := range clients {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, r := range logins {
-		webtest.Want(t, r, http.StatusOK)
-	}
+	users := e.FixtureUsers(t, clients)
 	t.Logf("%d users signed in in %v", clients, time.Since(start))
 
 	for round := range rounds {

@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -241,14 +242,43 @@ func (c *Client) Login(email string) *Response {
 // FixtureUser is an account made directly in the store, signed in.
 func (e *Env) FixtureUser(t testing.TB) *Client {
 	t.Helper()
-	id := pgtest.User(t, e.Store)
-	u, err := e.Store.User(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
+	return e.FixtureUsers(t, 1)[0]
+}
+
+// FixtureUsers is n accounts made directly in the store, signed in over
+// HTTP 16 at a time: a race test's clients, ready before it starts. (Each
+// login checks a password hash, which is what takes the time.)
+func (e *Env) FixtureUsers(t testing.TB, n int) []*Client {
+	t.Helper()
+	emails := make([]string, n)
+	for i := range emails {
+		u, err := e.Store.User(context.Background(), pgtest.User(t, e.Store))
+		if err != nil {
+			t.Fatal(err)
+		}
+		emails[i] = u.Email
 	}
-	c := e.Guest()
-	Want(t, c.Login(u.Email), http.StatusOK)
-	return c
+	users := make([]*Client, n)
+	logins := make([]*Response, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(n, 16) {
+		wg.Go(func() {
+			for i := range next {
+				users[i] = e.Guest()
+				logins[i] = users[i].Login(emails[i])
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, r := range logins {
+		Want(t, r, http.StatusOK)
+	}
+	return users
 }
 
 // Account is an account of role made directly in the store, granted the
