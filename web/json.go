@@ -96,6 +96,10 @@ func readableJSON(body []byte) bool {
 			in = b == '"'
 		case b == '"':
 			in = false
+		case b == 0x7f:
+			// DEL, a control character JSON lets a string carry raw (the
+			// others below 0x20 are syntax errors).
+			return false
 		case b >= utf8.RuneSelf:
 			r, size := utf8.DecodeRune(body[i:])
 			if unicode.IsControl(r) { // U+0080 to U+009F

@@ -57,6 +57,7 @@ func TestUnreadableTextIsRefused(t *testing.T) {
 		{"a sign-up email with a lone surrogate", e.Guest(), webtest.Req{Method: "POST", Path: "/api/v1/signup", Body: `{"email":"\ud800@example.com","password":"correct horse","name":"N"}`}, "body"},
 		{"a sign-up name with a low surrogate first", e.Guest(), webtest.Req{Method: "POST", Path: "/api/v1/signup", Body: `{"email":"sur@example.com","password":"correct horse","name":"\udc00\ud800"}`}, "body"},
 		{"a sign-up name of \\u0000", e.Guest(), webtest.Req{Method: "POST", Path: "/api/v1/signup", Body: `{"email":"nul@example.com","password":"correct horse","name":"N\u0000"}`}, "body"},
+		{"a sign-up name with a raw DEL", e.Guest(), webtest.Req{Method: "POST", Path: "/api/v1/signup", Body: `{"email":"del@example.com","password":"correct horse","name":"N` + "\x7f" + `"}`}, "body"},
 		{"a sign-up password of \\xfe", e.Guest(), webtest.Req{Method: "POST", Path: "/api/v1/signup", Body: `{"email":"pw@example.com","password":"correct ` + "\xfe" + ` horse","name":"N"}`}, "body"},
 		{"a login email of \\xfe", e.Guest(), webtest.Req{Method: "POST", Path: "/api/v1/login", Body: `{"email":"` + "\xfe" + `@example.com","password":"correct horse"}`}, "body"},
 		{"a key of \\xff in JSON", e.Guest(), webtest.Req{Method: "POST", Path: "/api/v1/login", Body: `{"` + "\xff" + `":1}`}, "body"},
