@@ -22,7 +22,7 @@ func TestSumRefusesToWrap(t *testing.T) {
 
 func TestBounds(t *testing.T) {
 	for _, c := range []struct {
-		minor        int64
+		minor         int64
 		price, amount bool
 	}{
 		{0, true, true},
