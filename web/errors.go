@@ -92,6 +92,7 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		heldCap     *booking.HeldSeatsCapError
 		mismatch    *booking.AmountMismatchError
 		notActive   *boxoffice.HoldNotActiveError
+		paid        *boxoffice.AlreadyPaidError
 		invalid     *auth.FieldError
 		badField    *booking.FieldError
 		overlap     *booking.ShowOverlapError
@@ -145,6 +146,13 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 	case errors.As(err, &notActive):
 		return NewError(http.StatusConflict, "hold_not_active",
 			"This hold is no longer active: pick your seats again.").With("state", string(notActive.State)), false
+	case errors.As(err, &paid):
+		var bookingID any // null when the payment booked nothing and is being refunded
+		if paid.BookingID != "" {
+			bookingID = paid.BookingID
+		}
+		return NewError(http.StatusConflict, "already_paid",
+			"These seats are already paid for: see your ticket.").With("booking_id", bookingID), false
 	case errors.Is(err, boxoffice.ErrProviderUnavailable):
 		return retrying(NewError(http.StatusServiceUnavailable, "payment_provider_unavailable",
 			"We could not reach the payment provider. Your seats are still held: please try again in a moment."), UnavailableRetryAfter), false

@@ -30,9 +30,12 @@ import (
 
 // Config is what the server needs to know beyond its store.
 type Config struct {
-	PublicURL       string        // e.g. http://localhost:8080; https => Secure cookies
-	HoldTTL         time.Duration // 0 = booking.DefaultHoldTTL
-	MaxSeatsPerHold int           // 0 = booking.DefaultMaxSeatsPerHold
+	PublicURL string        // e.g. http://localhost:8080; https => Secure cookies
+	HoldTTL   time.Duration // 0 = booking.DefaultHoldTTL
+	// PaymentGrace: how long a hold with a checkout keeps its seats after
+	// its deadline, for a payment captured in time; 0 = booking.DefaultPaymentGrace.
+	PaymentGrace    time.Duration
+	MaxSeatsPerHold int // 0 = booking.DefaultMaxSeatsPerHold
 	WebhookSecret   []byte
 	RateLimits      bool
 	PasswordCost    int // bcrypt cost; 0 = bcrypt.DefaultCost (tests use 4)
@@ -154,6 +157,9 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 	if cfg.HoldTTL <= 0 {
 		cfg.HoldTTL = booking.DefaultHoldTTL
 	}
+	if cfg.PaymentGrace <= 0 {
+		cfg.PaymentGrace = booking.DefaultPaymentGrace
+	}
 	if cfg.MaxSeatsPerHold <= 0 {
 		cfg.MaxSeatsPerHold = booking.DefaultMaxSeatsPerHold
 	}
@@ -203,7 +209,7 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 		Log:      log,
 		Admin:    &admin.Service{Store: store, Log: log},
 		BoxOffice: &boxoffice.Service{
-			Store: store, Payments: cfg.Payments, Metrics: m, HoldTTL: cfg.HoldTTL,
+			Store: store, Payments: cfg.Payments, Metrics: m, HoldTTL: cfg.HoldTTL, PaymentGrace: cfg.PaymentGrace,
 			MaxSeats: cfg.MaxSeatsPerHold, Caps: caps, PublicURL: cfg.PublicURL, Log: log,
 		},
 	}

@@ -27,6 +27,10 @@ type config struct {
 	PublicURL       string
 	MaxSeatsPerHold int
 	RateLimits      bool
+	// PaymentGrace is how long a hold a checkout was opened for keeps its
+	// seats after its deadline, so that a payment captured before the
+	// deadline whose report comes late still books it.
+	PaymentGrace time.Duration
 	// ReconcileDelay is how long after a checkout opens the payment
 	// provider is first asked how paying went, if no webhook said so.
 	ReconcileDelay time.Duration
@@ -61,9 +65,13 @@ const (
 	maxSeatsCeiling  = 100 // the holds table allows at most 100 seats a hold
 	minWebhookSecret = 16
 	minReconcile     = time.Second
-	maxReconcile     = 10 * time.Minute
-	maxHeldCeiling   = 100000 // seats held from one address: more is no cap at all
-	minSessionIdle   = time.Minute
+	// A payment grace shorter than a webhook's usual delay would refund
+	// payments made in time; a long one keeps unpaid seats off sale.
+	minPaymentGrace = 10 * time.Second
+	maxPaymentGrace = 15 * time.Minute
+	maxReconcile    = 10 * time.Minute
+	maxHeldCeiling  = 100000 // seats held from one address: more is no cap at all
+	minSessionIdle  = time.Minute
 )
 
 // loadConfig reads the configuration through getenv (os.Getenv in main),
@@ -77,6 +85,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		MaxSeatsPerHold: booking.DefaultMaxSeatsPerHold,
 		RateLimits:      true,
 		ReconcileDelay:  reconcile.DefaultDelay,
+		PaymentGrace:    booking.DefaultPaymentGrace,
 
 		MaxHeldPerAddressPerShow: booking.DefaultMaxHeldPerAddressPerShow,
 		MaxHeldPerAddress:        booking.DefaultMaxHeldPerAddress,
@@ -151,6 +160,18 @@ func loadConfig(getenv func(string) string) (config, error) {
 			cfg.RateLimits = false
 		default:
 			bad("RATE_LIMITS=%q: must be on or off", v)
+		}
+	}
+
+	if v := get("PAYMENT_GRACE"); v != "" {
+		d, err := time.ParseDuration(v)
+		switch {
+		case err != nil:
+			bad("PAYMENT_GRACE=%q: not a Go duration (e.g. 2m, 90s)", v)
+		case d < minPaymentGrace || d > maxPaymentGrace:
+			bad("PAYMENT_GRACE=%q: must be between %v and %v", v, minPaymentGrace, maxPaymentGrace)
+		default:
+			cfg.PaymentGrace = d
 		}
 	}
 

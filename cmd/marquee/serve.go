@@ -58,6 +58,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	log.Info("starting marquee",
 		"addr", cfg.Addr, "public_url", cfg.PublicURL, "hold_ttl", cfg.HoldTTL,
 		"max_seats_per_hold", cfg.MaxSeatsPerHold, "rate_limits", cfg.RateLimits, "reconcile_delay", cfg.ReconcileDelay,
+		"payment_grace", cfg.PaymentGrace,
 		"trusted_proxies", cfg.TrustedProxies, "max_held_per_address_per_show", cfg.MaxHeldPerAddressPerShow,
 		"max_held_per_address", cfg.MaxHeldPerAddress,
 		"session_idle_timeout", cfg.SessionIdleTimeout, "payments", cfg.Payments, "metrics_addr", cfg.MetricsAddr,
@@ -168,6 +169,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	handler := server.New(web.Config{
 		PublicURL:          cfg.PublicURL,
 		HoldTTL:            cfg.HoldTTL,
+		PaymentGrace:       cfg.PaymentGrace,
 		MaxSeatsPerHold:    cfg.MaxSeatsPerHold,
 		WebhookSecret:      cfg.WebhookSecret,
 		RateLimits:         cfg.RateLimits,

@@ -30,22 +30,48 @@ const (
 )
 
 // Hold is a user's all-or-nothing claim on seats of one show until ExpiresAt.
-// It is valid while now < ExpiresAt, and expired from ExpiresAt on, exactly.
+// It can be paid while now < ExpiresAt, and not from ExpiresAt on, exactly.
+// Once a checkout was opened for it, it keeps its seats for PaymentGrace
+// more, so that a payment the provider captured before the deadline still
+// books it when its report comes late; without one it lets them go at
+// ExpiresAt.
 type Hold struct {
-	ID          string
-	UserID      string
-	ShowID      int64
-	Seats       []string // sorted, distinct
-	State       HoldState
-	ExpiresAt   time.Time
-	AmountMinor int64
-	Currency    string
-	CreatedAt   time.Time
+	ID           string
+	UserID       string
+	ShowID       int64
+	Seats        []string // sorted, distinct
+	State        HoldState
+	ExpiresAt    time.Time
+	PaymentGrace time.Duration // zero until a checkout is opened
+	AmountMinor  int64
+	Currency     string
+	CreatedAt    time.Time
 }
 
-// Lapsed reports whether a hold still marked HELD has passed its deadline.
+// LetsGoAt is when a hold still marked HELD gives its seats back: its
+// deadline, plus its payment grace once a checkout was opened.
+func (h Hold) LetsGoAt() time.Time { return h.ExpiresAt.Add(h.PaymentGrace) }
+
+// Lapsed reports whether a hold still marked HELD has let its seats go.
 func (h Hold) Lapsed(now time.Time) bool {
-	return h.State == HoldHeld && !now.Before(h.ExpiresAt)
+	return h.State == HoldHeld && !now.Before(h.LetsGoAt())
+}
+
+// Payable reports whether a hold can still take money at now: HELD and
+// before its deadline.
+func (h Hold) Payable(now time.Time) bool {
+	return h.State == HoldHeld && now.Before(h.ExpiresAt)
+}
+
+// PaidInTime reports whether a payment received at now, which the provider
+// captured at captured (zero: it did not say), books hold h: h is HELD and
+// has not let its seats go, and the payment arrived before the deadline or
+// was captured before it.
+func (h Hold) PaidInTime(captured, now time.Time) bool {
+	if h.State != HoldHeld || h.Lapsed(now) {
+		return false
+	}
+	return now.Before(h.ExpiresAt) || (!captured.IsZero() && captured.Before(h.ExpiresAt))
 }
 
 // Seat is one seat of a show as the seat map shows it.

@@ -21,6 +21,12 @@ const (
 	DefaultMaxHeldPerAddress        = 40
 )
 
+// DefaultPaymentGrace is how long, when none is configured, a hold a
+// checkout was opened for keeps its seats after its deadline, for a payment
+// captured before the deadline whose report comes late (see
+// Hold.PaidInTime). It is the longest such a report is waited for.
+const DefaultPaymentGrace = 2 * time.Minute
+
 // HoldRequest asks for seats of one show for one user, under an
 // Idempotency-Key scoped to that user.
 type HoldRequest struct {

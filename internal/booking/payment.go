@@ -1,5 +1,7 @@
 package booking
 
+import "time"
+
 // Outcome is what a verified successful payment did.
 type Outcome string
 
@@ -26,6 +28,10 @@ type Payment struct {
 	HoldRef     string // the hold id as the provider sent it
 	AmountMinor int64
 	Currency    string
+	// CapturedAt is when the provider took the money, as it reports it;
+	// zero when it does not say. A payment captured before its hold's
+	// deadline books it during the hold's payment grace.
+	CapturedAt time.Time
 }
 
 // Confirmation is the stored outcome of one provider payment id. A repeat

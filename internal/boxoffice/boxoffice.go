@@ -6,6 +6,7 @@ package boxoffice
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"strconv"
@@ -29,6 +30,10 @@ type Service struct {
 	// may take.
 	HoldTTL  time.Duration
 	MaxSeats int
+	// PaymentGrace is how long a hold a checkout was opened for keeps its
+	// seats after its deadline, for a payment captured before it whose
+	// report comes late.
+	PaymentGrace time.Duration
 	// Caps bound the seats one client network may hold at once; zero,
 	// none.
 	Caps booking.ClientCaps
@@ -125,44 +130,105 @@ func (s *Service) showURL(showID int64) string {
 }
 
 // OpenCheckout asks the provider, server to server, for a hosted checkout of
-// the user's live hold and returns its address. Reconciliation watches the
-// hold from before the shopper can pay, so a payment whose webhook is lost
-// still ends in a booking or a refund. A hold no longer held is a
-// *HoldNotActiveError; a provider that fails, ErrProviderUnavailable.
-func (s *Service) OpenCheckout(ctx context.Context, userID, holdID string) (booking.Hold, string, error) {
-	h, err := s.Store.Hold(ctx, userID, holdID)
-	if err != nil {
-		return h, "", err
-	}
-	if h.State != booking.HoldHeld {
-		return h, "", &HoldNotActiveError{State: h.State}
-	}
+// the user's live hold and returns it: the one already open for the hold if
+// there is one (Reused), so a shopper who comes back to pay again (the back
+// button, a second tab) lands on the same checkout and can be charged once
+// only. Before the provider is asked, the hold is given its payment grace
+// and reconciliation watches it (Store.PrepareCheckout), so a payment made
+// in time whose webhook is lost still ends in a booking, and any other in a
+// refund.
+//
+// A hold that is paid is an *AlreadyPaidError, whether its booking is
+// stored or the provider took the money and its report is still on its way
+// (the charges the provider reports are then received at once, as
+// reconciliation would). A hold that can no longer be paid is a
+// *HoldNotActiveError (EXPIRED once its deadline has passed, even in its
+// payment grace); a provider that fails, ErrProviderUnavailable.
+func (s *Service) OpenCheckout(ctx context.Context, userID, holdID string) (booking.Hold, payment.Checkout, error) {
+	var none payment.Checkout
 	if s.Payments == nil {
-		return h, "", ErrProviderUnavailable
+		h, err := s.Store.Hold(ctx, userID, holdID)
+		switch {
+		case err != nil:
+			return h, none, err
+		case h.State != booking.HoldHeld:
+			return h, none, &HoldNotActiveError{State: h.State}
+		}
+		return h, none, ErrProviderUnavailable
 	}
-	if err := s.Store.WatchPayments(ctx, h.ID); err != nil {
-		return h, "", err
+	h, payable, err := s.Store.PrepareCheckout(ctx, userID, holdID, s.PaymentGrace)
+	switch {
+	case err != nil:
+		return h, none, err
+	case h.State == booking.HoldConfirmed:
+		return h, none, s.alreadyPaid(ctx, h)
+	case h.State == booking.HoldHeld && !payable:
+		// In its payment grace: paid in time with the report on its way,
+		// or not paid, and then it is too late to.
+		return h, none, s.receiveOrRefuse(ctx, h)
+	case !payable:
+		return h, none, &HoldNotActiveError{State: h.State}
 	}
-	checkoutURL, err := s.Payments.CreateCheckout(ctx, h, payment.Links{Return: s.ReturnURL(h.ID), Back: s.showURL(h.ShowID)})
-	if err != nil {
+	co, err := s.Payments.CreateCheckout(ctx, h, payment.Links{Return: s.ReturnURL(h.ID), Back: s.showURL(h.ShowID)})
+	switch {
+	case errors.Is(err, payment.ErrAlreadyPaid):
+		return h, none, s.receiveOrRefuse(ctx, h)
+	case errors.Is(err, payment.ErrDeadlinePassed):
+		// The deadline came between the store's look and the provider's.
+		return h, none, &HoldNotActiveError{State: booking.HoldExpired}
+	case err != nil:
 		if ctx.Err() == nil {
 			s.Log.Error("create checkout", "hold", h.ID, "err", err)
 		}
-		return h, "", ErrProviderUnavailable
+		return h, none, ErrProviderUnavailable
 	}
-	return h, checkoutURL, nil
+	return h, co, nil
 }
 
-// PaidAlready reports whether the user's live hold has been paid at the
-// provider and its webhook is still on its way (a second tab, the back
-// button): paying again would take the money twice.
-func (s *Service) PaidAlready(ctx context.Context, userID, holdID string) bool {
-	h, err := s.Store.Hold(ctx, userID, holdID)
-	if err != nil || h.State != booking.HoldHeld {
-		return false
+// AlreadyPaidError is a checkout refused because its hold is paid. BookingID
+// is the booking the payment made; "" if the payment booked nothing (it is
+// then being refunded, and the return page says why).
+type AlreadyPaidError struct{ BookingID string }
+
+func (e *AlreadyPaidError) Error() string { return "hold already paid (booking " + e.BookingID + ")" }
+
+// receiveOrRefuse answers a checkout asked for hold h that cannot take new
+// money, paid or not: it asks the provider, receives every charge it
+// reports exactly as reconciliation would (so a payment whose webhook is
+// late books now), and answers *AlreadyPaidError if there was one, else
+// *HoldNotActiveError (EXPIRED).
+func (s *Service) receiveOrRefuse(ctx context.Context, h booking.Hold) error {
+	rep, err := s.Payments.PaymentStatus(ctx, h.ID)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.Log.Error("payment status", "hold", h.ID, "err", err)
+		}
+		return ErrProviderUnavailable
 	}
-	rep, err := s.PaymentStatus(ctx, h.ID)
-	return err == nil && rep.Status == payment.StatusSucceeded
+	if rep.Status != payment.StatusSucceeded || len(rep.Charges) == 0 {
+		return &HoldNotActiveError{State: booking.HoldExpired}
+	}
+	receiver := s.Receiver()
+	for _, p := range rep.Charges {
+		var mismatch *booking.AmountMismatchError
+		if _, err := receiver.Receive(ctx, p, true); err != nil && !errors.As(err, &mismatch) {
+			return fmt.Errorf("receive payment %s of hold %s: %w", p.ID, h.ID, err)
+		}
+	}
+	return s.alreadyPaid(ctx, h)
+}
+
+// alreadyPaid is the *AlreadyPaidError of paid hold h, with its booking.
+func (s *Service) alreadyPaid(ctx context.Context, h booking.Hold) error {
+	payments, err := s.Store.PaymentsForHold(ctx, h.UserID, h.ID)
+	if err != nil {
+		return err
+	}
+	e := &AlreadyPaidError{}
+	if len(payments) > 0 && payments[0].Outcome == booking.OutcomeBooked {
+		e.BookingID = payments[0].BookingID
+	}
+	return e
 }
 
 // PaymentStatus asks the provider how paying for hold holdID went.

@@ -2,6 +2,7 @@ package payment
 
 import (
 	"context"
+	"errors"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
 )
@@ -12,11 +13,17 @@ import (
 // webhook (see Verify); when a webhook is lost, reconciliation asks
 // PaymentStatus instead, and both reports go through Receiver.
 type Provider interface {
-	// CreateCheckout opens a hosted checkout for hold h and returns the
-	// address the shopper's browser goes to. The checkout takes money only
-	// while h is valid (before h.ExpiresAt). After paying or declining the
-	// shopper is sent to links.Return; leaving without paying, to links.Back.
-	CreateCheckout(ctx context.Context, h booking.Hold, links Links) (checkoutURL string, err error)
+	// CreateCheckout opens a hosted checkout for hold h, or returns the one
+	// already open for it (Reused): one open checkout per hold, however
+	// many times and however concurrently it is asked, like a real
+	// provider's checkout session under an idempotency key. A new one is
+	// opened only when the last was declined. A hold one of whose checkouts
+	// was paid gets none: ErrAlreadyPaid; nor does one past its deadline:
+	// ErrDeadlinePassed. The checkout takes money only before h.ExpiresAt,
+	// and never for a hold another checkout of which was paid. After paying
+	// or declining the shopper is sent to links.Return; leaving without
+	// paying, to links.Back.
+	CreateCheckout(ctx context.Context, h booking.Hold, links Links) (Checkout, error)
 
 	// PaymentStatus says how paying for hold holdID went, as far as the
 	// provider knows, with every charge that took money for it. The return
@@ -29,6 +36,20 @@ type Provider interface {
 	Refund(ctx context.Context, r booking.Refund) error
 }
 
+// Checkout is a hosted checkout as CreateCheckout answered it.
+type Checkout struct {
+	URL    string // where the shopper's browser goes to pay
+	Reused bool   // it was already open for the hold: no new one was made
+}
+
+// Errors of CreateCheckout.
+var (
+	// ErrAlreadyPaid: a checkout of the hold was paid; no other opens.
+	ErrAlreadyPaid = errors.New("payment: the hold is already paid")
+	// ErrDeadlinePassed: the hold's deadline has passed; nothing can be paid.
+	ErrDeadlinePassed = errors.New("payment: the hold's deadline has passed")
+)
+
 // Links are the merchant's pages a hosted checkout sends the shopper to.
 type Links struct {
 	Return string // after paying or declining: the return page
@@ -39,7 +60,8 @@ type Links struct {
 type Report struct {
 	Status Status
 	// Charges are the payments that took money for the hold, oldest first,
-	// each with what its webhook carries (id, hold, amount, currency).
+	// each with what its webhook carries (id, hold, amount, currency, and
+	// when the money was captured).
 	Charges []booking.Payment
 }
 

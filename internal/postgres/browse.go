@@ -343,15 +343,15 @@ func (s *Store) ShowsByID(ctx context.Context, ids []int64) (map[int64]booking.S
 	return out, nil
 }
 
-// ActiveHold returns userID's hold that is HELD and has not lapsed, in any
-// show, or booking.ErrNotFound.
+// ActiveHold returns userID's hold that is HELD and has not lapsed (in its
+// payment grace it has not), in any show, or booking.ErrNotFound.
 func (s *Store) ActiveHold(ctx context.Context, userID string) (booking.Hold, error) {
 	if !validID(userID) {
 		return booking.Hold{}, fmt.Errorf("active hold: %w", booking.ErrNotFound)
 	}
 	h, err := scanHold(s.pool.QueryRow(ctx, `
 		SELECT `+holdColumns+` FROM holds
-		 WHERE user_id = $1 AND state = 'HELD' AND expires_at > coalesce($2::timestamptz, clock_timestamp())`,
+		 WHERE user_id = $1 AND state = 'HELD' AND expires_at + payment_grace > coalesce($2::timestamptz, clock_timestamp())`,
 		userID, s.now()))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return h, fmt.Errorf("active hold: %w", booking.ErrNotFound)

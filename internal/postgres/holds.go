@@ -162,26 +162,28 @@ func capArg(n int) *int {
 	return &n
 }
 
-const holdColumns = `id::text, user_id::text, show_id, seat_ids, state, expires_at, amount_minor, currency, created_at`
+const holdColumns = `id::text, user_id::text, show_id, seat_ids, state, expires_at, payment_grace, amount_minor, currency, created_at`
 
 func scanHold(row pgx.Row) (booking.Hold, error) {
 	var h booking.Hold
-	err := row.Scan(&h.ID, &h.UserID, &h.ShowID, &h.Seats, &h.State, &h.ExpiresAt, &h.AmountMinor, &h.Currency, &h.CreatedAt)
+	err := row.Scan(&h.ID, &h.UserID, &h.ShowID, &h.Seats, &h.State, &h.ExpiresAt, &h.PaymentGrace, &h.AmountMinor, &h.Currency, &h.CreatedAt)
 	return h, err
 }
 
 // Hold returns userID's hold holdID with its state as of now: a HELD hold
-// past its deadline reads EXPIRED even before the sweeper has ended it.
-// Another user's hold is not found.
+// that has let its seats go (past its deadline, and past its payment grace
+// once a checkout was opened) reads EXPIRED even before the sweeper has
+// ended it. In its payment grace it reads HELD: a payment captured in time
+// may still confirm it. Another user's hold is not found.
 func (s *Store) Hold(ctx context.Context, userID, holdID string) (booking.Hold, error) {
 	if !validID(holdID) {
 		return booking.Hold{}, fmt.Errorf("hold %q: %w", holdID, booking.ErrNotFound)
 	}
 	h, err := scanHold(s.pool.QueryRow(ctx, `
 		SELECT id::text, user_id::text, show_id, seat_ids,
-		       CASE WHEN state = 'HELD' AND expires_at <= coalesce($3::timestamptz, clock_timestamp())
+		       CASE WHEN state = 'HELD' AND expires_at + payment_grace <= coalesce($3::timestamptz, clock_timestamp())
 		            THEN 'EXPIRED' ELSE state END,
-		       expires_at, amount_minor, currency, created_at
+		       expires_at, payment_grace, amount_minor, currency, created_at
 		  FROM holds WHERE id = $1 AND user_id = $2`, holdID, userID, s.now()))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return h, fmt.Errorf("hold %s: %w", holdID, booking.ErrNotFound)
@@ -258,7 +260,8 @@ func lockSeats(ctx context.Context, tx pgx.Tx, showID int64, seats []string) err
 	return nil
 }
 
-// ExpireHolds ends, as EXPIRED, up to limit holds whose deadline has passed,
+// ExpireHolds ends, as EXPIRED, up to limit holds that have lapsed (their
+// deadline has passed, and their payment grace if a checkout was opened),
 // releasing the seats each still owns, and returns how many it ended. It is
 // the sweeper's batch: correctness never depends on it (every decision also
 // expires lazily); it frees the seat map promptly. Confirmed seats are never
@@ -271,8 +274,9 @@ func (s *Store) ExpireHolds(ctx context.Context, limit int) (int, error) {
 		}
 		var ids []string
 		rows, err := tx.Query(ctx, `
-			SELECT id::text FROM holds
-			 WHERE state = 'HELD' AND expires_at <= coalesce($1::timestamptz, clock_timestamp())
+			WITH now AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS t)
+			SELECT id::text FROM holds, now
+			 WHERE state = 'HELD' AND expires_at <= now.t AND expires_at + payment_grace <= now.t
 			 ORDER BY expires_at LIMIT $2`, s.now(), limit)
 		if err != nil {
 			return fmt.Errorf("find lapsed holds: %w", err)
@@ -304,7 +308,7 @@ func (s *Store) ExpireHolds(ctx context.Context, limit int) (int, error) {
 			WITH now AS (SELECT coalesce($2::timestamptz, clock_timestamp()) AS t),
 			lapsed AS MATERIALIZED (
 				SELECT h.id FROM holds h, now
-				 WHERE h.id = ANY ($1::uuid[]) AND h.state = 'HELD' AND h.expires_at <= now.t
+				 WHERE h.id = ANY ($1::uuid[]) AND h.state = 'HELD' AND h.expires_at + h.payment_grace <= now.t
 				 ORDER BY h.id
 			)
 			SELECT count(*) FROM lapsed, now, end_hold(lapsed.id, NULL, false, now.t) e

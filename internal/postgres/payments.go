@@ -14,8 +14,12 @@ import (
 )
 
 // ConfirmPayment turns a verified successful payment into its one stored
-// outcome. The first valid payment for a still-HELD hold books its seats;
-// a payment for an expired or cancelled hold, a second distinct payment for a
+// outcome. The first valid payment for a still-HELD hold books its seats if
+// it came in time: before the hold's deadline, or, during the hold's
+// payment grace, captured by the provider before the deadline (see
+// booking.Hold.PaidInTime). A payment that came too late for a hold in its
+// grace is refunded and leaves the hold as it is; a payment for an expired
+// or cancelled hold, a second distinct payment for a
 // confirmed one, or one for an unknown hold books nothing and records a
 // refund obligation. A payment whose amount or currency differs from its hold
 // is recorded the same way and reported as *booking.AmountMismatchError.
@@ -70,8 +74,8 @@ func (s *Store) confirmOnce(ctx context.Context, p booking.Payment) (booking.Con
 		}
 		var now time.Time
 		if err := tx.QueryRow(ctx, `
-			SELECT state, coalesce($2::timestamptz, clock_timestamp())
-			  FROM holds WHERE id = $1 FOR NO KEY UPDATE`, h.ID, s.now()).Scan(&h.State, &now); err != nil {
+			SELECT state, payment_grace, coalesce($2::timestamptz, clock_timestamp())
+			  FROM holds WHERE id = $1 FOR NO KEY UPDATE`, h.ID, s.now()).Scan(&h.State, &h.PaymentGrace, &now); err != nil {
 			return fmt.Errorf("lock hold: %w", err)
 		}
 		// A parallel delivery of this payment may have committed while we waited.
@@ -81,8 +85,12 @@ func (s *Store) confirmOnce(ctx context.Context, p booking.Payment) (booking.Con
 		c = booking.Confirmation{PaymentID: p.ID, HoldID: h.ID, Outcome: booking.OutcomeRefundRequired}
 
 		switch {
-		case h.State == booking.HoldHeld && !h.Lapsed(now):
+		case h.PaidInTime(p.CapturedAt, now):
 			return s.book(ctx, tx, p, h, now, &c)
+		case h.State == booking.HoldHeld && !h.Lapsed(now):
+			// In its payment grace, and this payment came too late: the
+			// hold keeps its seats for one captured in time.
+			c.Reason = booking.ReasonHoldExpired
 		case h.State == booking.HoldHeld: // lapsed: end it now, as the sweeper would
 			ended, err := endHoldOn(ctx, tx, h.ID, nil, false, now)
 			if err != nil {

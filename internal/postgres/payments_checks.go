@@ -2,10 +2,13 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
 )
 
 // PaymentCheck is a hold whose payments reconciliation is asking the
@@ -28,15 +31,86 @@ type PaymentCheck struct {
 // checkout is opened for it, before the shopper can pay. The first check is
 // due the worker's delay after now; an armed hold is armed again from now.
 func (s *Store) WatchPayments(ctx context.Context, holdID string) error {
-	if _, err := s.pool.Exec(ctx, `
-		INSERT INTO payment_checks (hold_id, armed_at)
-		VALUES ($1, coalesce($2::timestamptz, clock_timestamp()))
-		ON CONFLICT (hold_id) DO UPDATE
-		   SET armed_at = EXCLUDED.armed_at, next_check_at = NULL, checks = 0, last_error = NULL`,
-		holdID, s.now()); err != nil {
+	if _, err := s.pool.Exec(ctx, armCheck, holdID, s.now()); err != nil {
 		return fmt.Errorf("watch payments of hold %s: %w", holdID, err)
 	}
 	return nil
+}
+
+// armCheck is WatchPayments' statement: $1 the hold, $2 the clock (NULL:
+// the database's).
+const armCheck = `
+	INSERT INTO payment_checks (hold_id, armed_at)
+	VALUES ($1, coalesce($2::timestamptz, clock_timestamp()))
+	ON CONFLICT (hold_id) DO UPDATE
+	   SET armed_at = EXCLUDED.armed_at, next_check_at = NULL, checks = 0, last_error = NULL`
+
+// PrepareCheckout readies userID's hold holdID for a checkout at the
+// provider, before the shopper can pay. If the hold can still be paid (HELD,
+// before its deadline) it keeps its seats for grace after the deadline, so
+// that a payment the provider captured in time books it even when its report
+// comes late, and reconciliation watches it (as WatchPayments). It returns
+// the hold as of now (as Hold reads it) and whether it can be paid; another
+// user's hold is not found.
+//
+// The grace is set under the hold's seats' locks and then the hold's, in the
+// global order, and the seats' hold_expires_at with it: the sweeper,
+// hold_seats and ConfirmPayment, which decide under the same locks, see
+// either the grace or the hold ended, never one without the other.
+func (s *Store) PrepareCheckout(ctx context.Context, userID, holdID string, grace time.Duration) (booking.Hold, bool, error) {
+	if !validID(holdID) || !validID(userID) {
+		return booking.Hold{}, false, fmt.Errorf("hold %q: %w", holdID, booking.ErrNotFound)
+	}
+	var (
+		h       booking.Hold
+		payable bool
+	)
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		h, err = scanHold(tx.QueryRow(ctx, `SELECT `+holdColumns+` FROM holds WHERE id = $1 AND user_id = $2`, holdID, userID))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("hold %s: %w", holdID, booking.ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("read hold %s: %w", holdID, err)
+		}
+		if h.State != booking.HoldHeld {
+			return nil
+		}
+		// Lock order: the hold's seats, sorted, then the hold; decide under the locks.
+		if err := lockSeats(ctx, tx, h.ShowID, h.Seats); err != nil {
+			return err
+		}
+		var now time.Time
+		if err := tx.QueryRow(ctx, `
+			SELECT state, payment_grace, coalesce($2::timestamptz, clock_timestamp())
+			  FROM holds WHERE id = $1 FOR NO KEY UPDATE`, h.ID, s.now()).Scan(&h.State, &h.PaymentGrace, &now); err != nil {
+			return fmt.Errorf("lock hold: %w", err)
+		}
+		if h.Lapsed(now) {
+			h.State = booking.HoldExpired
+		}
+		if payable = h.Payable(now); !payable {
+			return nil
+		}
+		if grace > h.PaymentGrace {
+			h.PaymentGrace = grace
+			if _, err := tx.Exec(ctx, `UPDATE holds SET payment_grace = $2 WHERE id = $1`, h.ID, grace); err != nil {
+				return fmt.Errorf("set payment grace of hold %s: %w", h.ID, err)
+			}
+			if _, err := tx.Exec(ctx, `
+				UPDATE show_seats SET hold_expires_at = $4
+				 WHERE show_id = $1 AND seat_id = ANY ($2) AND hold_id = $3 AND status = 'HELD'`,
+				h.ShowID, h.Seats, h.ID, h.LetsGoAt()); err != nil {
+				return fmt.Errorf("keep seats of hold %s: %w", h.ID, err)
+			}
+		}
+		if _, err := tx.Exec(ctx, armCheck, h.ID, now); err != nil {
+			return fmt.Errorf("watch payments of hold %s: %w", h.ID, err)
+		}
+		return nil
+	})
+	return h, payable, err
 }
 
 // LeasePaymentChecks claims up to limit checks that are due (the first one

@@ -8,14 +8,19 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// Checkout returns where the browser pays for the caller's live hold.
+// Checkout returns where the browser pays for the caller's live hold: 201
+// for a checkout opened now, 200 for the one already open for the hold.
 func (s *Handlers) Checkout(c echo.Context) error {
 	if err := web.DecodeJSON(c, &struct{}{}, false); err != nil {
 		return err
 	}
-	_, checkoutURL, err := s.BoxOffice.OpenCheckout(c.Request().Context(), web.UserID(c), c.Param("hold_id"))
+	_, co, err := s.BoxOffice.OpenCheckout(c.Request().Context(), web.UserID(c), c.Param("hold_id"))
 	if err != nil {
 		return web.Lookup("hold", err)
 	}
-	return c.JSON(http.StatusCreated, map[string]string{"checkout_url": checkoutURL})
+	status := http.StatusCreated
+	if co.Reused {
+		status = http.StatusOK
+	}
+	return c.JSON(status, map[string]string{"checkout_url": co.URL})
 }

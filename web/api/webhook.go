@@ -28,6 +28,10 @@ type webhookRequest struct {
 	AmountMinor *int64 `json:"amount_minor"`
 	Currency    string `json:"currency"`
 	Status      string `json:"status"`
+	// CapturedAt, optional, is when the provider took the money (RFC 3339):
+	// a payment captured before its hold's deadline books it during the
+	// hold's payment grace.
+	CapturedAt *time.Time `json:"captured_at"`
 }
 
 // validate names the first field a person must correct, if any.
@@ -82,9 +86,11 @@ func (s *Handlers) PaymentWebhook(c echo.Context) error {
 	}
 	// The same use case reconciliation processes a charge with: a payment
 	// is received one way, whichever way its report came.
-	conf, err := s.BoxOffice.Receiver().Receive(c.Request().Context(), booking.Payment{
-		ID: req.PaymentID, HoldRef: req.HoldID, AmountMinor: *req.AmountMinor, Currency: req.Currency,
-	}, req.Status == paymentSucceeded)
+	p := booking.Payment{ID: req.PaymentID, HoldRef: req.HoldID, AmountMinor: *req.AmountMinor, Currency: req.Currency}
+	if req.CapturedAt != nil {
+		p.CapturedAt = *req.CapturedAt
+	}
+	conf, err := s.BoxOffice.Receiver().Receive(c.Request().Context(), p, req.Status == paymentSucceeded)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,25 +13,27 @@ import (
 
 	"github.com/marquee-tickets/marquee/components/checkout"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/web/format"
 )
 
-// PayHold is the Pay button of a hold: it opens a checkout at the provider
-// and sends the browser there. Only the hold's owner may; anyone else's hold
-// is not found. A hold that is no longer live is a friendly 409.
+// PayHold is the Pay button of a hold: it sends the browser to the hold's
+// checkout at the provider, the one already open if there is one (the back
+// button, a second tab), so the money can be taken once only. Only the
+// hold's owner may; anyone else's hold is not found. A paid hold goes to the
+// return page, which shows the ticket; one that is no longer live is a
+// friendly 409.
 func (s *Handlers) PayHold(c echo.Context) error {
-	ctx := c.Request().Context()
-	// Paid already, and the webhook is on its way (a second tab, the back
-	// button): show the return page rather than take the money twice.
-	if s.BoxOffice.PaidAlready(ctx, web.UserID(c), c.Param("hold_id")) {
+	_, co, err := s.BoxOffice.OpenCheckout(c.Request().Context(), web.UserID(c), c.Param("hold_id"))
+	var paid *boxoffice.AlreadyPaidError
+	if errors.As(err, &paid) {
 		return web.SeeOther(c, s.BoxOffice.ReturnURL(c.Param("hold_id")))
 	}
-	_, checkoutURL, err := s.BoxOffice.OpenCheckout(ctx, web.UserID(c), c.Param("hold_id"))
 	if err != nil {
 		return web.Lookup("hold", err)
 	}
-	return web.SeeOther(c, checkoutURL)
+	return web.SeeOther(c, co.URL)
 }
 
 // CheckoutReturn is the page the provider sends the shopper back to. Its

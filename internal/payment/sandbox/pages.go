@@ -85,11 +85,12 @@ func render(c echo.Context, status int, comp templ.Component) error {
 // left to pay, and Pay and Decline while it is open; once its hold has
 // expired, a refusal with the way back to the show.
 func (p *pages) checkout(c echo.Context) error {
-	return p.renderCheckout(c, http.StatusOK, c.Param("checkout_id"))
+	return p.renderCheckout(c, http.StatusOK, c.Param("checkout_id"), false)
 }
 
-// renderCheckout renders checkout id's page with status.
-func (p *pages) renderCheckout(c echo.Context, status int, id string) error {
+// renderCheckout renders checkout id's page with status; refusedPaid says
+// the page answers a Pay or Decline refused because the hold is paid.
+func (p *pages) renderCheckout(c echo.Context, status int, id string, refusedPaid bool) error {
 	ctx := c.Request().Context()
 	co, err := p.sb.Checkout(ctx, id)
 	if err != nil {
@@ -103,10 +104,13 @@ func (p *pages) renderCheckout(c echo.Context, status int, id string) error {
 	if err != nil {
 		return err
 	}
-	expired := co.Expired(now)
+	// A checkout of a hold another checkout paid takes no money, whatever
+	// its own state; nor does one asked again to pay once paid.
+	alreadyPaid := refusedPaid || (co.HoldPaid && co.Status != CheckoutPaid)
+	expired := co.Expired(now) && !alreadyPaid
 	v := view.Checkout{
 		ID: co.ID, Merchant: co.Merchant, Amount: format.Money(co.AmountMinor, co.Currency), HoldID: co.HoldID,
-		Open: co.Status == CheckoutOpen && !expired, Behaviour: string(co.Behaviour), ReturnURL: co.ReturnURL,
+		Open: co.Status == CheckoutOpen && !expired && !alreadyPaid, Behaviour: string(co.Behaviour), ReturnURL: co.ReturnURL,
 		BackURL: co.BackURL, CSRF: p.csrf(c), FailRefunds: settings.FailRefunds,
 	}
 	if v.BackURL == "" {
@@ -120,6 +124,8 @@ func (p *pages) renderCheckout(c echo.Context, status int, id string) error {
 		}
 	}
 	switch {
+	case alreadyPaid:
+		v.Outcome = "already_paid"
 	case expired:
 		v.Outcome = "expired"
 	case co.Status == CheckoutOpen:
@@ -131,7 +137,7 @@ func (p *pages) renderCheckout(c echo.Context, status int, id string) error {
 	default:
 		v.Outcome = "declined"
 	}
-	if !v.Open && !expired {
+	if !v.Open && !expired && !refusedPaid {
 		list, err := p.sb.Deliveries(ctx, co.ID, 20)
 		if err != nil {
 			return err
@@ -149,16 +155,18 @@ func timeLeft(d time.Duration) string {
 }
 
 // sandboxPay charges the checkout with the chosen test behaviour and sends
-// the shopper back to the merchant. Paying twice charges once.
+// the shopper back to the merchant. Paying twice charges once: a checkout
+// whose hold is paid (by it, or another checkout) refuses, and says so.
 func (p *pages) pay(c echo.Context) error {
 	b, err := ParseBehaviour(c.FormValue("behaviour"))
 	if err != nil {
 		return errInvalidBehaviour
 	}
 	co, err := p.sb.Pay(c.Request().Context(), c.Param("checkout_id"), b)
-	if errors.Is(err, ErrCheckoutExpired) {
-		// Too late: no money taken; the page says so and leads back.
-		return p.renderCheckout(c, http.StatusConflict, c.Param("checkout_id"))
+	if errors.Is(err, ErrCheckoutExpired) || errors.Is(err, ErrHoldPaid) {
+		// Too late, or paid already: no money taken; the page says so and
+		// leads back.
+		return p.renderCheckout(c, http.StatusConflict, c.Param("checkout_id"), errors.Is(err, ErrHoldPaid))
 	}
 	if err != nil {
 		return lookup(err)
@@ -169,8 +177,8 @@ func (p *pages) pay(c echo.Context) error {
 // sandboxDecline declines the checkout and sends the shopper back.
 func (p *pages) decline(c echo.Context) error {
 	co, err := p.sb.Decline(c.Request().Context(), c.Param("checkout_id"))
-	if errors.Is(err, ErrCheckoutExpired) {
-		return p.renderCheckout(c, http.StatusConflict, c.Param("checkout_id"))
+	if errors.Is(err, ErrCheckoutExpired) || errors.Is(err, ErrHoldPaid) {
+		return p.renderCheckout(c, http.StatusConflict, c.Param("checkout_id"), errors.Is(err, ErrHoldPaid))
 	}
 	if err != nil {
 		return lookup(err)

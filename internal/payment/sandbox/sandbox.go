@@ -124,6 +124,9 @@ type Checkout struct {
 	Behaviour   Behaviour // how the webhooks of the payment were sent; "" while open
 	CreatedAt   time.Time
 	CompletedAt *time.Time
+	// HoldPaid: another checkout of the same hold was paid, so this one
+	// takes no money.
+	HoldPaid bool
 }
 
 // Expired reports whether open checkout c can no longer be paid at now:
@@ -201,6 +204,9 @@ var (
 	// ErrCheckoutExpired: paying or declining a checkout whose hold's
 	// deadline has passed. Nothing is charged.
 	ErrCheckoutExpired = errors.New("sandbox: the checkout's hold has expired")
+	// ErrHoldPaid: paying or declining a checkout whose hold is paid,
+	// by it or by another checkout. Nothing more is charged.
+	ErrHoldPaid = fmt.Errorf("sandbox: %w", payment.ErrAlreadyPaid)
 )
 
 // newID returns prefix and n random bytes in hex.
@@ -211,11 +217,17 @@ func newID(prefix string, n int) string {
 }
 
 // CreateCheckout opens a hosted checkout for hold h and returns its page's
-// address. It takes money only before h.ExpiresAt (a zero ExpiresAt sets no
-// deadline). Each call opens a new checkout; an abandoned one costs nothing.
-func (s *Sandbox) CreateCheckout(ctx context.Context, h booking.Hold, links payment.Links) (string, error) {
+// address, or the one already open for h (Reused). It takes money only
+// before h.ExpiresAt (a zero ExpiresAt sets no deadline). A hold with a paid
+// checkout gets none (payment.ErrAlreadyPaid), nor one past its deadline
+// (payment.ErrDeadlinePassed).
+//
+// One open checkout per hold: under the hold's lock (see lockHold) a paid
+// checkout is looked for, then the new one inserted unless one is open,
+// which the unique index of open checkouts (000009) decides.
+func (s *Sandbox) CreateCheckout(ctx context.Context, h booking.Hold, links payment.Links) (payment.Checkout, error) {
 	if h.ID == "" || h.AmountMinor < 0 || links.Return == "" {
-		return "", fmt.Errorf("sandbox: create checkout: incomplete hold %q or no return url", h.ID)
+		return payment.Checkout{}, fmt.Errorf("sandbox: create checkout: incomplete hold %q or no return url", h.ID)
 	}
 	var expires *time.Time
 	if !h.ExpiresAt.IsZero() {
@@ -225,14 +237,57 @@ func (s *Sandbox) CreateCheckout(ctx context.Context, h booking.Hold, links paym
 	if links.Back != "" {
 		back = &links.Back
 	}
-	id := newID("cs_", 16)
-	if _, err := s.pool.Exec(ctx, `
-		INSERT INTO sandbox_checkouts (id, hold_id, customer, amount_minor, currency, merchant, return_url, back_url, expires_at, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10::timestamptz, clock_timestamp()))`,
-		id, h.ID, h.UserID, h.AmountMinor, h.Currency, s.cfg.Merchant, links.Return, back, expires, s.now()); err != nil {
-		return "", fmt.Errorf("sandbox: create checkout: %w", err)
+	var co payment.Checkout
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		now, err := s.lockHold(ctx, tx, h.ID)
+		if err != nil {
+			return err
+		}
+		var paid bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sandbox_checkouts WHERE hold_id = $1 AND status = 'PAID')`,
+			h.ID).Scan(&paid); err != nil {
+			return fmt.Errorf("sandbox: read checkouts of hold %s: %w", h.ID, err)
+		}
+		if paid {
+			return fmt.Errorf("sandbox: checkout of hold %s: %w", h.ID, payment.ErrAlreadyPaid)
+		}
+		if expires != nil && !now.Before(*expires) {
+			return fmt.Errorf("sandbox: checkout of hold %s at %s: %w", h.ID, now.Format(time.RFC3339), payment.ErrDeadlinePassed)
+		}
+		id := newID("cs_", 16)
+		err = tx.QueryRow(ctx, `
+			INSERT INTO sandbox_checkouts (id, hold_id, customer, amount_minor, currency, merchant, return_url, back_url, expires_at, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			ON CONFLICT (hold_id) WHERE status = 'OPEN' DO NOTHING
+			RETURNING id`,
+			id, h.ID, h.UserID, h.AmountMinor, h.Currency, s.cfg.Merchant, links.Return, back, expires, now).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			co.Reused = true
+			err = tx.QueryRow(ctx, `SELECT id FROM sandbox_checkouts WHERE hold_id = $1 AND status = 'OPEN'`, h.ID).Scan(&id)
+		}
+		if err != nil {
+			return fmt.Errorf("sandbox: create checkout: %w", err)
+		}
+		co.URL = s.CheckoutURL(id)
+		return nil
+	})
+	return co, err
+}
+
+// lockHold takes the sandbox's lock of hold holdID for the rest of tx and
+// returns the clock read after it: opening, paying and declining checkouts
+// of one hold happen one at a time, so one open checkout and one paid one
+// per hold are decided by what committed before. It is taken before any
+// checkout's row lock.
+func (s *Sandbox) lockHold(ctx context.Context, tx pgx.Tx, holdID string) (time.Time, error) {
+	var now time.Time
+	if err := tx.QueryRow(ctx, `
+		SELECT coalesce($2::timestamptz, clock_timestamp())
+		  FROM pg_advisory_xact_lock(hashtext('sandbox_checkouts hold'), hashtext($1))`,
+		holdID, s.now()).Scan(&now); err != nil {
+		return now, fmt.Errorf("sandbox: lock hold %s: %w", holdID, err)
 	}
-	return s.CheckoutURL(id), nil
+	return now, nil
 }
 
 // CheckoutURL is the address of checkout id's page.
@@ -241,12 +296,13 @@ func (s *Sandbox) CheckoutURL(id string) string {
 }
 
 const checkoutColumns = `id, hold_id, customer, amount_minor, currency, merchant, return_url,
-	coalesce(back_url, ''), expires_at, status, coalesce(behaviour, ''), created_at, completed_at`
+	coalesce(back_url, ''), expires_at, status, coalesce(behaviour, ''), created_at, completed_at,
+	EXISTS (SELECT 1 FROM sandbox_checkouts o WHERE o.hold_id = sandbox_checkouts.hold_id AND o.status = 'PAID' AND o.id <> sandbox_checkouts.id)`
 
 func scanCheckout(row pgx.Row, extra ...any) (Checkout, error) {
 	var c Checkout
 	err := row.Scan(append([]any{&c.ID, &c.HoldID, &c.Customer, &c.AmountMinor, &c.Currency, &c.Merchant, &c.ReturnURL,
-		&c.BackURL, &c.ExpiresAt, &c.Status, &c.Behaviour, &c.CreatedAt, &c.CompletedAt}, extra...)...)
+		&c.BackURL, &c.ExpiresAt, &c.Status, &c.Behaviour, &c.CreatedAt, &c.CompletedAt, &c.HoldPaid}, extra...)...)
 	return c, err
 }
 
@@ -273,12 +329,15 @@ func (s *Sandbox) Checkout(ctx context.Context, id string) (Checkout, error) {
 }
 
 // webhookBody is the payment report of docs/api.md (POST /payments/webhook).
+// CapturedAt is when the money was taken (when the attempt was made, for a
+// failed one).
 type webhookBody struct {
-	PaymentID   string `json:"payment_id"`
-	HoldID      string `json:"hold_id"`
-	AmountMinor int64  `json:"amount_minor"`
-	Currency    string `json:"currency"`
-	Status      string `json:"status"`
+	PaymentID   string    `json:"payment_id"`
+	HoldID      string    `json:"hold_id"`
+	AmountMinor int64     `json:"amount_minor"`
+	Currency    string    `json:"currency"`
+	Status      string    `json:"status"`
+	CapturedAt  time.Time `json:"captured_at"`
 }
 
 // webhook is one delivery to queue: a payment's report, due after delay.
@@ -290,15 +349,16 @@ type webhook struct {
 
 // Pay charges checkout id and queues its webhooks as behaviour b says, in
 // one transaction: no payment without its webhook, no webhook without its
-// payment. A checkout already paid or declined is returned unchanged (a
-// double-submitted Pay charges once); one whose hold has expired charges
-// nothing and fails with ErrCheckoutExpired. The caller sends the shopper to
-// the checkout's ReturnURL.
+// payment. A checkout whose hold is paid already, by it (a double-submitted
+// Pay, a page left open) or by another checkout, charges nothing and fails
+// with ErrHoldPaid; a declined one is returned unchanged; one whose hold has
+// expired charges nothing and fails with ErrCheckoutExpired. The caller
+// sends the shopper to the checkout's ReturnURL.
 func (s *Sandbox) Pay(ctx context.Context, id string, b Behaviour) (Checkout, error) {
 	if _, err := ParseBehaviour(string(b)); err != nil {
 		return Checkout{}, err
 	}
-	c, changed, err := s.complete(ctx, id, func(ctx context.Context, tx pgx.Tx, c Checkout) error {
+	c, changed, err := s.complete(ctx, id, func(ctx context.Context, tx pgx.Tx, c Checkout, now time.Time) error {
 		first := newID("pay_", 12)
 		var hooks []webhook
 		switch b {
@@ -314,15 +374,15 @@ func (s *Sandbox) Pay(ctx context.Context, id string, b Behaviour) (Checkout, er
 			hooks = []webhook{{first, "succeeded", 0}, {first, "failed", reorderGap}}
 		case BehaveTwoPayments:
 			second := newID("pay_", 12)
-			if err := insertPayment(ctx, tx, s.now(), second, c, "succeeded"); err != nil {
+			if err := insertPayment(ctx, tx, now, second, c, "succeeded"); err != nil {
 				return err
 			}
 			hooks = []webhook{{first, "succeeded", 0}, {second, "succeeded", 0}}
 		}
-		if err := insertPayment(ctx, tx, s.now(), first, c, "succeeded"); err != nil {
+		if err := insertPayment(ctx, tx, now, first, c, "succeeded"); err != nil {
 			return err
 		}
-		return enqueueWebhooks(ctx, tx, s.now(), c, hooks)
+		return enqueueWebhooks(ctx, tx, now, c, hooks)
 	}, CheckoutPaid, b)
 	if err == nil && changed {
 		s.wake()
@@ -331,16 +391,17 @@ func (s *Sandbox) Pay(ctx context.Context, id string, b Behaviour) (Checkout, er
 }
 
 // Decline refuses to pay checkout id: nothing is charged, and a failed
-// webhook reports the declined attempt. A checkout already paid or declined
-// is returned unchanged; one whose hold has expired fails with
-// ErrCheckoutExpired (there is nothing left to decline).
+// webhook reports the declined attempt. A checkout already declined is
+// returned unchanged; one whose hold is paid fails with ErrHoldPaid, one
+// whose hold has expired with ErrCheckoutExpired (there is nothing left to
+// decline).
 func (s *Sandbox) Decline(ctx context.Context, id string) (Checkout, error) {
-	c, changed, err := s.complete(ctx, id, func(ctx context.Context, tx pgx.Tx, c Checkout) error {
+	c, changed, err := s.complete(ctx, id, func(ctx context.Context, tx pgx.Tx, c Checkout, now time.Time) error {
 		p := newID("pay_", 12)
-		if err := insertPayment(ctx, tx, s.now(), p, c, "failed"); err != nil {
+		if err := insertPayment(ctx, tx, now, p, c, "failed"); err != nil {
 			return err
 		}
-		return enqueueWebhooks(ctx, tx, s.now(), c, []webhook{{p, "failed", 0}})
+		return enqueueWebhooks(ctx, tx, now, c, []webhook{{p, "failed", 0}})
 	}, CheckoutDeclined, BehaveNormal)
 	if err == nil && changed {
 		s.wake()
@@ -348,20 +409,32 @@ func (s *Sandbox) Decline(ctx context.Context, id string) (Checkout, error) {
 	return c, err
 }
 
-// complete ends open checkout id as status, running charge under its lock.
-// The deadline is decided under the lock too, so no payment slips past it.
-func (s *Sandbox) complete(ctx context.Context, id string, charge func(context.Context, pgx.Tx, Checkout) error,
+// complete ends open checkout id as status, running charge at now under
+// its hold's lock and its own. Whether the hold is paid and the deadline
+// are decided under the locks too, so no payment slips past either.
+func (s *Sandbox) complete(ctx context.Context, id string, charge func(context.Context, pgx.Tx, Checkout, time.Time) error,
 	status CheckoutStatus, b Behaviour) (c Checkout, changed bool, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var err error
-		var now time.Time
-		c, err = scanCheckout(tx.QueryRow(ctx, `SELECT `+checkoutColumns+`, coalesce($2::timestamptz, clock_timestamp())
-			FROM sandbox_checkouts WHERE id = $1 FOR UPDATE`, id, s.now()), &now)
+		// The hold a checkout is for never changes: read it, lock it, then
+		// the checkout.
+		var holdID string
+		err := tx.QueryRow(ctx, `SELECT hold_id FROM sandbox_checkouts WHERE id = $1`, id).Scan(&holdID)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("sandbox checkout %q: %w", id, booking.ErrNotFound)
 		}
 		if err != nil {
+			return fmt.Errorf("sandbox: read checkout: %w", err)
+		}
+		now, err := s.lockHold(ctx, tx, holdID)
+		if err != nil {
+			return err
+		}
+		c, err = scanCheckout(tx.QueryRow(ctx, `SELECT `+checkoutColumns+` FROM sandbox_checkouts WHERE id = $1 FOR UPDATE`, id))
+		if err != nil {
 			return fmt.Errorf("sandbox: lock checkout: %w", err)
+		}
+		if c.Status == CheckoutPaid || c.HoldPaid {
+			return fmt.Errorf("checkout %s of hold %s: %w", c.ID, c.HoldID, ErrHoldPaid)
 		}
 		if c.Status != CheckoutOpen {
 			return nil
@@ -369,14 +442,13 @@ func (s *Sandbox) complete(ctx context.Context, id string, charge func(context.C
 		if c.Expired(now) {
 			return fmt.Errorf("checkout %s of hold %s at %s: %w", c.ID, c.HoldID, now.Format(time.RFC3339), ErrCheckoutExpired)
 		}
-		if err := charge(ctx, tx, c); err != nil {
+		if err := charge(ctx, tx, c, now); err != nil {
 			return err
 		}
 		c, err = scanCheckout(tx.QueryRow(ctx, `
-			UPDATE sandbox_checkouts SET status = $2, behaviour = $3,
-			       completed_at = coalesce($4::timestamptz, clock_timestamp())
+			UPDATE sandbox_checkouts SET status = $2, behaviour = $3, completed_at = $4
 			 WHERE id = $1
-			RETURNING `+checkoutColumns, id, status, b, s.now()))
+			RETURNING `+checkoutColumns, id, status, b, now))
 		if err != nil {
 			return fmt.Errorf("sandbox: complete checkout: %w", err)
 		}
@@ -386,29 +458,31 @@ func (s *Sandbox) complete(ctx context.Context, id string, charge func(context.C
 	return c, changed, err
 }
 
-func insertPayment(ctx context.Context, tx pgx.Tx, now any, paymentID string, c Checkout, status string) error {
+// insertPayment records a charge attempt made at now: its capture time.
+func insertPayment(ctx context.Context, tx pgx.Tx, now time.Time, paymentID string, c Checkout, status string) error {
 	if _, err := tx.Exec(ctx, `
 		INSERT INTO sandbox_payments (id, checkout_id, hold_id, amount_minor, currency, status, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, coalesce($7::timestamptz, clock_timestamp()))`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		paymentID, c.ID, c.HoldID, c.AmountMinor, c.Currency, status, now); err != nil {
 		return fmt.Errorf("sandbox: record payment: %w", err)
 	}
 	return nil
 }
 
-// enqueueWebhooks queues hooks, in order, for the delivery worker.
-func enqueueWebhooks(ctx context.Context, tx pgx.Tx, now any, c Checkout, hooks []webhook) error {
+// enqueueWebhooks queues hooks of a payment captured at now, in order, for
+// the delivery worker.
+func enqueueWebhooks(ctx context.Context, tx pgx.Tx, now time.Time, c Checkout, hooks []webhook) error {
 	for _, h := range hooks {
 		body, err := json.Marshal(webhookBody{
 			PaymentID: h.paymentID, HoldID: c.HoldID, AmountMinor: c.AmountMinor, Currency: c.Currency, Status: h.status,
+			CapturedAt: now.UTC(),
 		})
 		if err != nil {
 			return fmt.Errorf("sandbox: encode webhook: %w", err)
 		}
 		if _, err := tx.Exec(ctx, `
-			WITH now AS (SELECT coalesce($3::timestamptz, clock_timestamp()) AS t)
 			INSERT INTO sandbox_webhooks (payment_id, body, next_attempt_at, created_at)
-			SELECT $1, $2, t + $4 * interval '1 microsecond', t FROM now`,
+			VALUES ($1, $2, $3::timestamptz + $4 * interval '1 microsecond', $3)`,
 			h.paymentID, string(body), now, h.delay.Microseconds()); err != nil {
 			return fmt.Errorf("sandbox: queue webhook: %w", err)
 		}
@@ -417,8 +491,8 @@ func enqueueWebhooks(ctx context.Context, tx pgx.Tx, now any, c Checkout, hooks 
 }
 
 // PaymentStatus says how paying for hold holdID went: succeeded if any of its
-// checkouts was paid, with every succeeded payment of them, else as its
-// latest checkout stands.
+// checkouts was paid, with every succeeded payment of them and when each was
+// captured, else as its latest checkout stands.
 func (s *Sandbox) PaymentStatus(ctx context.Context, holdID string) (payment.Report, error) {
 	var st CheckoutStatus
 	err := s.pool.QueryRow(ctx, `
@@ -435,14 +509,14 @@ func (s *Sandbox) PaymentStatus(ctx context.Context, holdID string) (payment.Rep
 		return payment.Report{Status: payment.StatusPending}, nil
 	}
 	rows, err := s.pool.Query(ctx, `
-		SELECT id, hold_id, amount_minor, currency FROM sandbox_payments
+		SELECT id, hold_id, amount_minor, currency, created_at FROM sandbox_payments
 		 WHERE hold_id = $1 AND status = 'succeeded' ORDER BY created_at, id`, holdID)
 	if err != nil {
 		return payment.Report{}, fmt.Errorf("sandbox: payments of hold %s: %w", holdID, err)
 	}
 	charges, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Payment, error) {
 		var p booking.Payment
-		err := r.Scan(&p.ID, &p.HoldRef, &p.AmountMinor, &p.Currency)
+		err := r.Scan(&p.ID, &p.HoldRef, &p.AmountMinor, &p.Currency, &p.CapturedAt)
 		return p, err
 	})
 	if err != nil {

@@ -116,20 +116,32 @@ func newSandboxEnv(t *testing.T, webhookURL string) *sandboxEnv {
 	return e
 }
 
-// checkout opens a checkout of the env's hold and returns its id.
-func (e *sandboxEnv) checkout(t *testing.T) string {
+// checkout opens a checkout of the env's hold (or of the hold of that
+// number, see otherHold) and returns its id.
+func (e *sandboxEnv) checkout(t *testing.T, hold ...booking.Hold) string {
 	t.Helper()
-	u, err := e.sandbox.CreateCheckout(ctx, e.hold, payment.Links{
-		Return: "http://marquee.test/checkout/return?hold_id=" + e.hold.ID, Back: "http://marquee.test/shows/7",
+	h := e.hold
+	if len(hold) > 0 {
+		h = hold[0]
+	}
+	co, err := e.sandbox.CreateCheckout(ctx, h, payment.Links{
+		Return: "http://marquee.test/checkout/return?hold_id=" + h.ID, Back: "http://marquee.test/shows/7",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, ok := strings.CutPrefix(u, "http://marquee.test/sandbox/checkout/")
+	id, ok := strings.CutPrefix(co.URL, "http://marquee.test/sandbox/checkout/")
 	if !ok {
-		t.Fatalf("checkout url %q is not under the sandbox prefix", u)
+		t.Fatalf("checkout url %q is not under the sandbox prefix", co.URL)
 	}
 	return id
+}
+
+// otherHold is the env's hold under another id, n from 2 to 9.
+func (e *sandboxEnv) otherHold(n int) booking.Hold {
+	h := e.hold
+	h.ID = fmt.Sprintf("6f1c1d2e-0000-4000-8000-00000000000%d", n)
+	return h
 }
 
 func (e *sandboxEnv) count(t *testing.T, sql string, args ...any) int {
@@ -175,6 +187,16 @@ func TestSandboxCheckout(t *testing.T) {
 		}
 		if st := e.status(t); st != payment.StatusPending {
 			t.Fatalf("status = %s, want pending", st)
+		}
+	})
+
+	t.Run("a checkout asked for again while one is open is that one", func(t *testing.T) {
+		co, err := e.sandbox.CreateCheckout(ctx, e.hold, payment.Links{Return: "http://marquee.test/checkout/return"})
+		if err != nil || !co.Reused || co.URL != e.sandbox.CheckoutURL(id) {
+			t.Fatalf("second CreateCheckout = %+v, %v; want checkout %s again", co, err, id)
+		}
+		if n := e.count(t, `SELECT count(*) FROM sandbox_checkouts`); n != 1 {
+			t.Fatalf("%d checkouts of one hold, want 1", n)
 		}
 	})
 
@@ -246,42 +268,99 @@ func TestSandboxCheckout(t *testing.T) {
 			t.Fatal(err)
 		}
 		if body["hold_id"] != e.hold.ID || body["amount_minor"] != 50000.0 || body["currency"] != "INR" ||
-			body["status"] != "succeeded" || !strings.HasPrefix(body["payment_id"].(string), "pay_") || len(body) != 5 {
+			body["status"] != "succeeded" || !strings.HasPrefix(body["payment_id"].(string), "pay_") || len(body) != 6 {
 			t.Fatalf("webhook body = %s", raw)
 		}
+		captured, err := time.Parse(time.RFC3339Nano, body["captured_at"].(string))
+		if err != nil || !captured.Equal(*c.CompletedAt) || captured.Sub(e.clock.Now()).Abs() > time.Microsecond {
+			t.Fatalf("webhook captured_at = %v (%v), want the payment's time %v", body["captured_at"], err, e.clock.Now())
+		}
 		r := e.report(t)
+		if len(r.Charges) == 1 && r.Charges[0].CapturedAt.Equal(captured) {
+			r.Charges[0].CapturedAt = captured // the same instant; only the time zone may differ
+		}
 		if r.Status != payment.StatusSucceeded || len(r.Charges) != 1 || r.Charges[0] != (booking.Payment{
-			ID: body["payment_id"].(string), HoldRef: e.hold.ID, AmountMinor: 50000, Currency: "INR",
+			ID: body["payment_id"].(string), HoldRef: e.hold.ID, AmountMinor: 50000, Currency: "INR", CapturedAt: captured,
 		}) {
 			t.Fatalf("report = %+v, want succeeded with the charge its webhook carries", r)
 		}
 	})
 
-	t.Run("a second Pay (double submit) charges nothing more", func(t *testing.T) {
+	t.Run("a second Pay (double submit) charges nothing more and says the hold is paid", func(t *testing.T) {
 		c, err := e.sandbox.Pay(ctx, retry, sandbox.BehaveDuplicate)
-		if err != nil || c.Status != sandbox.CheckoutPaid || c.Behaviour != sandbox.BehaveNormal {
-			t.Fatalf("second Pay = %+v, %v", c, err)
+		if !errors.Is(err, sandbox.ErrHoldPaid) || c.Status != sandbox.CheckoutPaid || c.Behaviour != sandbox.BehaveNormal {
+			t.Fatalf("second Pay = %+v, %v; want ErrHoldPaid", c, err)
 		}
 		if n := e.count(t, `SELECT count(*) FROM sandbox_payments WHERE checkout_id = $1`, retry); n != 1 {
 			t.Fatalf("%d payments after a double submit, want 1", n)
 		}
-		if _, err := e.sandbox.Decline(ctx, retry); err != nil {
-			t.Fatal(err)
+		if _, err := e.sandbox.Decline(ctx, retry); !errors.Is(err, sandbox.ErrHoldPaid) {
+			t.Fatalf("Decline of a paid checkout = %v, want ErrHoldPaid", err)
 		}
 		if c, _ := e.sandbox.Checkout(ctx, retry); c.Status != sandbox.CheckoutPaid {
 			t.Fatalf("a paid checkout became %s", c.Status)
 		}
 	})
 
-	t.Run("a paid hold stays succeeded whatever later checkouts do", func(t *testing.T) {
-		later := e.checkout(t)
-		if _, err := e.sandbox.Decline(ctx, later); err != nil {
-			t.Fatal(err)
+	t.Run("a paid hold gets no new checkout", func(t *testing.T) {
+		co, err := e.sandbox.CreateCheckout(ctx, e.hold, payment.Links{Return: "http://marquee.test/checkout/return"})
+		if !errors.Is(err, payment.ErrAlreadyPaid) {
+			t.Fatalf("CreateCheckout of a paid hold = %+v, %v; want ErrAlreadyPaid", co, err)
 		}
 		if st := e.status(t); st != payment.StatusSucceeded {
 			t.Fatalf("status = %s, want succeeded", st)
 		}
 	})
+
+	t.Run("an older checkout of a paid hold takes no money", func(t *testing.T) {
+		c, err := e.sandbox.Pay(ctx, id, sandbox.BehaveNormal)
+		if !errors.Is(err, sandbox.ErrHoldPaid) || !c.HoldPaid {
+			t.Fatalf("Pay of the declined checkout of a paid hold = %+v, %v; want ErrHoldPaid", c, err)
+		}
+		if n := e.count(t, `SELECT count(*) FROM sandbox_payments WHERE status = 'succeeded'`); n != 1 {
+			t.Fatalf("%d succeeded payments, want 1", n)
+		}
+	})
+}
+
+// However many ask at once, a hold has one open checkout: one call opens
+// it and every other gets it back.
+func TestSandboxParallelCheckoutsOpenOne(t *testing.T) {
+	t.Parallel()
+	e := newSandboxEnv(t, "http://127.0.0.1:1/payments/webhook")
+	const n = 16
+	var (
+		wg    sync.WaitGroup
+		start = make(chan struct{})
+		got   [n]payment.Checkout
+		errs  [n]error
+	)
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			got[i], errs[i] = e.sandbox.CreateCheckout(ctx, e.hold, payment.Links{Return: "http://marquee.test/checkout/return"})
+		})
+	}
+	close(start)
+	wg.Wait()
+	opened := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("CreateCheckout %d: %v", i, errs[i])
+		}
+		if got[i].URL != got[0].URL {
+			t.Fatalf("checkouts %s and %s of one hold", got[0].URL, got[i].URL)
+		}
+		if !got[i].Reused {
+			opened++
+		}
+	}
+	if opened != 1 {
+		t.Fatalf("%d calls opened a checkout, want 1", opened)
+	}
+	if c := e.count(t, `SELECT count(*) FROM sandbox_checkouts`); c != 1 {
+		t.Fatalf("%d checkouts stored, want 1", c)
+	}
 }
 
 func TestSandboxParallelPayChargesOnce(t *testing.T) {
@@ -316,7 +395,7 @@ func TestSandboxParallelPayChargesOnce(t *testing.T) {
 func TestSandboxRefusesPaymentAfterTheHoldExpired(t *testing.T) {
 	t.Parallel()
 	e := newSandboxEnv(t, "http://127.0.0.1:1/payments/webhook")
-	late, onTime, declined := e.checkout(t), e.checkout(t), e.checkout(t)
+	late, onTime, declined := e.checkout(t), e.checkout(t, e.otherHold(2)), e.checkout(t, e.otherHold(3))
 
 	e.clock.Set(e.hold.ExpiresAt.Add(-time.Microsecond))
 	if c, err := e.sandbox.Pay(ctx, onTime, sandbox.BehaveNormal); err != nil || c.Status != sandbox.CheckoutPaid {
@@ -344,24 +423,26 @@ func TestSandboxRefusesPaymentAfterTheHoldExpired(t *testing.T) {
 	if n := e.count(t, `SELECT count(*) FROM sandbox_webhooks`); n != 1 {
 		t.Fatalf("%d webhooks queued, want only the one in time", n)
 	}
+	if _, err := e.sandbox.CreateCheckout(ctx, e.otherHold(4), payment.Links{Return: "http://marquee.test/checkout/return"}); !errors.Is(err, payment.ErrDeadlinePassed) {
+		t.Fatalf("CreateCheckout at the deadline = %v, want ErrDeadlinePassed", err)
+	}
 }
 
 // The provider's report lists every charge of a hold, for reconciliation:
-// two payments, and a dropped one, with what their webhooks would carry.
+// two payments, with what their webhooks would carry and when they were
+// captured.
 func TestSandboxReportListsEveryCharge(t *testing.T) {
 	t.Parallel()
 	e := newSandboxEnv(t, "http://127.0.0.1:1/payments/webhook")
-	e.pay(t, sandbox.BehaveTwoPayments)
-	e.clock.Advance(time.Second)
-	e.pay(t, sandbox.BehaveDrop)
+	paid := e.pay(t, sandbox.BehaveTwoPayments)
 	r := e.report(t)
 	ids := pgtest.Scalar[[]string](t, e.pool, `SELECT array_agg(id ORDER BY created_at, id) FROM sandbox_payments`)
-	if r.Status != payment.StatusSucceeded || len(r.Charges) != 3 || len(ids) != 3 {
+	if r.Status != payment.StatusSucceeded || len(r.Charges) != 2 || len(ids) != 2 {
 		t.Fatalf("report = %+v, payments %v", r, ids)
 	}
 	for i, c := range r.Charges {
-		if c != (booking.Payment{ID: ids[i], HoldRef: e.hold.ID, AmountMinor: 50000, Currency: "INR"}) {
-			t.Errorf("charge %d = %+v, want payment %s", i, c, ids[i])
+		if c != (booking.Payment{ID: ids[i], HoldRef: e.hold.ID, AmountMinor: 50000, Currency: "INR", CapturedAt: *paid.CompletedAt}) {
+			t.Errorf("charge %d = %+v, want payment %s captured at %v", i, c, ids[i], *paid.CompletedAt)
 		}
 	}
 }
@@ -627,7 +708,7 @@ func TestSandboxRefunds(t *testing.T) {
 		if !errors.Is(err, sandbox.ErrUnknownPayment) {
 			t.Fatalf("refund of an unknown payment = %v", err)
 		}
-		declined := e.checkout(t)
+		declined := e.checkout(t, e.otherHold(2))
 		if _, err := e.sandbox.Decline(ctx, declined); err != nil {
 			t.Fatal(err)
 		}
@@ -637,7 +718,10 @@ func TestSandboxRefunds(t *testing.T) {
 		}
 	})
 	t.Run("fail refunds: every refund fails until switched off", func(t *testing.T) {
-		other := e.pay(t, sandbox.BehaveNormal)
+		other, err := e.sandbox.Pay(ctx, e.checkout(t, e.otherHold(3)), sandbox.BehaveNormal)
+		if err != nil {
+			t.Fatal(err)
+		}
 		pid := pgtest.Scalar[string](t, e.pool, `SELECT id FROM sandbox_payments WHERE checkout_id = $1`, other.ID)
 		if err := e.sandbox.SetFailRefunds(ctx, true); err != nil {
 			t.Fatal(err)
