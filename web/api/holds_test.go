@@ -9,6 +9,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/web/webtest"
 
+	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
@@ -78,11 +79,21 @@ func TestHoldLifecycle(t *testing.T) {
 		}
 		webtest.Want(t, c.Post("/api/v1/holds/"+h.Str("hold_id")+"/checkout", nil), http.StatusCreated)
 		e.Clock.Advance(time.Microsecond)
+		// With a checkout open it keeps its seats for the payment grace,
+		// for a payment made in time, but takes no new one.
+		if r := c.Get("/api/v1/holds/" + h.Str("hold_id")); r.Str("state") != "HELD" {
+			t.Fatalf("at the deadline, in the grace: %s", r)
+		}
+		if status, mine := c.SeatStatus(t); status["E1"] != "HELD" || !mine["E1"] {
+			t.Fatalf("E1 = %s (mine %v) in the grace", status["E1"], mine["E1"])
+		}
+		webtest.WantError(t, c.Post("/api/v1/holds/"+h.Str("hold_id")+"/checkout", nil), http.StatusConflict, "hold_not_active")
+		e.Clock.Advance(booking.DefaultPaymentGrace)
 		if r := c.Get("/api/v1/holds/" + h.Str("hold_id")); r.Str("state") != "EXPIRED" {
-			t.Fatalf("at the deadline: %s", r)
+			t.Fatalf("after the grace: %s", r)
 		}
 		if status, mine := c.SeatStatus(t); status["E1"] != "AVAILABLE" || mine["E1"] {
-			t.Fatalf("E1 = %s (mine %v) after the deadline", status["E1"], mine["E1"])
+			t.Fatalf("E1 = %s (mine %v) after the grace", status["E1"], mine["E1"])
 		}
 		webtest.WantError(t, c.Post("/api/v1/holds/"+h.Str("hold_id")+"/checkout", nil), http.StatusConflict, "hold_not_active")
 		replay := c.HoldKey("lapse", "E1")
