@@ -86,9 +86,15 @@ func (s *Handlers) returnView(c echo.Context) (checkout.Return, error) {
 	if err != nil {
 		return checkout.Return{}, web.Lookup("hold", err)
 	}
+	now, err := s.Store.Now(ctx)
+	if err != nil {
+		return checkout.Return{}, err
+	}
+	// Live: it can still be paid. In its payment grace after the deadline
+	// it cannot, though a payment made in time may still confirm it.
 	r := checkout.Return{
 		HoldID: h.ID, Seats: strings.Join(format.SeatOrder(h.Seats), ", "), Amount: format.Money(h.AmountMinor, h.Currency),
-		ShowHref: "/shows/" + strconv.FormatInt(h.ShowID, 10), HoldLive: h.State == booking.HoldHeld,
+		ShowHref: "/shows/" + strconv.FormatInt(h.ShowID, 10), HoldLive: h.Payable(now),
 		CSRF: web.CSRFToken(c),
 	}
 	payments, err := s.Store.PaymentsForHold(ctx, uid, h.ID)
@@ -120,10 +126,6 @@ func (s *Handlers) returnView(c echo.Context) (checkout.Return, error) {
 	default:
 		// Succeeded (the webhook is on its way) or pending while the hold
 		// lasts: confirming, and after a while an explanation.
-		now, err := s.Store.Now(ctx)
-		if err != nil {
-			return r, err
-		}
 		since := waitingSince(c, now)
 		r.Since = since.Unix()
 		r.State = checkout.Confirming

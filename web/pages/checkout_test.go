@@ -338,12 +338,12 @@ func TestSandboxCheckoutPage(t *testing.T) {
 		}
 	})
 
-	t.Run("the JSON checkout gives an address of the same kind", func(t *testing.T) {
+	t.Run("the JSON checkout gives the checkout the Pay button opened", func(t *testing.T) {
 		r := s.Post("/api/v1/holds/"+holdID+"/checkout", nil)
-		webtest.Want(t, r, http.StatusCreated)
+		webtest.Want(t, r, http.StatusOK)
 		u := r.Str("checkout_url")
-		if !strings.HasPrefix(u, e.Srv.URL) || !checkoutURLPattern.MatchString(u) {
-			t.Fatalf("checkout_url = %q", u)
+		if !strings.HasPrefix(u, e.Srv.URL) || !checkoutURLPattern.MatchString(u) || u != e.Srv.URL+path {
+			t.Fatalf("checkout_url = %q, want %s", u, e.Srv.URL+path)
 		}
 		wantPage(t, s.page(t, strings.TrimPrefix(u, e.Srv.URL)), http.StatusOK)
 	})
@@ -426,8 +426,12 @@ func TestPayAtSandboxBooksTheHold(t *testing.T) {
 		}
 	})
 
-	t.Run("paying the same checkout again charges nothing more", func(t *testing.T) {
-		s.payAt(t, path, sandbox.BehaveNormal)
+	t.Run("paying the same checkout again charges nothing more and says it is paid", func(t *testing.T) {
+		again := s.Submit(t, path+"/pay", url.Values{"behaviour": {string(sandbox.BehaveNormal)}})
+		wantPage(t, again, http.StatusConflict)
+		if again.Text("[data-outcome=already_paid] p") == "" || again.Doc.Find(`a[data-ticket-link][href$="`+returnPath(holdID)+`"]`).Length() != 1 {
+			t.Fatalf("paying again answers:\n%s", again.Body)
+		}
 		if n := e.Count(t, `SELECT count(*) FROM sandbox_payments`); n != 1 {
 			t.Fatalf("%d payments after paying twice", n)
 		}
@@ -727,7 +731,9 @@ func TestLatePaymentRefund(t *testing.T) {
 	holdID := h.Str("hold_id")
 	s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveNormal)
 
-	e.Clock.Advance(webtest.HoldTTL) // the hold lapses, exactly, before the webhook lands
+	// The hold lapses, exactly, and its payment grace ends before the
+	// webhook lands.
+	e.Clock.Advance(webtest.HoldTTL + booking.DefaultPaymentGrace)
 	if n := e.worker.RunOnce(ctx); n != 1 {
 		t.Fatalf("delivered %d", n)
 	}
@@ -1001,7 +1007,7 @@ func TestReconciliationAndALateWebhook(t *testing.T) {
 				}
 			}
 			if tc.lapse {
-				e.Clock.Advance(webtest.HoldTTL)
+				e.Clock.Advance(webtest.HoldTTL + booking.DefaultPaymentGrace) // and its payment grace
 			}
 			if tc.webhook1 {
 				webhook()
