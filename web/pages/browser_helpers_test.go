@@ -143,6 +143,9 @@ type site struct {
 
 type siteConfig struct {
 	holdTTL time.Duration // 0: 5 minutes
+	// paymentGrace is how long a hold with a checkout keeps its seats after
+	// its deadline; 0: 2 minutes.
+	paymentGrace time.Duration
 	demo    bool          // load the demo catalogue
 	live    bool          // serve the live seat map (hub, listener, notifier)
 	limits  bool          // rate limits on, as in production
@@ -176,7 +179,7 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	srv.Config.Handler = server.New(web.Config{
 		PublicURL: s.url, HoldTTL: cfg.holdTTL, MaxSeatsPerHold: webtest.MaxSeats,
 		WebhookSecret: webtest.WebhookSecret, PasswordCost: 4, Sandbox: sb, Live: s.hub, RateLimits: cfg.limits,
-		ReturnPatience: cfg.returnPatience,
+		ReturnPatience: cfg.returnPatience, PaymentGrace: cfg.paymentGrace,
 	}, s.Store, metrics.New(reg), log.With("component", "web"))
 	srv.Start()
 	t.Cleanup(srv.Close)

@@ -18,8 +18,9 @@ import (
 )
 
 // TestBrowserPayments drives the ugly paths of paying in headless Chromium
-// against the real server, its workers and Postgres: a checkout whose hold
-// runs out on the sandbox's page, a lost webhook reconciled to a booking and
+// against the real server, its workers and Postgres: paying again after the
+// back button (one checkout, one charge), a checkout whose hold runs out on
+// the sandbox's page, a lost webhook reconciled to a booking and
 // to a refund (the return page explaining meanwhile), refunded payments in
 // My bookings, and cancelling a booking only while the refund policy
 // allows it.
@@ -29,6 +30,10 @@ func TestBrowserPayments(t *testing.T) {
 	logScreenshots(t)
 
 	for _, vp := range []viewport{desktop, phone} {
+		t.Run("PayAgainSameCheckout/"+vp.name, func(t *testing.T) {
+			t.Parallel()
+			payAgainSameCheckout(t, browser, vp)
+		})
 		t.Run("ExpiredCheckout/"+vp.name, func(t *testing.T) {
 			t.Parallel()
 			expiredCheckout(t, browser, vp)
@@ -92,13 +97,67 @@ func (tb *tab) paymentState(state string, within time.Duration) {
 	})()`, jsString(state)), within)
 }
 
+// payAgainSameCheckout: Pay, the browser's Back, Pay again lands on the
+// same checkout; paying it books the seat with one charge, and the checkout
+// page left open in another tab (its script off, as a stale tab) refuses to
+// take the money again: "Already paid — see your ticket".
+func payAgainSameCheckout(t *testing.T, browser context.Context, vp viewport) {
+	s := newSite(t, siteConfig{})
+	show := s.newShow(5, 5)
+	tb := s.openTab(t, browser, "pay-again-"+vp.name, vp)
+	email := tb.signUp("Jaya " + vp.name)
+	holdID := tb.holdAndCheckout(email, show, "D4")
+	first := run(tb, "read the address", chromedp.Location())
+
+	stale := s.openTab(t, browser, "pay-again-stale-"+vp.name, vp)
+	run(stale, "turn the page's scripts off", func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+		return cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+	})
+	stale.do("open the checkout", chromedp.Navigate(first))
+	stale.waitVisible("#pay-form button[type=submit]")
+
+	tb.do("go back to the show", chromedp.NavigateBack())
+	tb.waitVisible(`#checkout form[action$="/pay"] button[type=submit]`)
+	tb.click(`#checkout form[action$="/pay"] button[type=submit]`)
+	tb.waitVisible("[data-merchant]")
+	if again := run(tb, "read the address", chromedp.Location()); again != first {
+		t.Fatalf("Pay again opened %s, want the open checkout %s", again, first)
+	}
+	tb.click("#pay-form button[type=submit]")
+	tb.paymentState("booked", stepTimeout)
+	tb.shot("pay-again-booked")
+
+	stale.click("#pay-form button[type=submit]")
+	stale.waitVisible(`[data-outcome="already_paid"]`)
+	wantText(t, "the refusal", stale.Text(`[data-outcome="already_paid"]`), "Already paid — see your ticket", "Nothing more was charged")
+	if got := stale.Attr("a[data-ticket-link]", "href"); got != s.url+"/checkout/return?hold_id="+holdID {
+		t.Fatalf("the refusal leads to %q, want the return page", got)
+	}
+	stale.noSidewaysScroll("the already-paid checkout")
+	stale.shot("sandbox-already-paid")
+
+	if n := scalar[int64](s, `SELECT count(*) FROM sandbox_checkouts WHERE hold_id = $1`, holdID); n != 1 {
+		t.Fatalf("%d checkouts of one hold, want 1", n)
+	}
+	if n := scalar[int64](s, `SELECT count(*) FROM sandbox_payments WHERE hold_id = $1 AND status = 'succeeded'`, holdID); n != 1 {
+		t.Fatalf("%d charges, want 1", n)
+	}
+	if n := scalar[int64](s, `SELECT count(*) FROM refunds`); n != 0 {
+		t.Fatalf("%d refunds, want none", n)
+	}
+	if got := scalar[string](s, `SELECT string_agg(outcome, ',') FROM payments WHERE hold_id = $1`, holdID); got != "BOOKED" {
+		t.Fatalf("payments = %s, want one BOOKED", got)
+	}
+	pgtest.CheckInvariants(t, s.Store)
+}
+
 // expiredCheckout: the sandbox page counts down the hold; at zero it says
 // the time to pay has run out and leads back to the show; a page left open
 // without its script (a stale tab) that presses Pay is refused, charging
-// nothing.
+// nothing. The seat is free once the hold's payment grace is over.
 func expiredCheckout(t *testing.T, browser context.Context, vp viewport) {
 	const ttl = 6 * time.Second
-	s := newSite(t, siteConfig{holdTTL: ttl})
+	s := newSite(t, siteConfig{holdTTL: ttl, paymentGrace: 2 * time.Second})
 	show := s.newShow(5, 5)
 	tb := s.openTab(t, browser, "expired-"+vp.name, vp)
 	email := tb.signUp("Farah " + vp.name)
@@ -142,7 +201,9 @@ func expiredCheckout(t *testing.T, browser context.Context, vp viewport) {
 		t.Fatalf("%d payments recorded after the hold expired", n)
 	}
 
-	// Back to the show, where the seat is free again.
+	// Back to the show, where the seat is free again once the grace a
+	// payment made in time had is over.
+	s.eventually("the hold to end after its payment grace", `SELECT state <> 'HELD' FROM holds WHERE id = $1`, holdID)
 	tb.click("a[data-back-link]")
 	tb.waitVisible(`#seatmap[data-ready="true"]`)
 	if got := run(tb, "read the address", chromedp.Location()); got != s.url+fmt.Sprintf("/shows/%d", show) {
@@ -193,11 +254,12 @@ func droppedWebhookBooked(t *testing.T, browser context.Context) {
 }
 
 // droppedWebhookRefunded: the webhook of a payment is lost and the hold runs
-// out before reconciliation asks. The payment is refunded; the return page
-// and My bookings say so, on a phone and on a desktop.
+// out, and its payment grace with it, before reconciliation asks. The
+// payment is refunded; the return page and My bookings say so, on a phone
+// and on a desktop.
 func droppedWebhookRefunded(t *testing.T, browser context.Context) {
-	const ttl = 8 * time.Second
-	s := newSite(t, siteConfig{holdTTL: ttl, reconcileDelay: ttl + 2*time.Second, returnPatience: 2 * time.Second})
+	const ttl, grace = 8 * time.Second, 2 * time.Second
+	s := newSite(t, siteConfig{holdTTL: ttl, paymentGrace: grace, reconcileDelay: ttl + grace + 2*time.Second, returnPatience: 2 * time.Second})
 	show := s.newShow(5, 5)
 	tb := s.openTab(t, browser, "dropped-refunded", phone)
 	email := tb.signUp("Hari Refunded")
@@ -206,7 +268,7 @@ func droppedWebhookRefunded(t *testing.T, browser context.Context) {
 
 	tb.paymentState("delayed", 15*time.Second)
 	tb.shot("return-delayed")
-	tb.paymentState("refund_required", ttl+stepTimeout)
+	tb.paymentState("refund_required", ttl+grace+stepTimeout)
 	status := tb.Text("#payment-status")
 	wantText(t, "the refund notice", status, "not booked", "expired", rupees(pgtest.Prices["STANDARD"]))
 	tb.noSidewaysScroll("the return page's refund notice")
