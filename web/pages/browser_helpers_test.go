@@ -146,9 +146,9 @@ type siteConfig struct {
 	// paymentGrace is how long a hold with a checkout keeps its seats after
 	// its deadline; 0: 2 minutes.
 	paymentGrace time.Duration
-	demo    bool          // load the demo catalogue
-	live    bool          // serve the live seat map (hub, listener, notifier)
-	limits  bool          // rate limits on, as in production
+	demo         bool // load the demo catalogue
+	live         bool // serve the live seat map (hub, listener, notifier)
+	limits       bool // rate limits on, as in production
 	// reconcileDelay is how long after a checkout opens the provider is
 	// first asked about it; 0: 1 s. returnPatience is how long the return
 	// page says "confirming" before it explains; 0: 1 minute.
