@@ -69,6 +69,8 @@ func TestErrorTable(t *testing.T) {
 		{wrap(io.ErrUnexpectedEOF), 503, "unavailable", true},
 		{wrap(context.DeadlineExceeded), 503, "timeout", true},
 		{wrap(boxoffice.ErrProviderUnavailable), 503, "payment_provider_unavailable", false},
+		{fmt.Errorf("checkout: %w", &boxoffice.AlreadyPaidError{BookingID: "b"}), 409, "already_paid", false},
+		{&boxoffice.HoldNotActiveError{State: booking.HoldExpired}, 409, "hold_not_active", false},
 		{&panicError{err: booking.ErrNotFound}, 500, "internal", true},
 	} {
 		t.Run(fmt.Sprintf("%T %v", tc.err, tc.err), func(t *testing.T) {

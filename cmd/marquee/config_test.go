@@ -25,6 +25,7 @@ func TestLoadConfig(t *testing.T) {
 		MaxSeatsPerHold: 10,
 		RateLimits:      true,
 		ReconcileDelay:  10 * time.Second,
+		PaymentGrace:    2 * time.Minute,
 
 		MaxHeldPerAddressPerShow: 20,
 		MaxHeldPerAddress:        40,
@@ -54,6 +55,7 @@ func TestLoadConfig(t *testing.T) {
 			"MAX_SEATS_PER_HOLD":     "6",
 			"RATE_LIMITS":            "off",
 			"RECONCILE_DELAY":        "30s",
+			"PAYMENT_GRACE":          "90s",
 			"TRUSTED_PROXIES":        "10.0.0.0/8, 2001:db8::/32,192.0.2.7",
 
 			"MAX_HELD_SEATS_PER_ADDRESS_PER_SHOW": "6",
@@ -65,7 +67,7 @@ func TestLoadConfig(t *testing.T) {
 		}, want: config{
 			DatabaseURL: "host=/tmp dbname=marquee", Addr: "127.0.0.1:18080", HoldTTL: 90 * time.Second,
 			WebhookSecret: []byte("0123456789abcdef0123"), PublicURL: "https://tickets.example.com",
-			MaxSeatsPerHold: 6, RateLimits: false, ReconcileDelay: 30 * time.Second,
+			MaxSeatsPerHold: 6, RateLimits: false, ReconcileDelay: 30 * time.Second, PaymentGrace: 90 * time.Second,
 			TrustedProxies: []netip.Prefix{
 				netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("192.0.2.7/32"),
 			},
@@ -149,6 +151,14 @@ func TestLoadConfig(t *testing.T) {
 			wantErr: []string{`MAX_SEATS_PER_HOLD="ten": not a whole number`}},
 		{name: "RATE_LIMITS neither on nor off", env: map[string]string{"DATABASE_URL": testDB, "RATE_LIMITS": "yes"},
 			wantErr: []string{`RATE_LIMITS="yes": must be on or off`}},
+		{name: "PAYMENT_GRACE at its bounds", env: map[string]string{"DATABASE_URL": testDB, "PAYMENT_GRACE": "15m"},
+			want: with(func(c *config) { c.PaymentGrace = 15 * time.Minute })},
+		{name: "PAYMENT_GRACE not a duration", env: map[string]string{"DATABASE_URL": testDB, "PAYMENT_GRACE": "2"},
+			wantErr: []string{`PAYMENT_GRACE="2": not a Go duration`}},
+		{name: "PAYMENT_GRACE too short to wait for a webhook", env: map[string]string{"DATABASE_URL": testDB, "PAYMENT_GRACE": "5s"},
+			wantErr: []string{`PAYMENT_GRACE="5s": must be between 10s and 15m0s`}},
+		{name: "PAYMENT_GRACE too long to keep seats off sale", env: map[string]string{"DATABASE_URL": testDB, "PAYMENT_GRACE": "1h"},
+			wantErr: []string{`PAYMENT_GRACE="1h": must be between 10s and 15m0s`}},
 		{name: "RECONCILE_DELAY not a duration", env: map[string]string{"DATABASE_URL": testDB, "RECONCILE_DELAY": "soon"},
 			wantErr: []string{`RECONCILE_DELAY="soon": not a Go duration`}},
 		{name: "RECONCILE_DELAY under a second", env: map[string]string{"DATABASE_URL": testDB, "RECONCILE_DELAY": "500ms"},
