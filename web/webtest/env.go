@@ -336,6 +336,8 @@ type WebhookBody struct {
 	AmountMinor int64  `json:"amount_minor"`
 	Currency    string `json:"currency"`
 	Status      string `json:"status"`
+	// CapturedAt is when the provider took the money; nil leaves it out.
+	CapturedAt *time.Time `json:"captured_at,omitempty"`
 }
 
 // PaymentFor is a successful payment of hold h's exact amount.
