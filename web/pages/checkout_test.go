@@ -1101,3 +1101,38 @@ func TestSandboxDashboardAccess(t *testing.T) {
 		s.payAt(t, path, sandbox.BehaveNormal)
 	})
 }
+
+// After the deadline, in the hold's payment grace, the show page offers no
+// Pay button and says a payment made in time is being confirmed, with the
+// way to the return page; after the grace the seats can be picked again.
+// Pay pressed again from a page left open is refused like any lapsed hold.
+func TestShowPageInThePaymentGrace(t *testing.T) {
+	t.Parallel()
+	e := newPayEnv(t, webtest.WithClock)
+	s := e.shopper(t, true)
+	holdID := s.MustHold(t, "H1").Str("hold_id")
+	path := s.startCheckout(t, holdID)
+	e.Clock.Advance(webtest.HoldTTL)
+
+	p := s.page(t, e.ShowPath())
+	wantPage(t, p, http.StatusOK)
+	if p.Doc.Find(`form[action="/holds/`+holdID+`/pay"]`).Length() != 0 || p.Doc.Find("[data-hold-form]").Length() != 0 {
+		t.Fatalf("the show page in the grace offers to pay or to hold:\n%s", p.Body)
+	}
+	if text := p.Text("#booking"); !strings.Contains(text, "Waiting for your payment") || !strings.Contains(text, "Your time to pay has run out") {
+		t.Fatalf("the show page in the grace says %q", text)
+	}
+	if p.Doc.Find(`#booking a[href$="`+returnPath(holdID)+`"]`).Length() != 1 {
+		t.Fatal("no way to the return page")
+	}
+	wantPage(t, s.Submit(t, "/holds/"+holdID+"/pay", nil), http.StatusConflict)
+	if n := e.Count(t, `SELECT count(*) FROM sandbox_checkouts`); n != 1 || !checkoutURLPattern.MatchString(path) {
+		t.Fatalf("%d checkouts after Pay in the grace, want the one", n)
+	}
+
+	e.Clock.Advance(booking.DefaultPaymentGrace)
+	p = s.page(t, e.ShowPath())
+	if p.Doc.Find("[data-hold-form]").Length() != 1 || strings.Contains(p.Text("#booking"), "Waiting for your payment") {
+		t.Fatalf("after the grace the seats cannot be picked again:\n%s", p.Text("#booking"))
+	}
+}

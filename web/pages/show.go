@@ -31,10 +31,14 @@ import (
 
 // showState is what a rendering of a show's booking section needs.
 type showState struct {
-	show      booking.Show
-	seats     []booking.Seat
-	now       time.Time
-	hold      *booking.Hold // the viewer's live hold of this show
+	show  booking.Show
+	seats []booking.Seat
+	now   time.Time
+	hold  *booking.Hold // the viewer's live hold of this show
+	// waiting is the viewer's hold of this show past its deadline, in its
+	// payment grace: it can no longer be paid, but a payment made in time
+	// may still confirm it.
+	waiting   *booking.Hold
 	otherHold *booking.Hold // the viewer's live hold of another show
 	policy    booking.RefundPolicy
 }
@@ -60,6 +64,8 @@ func (s *Handlers) loadShow(ctx context.Context, showID int64, viewer string) (s
 		case errors.Is(err, booking.ErrNotFound):
 		case err != nil:
 			return st, err
+		case h.ShowID == showID && !h.Payable(st.now):
+			st.waiting = &h
 		case h.ShowID == showID:
 			st.hold = &h
 		default:
@@ -97,6 +103,16 @@ func (s *Handlers) bookingView(c echo.Context, st showState, sel selection) comp
 		v.Mode = "closed"
 		v.ClosedMsg = "This show has started, so its seats are no longer on sale."
 		v.Map = s.seatMapView(st, false, nil, nil)
+	case st.waiting != nil:
+		v.Mode = "closed"
+		v.ClosedMsg = "Your time to pay has run out."
+		v.Map = s.seatMapView(st, false, nil, nil)
+		v.Notice = &components.Notice{
+			Kind: "info", Title: "Waiting for your payment",
+			Text: "If you paid before the time ran out, your booking is being confirmed. " +
+				"If not, these seats are released in a few minutes and nothing is charged.",
+			LinkHref: s.BoxOffice.ReturnURL(st.waiting.ID), LinkText: "See your payment",
+		}
 	case st.hold != nil:
 		v.Mode = "checkout"
 		v.Map = s.seatMapView(st, false, nil, nil)
@@ -339,7 +355,7 @@ func (s *Handlers) SeatMapFragment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	selectable := st.hold == nil && !st.closed()
+	selectable := st.hold == nil && st.waiting == nil && !st.closed()
 	return web.Render(c, http.StatusOK, components.SeatMap(s.seatMapView(st, selectable, nil, nil)))
 }
 
