@@ -42,7 +42,10 @@
 //
 // # Time
 //
-// A hold is live while now < E and lapsed from E on, exactly. Expiry is not
+// A hold is live while now < E and lapsed from E on, exactly. (The holds
+// here are paid by webhook without a checkout, so they have no payment
+// grace: a hold a checkout was opened for lapses at E plus its grace, which
+// internal/reconcile's and web/api's grace tests check.) Expiry is not
 // an event but the passage of time: the state keeps HELD(h, until E), and
 // every operation judges it by the clock. The sweeper, which ends lapsed
 // holds in the background, must therefore be invisible: a seat it released
