@@ -157,7 +157,8 @@ func payAgainSameCheckout(t *testing.T, browser context.Context, vp viewport) {
 // nothing. The seat is free once the hold's payment grace is over.
 func expiredCheckout(t *testing.T, browser context.Context, vp viewport) {
 	const ttl = 6 * time.Second
-	s := newSite(t, siteConfig{holdTTL: ttl, paymentGrace: 2 * time.Second})
+	const grace = 15 * time.Second
+	s := newSite(t, siteConfig{holdTTL: ttl, paymentGrace: grace})
 	show := s.newShow(5, 5)
 	tb := s.openTab(t, browser, "expired-"+vp.name, vp)
 	email := tb.signUp("Farah " + vp.name)
@@ -201,14 +202,33 @@ func expiredCheckout(t *testing.T, browser context.Context, vp viewport) {
 		t.Fatalf("%d payments recorded after the hold expired", n)
 	}
 
-	// Back to the show, where the seat is free again once the grace a
-	// payment made in time had is over.
-	s.eventually("the hold to end after its payment grace", `SELECT state <> 'HELD' FROM holds WHERE id = $1`, holdID)
+	// Back to the show: during the grace a payment made in time would
+	// have, it offers no Pay button and says a payment is being confirmed
+	// (shown only while the grace lasts); after it, the seat is free again.
 	tb.click("a[data-back-link]")
 	tb.waitVisible(`#seatmap[data-ready="true"]`)
 	if got := run(tb, "read the address", chromedp.Location()); got != s.url+fmt.Sprintf("/shows/%d", show) {
 		t.Fatalf("the way back led to %s", got)
 	}
+	if eval[bool](tb, `document.querySelector("#booking").textContent.includes("Waiting for your payment")`) {
+		if eval[bool](tb, `!!document.querySelector('#booking form[action$="/pay"]')`) {
+			t.Fatal("the show page offers to pay after the deadline")
+		}
+		tb.noSidewaysScroll("the show page in the payment grace")
+		tb.shot("show-waiting-for-payment")
+	} else if scalar[bool](s, `SELECT expires_at + payment_grace > clock_timestamp() FROM holds WHERE id = $1`, holdID) {
+		// Still in the grace after the page was made: it was made in it.
+		t.Fatal("the show page in the payment grace does not say it waits for the payment")
+	}
+	deadline := time.Now().Add(grace + stepTimeout)
+	for scalar[string](s, `SELECT state FROM holds WHERE id = $1`, holdID) == "HELD" {
+		if time.Now().After(deadline) {
+			t.Fatal("the hold did not end after its payment grace")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	tb.open(fmt.Sprintf("/shows/%d", show))
+	tb.waitVisible(`#seatmap[data-ready="true"]`)
 	tb.wantSeat("C3", "available", "false")
 	if got := scalar[string](s, `SELECT state FROM holds WHERE id = $1`, holdID); got == "HELD" || got == "CONFIRMED" {
 		t.Fatalf("the hold is %s after it ran out", got)
