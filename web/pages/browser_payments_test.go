@@ -135,6 +135,10 @@ func payAgainSameCheckout(t *testing.T, browser context.Context, vp viewport) {
 	}
 	stale.noSidewaysScroll("the already-paid checkout")
 	stale.shot("sandbox-already-paid")
+	run(stale, "turn the page's scripts on, for axe", func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+		return cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false})
+	})
+	stale.axe("the already-paid checkout")
 
 	if n := scalar[int64](s, `SELECT count(*) FROM sandbox_checkouts WHERE hold_id = $1`, holdID); n != 1 {
 		t.Fatalf("%d checkouts of one hold, want 1", n)
@@ -216,6 +220,7 @@ func expiredCheckout(t *testing.T, browser context.Context, vp viewport) {
 		}
 		tb.noSidewaysScroll("the show page in the payment grace")
 		tb.shot("show-waiting-for-payment")
+		tb.axe("the show page in the payment grace")
 	} else if scalar[bool](s, `SELECT expires_at + payment_grace > clock_timestamp() FROM holds WHERE id = $1`, holdID) {
 		// Still in the grace after the page was made: it was made in it.
 		t.Fatal("the show page in the payment grace does not say it waits for the payment")
