@@ -165,7 +165,7 @@ func (s *Handlers) checkoutView(st showState, h booking.Hold) *components.Checko
 		PayAction: "/holds/" + h.ID + "/pay",
 		Release:   "/holds/" + h.ID + "/release",
 		Fees:      "None", // Marquee charges no booking fee: the total is the seats' prices
-		Policy:    policyLines(st.policy),
+		RefundNow: format.RefundNow(st.policy, st.show.StartsAt, st.now, st.show.TimeZone),
 	}
 	for _, id := range format.SeatOrder(h.Seats) {
 		seat := bySeat[id]
