@@ -13,8 +13,8 @@ import (
 )
 
 // Next to Pay, the hold panel says what cancelling right after paying
-// gives back and until when, in the theatre's own time; after paying, My
-// bookings and the ticket say the same in the same words.
+// gives back and until when, in the theatre's own time; after paying, the
+// return page, My bookings and the ticket say the same in the same words.
 func TestRefundNowBeforePay(t *testing.T) {
 	t.Parallel()
 	e := webtest.NewEnv(t, webtest.WithClock)
@@ -62,6 +62,11 @@ func TestRefundNowBeforePay(t *testing.T) {
 			}
 
 			id := e.Pay(t, held).Str("booking_id")
+			back := b.Get(t, "/checkout/return?hold_id="+held.Str("hold_id"))
+			webtest.Want200(t, back)
+			if got := back.Text("#payment-status [data-refund-now]"); got != tc.want {
+				t.Errorf("the return page:\n got %q\nwant %q", got, tc.want)
+			}
 			list := b.Get(t, "/bookings")
 			webtest.Want200(t, list)
 			if got := list.Text("#booking-" + id + " [data-refund-now]"); got != tc.want {
