@@ -60,6 +60,9 @@ func TestRefundNowBeforePay(t *testing.T) {
 			if got := p.Text("#checkout [data-refund-now]"); got != tc.want {
 				t.Fatalf("next to Pay:\n got %q\nwant %q", got, tc.want)
 			}
+			if got := p.Text("details[data-refund-policy] [data-refund-now]"); got != tc.want {
+				t.Errorf("the show's heading:\n got %q\nwant %q", got, tc.want)
+			}
 
 			id := e.Pay(t, held).Str("booking_id")
 			back := b.Get(t, "/checkout/return?hold_id="+held.Str("hold_id"))

@@ -213,7 +213,7 @@ func (s *Handlers) renderBooking(c echo.Context, status int, st showState, v com
 	m.Wide = true
 	return web.Render(c, status, components.ShowPage(m, components.ShowView{
 		Heading: s.showHeading(st.show, movie, slug), Booking: v, Live: s.Config.Live != nil,
-		Policy: policyLines(st.policy),
+		Policy: policyLines(st.policy), RefundNow: format.RefundNow(st.policy, st.show.StartsAt, st.now, st.show.TimeZone),
 	}))
 }
 
