@@ -69,6 +69,18 @@ func TestHoldRefundTerms(t *testing.T) {
 				}
 			}
 
+			if tc.name == "between tiers" {
+				// Released, the hold object still carries the show's terms.
+				other := e.User(t)
+				held := other.HoldOn(show, "refund-terms-release", "B2")
+				webtest.Want(t, held, http.StatusCreated)
+				released := other.Delete("/api/v1/holds/" + held.Str("hold_id"))
+				webtest.Want(t, released, http.StatusOK)
+				if got, tiers := int(released.Num("refund_now_percent")), released.JSON["refund_tiers"].([]any); got != tc.now || len(tiers) != len(tc.tiers) {
+					t.Errorf("the release answer: refund_now_percent %d, refund_tiers %v", got, tiers)
+				}
+			}
+
 			booked := e.Pay(t, created)
 			r := c.Post("/api/v1/bookings/"+booked.Str("booking_id")+"/cancel", nil)
 			if tc.tiers == nil {
