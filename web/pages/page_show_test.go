@@ -61,7 +61,7 @@ func TestShowPage(t *testing.T) {
 		if got := p.Text("[data-refund-policy] summary"); !regexp.MustCompile(`^Cancellation policy · Full refund until \w{3} \d{1,2}:\d\d [AP]M, then 50% refund until \w{3} \d{1,2}:\d\d [AP]M, then no refund$`).MatchString(got) {
 			t.Errorf("the show page's policy reads %q", got)
 		}
-		if got := p.Text("[data-refund-policy] li"); got != "Full refund if you cancel 24 hours or more before the show" {
+		if got := p.Text("[data-refund-policy] li"); got != "Full refund if you cancel more than 24 hours before the show" {
 			t.Errorf("the policy's first rule reads %q", got)
 		}
 		if got := p.Text("#seat-B1"); got != "1" {

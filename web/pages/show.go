@@ -217,10 +217,11 @@ func (s *Handlers) renderBooking(c echo.Context, status int, st showState, v com
 	}))
 }
 
-// policyLines says a refund policy in a moviegoer's words, the most generous
-// tier first: "Full refund if you cancel 48 hours or more before the show",
-// "75% back if you cancel 6 hours or more before", "No cancellation in the
-// last 6 hours".
+// policyLines says a refund policy's rules in a moviegoer's words, the
+// earliest tier first: "Full refund if you cancel more than 48 hours before
+// the show", "75% back if you cancel more than 6 hours before", "No
+// cancellation in the last 6 hours". A tier ends at its deadline exactly
+// (booking.RefundPolicy.Deadlines), hence "more than".
 func policyLines(p booking.RefundPolicy) []string {
 	tiers := slices.Clone(p.Tiers)
 	slices.SortFunc(tiers, func(a, b booking.RefundTier) int { return int(b.Before - a.Before) })
@@ -238,7 +239,7 @@ func policyLines(p booking.RefundPolicy) []string {
 			lines = append(lines, back+" if you cancel any time before the show")
 			continue
 		}
-		lines = append(lines, back+" if you cancel "+span(t.Before)+" or more "+before)
+		lines = append(lines, back+" if you cancel more than "+span(t.Before)+" "+before)
 	}
 	if len(tiers) == 0 {
 		return []string{"Bookings cannot be cancelled"}
