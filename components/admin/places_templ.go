@@ -367,7 +367,7 @@ func theatreFormFields(prefix string, f TheatreForm) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "\" class=\"mt-1 text-xs text-ink-600\">A booking cancelled at least this many hours before the show gets this percent back. Leave a row empty to leave it out; one tier of 0 percent refunds nothing.</p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "\" class=\"mt-1 text-xs text-ink-600\">A booking cancelled more than this many hours before the show gets this percent back. Leave a row empty to leave it out; one tier of 0 percent refunds nothing.</p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -78,28 +78,72 @@ func TestValidKey(t *testing.T) {
 
 func TestRefundPolicy(t *testing.T) {
 	p := booking.DefaultRefundPolicy
+	start := time.Date(2026, 3, 6, 18, 0, 0, 0, time.UTC)
+	// A tier passes at its deadline exactly, as a hold lapses at its own:
+	// cancelling 24 hours before the show is already in the 50% tier.
 	for _, tc := range []struct {
 		until  time.Duration
 		refund int64
 		ok     bool
 	}{
 		{48 * time.Hour, 1000, true},
-		{24 * time.Hour, 1000, true},
+		{24*time.Hour + time.Second, 1000, true},
+		{24*time.Hour + time.Nanosecond, 1000, true},
+		{24 * time.Hour, 500, true},
 		{24*time.Hour - time.Second, 500, true},
-		{2 * time.Hour, 500, true},
-		{2*time.Hour - time.Nanosecond, 0, false},
+		{2*time.Hour + time.Nanosecond, 500, true},
+		{2 * time.Hour, 0, false},
+		{2*time.Hour - time.Second, 0, false},
 		{-time.Hour, 0, false},
 	} {
-		refund, ok := p.Refund(1000, tc.until)
+		refund, ok := p.RefundAt(1000, start, start.Add(-tc.until))
 		if refund != tc.refund || ok != tc.ok {
 			t.Errorf("%v before the show: %d, %v; want %d, %v", tc.until, refund, ok, tc.refund, tc.ok)
 		}
 	}
 	t.Run("rounds down to the minor unit", func(t *testing.T) {
-		if refund, _ := (booking.RefundPolicy{Tiers: []booking.RefundTier{{Percent: 33}}}).Refund(1001, time.Hour); refund != 330 {
+		if refund, _ := (booking.RefundPolicy{Tiers: []booking.RefundTier{{Percent: 33}}}).RefundAt(1001, start, start.Add(-time.Hour)); refund != 330 {
 			t.Fatalf("refund = %d", refund)
 		}
 	})
+}
+
+func TestRefundDeadlines(t *testing.T) {
+	start := time.Date(2026, 3, 6, 18, 0, 0, 0, time.UTC)
+	// Tiers in any order; a 0% tier still lets a booking be cancelled.
+	p := booking.RefundPolicy{Tiers: []booking.RefundTier{
+		{Before: 3 * time.Hour, Percent: 0},
+		{Before: 48 * time.Hour, Percent: 100},
+		{Before: 24 * time.Hour, Percent: 50},
+	}}
+	d := func(before time.Duration, percent int) booking.RefundDeadline {
+		return booking.RefundDeadline{Until: start.Add(-before), Percent: percent}
+	}
+	for _, tc := range []struct {
+		name  string
+		ahead time.Duration
+		want  []booking.RefundDeadline
+	}{
+		{"before the first tier's deadline", 60 * time.Hour, []booking.RefundDeadline{d(48*time.Hour, 100), d(24*time.Hour, 50), d(3*time.Hour, 0)}},
+		{"one second before it", 48*time.Hour + time.Second, []booking.RefundDeadline{d(48*time.Hour, 100), d(24*time.Hour, 50), d(3*time.Hour, 0)}},
+		{"exactly at it", 48 * time.Hour, []booking.RefundDeadline{d(24*time.Hour, 50), d(3*time.Hour, 0)}},
+		{"between tiers", 30 * time.Hour, []booking.RefundDeadline{d(24*time.Hour, 50), d(3*time.Hour, 0)}},
+		{"inside the last tier", 10 * time.Hour, []booking.RefundDeadline{d(3*time.Hour, 0)}},
+		{"exactly at the last deadline", 3 * time.Hour, nil},
+		{"after every tier", time.Hour, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := start.Add(-tc.ahead)
+			got := p.Deadlines(start, now)
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("Deadlines = %v, want %v", got, tc.want)
+			}
+			percent, ok := p.PercentAt(start, now)
+			if ok != (len(tc.want) > 0) || (ok && percent != tc.want[0].Percent) {
+				t.Fatalf("PercentAt = %d, %v; want the first deadline's", percent, ok)
+			}
+		})
+	}
 }
 
 func TestHoldLapsed(t *testing.T) {

@@ -1,12 +1,12 @@
 package booking
 
 import (
-	"cmp"
 	"slices"
 	"time"
 )
 
-// RefundTier refunds Percent of the price when cancelling at least Before the show starts.
+// RefundTier refunds Percent of the price when cancelling more than Before
+// ahead of the show's start.
 type RefundTier struct {
 	Before  time.Duration
 	Percent int
@@ -18,33 +18,54 @@ type RefundPolicy struct {
 }
 
 // DefaultRefundPolicy is the policy of a theatre that set none: a full refund
-// up to 24 hours before the show, half up to 2 hours before, none after.
+// until 24 hours before the show, half until 2 hours before, none after.
 var DefaultRefundPolicy = RefundPolicy{Tiers: []RefundTier{
 	{Before: 24 * time.Hour, Percent: 100},
 	{Before: 2 * time.Hour, Percent: 50},
 }}
 
-// Refund returns the amount refunded for cancelling a booking of amount
-// minor units when untilShow remains before it starts. ok is false when no
-// tier allows cancelling any more. Amounts round down to the minor unit.
-func (p RefundPolicy) Refund(amount int64, untilShow time.Duration) (refund int64, ok bool) {
-	t, ok := p.Tier(untilShow)
+// RefundDeadline is a tier of a policy pinned to one show: cancelling
+// before Until gives back Percent of the price.
+type RefundDeadline struct {
+	Until   time.Time
+	Percent int
+}
+
+// Deadlines returns the policy's tiers for a show starting at startsAt as
+// they stand at now, in time order, without the ones already passed. A
+// tier passes at its Until exactly, as a hold lapses at its deadline: the
+// first deadline is what cancelling at now gives back, and with none left
+// cancelling is closed. Every answer about a cancellation (what the hold
+// and the pages promise, what CancelBooking refunds) is read from here.
+func (p RefundPolicy) Deadlines(startsAt, now time.Time) []RefundDeadline {
+	var out []RefundDeadline
+	for _, t := range p.Tiers {
+		if until := startsAt.Add(-t.Before); now.Before(until) {
+			out = append(out, RefundDeadline{Until: until, Percent: t.Percent})
+		}
+	}
+	slices.SortFunc(out, func(a, b RefundDeadline) int { return a.Until.Compare(b.Until) })
+	return out
+}
+
+// PercentAt returns the percent of the price that cancelling at now gives
+// back for a show starting at startsAt. ok is false when cancelling is
+// closed.
+func (p RefundPolicy) PercentAt(startsAt, now time.Time) (percent int, ok bool) {
+	d := p.Deadlines(startsAt, now)
+	if len(d) == 0 {
+		return 0, false
+	}
+	return d[0].Percent, true
+}
+
+// RefundAt returns the amount refunded for cancelling, at now, a booking of
+// amount minor units for a show starting at startsAt. ok is false when
+// cancelling is closed. Amounts round down to the minor unit.
+func (p RefundPolicy) RefundAt(amount int64, startsAt, now time.Time) (refund int64, ok bool) {
+	percent, ok := p.PercentAt(startsAt, now)
 	if !ok {
 		return 0, false
 	}
-	return amount * int64(t.Percent) / 100, true
-}
-
-// Tier returns the tier that applies when untilShow remains before the
-// show: the one with the longest Before that untilShow still reaches. ok is
-// false when none does (cancelling is closed).
-func (p RefundPolicy) Tier(untilShow time.Duration) (tier RefundTier, ok bool) {
-	tiers := slices.Clone(p.Tiers)
-	slices.SortFunc(tiers, func(a, b RefundTier) int { return cmp.Compare(b.Before, a.Before) })
-	for _, t := range tiers {
-		if untilShow >= t.Before {
-			return t, true
-		}
-	}
-	return RefundTier{}, false
+	return amount * int64(percent) / 100, true
 }

@@ -70,13 +70,26 @@ func (s *Store) Booking(ctx context.Context, userID, bookingID string) (booking.
 	return b, nil
 }
 
+// CancellationTerms are what cancelling a booking of a show is decided on:
+// its theatre's refund policy, the show's start and the authoritative now.
+type CancellationTerms struct {
+	Policy   booking.RefundPolicy
+	StartsAt time.Time
+	Now      time.Time
+}
+
+// Deadlines are the policy's tiers for the show from now on (see
+// booking.RefundPolicy.Deadlines).
+func (t CancellationTerms) Deadlines() []booking.RefundDeadline {
+	return t.Policy.Deadlines(t.StartsAt, t.Now)
+}
+
 // RefundQuote is what cancelling a booking now would refund.
 type RefundQuote struct {
+	CancellationTerms
 	AmountMinor int64
 	Currency    string
-	Allowed     bool               // false once the policy no longer allows cancelling
-	Tier        booking.RefundTier // the tier of the policy that applies, when allowed
-	StartsAt    time.Time          // the show's start, which the tier counts back from
+	Allowed     bool // false once the policy no longer allows cancelling
 }
 
 // QuoteCancellation returns what cancelling userID's booking would refund now,
@@ -86,16 +99,25 @@ func (s *Store) QuoteCancellation(ctx context.Context, userID, bookingID string)
 	if err != nil {
 		return RefundQuote{}, err
 	}
-	policy, startsAt, now, err := s.cancellationTerms(ctx, s.pool, b.ShowID)
+	terms, err := s.cancellationTerms(ctx, s.pool, b.ShowID)
 	if err != nil {
 		return RefundQuote{}, err
 	}
-	amount, ok := policy.Refund(b.AmountMinor, startsAt.Sub(now))
-	tier, _ := policy.Tier(startsAt.Sub(now))
+	amount, ok := terms.Policy.RefundAt(b.AmountMinor, terms.StartsAt, terms.Now)
 	return RefundQuote{
-		AmountMinor: amount, Currency: b.Currency, Allowed: ok && b.Status == booking.BookingConfirmed,
-		Tier: tier, StartsAt: startsAt,
+		CancellationTerms: terms, AmountMinor: amount, Currency: b.Currency,
+		Allowed: ok && b.Status == booking.BookingConfirmed,
 	}, nil
+}
+
+// CancellationTerms returns the terms a booking of showID would be
+// cancelled on now, to say them before anyone pays.
+func (s *Store) CancellationTerms(ctx context.Context, showID int64) (CancellationTerms, error) {
+	t, err := s.cancellationTerms(ctx, s.pool, showID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return t, fmt.Errorf("show %d: %w", showID, booking.ErrNotFound)
+	}
+	return t, err
 }
 
 type querier interface {
@@ -105,19 +127,20 @@ type querier interface {
 
 // cancellationTerms returns the refund policy of showID's theatre, the show's
 // start and the authoritative now.
-func (s *Store) cancellationTerms(ctx context.Context, q querier, showID int64) (booking.RefundPolicy, time.Time, time.Time, error) {
+func (s *Store) cancellationTerms(ctx context.Context, q querier, showID int64) (CancellationTerms, error) {
 	var (
-		startsAt, now time.Time
-		theatreID     int64
+		t         CancellationTerms
+		theatreID int64
 	)
 	if err := q.QueryRow(ctx, `
 		SELECT sh.starts_at, sc.theatre_id, coalesce($2::timestamptz, clock_timestamp())
 		  FROM shows sh JOIN screens sc ON sc.id = sh.screen_id WHERE sh.id = $1`,
-		showID, s.now()).Scan(&startsAt, &theatreID, &now); err != nil {
-		return booking.RefundPolicy{}, startsAt, now, fmt.Errorf("read show %d: %w", showID, err)
+		showID, s.now()).Scan(&t.StartsAt, &theatreID, &t.Now); err != nil {
+		return t, fmt.Errorf("read show %d: %w", showID, err)
 	}
-	policy, err := refundPolicy(ctx, q, theatreID)
-	return policy, startsAt, now, err
+	var err error
+	t.Policy, err = refundPolicy(ctx, q, theatreID)
+	return t, err
 }
 
 // RefundPolicy returns the refund policy of a theatre (the default one when
@@ -170,11 +193,12 @@ func (s *Store) CancelBooking(ctx context.Context, userID, bookingID string) (bo
 		if status == booking.BookingCancelled {
 			return nil // a parallel cancel won; read its result below
 		}
-		policy, startsAt, now, err := s.cancellationTerms(ctx, tx, b.ShowID)
+		terms, err := s.cancellationTerms(ctx, tx, b.ShowID)
 		if err != nil {
 			return err
 		}
-		refund, ok := policy.Refund(b.AmountMinor, startsAt.Sub(now))
+		now := terms.Now
+		refund, ok := terms.Policy.RefundAt(b.AmountMinor, terms.StartsAt, now)
 		if !ok {
 			return booking.ErrCancellationClosed
 		}

@@ -196,10 +196,15 @@ func TestCancelBooking(t *testing.T) {
 		percent int64
 		closed  bool
 	}{
-		{"a day or more before: full refund", 24 * time.Hour, 100, false},
+		// A tier ends at its deadline exactly (the default policy's: 24 h
+		// and 2 h before the show), as the hold object's refund_tiers say.
+		{"a second before the 24-hour deadline: full refund", 24*time.Hour + time.Second, 100, false},
+		{"exactly at it: half", 24 * time.Hour, 50, false},
+		{"a second after it: half", 24*time.Hour - time.Second, 50, false},
 		{"between 2 and 24 hours before: half", 3 * time.Hour, 50, false},
-		{"exactly 2 hours before: half", 2 * time.Hour, 50, false},
-		{"under 2 hours before: closed", 2*time.Hour - time.Millisecond, 0, true},
+		{"a second before the 2-hour deadline: half", 2*time.Hour + time.Second, 50, false},
+		{"exactly at it: closed", 2 * time.Hour, 0, true},
+		{"a second after it: closed", 2*time.Hour - time.Second, 0, true},
 		{"after the start: closed", -time.Minute, 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -211,9 +216,16 @@ func TestCancelBooking(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// What the hold promised before paying: the first tier still
+			// ahead, none once cancelling has closed.
+			terms, err := w.store.CancellationTerms(ctx, w.show)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tiers := terms.Deadlines()
 			got, err := w.store.CancelBooking(ctx, u, b.ID)
 			if tc.closed {
-				if !errors.Is(err, booking.ErrCancellationClosed) || quote.Allowed {
+				if !errors.Is(err, booking.ErrCancellationClosed) || quote.Allowed || len(tiers) != 0 {
 					t.Fatalf("err = %v, quote %+v; want cancellation closed", err, quote)
 				}
 				if st, _ := w.seat("A1"); st != booking.SeatBooked {
@@ -225,8 +237,8 @@ func TestCancelBooking(t *testing.T) {
 			if err != nil || got.Status != booking.BookingCancelled || got.Refund == nil || got.Refund.AmountMinor != want {
 				t.Fatalf("cancel = %+v (refund %+v), %v; want refund %d", got, got.Refund, err, want)
 			}
-			if quote.AmountMinor != want || !quote.Allowed || int64(quote.Tier.Percent) != tc.percent {
-				t.Fatalf("quote = %+v, want %d under the %d%% tier", quote, want, tc.percent)
+			if quote.AmountMinor != want || !quote.Allowed || len(tiers) == 0 || int64(tiers[0].Percent) != tc.percent {
+				t.Fatalf("quote = %+v, tiers %v; want %d under the %d%% tier", quote, tiers, want, tc.percent)
 			}
 			for _, s := range []string{"A1", "A2"} {
 				if st, _ := w.seat(s); st != booking.SeatAvailable {

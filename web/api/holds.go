@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 // IdempotencyKeyHeader names the client's key for a hold request.
@@ -22,13 +23,40 @@ type holdJSON struct {
 	ExpiresAt   time.Time `json:"expires_at"`
 	AmountMinor int64     `json:"amount_minor"`
 	Currency    string    `json:"currency"`
+	// What cancelling right after paying gives back, and the show's
+	// refund tiers still ahead, in time order.
+	RefundNowPercent int              `json:"refund_now_percent"`
+	RefundTiers      []refundTierJSON `json:"refund_tiers"`
 }
 
-func holdView(h booking.Hold) holdJSON {
-	return holdJSON{
+type refundTierJSON struct {
+	Until   time.Time `json:"until"`
+	Percent int       `json:"percent"`
+}
+
+func holdView(h booking.Hold, terms postgres.CancellationTerms) holdJSON {
+	v := holdJSON{
 		HoldID: h.ID, ShowID: h.ShowID, Seats: web.NonNil(h.Seats), State: string(h.State),
 		ExpiresAt: h.ExpiresAt.UTC(), AmountMinor: h.AmountMinor, Currency: h.Currency,
+		RefundTiers: []refundTierJSON{},
 	}
+	for i, d := range terms.Deadlines() {
+		if i == 0 {
+			v.RefundNowPercent = d.Percent
+		}
+		v.RefundTiers = append(v.RefundTiers, refundTierJSON{Until: d.Until.UTC(), Percent: d.Percent})
+	}
+	return v
+}
+
+// holdAnswer is the hold object of h, with its show's refund terms as they
+// stand now: the same deadlines a cancellation of its booking is decided on.
+func (s *Handlers) holdAnswer(c echo.Context, status int, h booking.Hold) error {
+	terms, err := s.Store.CancellationTerms(c.Request().Context(), h.ShowID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(status, holdView(h, terms))
 }
 
 // CreateHold claims seats of a show for the caller, all or nothing. The
@@ -66,7 +94,7 @@ func (s *Handlers) CreateHold(c echo.Context) error {
 	if res.Replayed {
 		status = http.StatusOK
 	}
-	return c.JSON(status, holdView(res.Hold))
+	return s.holdAnswer(c, status, res.Hold)
 }
 
 // Hold returns the caller's hold with its state now.
@@ -75,7 +103,7 @@ func (s *Handlers) Hold(c echo.Context) error {
 	if err != nil {
 		return web.Lookup("hold", err)
 	}
-	return c.JSON(http.StatusOK, holdView(h))
+	return s.holdAnswer(c, http.StatusOK, h)
 }
 
 // ReleaseHold gives the caller's held seats back. An expired or cancelled
@@ -88,5 +116,5 @@ func (s *Handlers) ReleaseHold(c echo.Context) error {
 	if err != nil {
 		return web.Lookup("hold", err)
 	}
-	return c.JSON(http.StatusOK, holdView(h))
+	return s.holdAnswer(c, http.StatusOK, h)
 }

@@ -320,7 +320,7 @@ func droppedWebhookRefunded(t *testing.T, browser context.Context) {
 }
 
 // cancelPolicy: My bookings offers Cancel only while the refund policy
-// allows it, the preview names the tier that applies, and a cancelled
+// allows it, the preview says what comes back from now on, and a cancelled
 // Booking leaves Upcoming at once.
 func cancelPolicy(t *testing.T, browser context.Context) {
 	s := newSite(t, siteConfig{})
@@ -351,13 +351,14 @@ func cancelPolicy(t *testing.T, browser context.Context) {
 	if eval[bool](tb, fmt.Sprintf(`!!document.querySelector(%s)`, jsString(closedCard+` a[href$="/cancel"]`))) {
 		t.Fatal("Cancel booking is offered for a show an hour away: the policy no longer allows it")
 	}
-	wantText(t, "the closed booking", tb.Text(closedCard+" [data-cancel-closed]"), "too soon to cancel")
+	wantText(t, "the closed booking", tb.Text(closedCard+" [data-refund-now]"), "Non-refundable: the show starts in under 2 hours")
+	wantText(t, "the closed booking", tb.Text(closedCard+" [data-cancel-closed]"), "can no longer be cancelled")
 	tb.shot("my-bookings-cancel-closed")
 
 	tb.do("mark the page, to tell a reload", chromedp.Evaluate[chromedp.Void](`window.notReloaded = true`))
 	tb.click(openCard + ` a[hx-get$="/cancel"]`)
 	tb.waitVisible(openCard + " [data-cancel-preview]")
-	wantText(t, "the preview's tier", tb.Text(openCard+" [data-refund-tier]"), "50% back when you cancel 2 hours or more before the show")
+	wantText(t, "the preview's tier", tb.Text(openCard+" [data-refund-tier]"), "50% refund until ", ", then no refund")
 	wantText(t, "the preview", tb.Text(openCard+" [data-cancel-preview]"), "refunds "+rupees(pgtest.Prices["STANDARD"]/2))
 	tb.shot("cancel-preview-tier")
 	tb.click(openCard + " [data-cancel-preview] button[type=submit]")

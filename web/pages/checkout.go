@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -103,7 +104,10 @@ func (s *Handlers) returnView(c echo.Context) (checkout.Return, error) {
 	}
 	if len(payments) > 0 {
 		outcomeView(&r, payments)
-		return r, nil
+		if r.State == checkout.Booked {
+			r.RefundNow, err = s.refundNow(ctx, h.ShowID)
+		}
+		return r, err
 	}
 	// No outcome stored yet: the webhook may be on its way, or there was
 	// no payment. Only the provider can tell; the page only tells, and
@@ -186,4 +190,18 @@ func refundReason(reason string) string {
 		return "These seats had already been paid for by an earlier payment."
 	}
 	return "Your payment arrived but could not be used to book these seats."
+}
+
+// refundNow says what cancelling a booking of showID gives back from now
+// on, in the words of the hold panel before Pay.
+func (s *Handlers) refundNow(ctx context.Context, showID int64) (string, error) {
+	sh, err := s.Store.Show(ctx, showID)
+	if err != nil {
+		return "", err
+	}
+	terms, err := s.Store.CancellationTerms(ctx, showID)
+	if err != nil {
+		return "", err
+	}
+	return format.RefundNow(terms.Policy, terms.StartsAt, terms.Now, sh.TimeZone), nil
 }

@@ -181,7 +181,7 @@ func (s *Handlers) checkoutView(st showState, h booking.Hold) *components.Checko
 		PayAction: "/holds/" + h.ID + "/pay",
 		Release:   "/holds/" + h.ID + "/release",
 		Fees:      "None", // Marquee charges no booking fee: the total is the seats' prices
-		Policy:    policyLines(st.policy),
+		RefundNow: format.RefundNow(st.policy, st.show.StartsAt, st.now, st.show.TimeZone),
 	}
 	for _, id := range format.SeatOrder(h.Seats) {
 		seat := bySeat[id]
@@ -229,14 +229,15 @@ func (s *Handlers) renderBooking(c echo.Context, status int, st showState, v com
 	m.Wide = true
 	return web.Render(c, status, components.ShowPage(m, components.ShowView{
 		Heading: s.showHeading(st.show, movie, slug), Booking: v, Live: s.Config.Live != nil,
-		Policy: policyLines(st.policy),
+		Policy: policyLines(st.policy), RefundNow: format.RefundNow(st.policy, st.show.StartsAt, st.now, st.show.TimeZone),
 	}))
 }
 
-// policyLines says a refund policy in a moviegoer's words, the most generous
-// tier first: "Full refund if you cancel 48 hours or more before the show",
-// "75% back if you cancel 6 hours or more before", "No cancellation in the
-// last 6 hours".
+// policyLines says a refund policy's rules in a moviegoer's words, the
+// earliest tier first: "Full refund if you cancel more than 48 hours before
+// the show", "75% back if you cancel more than 6 hours before", "No
+// cancellation in the last 6 hours". A tier ends at its deadline exactly
+// (booking.RefundPolicy.Deadlines), hence "more than".
 func policyLines(p booking.RefundPolicy) []string {
 	tiers := slices.Clone(p.Tiers)
 	slices.SortFunc(tiers, func(a, b booking.RefundTier) int { return int(b.Before - a.Before) })
@@ -254,7 +255,7 @@ func policyLines(p booking.RefundPolicy) []string {
 			lines = append(lines, back+" if you cancel any time before the show")
 			continue
 		}
-		lines = append(lines, back+" if you cancel "+span(t.Before)+" or more "+before)
+		lines = append(lines, back+" if you cancel more than "+span(t.Before)+" "+before)
 	}
 	if len(tiers) == 0 {
 		return []string{"Bookings cannot be cancelled"}

@@ -5,9 +5,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/marquee-tickets/marquee/web"
 
@@ -15,6 +13,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web/format"
 )
 
@@ -40,18 +39,29 @@ func refundText(r *booking.Refund) string {
 	return "Refund of " + amount + " is on its way to your original payment method."
 }
 
-// bookingCard is one booking as My bookings lists it. canCancel: the refund
-// policy still allows cancelling it.
-func bookingCard(b booking.Booking, sh booking.Show, upcoming, canCancel bool) components.BookingCard {
-	live := upcoming && b.Status == booking.BookingConfirmed
-	return components.BookingCard{
+// bookingCard is one booking as My bookings lists it. q is what cancelling
+// it now would give back, for an upcoming one (nil for a past one).
+func bookingCard(b booking.Booking, sh booking.Show, q *postgres.RefundQuote) components.BookingCard {
+	live := q != nil && b.Status == booking.BookingConfirmed
+	canCancel := live && q.Allowed
+	card := components.BookingCard{
 		ID: b.ID, Href: bookingPath(b.ID), Movie: sh.MovieTitle, Theatre: sh.TheatreName, Screen: sh.ScreenName,
 		When:  showWhen(sh),
 		Seats: strings.Join(format.SeatOrder(b.Seats), ", "), Amount: format.Money(b.AmountMinor, b.Currency),
 		Cancelled: b.Status == booking.BookingCancelled, Refund: refundText(b.Refund),
 		ByTheatre: b.Status == booking.BookingCancelled && b.CancelledBy == booking.CancelledByTheatre,
-		CanCancel: live && canCancel, CancelClosed: live && !canCancel,
+		CanCancel: canCancel, CancelClosed: live && !canCancel,
 	}
+	if live {
+		card.RefundNow = refundNow(*q, sh)
+	}
+	return card
+}
+
+// refundNow says what cancelling a booking gives back from now on, in the
+// words and times the hold panel used before paying.
+func refundNow(q postgres.RefundQuote, sh booking.Show) string {
+	return format.RefundNow(q.Policy, q.StartsAt, q.Now, sh.TimeZone)
 }
 
 func showWhen(sh booking.Show) string {
@@ -120,7 +130,7 @@ func (s *Handlers) bookingsView(ctx context.Context, user string) (components.Bo
 		sh := shows[b.ShowID]
 		ahead := sh.StartsAt.After(now)
 		if !ahead || b.Status != booking.BookingConfirmed {
-			past = append(past, dated{bookingCard(b, sh, false, false), sh.StartsAt.UnixMicro()})
+			past = append(past, dated{bookingCard(b, sh, nil), sh.StartsAt.UnixMicro()})
 			continue
 		}
 		// Offer cancelling only while the refund policy allows it.
@@ -128,7 +138,7 @@ func (s *Handlers) bookingsView(ctx context.Context, user string) (components.Bo
 		if err != nil {
 			return v, err
 		}
-		upcoming = append(upcoming, dated{bookingCard(b, sh, true, q.Allowed), sh.StartsAt.UnixMicro()})
+		upcoming = append(upcoming, dated{bookingCard(b, sh, &q), sh.StartsAt.UnixMicro()})
 	}
 	slices.SortStableFunc(upcoming, func(a, b dated) int { return cmp.Compare(a.start, b.start) })
 	slices.SortStableFunc(past, func(a, b dated) int { return cmp.Compare(b.start, a.start) })
@@ -185,7 +195,7 @@ func (s *Handlers) CancelPreview(c echo.Context) error {
 		BookingID: b.ID, Href: bookingPath(b.ID), Movie: sh.MovieTitle,
 		When:   format.LongDate(sh.StartsAt, sh.TimeZone) + ", " + format.Clock(sh.StartsAt, sh.TimeZone),
 		Amount: format.Money(b.AmountMinor, b.Currency), Refund: format.Money(q.AmountMinor, q.Currency),
-		Tier: tierText(q.Tier), Allowed: q.Allowed, InList: web.IsHTMX(c), CSRF: web.CSRFToken(c),
+		Tier: refundNow(q, sh), Allowed: q.Allowed, InList: web.IsHTMX(c), CSRF: web.CSRFToken(c),
 	}
 	if b.AmountMinor > 0 {
 		v.Percent = int(q.AmountMinor * 100 / b.AmountMinor)
@@ -194,19 +204,6 @@ func (s *Handlers) CancelPreview(c echo.Context) error {
 		return web.Render(c, http.StatusOK, components.CancelPreview(v))
 	}
 	return web.Render(c, http.StatusOK, components.CancelPage(s.Meta(c, "Cancel booking"), v))
-}
-
-// tierText says what a tier of a refund policy gives back, and until when.
-func tierText(t booking.RefundTier) string {
-	until := "until the show starts"
-	switch {
-	case t.Before <= 0:
-	case t.Before%time.Hour == 0:
-		until = format.Plural(int(t.Before/time.Hour), "hour") + " or more before the show"
-	default:
-		until = format.Plural(int(t.Before/time.Minute), "minute") + " or more before the show"
-	}
-	return strconv.Itoa(t.Percent) + "% back when you cancel " + until
 }
 
 // CancelBookingPage cancels the booking under the refund policy. Cancelling

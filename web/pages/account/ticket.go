@@ -30,6 +30,15 @@ func (s *Handlers) TicketPage(c echo.Context) error {
 		Cancelled: b.Status == booking.BookingCancelled, Refund: refundText(b.Refund),
 		ByTheatre: b.Status == booking.BookingCancelled && b.CancelledBy == booking.CancelledByTheatre,
 	}
+	if b.Status == booking.BookingConfirmed {
+		q, err := s.Store.QuoteCancellation(ctx, web.UserID(c), b.ID)
+		if err != nil {
+			return err
+		}
+		if q.Now.Before(sh.StartsAt) {
+			v.RefundNow = refundNow(q, sh)
+		}
+	}
 	if t, err := s.Store.Theatre(ctx, sh.TheatreID); err == nil {
 		v.Address = t.Address
 	}
