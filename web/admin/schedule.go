@@ -243,13 +243,13 @@ func (h *Handlers) schedulePage(c echo.Context, s scheduleCtx, status int, chang
 	} else if status == http.StatusOK {
 		status = http.StatusBadRequest
 	}
-	currency := "INR"
 	for _, sh := range shows {
 		v.Rows = append(v.Rows, scheduleRow(sh, s.facts.Location))
-		currency = sh.Currency
 	}
-	v.One = adminview.ShowForm{Currency: currency}
-	v.Many = adminview.ShowForm{Bulk: true, Currency: currency}
+	// A new show is priced in the theatre's currency unless the admin
+	// names another.
+	v.One = adminview.ShowForm{Currency: t.Currency}
+	v.Many = adminview.ShowForm{Bulk: true, Currency: t.Currency}
 	if change != nil {
 		change(&v)
 	}
