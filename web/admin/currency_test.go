@@ -137,3 +137,52 @@ func TestSchedulePricesInEveryCurrency(t *testing.T) {
 		}
 	})
 }
+
+// The theatre form has the theatre's currency: a new theatre is made in
+// the one chosen, a theatre's is changed on its page, and one that is not
+// a current ISO 4217 code comes back at its field and changes nothing.
+func TestTheatreCurrencyForm(t *testing.T) {
+	e := webtest.NewEnv(t)
+	b := signedIn(t, e, auth.RolePlatformAdmin)
+	p := b.Get(t, "/admin/theatres")
+	webtest.Want200(t, p)
+	if got := p.Attr("#theatre-currency", "value"); got != "INR" {
+		t.Fatalf("a new theatre's currency starts as %q, want INR", got)
+	}
+	p = b.Submit(t, "/admin/theatres", url.Values{"city": {e.CitySlug(t)}, "name": {"Cinema Ideal"},
+		"timezone": {"Europe/Lisbon"}, "currency": {"eur"}})
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("create: %s", p)
+	}
+	var id int64
+	if _, err := fmt.Sscanf(p.Header.Get("Location"), "/admin/theatres/%d?done=created", &id); err != nil {
+		t.Fatalf("created, then to %q", p.Header.Get("Location"))
+	}
+	currency := func() string {
+		return pgtest.Scalar[string](t, e.Store.Pool(), `SELECT currency FROM theatres WHERE id = $1`, id)
+	}
+	if got := currency(); got != "EUR" {
+		t.Fatalf("the new theatre's currency = %s, want EUR", got)
+	}
+	path := fmt.Sprintf("/admin/theatres/%d", id)
+	p = b.Get(t, path)
+	if got := p.Attr("#theatre-currency", "value"); got != "EUR" {
+		t.Fatalf("the theatre's form shows currency %q, want EUR", got)
+	}
+	edit := func(currency string) url.Values {
+		return url.Values{"name": {"Cinema Ideal"}, "address": {""}, "timezone": {"Europe/Lisbon"}, "currency": {currency},
+			"cleaning_buffer_minutes": {"15"}, "tier_hours": {"24", "2"}, "tier_percent": {"100", "50"}}
+	}
+	p = b.Submit(t, path, edit("XYZ"))
+	webtest.WantStatus(t, p, http.StatusUnprocessableEntity)
+	if got := p.Text("#theatre-currency-error"); !strings.Contains(got, "ISO 4217") {
+		t.Fatalf("the currency's error = %q", got)
+	}
+	if got := currency(); got != "EUR" {
+		t.Fatalf("a refused form changed the currency to %s", got)
+	}
+	webtest.WantSeeOther(t, b.Submit(t, path, edit("JPY")), path+"?done=saved")
+	if got := currency(); got != "JPY" {
+		t.Fatalf("the currency = %s after saving JPY", got)
+	}
+}
