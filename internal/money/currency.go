@@ -110,13 +110,16 @@ func (e *PriceError) Error() string { return e.Message }
 
 // ParsePrice reads a seat's price typed in code's major units, as people
 // type it in their own convention: 250, 7.50, 7,50 (a decimal comma),
-// 1,234.50, 1.234,50, 12,34,567 (Indian grouping). A separator is a
-// decimal one when it is the last and comes once; a single separator
-// followed by exactly three digits is a thousands separator in a currency
-// without decimals (1,500 yen) and ambiguous in one with them (1,500 euros
-// may be 1500 or 1.50), so it is refused, except a point, which is a
-// decimal point. More decimals than the currency has, a negative price and
-// a price above MaxPriceMinor are refused too.
+// 1,234.50, 1.234,50, 12,34,567 (Indian grouping).
+//
+// When both a comma and a point appear, the last is the decimal separator
+// and the other groups digits. A separator that appears several times
+// groups digits. A single one followed by exactly three digits groups
+// thousands in a currency without decimals (1,500 yen); in one with
+// decimals a comma there is ambiguous (1,500 euros: 1500 or 1.50?) and is
+// refused, and a point is a decimal point. Any other single separator is
+// a decimal one. More decimals than the currency has, a negative price
+// and a price above MaxPriceMinor are refused; nothing is rounded.
 func ParsePrice(typed, code string) (int64, error) {
 	s := strings.TrimSpace(typed)
 	digits := Digits(code)
@@ -175,7 +178,7 @@ func ParsePrice(typed, code string) (int64, error) {
 	if group != "" {
 		var err error
 		if whole, err = ungroup(whole, group); err != nil {
-			return refuse("“%s” does not read as a number: its %s separators are not every three digits. Type it without them, such as %s.", s, quote(group), example)
+			return refuse("“%s” does not read as a number: its %s separators are not every three digits. Type it without them, such as %s.", s, separatorName(group), example)
 		}
 	}
 	if whole == "" || (point != "" && frac == "") {
@@ -258,7 +261,8 @@ func ungroup(whole, sep string) (string, error) {
 	return strings.Join(groups, ""), nil
 }
 
-func quote(sep string) string {
+// separatorName names a separator in a message.
+func separatorName(sep string) string {
 	if sep == "," {
 		return "comma"
 	}
