@@ -10,6 +10,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -61,6 +62,7 @@ type TheatreRecord struct {
 	Name                  string       `json:"name"`
 	Address               string       `json:"address"`
 	TimeZone              string       `json:"timezone"`
+	Currency              string       `json:"currency"`
 	CleaningBufferMinutes int          `json:"cleaning_buffer_minutes"`
 	RefundTiers           []TierRecord `json:"refund_tiers"`
 }
@@ -78,7 +80,7 @@ func Record(t postgres.AdminTheatre) TheatreRecord {
 		tiers[i] = TierRecord{HoursBefore: int(tier.Before / time.Hour), Percent: tier.Percent}
 	}
 	return TheatreRecord{
-		City: t.CitySlug, Name: t.Name, Address: t.Address, TimeZone: t.TimeZone,
+		City: t.CitySlug, Name: t.Name, Address: t.Address, TimeZone: t.TimeZone, Currency: t.Currency,
 		CleaningBufferMinutes: int(t.CleaningBuffer / time.Minute), RefundTiers: tiers,
 	}
 }
@@ -90,6 +92,7 @@ type TheatreInput struct {
 	Name                  *string
 	Address               *string
 	TimeZone              *string
+	Currency              *string // ISO 4217; INR when a new theatre names none
 	CleaningBufferMinutes *int
 	RefundTiers           *[]TierRecord
 }
@@ -125,6 +128,9 @@ func (s *Service) CreateTheatre(ctx context.Context, a Actor, in TheatreInput) (
 	}
 	nt := postgres.NewTheatre{City: *in.City, Name: *p.Name, Address: *p.Address, TimeZone: *p.TimeZone,
 		CleaningBuffer: p.CleaningBuffer, Policy: p.Policy}
+	if p.Currency != nil {
+		nt.Currency = *p.Currency
+	}
 	return s.Store.CreateTheatreAudited(ctx, nt, func(t postgres.AdminTheatre) booking.AuditEntry {
 		return audit(a, t.ID, "theatre.create", fmt.Sprintf("theatre %d", t.ID), nil, Record(t))
 	})
@@ -176,6 +182,12 @@ func (in TheatreInput) patch() (postgres.TheatrePatch, error) {
 			return p, err
 		}
 		p.TimeZone = in.TimeZone
+	}
+	if in.Currency != nil {
+		if !money.ValidCurrency(*in.Currency) {
+			return p, &booking.FieldError{Field: "currency", Message: invalidCurrency(*in.Currency)}
+		}
+		p.Currency = in.Currency
 	}
 	if in.CleaningBufferMinutes != nil {
 		buffer := time.Duration(*in.CleaningBufferMinutes) * time.Minute

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -119,7 +120,7 @@ func (s *Service) planShows(ctx context.Context, a Actor, screenID, movieID int6
 	if err != nil {
 		return showPlan{}, err
 	}
-	if err := checkPrices(terms.Prices, facts.Categories); err != nil {
+	if err := checkPrices(terms.Prices, facts.Categories, terms.Currency); err != nil {
 		return showPlan{}, err
 	}
 	return showPlan{
@@ -178,13 +179,11 @@ func auditShows(ids []int64, shows []booking.Show) any {
 	return map[string]any{"shows": out}
 }
 
-var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
-
 // checkTerms checks what a show's terms say on their own; checkPrices
 // checks the prices against the screen.
 func checkTerms(t ShowTerms) error {
-	if !currencyPattern.MatchString(t.Currency) {
-		return &booking.FieldError{Field: "currency", Message: "the currency is a three-letter ISO 4217 code in capitals, such as INR"}
+	if !money.ValidCurrency(t.Currency) {
+		return &booking.FieldError{Field: "currency", Message: invalidCurrency(t.Currency)}
 	}
 	if t.Format != "" && !slices.Contains(booking.Formats, t.Format) {
 		return &booking.FieldError{Field: "format", Message: fmt.Sprintf("the format is one of %v", booking.Formats)}
@@ -195,9 +194,16 @@ func checkTerms(t ShowTerms) error {
 	return nil
 }
 
-// checkPrices refuses a negative price, a price for a category no seat of
-// the screen is in, and names every category of the screen without one.
-func checkPrices(prices map[string]int64, categories []string) error {
+// invalidCurrency says why code is not a currency a show or theatre may use.
+func invalidCurrency(code string) string {
+	return fmt.Sprintf("%q is not a current ISO 4217 currency code: give one in capitals, such as INR, EUR, USD or JPY", code)
+}
+
+// checkPrices refuses a negative price, one above money.MaxPriceMinor, a
+// price for a category no seat of the screen is in, and names every
+// category of the screen without one. With the bound, a hold's total (a
+// price times at most a thousand seats) stays far inside int64.
+func checkPrices(prices map[string]int64, categories []string, currency string) error {
 	for _, category := range slices.Sorted(maps.Keys(prices)) {
 		if !slices.Contains(categories, category) {
 			return &booking.FieldError{Field: "prices",
@@ -205,6 +211,10 @@ func checkPrices(prices map[string]int64, categories []string) error {
 		}
 		if prices[category] < 0 {
 			return &booking.FieldError{Field: "prices", Message: fmt.Sprintf("the price of %s is negative", category)}
+		}
+		if !money.ValidPrice(prices[category]) {
+			return &booking.FieldError{Field: "prices",
+				Message: fmt.Sprintf("the price of %s is more than a seat may cost: %s", category, money.PriceTooHigh(currency))}
 		}
 	}
 	var missing []string
@@ -348,11 +358,11 @@ func (s *Service) SetPrices(ctx context.Context, a Actor, showID int64, prices m
 	if err != nil {
 		return nil, err
 	}
-	categories, err := s.Store.ShowCategories(ctx, showID)
+	categories, currency, err := s.Store.ShowCategories(ctx, showID)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPrices(prices, categories); err != nil {
+	if err := checkPrices(prices, categories, currency); err != nil {
 		return nil, err
 	}
 	err = s.Store.SetShowPrices(ctx, showID, prices, func(before map[string]int64) booking.AuditEntry {

@@ -17,6 +17,7 @@ type Theatre struct {
 	Name     string
 	Address  string
 	TimeZone string
+	Currency string // ISO 4217: the currency its shows are priced in by default
 }
 
 // SeatSpec places one physical seat in a screen's grid. Its JSON is a seat

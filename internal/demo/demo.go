@@ -23,6 +23,9 @@ const (
 	Accessible = "ACCESSIBLE"
 )
 
+// demoCurrency is what the demo's theatres, all in India, price shows in.
+const demoCurrency = "INR"
+
 // Prices are the demo prices per seat category, in INR minor units (paise).
 var Prices = map[string]int64{
 	Standard:   25000,
@@ -155,7 +158,7 @@ func Load(ctx context.Context, s *postgres.Store, now time.Time) error {
 			return fmt.Errorf("demo: theatre %q: %w", tp.name, err)
 		}
 		theatreID, err := s.CreateTheatre(ctx, booking.Theatre{
-			CityID: cityIDs[tp.city], Name: tp.name, Address: tp.address, TimeZone: tp.timeZone,
+			CityID: cityIDs[tp.city], Name: tp.name, Address: tp.address, TimeZone: tp.timeZone, Currency: demoCurrency,
 		}, tp.policy)
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
@@ -218,7 +221,7 @@ func (p screenShows) create(ctx context.Context, s *postgres.Store, movieIDs []i
 		sh := booking.Show{
 			MovieID: movieIDs[sl.movie], ScreenID: p.screenID,
 			StartsAt: sl.startsAt, EndsAt: sl.startsAt.Add(time.Duration(m.DurationMinutes) * time.Minute),
-			Currency: "INR", Prices: p.prices,
+			Currency: demoCurrency, Prices: p.prices,
 		}
 		if len(p.formats) > 0 {
 			sh.Format = p.formats[i%len(p.formats)]

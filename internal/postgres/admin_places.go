@@ -48,6 +48,7 @@ type NewTheatre struct {
 	Name           string
 	Address        string
 	TimeZone       string
+	Currency       string                // ISO 4217; "": INR
 	CleaningBuffer *time.Duration        // nil: the default buffer
 	Policy         *booking.RefundPolicy // nil: the default policy
 }
@@ -57,6 +58,7 @@ type TheatrePatch struct {
 	Name           *string
 	Address        *string
 	TimeZone       *string
+	Currency       *string
 	CleaningBuffer *time.Duration
 	Policy         *booking.RefundPolicy // replaces the theatre's tiers
 }
@@ -88,7 +90,7 @@ func (s *Store) CreateTheatreAudited(ctx context.Context, nt NewTheatre, audit f
 		if err != nil {
 			return fmt.Errorf("city %q: %w", nt.City, err)
 		}
-		id, err := insertTheatre(ctx, tx, booking.Theatre{CityID: cityID, Name: nt.Name, Address: nt.Address, TimeZone: nt.TimeZone},
+		id, err := insertTheatre(ctx, tx, booking.Theatre{CityID: cityID, Name: nt.Name, Address: nt.Address, TimeZone: nt.TimeZone, Currency: nt.Currency},
 			nt.CleaningBuffer, nt.Policy)
 		if err != nil {
 			return err
@@ -121,8 +123,9 @@ func (s *Store) UpdateTheatre(ctx context.Context, id int64, p TheatrePatch, aud
 		_, err = tx.Exec(ctx, `
 			UPDATE theatres SET name = coalesce($2, name), address = coalesce($3, address),
 			       timezone = coalesce($4, timezone),
-			       cleaning_buffer = coalesce($5 * interval '1 microsecond', cleaning_buffer)
-			 WHERE id = $1`, id, p.Name, p.Address, p.TimeZone, buffer)
+			       cleaning_buffer = coalesce($5 * interval '1 microsecond', cleaning_buffer),
+			       currency = coalesce($6, currency)
+			 WHERE id = $1`, id, p.Name, p.Address, p.TimeZone, buffer, p.Currency)
 		if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "theatres_city_id_name_key" {
 			return errTheatreNameTaken
 		}
@@ -148,7 +151,7 @@ func (s *Store) UpdateTheatre(ctx context.Context, id int64, p TheatrePatch, aud
 	return after, nil
 }
 
-const adminTheatreColumns = `t.id, c.id, c.name, c.slug, t.name, t.address, t.timezone,
+const adminTheatreColumns = `t.id, c.id, c.name, c.slug, t.name, t.address, t.timezone, t.currency,
 	(extract(epoch FROM t.cleaning_buffer) * 1000000)::bigint,
 	ARRAY(SELECT (extract(epoch FROM r.min_before) * 1000000)::bigint FROM refund_tiers r
 	       WHERE r.theatre_id = t.id ORDER BY r.min_before DESC),
@@ -164,7 +167,7 @@ func scanAdminTheatre(row pgx.Row) (AdminTheatre, error) {
 		percents       []int32
 		tiersOfTheatre []booking.RefundTier
 	)
-	err := row.Scan(&t.ID, &t.CityID, &t.CityName, &t.CitySlug, &t.Name, &t.Address, &t.TimeZone,
+	err := row.Scan(&t.ID, &t.CityID, &t.CityName, &t.CitySlug, &t.Name, &t.Address, &t.TimeZone, &t.Currency,
 		&buffer, &befores, &percents)
 	if err != nil {
 		return t, err

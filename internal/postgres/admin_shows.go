@@ -256,20 +256,19 @@ func (s *Store) TheatreShows(ctx context.Context, theatreID int64, from, to *tim
 	return shows, nil
 }
 
-// ShowCategories returns the seat categories of showID's seats, sorted, or
-// booking.ErrNotFound.
-func (s *Store) ShowCategories(ctx context.Context, showID int64) ([]string, error) {
-	var categories []string
-	err := s.pool.QueryRow(ctx, `
-		SELECT ARRAY(SELECT DISTINCT category FROM show_seats WHERE show_id = sh.id ORDER BY category)
-		  FROM shows sh WHERE sh.id = $1`, showID).Scan(&categories)
+// ShowCategories returns the seat categories of showID's seats, sorted,
+// and the currency its prices are in, or booking.ErrNotFound.
+func (s *Store) ShowCategories(ctx context.Context, showID int64) (categories []string, currency string, err error) {
+	err = s.pool.QueryRow(ctx, `
+		SELECT ARRAY(SELECT DISTINCT category FROM show_seats WHERE show_id = sh.id ORDER BY category), sh.currency
+		  FROM shows sh WHERE sh.id = $1`, showID).Scan(&categories, &currency)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("show %d: %w", showID, booking.ErrNotFound)
+		return nil, "", fmt.Errorf("show %d: %w", showID, booking.ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read seat categories of show %d: %w", showID, err)
+		return nil, "", fmt.Errorf("read seat categories of show %d: %w", showID, err)
 	}
-	return categories, nil
+	return categories, currency, nil
 }
 
 // SetShowPrices replaces showID's prices, with the audit entry audit makes

@@ -68,14 +68,18 @@ func insertTheatre(ctx context.Context, tx pgx.Tx, t booking.Theatre, buffer *ti
 	if _, err := time.LoadLocation(t.TimeZone); err != nil || t.TimeZone == "" {
 		return 0, fmt.Errorf("theatre %q: unknown time zone %q", t.Name, t.TimeZone)
 	}
-	bufferSQL, args := "DEFAULT", []any{t.CityID, t.Name, t.Address, t.TimeZone}
+	currency := t.Currency
+	if currency == "" {
+		currency = "INR"
+	}
+	bufferSQL, args := "DEFAULT", []any{t.CityID, t.Name, t.Address, t.TimeZone, currency}
 	if buffer != nil {
-		bufferSQL, args = "$5 * interval '1 microsecond'", append(args, buffer.Microseconds())
+		bufferSQL, args = "$6 * interval '1 microsecond'", append(args, buffer.Microseconds())
 	}
 	var id int64
 	err := tx.QueryRow(ctx, `
-		INSERT INTO theatres (city_id, name, address, timezone, cleaning_buffer)
-		VALUES ($1, $2, $3, $4, `+bufferSQL+`) RETURNING id`, args...).Scan(&id)
+		INSERT INTO theatres (city_id, name, address, timezone, currency, cleaning_buffer)
+		VALUES ($1, $2, $3, $4, $5, `+bufferSQL+`) RETURNING id`, args...).Scan(&id)
 	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "theatres_city_id_name_key" {
 		return 0, errTheatreNameTaken
 	}

@@ -58,6 +58,12 @@ var holdOutcomes = []holdOutcome{
 // its lock, taken before any seat's: concurrent holds from one network
 // cannot pass a cap together. (That lock's wait is cut at LockTimeout as
 // well, and answered as a seat's.)
+//
+// The hold's amount is hold_seats' sum of its seats' prices. It cannot
+// leave bigint: a price is at most money.MaxPriceMinor (1e9, refused above
+// that when it is set) and a hold at most maxSeats seats, so a total is at
+// most 1e9 times the seat cap (1e12 for a thousand seats,
+// money.MaxAmountMinor), some nine million times short of int64's range.
 func (s *Store) HoldSeats(ctx context.Context, req booking.HoldRequest, maxSeats int) (booking.HoldResult, error) {
 	seats, err := req.Normalize(maxSeats)
 	if err != nil {

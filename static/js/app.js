@@ -7,21 +7,31 @@
 
   // ---------------------------------------------------------------- money
 
-  // money formats minor units as the server does (₹1,23,450.50: Indian digit
-  // grouping), with the symbol the server gives. Not Intl.NumberFormat: its
-  // first use costs a long task on a slow phone, right when a seat is tapped.
-  function money(minor, symbol) {
-    var sign = minor < 0 ? '-' : '';
-    minor = Math.abs(minor);
-    var whole = String(Math.floor(minor / 100));
-    var frac = minor % 100;
-    var head = whole.slice(0, -3), grouped = whole.slice(-3);
-    while (head.length > 2) {
-      grouped = head.slice(-2) + ',' + grouped;
-      head = head.slice(0, -2);
+  // money writes minor units of the map's currency as the server does
+  // (money.Format: CLDR's format for the locale the map names, ₹12,34,567.89
+  // for rupees, $1,234,567.89, ¥1,500, KWD 1.250; decimals only when there
+  // are some). Intl.NumberFormat's first use costs a long task on a slow
+  // phone, so each map makes its two formats when it is set up, not when a
+  // seat is tapped.
+  function moneyFormats(map) {
+    if (!map._money) {
+      var currency = map.getAttribute('data-currency');
+      var digits = Number(map.getAttribute('data-money-digits') || 0);
+      var locale = map.getAttribute('data-money-locale') || 'en';
+      var format = function (d) {
+        return new Intl.NumberFormat(locale, {
+          style: 'currency', currency: currency, minimumFractionDigits: d, maximumFractionDigits: d
+        });
+      };
+      map._money = currency ? { unit: Math.pow(10, digits), whole: format(0), part: format(digits) } : null;
     }
-    if (head) grouped = head + ',' + grouped;
-    return sign + symbol + grouped + (frac ? '.' + (frac < 10 ? '0' : '') + frac : '');
+    return map._money;
+  }
+
+  function money(map, minor) {
+    var m = moneyFormats(map);
+    if (!m) return '';
+    return (minor % m.unit === 0 ? m.whole : m.part).format(minor / m.unit);
   }
 
   // ---------------------------------------------------------------- seat map
@@ -98,7 +108,6 @@
           inputs.appendChild(i);
         });
       }
-      var symbol = map.getAttribute('data-currency-symbol') || '';
       var total = picks.reduce(function (sum, id) {
         var s = seatByID(id);
         return sum + Number((s && s.getAttribute('data-price')) || 0);
@@ -108,7 +117,7 @@
           ? 'No seats selected yet.'
           : seatWord(picks.length) + ': ' + picks.join(', ');
       }
-      if (parts.total) parts.total.textContent = money(total, symbol);
+      if (parts.total) parts.total.textContent = money(map, total);
       var button = parts.button;
       if (button) {
         button.disabled = picks.length === 0;

@@ -75,7 +75,7 @@ func (h *Handlers) TheatresPage(c echo.Context) error {
 // newTheatreForm is the empty new-theatre form: the default cleaning time
 // and refund policy filled in.
 func newTheatreForm() adminview.TheatreForm {
-	f := adminview.TheatreForm{CleaningBuffer: strconv.Itoa(int(admin.DefaultCleaningBuffer / time.Minute))}
+	f := adminview.TheatreForm{Currency: "INR", CleaningBuffer: strconv.Itoa(int(admin.DefaultCleaningBuffer / time.Minute))}
 	f.Tiers = tierRows(admin.Record(postgres.AdminTheatre{Policy: booking.DefaultRefundPolicy}).RefundTiers)
 	return f
 }
@@ -202,7 +202,7 @@ func (h *Handlers) theatrePage(c echo.Context, status int, d postgres.TheatreDet
 // theatreForm is the edit form of t as it is.
 func theatreForm(t postgres.AdminTheatre) adminview.TheatreForm {
 	r := admin.Record(t)
-	return adminview.TheatreForm{Name: r.Name, Address: r.Address, TimeZone: r.TimeZone,
+	return adminview.TheatreForm{Name: r.Name, Address: r.Address, TimeZone: r.TimeZone, Currency: r.Currency,
 		CleaningBuffer: strconv.Itoa(r.CleaningBufferMinutes), Tiers: tierRows(r.RefundTiers)}
 }
 
@@ -254,6 +254,9 @@ func changesOnly(in admin.TheatreInput, was admin.TheatreRecord) admin.TheatreIn
 	if same(in.TimeZone, was.TimeZone) {
 		in.TimeZone = nil
 	}
+	if same(in.Currency, was.Currency) {
+		in.Currency = nil
+	}
 	if in.CleaningBufferMinutes != nil && *in.CleaningBufferMinutes == was.CleaningBufferMinutes {
 		in.CleaningBufferMinutes = nil
 	}
@@ -274,7 +277,8 @@ func sameTiers(a, b []admin.TierRecord) bool {
 // theatreFormOf is the theatre form as sent.
 func theatreFormOf(c echo.Context) adminview.TheatreForm {
 	f := adminview.TheatreForm{Name: c.FormValue("name"), Address: c.FormValue("address"),
-		TimeZone: strings.TrimSpace(c.FormValue("timezone")), CleaningBuffer: strings.TrimSpace(c.FormValue("cleaning_buffer_minutes"))}
+		TimeZone: strings.TrimSpace(c.FormValue("timezone")), Currency: strings.ToUpper(strings.TrimSpace(c.FormValue("currency"))),
+		CleaningBuffer: strings.TrimSpace(c.FormValue("cleaning_buffer_minutes"))}
 	form, _ := c.FormParams()
 	hours, percents := form["tier_hours"], form["tier_percent"]
 	for i := 0; i < max(len(hours), len(percents)) && i < maxTierRows; i++ {
@@ -299,6 +303,9 @@ func theatreFormOf(c echo.Context) adminview.TheatreForm {
 func theatreInput(f adminview.TheatreForm, create bool) (admin.TheatreInput, map[string]string) {
 	fields := map[string]string{}
 	in := admin.TheatreInput{Name: &f.Name, Address: &f.Address, TimeZone: &f.TimeZone}
+	if f.Currency != "" {
+		in.Currency = &f.Currency // left empty: INR for a new theatre, unchanged for one that has one
+	}
 	if f.CleaningBuffer != "" || !create {
 		minutes, err := strconv.Atoi(f.CleaningBuffer)
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	adminview "github.com/marquee-tickets/marquee/components/admin"
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/format"
@@ -242,13 +243,13 @@ func (h *Handlers) schedulePage(c echo.Context, s scheduleCtx, status int, chang
 	} else if status == http.StatusOK {
 		status = http.StatusBadRequest
 	}
-	currency := "INR"
 	for _, sh := range shows {
 		v.Rows = append(v.Rows, scheduleRow(sh, s.facts.Location))
-		currency = sh.Currency
 	}
-	v.One = adminview.ShowForm{Currency: currency}
-	v.Many = adminview.ShowForm{Bulk: true, Currency: currency}
+	// A new show is priced in the theatre's currency unless the admin
+	// names another.
+	v.One = adminview.ShowForm{Currency: t.Currency}
+	v.Many = adminview.ShowForm{Bulk: true, Currency: t.Currency}
 	if change != nil {
 		change(&v)
 	}
@@ -289,39 +290,19 @@ func scheduleRow(sh postgres.TheatreShow, loc *time.Location) adminview.Schedule
 		Currency: sh.Currency,
 	}
 	for _, cat := range slices.Sorted(maps.Keys(sh.Prices)) {
-		r.Prices = append(r.Prices, adminview.PriceField{Category: cat, Value: majorUnits(sh.Prices[cat])})
+		r.Prices = append(r.Prices, adminview.PriceField{Category: cat,
+			Value: money.Plain(sh.Prices[cat], sh.Currency), Shown: format.Money(sh.Prices[cat], sh.Currency)})
 	}
 	return r
 }
 
-// majorUnits writes minor units as a person types them: 25000 -> 250,
-// 25050 -> 250.50.
-func majorUnits(minor int64) string {
-	if minor%100 == 0 {
-		return strconv.FormatInt(minor/100, 10)
+// priceProblem is what a form says of a price money.ParsePrice refused.
+func priceProblem(err error) string {
+	var bad *money.PriceError
+	if errors.As(err, &bad) {
+		return bad.Message
 	}
-	return fmt.Sprintf("%d.%02d", minor/100, minor%100)
-}
-
-// parsePrice reads a price typed in major units (250, 250.5, 1,250.50) as
-// minor units.
-func parsePrice(s string) (int64, bool) {
-	s = strings.ReplaceAll(strings.TrimSpace(s), ",", "")
-	whole, frac, dotted := strings.Cut(s, ".")
-	if whole == "" || len(whole) > 12 || len(frac) > 2 || (dotted && frac == "") {
-		return 0, false
-	}
-	for _, r := range whole + frac {
-		if r < '0' || r > '9' {
-			return 0, false
-		}
-	}
-	w, _ := strconv.ParseInt(whole, 10, 64)
-	for len(frac) < 2 {
-		frac += "0"
-	}
-	f, _ := strconv.ParseInt(frac, 10, 64)
-	return w*100 + f, true
+	return "give the price as a number, such as 250 or 250.50."
 }
 
 // showForm reads the fields both scheduling forms share, naming mistakes
@@ -351,6 +332,12 @@ func showForm(c echo.Context, s scheduleCtx, bulk bool) (adminview.ShowForm, *ad
 	if screen == nil {
 		return f, nil, nil
 	}
+	// Prices are read in the currency's decimals, so they wait for a
+	// currency there is.
+	currencyKnown := money.ValidCurrency(f.Currency)
+	if !currencyKnown {
+		f.Add(p+"currency", "Give a current ISO 4217 currency code, such as INR, EUR, USD or JPY.")
+	}
 	prices := map[string]int64{}
 	for _, cat := range screen.Categories {
 		name := adminview.PriceName(screen.ID, cat)
@@ -360,9 +347,12 @@ func showForm(c echo.Context, s scheduleCtx, bulk bool) (adminview.ShowForm, *ad
 			f.Add(p+name, "Give a price for "+format.CategoryName(cat)+".")
 			continue
 		}
-		minor, ok := parsePrice(typed)
-		if !ok {
-			f.Add(p+name, "Give the price of "+format.CategoryName(cat)+" as a number, such as 250 or 250.50.")
+		if !currencyKnown {
+			continue
+		}
+		minor, err := money.ParsePrice(typed, f.Currency)
+		if err != nil {
+			f.Add(p+name, format.CategoryName(cat)+": "+priceProblem(err))
 			continue
 		}
 		prices[cat] = minor
@@ -550,7 +540,7 @@ func (h *Handlers) PricesSubmit(c echo.Context) error {
 	if err != nil {
 		return web.Lookup("show", err)
 	}
-	categories, err := h.Store.ShowCategories(ctx, showID)
+	categories, _, err := h.Store.ShowCategories(ctx, showID)
 	if err != nil {
 		return web.Lookup("show", err)
 	}
@@ -560,9 +550,9 @@ func (h *Handlers) PricesSubmit(c echo.Context) error {
 	for _, cat := range categories {
 		v := strings.TrimSpace(c.FormValue(adminview.RowPriceName(cat)))
 		typed[cat] = v
-		minor, ok := parsePrice(v)
-		if !ok {
-			faults.Add(adminview.RowPriceID(showID, cat), "Give the price of "+format.CategoryName(cat)+" as a number, such as 250 or 250.50.")
+		minor, err := money.ParsePrice(v, show.Currency)
+		if err != nil {
+			faults.Add(adminview.RowPriceID(showID, cat), format.CategoryName(cat)+": "+priceProblem(err))
 			continue
 		}
 		prices[cat] = minor

@@ -212,7 +212,7 @@ func TestScheduleAShow(t *testing.T) {
 		{"in the past", func(f url.Values) { f.Set("date", time.Now().AddDate(0, 0, -2).Format(time.DateOnly)) }, 422, "one-date", "past"},
 		{"a missing price", func(f url.Values) { f.Del(fmt.Sprintf("price-%d-PREMIUM", screen)) }, 422, fmt.Sprintf("one-price-%d-PREMIUM", screen), "Premium"},
 		{"a bad price", func(f url.Values) { f.Set(fmt.Sprintf("price-%d-STANDARD", screen), "ten") }, 422, fmt.Sprintf("one-price-%d-STANDARD", screen), "number"},
-		{"a bad currency", func(f url.Values) { f.Set("currency", "pounds") }, 422, "one-currency", "three-letter"},
+		{"a bad currency", func(f url.Values) { f.Set("currency", "pounds") }, 422, "one-currency", "ISO 4217"},
 		{"no movie", func(f url.Values) { f.Set("movie_id", "") }, 422, "one-movie", "movie"},
 		{"an unknown movie", func(f url.Values) { f.Set("movie_id", "987654") }, 422, "one-movie", "no movie"},
 		{"another theatre's screen", func(f url.Values) { f.Set("screen_id", fmt.Sprint(e.Show)) }, 422, "one-screen", "screens"},

@@ -73,12 +73,13 @@ type theatreRequest struct {
 	Name                  *string             `json:"name"`
 	Address               *string             `json:"address"`
 	TimeZone              *string             `json:"timezone"`
+	Currency              *string             `json:"currency"`
 	CleaningBufferMinutes *int                `json:"cleaning_buffer_minutes"`
 	RefundTiers           *[]admin.TierRecord `json:"refund_tiers"`
 }
 
 func (r theatreRequest) input() admin.TheatreInput {
-	return admin.TheatreInput{City: r.City, Name: r.Name, Address: r.Address, TimeZone: r.TimeZone,
+	return admin.TheatreInput{City: r.City, Name: r.Name, Address: r.Address, TimeZone: r.TimeZone, Currency: r.Currency,
 		CleaningBufferMinutes: r.CleaningBufferMinutes, RefundTiers: r.RefundTiers}
 }
 

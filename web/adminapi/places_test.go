@@ -228,7 +228,7 @@ func TestCreateTheatre(t *testing.T) {
 		r := a.platform.Post("/api/v1/admin/theatres", map[string]any{
 			"city": "pune", "name": "Deccan Talkies", "address": "FC Road", "timezone": "Asia/Kolkata"})
 		webtest.Want(t, r, http.StatusCreated)
-		want := fmt.Sprintf(`{"theatre_id":%d,"city":"pune","name":"Deccan Talkies","address":"FC Road","timezone":"Asia/Kolkata",`+
+		want := fmt.Sprintf(`{"theatre_id":%d,"city":"pune","name":"Deccan Talkies","address":"FC Road","timezone":"Asia/Kolkata","currency":"INR",`+
 			`"cleaning_buffer_minutes":15,"refund_tiers":[{"hours_before":24,"percent":100},{"hours_before":2,"percent":50}]}`,
 			int64(r.Num("theatre_id")))
 		if strings.TrimSpace(string(r.Body)) != want {
@@ -285,6 +285,9 @@ func TestCreateTheatre(t *testing.T) {
 		{"the server's zone", map[string]any{"timezone": "Local"}, "invalid_timezone"},
 		{"a path for a zone", map[string]any{"timezone": "../../etc/passwd"}, "invalid_timezone"},
 		{"no zone", map[string]any{"timezone": nil}, "invalid_timezone"},
+		{"a currency ISO 4217 never assigned", map[string]any{"currency": "XYZ"}, "invalid_currency"},
+		{"a withdrawn currency", map[string]any{"currency": "DEM"}, "invalid_currency"},
+		{"a currency in small letters", map[string]any{"currency": "eur"}, "invalid_currency"},
 		{"an unknown city", map[string]any{"city": "atlantis"}, "invalid_city"},
 		{"no city", map[string]any{"city": nil}, "invalid_city"},
 		{"no name", map[string]any{"name": nil}, "invalid_name"},

@@ -12,53 +12,15 @@ import (
 	"unicode"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/money"
 )
 
-var currencySymbols = map[string]string{"INR": "₹", "USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
-
-// money formats an amount of minor units, e.g. 45000 INR -> ₹450 and
-// 45050 INR -> ₹450.50. The same rule as Money() in static/js/app.js.
-func Money(minor int64, currency string) string {
-	sign := ""
-	if minor < 0 {
-		sign, minor = "-", -minor
-	}
-	symbol := CurrencySymbol(currency)
-	whole, frac := minor/100, minor%100
-	s := groupThousands(whole)
-	if frac != 0 {
-		s += "." + strconv.FormatInt(frac/10, 10) + strconv.FormatInt(frac%10, 10)
-	}
-	return sign + symbol + s
-}
-
-// currencySymbol is what prices in currency start with: its symbol, or its
-// code and a space.
-func CurrencySymbol(currency string) string {
-	if symbol, ok := currencySymbols[currency]; ok {
-		return symbol
-	}
-	return currency + " "
-}
-
-// groupThousands writes n with Indian digit grouping (12,34,567), as the
-// browser's en-IN number format does.
-func groupThousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	if len(s) <= 3 {
-		return s
-	}
-	head, tail := s[:len(s)-3], s[len(s)-3:]
-	var parts []string
-	for len(head) > 2 {
-		parts = append([]string{head[len(head)-2:]}, parts...)
-		head = head[:len(head)-2]
-	}
-	if head != "" {
-		parts = append([]string{head}, parts...)
-	}
-	return strings.Join(parts, ",") + "," + tail
-}
+// Money writes an amount of currency's minor units as a person reads it,
+// by the currency's own decimals and grouping (money.Format): 45000 INR ->
+// ₹450, 45050 INR -> ₹450.50, 1500 JPY -> ¥1,500. Money() in
+// static/js/app.js writes the same, from the locale and digits the seat
+// map carries.
+func Money(minor int64, currency string) string { return money.Format(minor, currency) }
 
 // categoryName is a seat category as a person reads it: PREMIUM -> Premium.
 func CategoryName(c string) string {

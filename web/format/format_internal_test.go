@@ -22,7 +22,19 @@ func TestMoney(t *testing.T) {
 	if got := Money(1999, "USD"); got != "$19.99" {
 		t.Errorf("USD: %q", got)
 	}
-	if got := Money(500, "CHF"); got != "CHF 5" {
+	if got := Money(123456789, "USD"); got != "$1,234,567.89" {
+		t.Errorf("USD is grouped in thousands, not lakhs: %q", got)
+	}
+	if got := Money(123456789, "INR"); got != "₹12,34,567.89" {
+		t.Errorf("INR is grouped in lakhs: %q", got)
+	}
+	if got := Money(1500, "JPY"); got != "¥1,500" {
+		t.Errorf("JPY has no decimals: %q", got)
+	}
+	if got := Money(1500, "KWD"); got != "KWD\u00a01.500" {
+		t.Errorf("KWD has three decimals: %q", got)
+	}
+	if got := Money(500, "CHF"); got != "CHF\u00a05" {
 		t.Errorf("CHF: %q", got)
 	}
 }

@@ -132,7 +132,7 @@ func (s *Handlers) bookingView(c echo.Context, st showState, sel selection) comp
 		for _, seat := range st.seats {
 			if picked[seat.ID] && seat.Status == booking.SeatAvailable && !seat.Mine {
 				v.Selected = append(v.Selected, seat.ID)
-				total += seat.PriceMinor
+				total += seat.PriceMinor // at most MaxPriceMinor each, for a show's seats: no int64 overflow
 			}
 		}
 		v.Summary = selectionSummary(v.Selected)

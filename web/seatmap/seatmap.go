@@ -13,6 +13,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/web/format"
 )
 
@@ -23,7 +24,7 @@ import (
 func View(seats []booking.Seat, currency string, picked, taken map[string]bool) components.SeatMapView {
 	v := components.SeatMapView{Currency: currency}
 	if currency != "" {
-		v.Symbol = format.CurrencySymbol(currency)
+		v.MoneyLocale, v.MoneyDigits = money.Locale(currency), money.Digits(currency)
 	}
 	if len(seats) == 0 {
 		return v

@@ -166,6 +166,7 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.POST("/admin/theatres/:theatre_id/schedule", adp.CreateShowSubmit, staffPages...)
 	e.POST("/admin/theatres/:theatre_id/schedule/bulk", adp.BulkScheduleSubmit, staffPages...)
 	e.POST("/admin/shows/:show_id/prices", adp.PricesSubmit, staffPages...)
+	e.GET("/admin/price-reading", adp.PriceReading, staffPages...)
 
 	e.GET("/admin/shows/:show_id", adp.ShowPage, staffPages...)
 	e.POST("/admin/shows/:show_id/blocks", adp.BlockSubmit, staffPages...)

@@ -1,0 +1,2 @@
+-- Undoes 000010.
+ALTER TABLE theatres DROP COLUMN currency;
