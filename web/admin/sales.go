@@ -432,9 +432,10 @@ func salesChart(r admin.SalesReport, theatre postgres.AdminTheatre) adminview.Sa
 }
 
 // Payments to check: GET /admin/reconciliation lists them; POST
-// /admin/reconciliation/{id} with action=retry or action=resolve (and a
-// note) acts on one. id is the payment's id, or with kind=check the hold's
-// id of a checkout the provider never answered about.
+// /admin/reconciliation with action=retry or action=resolve (and a note)
+// acts on one, named by the form field payment_id, or hold_id for a
+// checkout the provider never answered about. The id travels in the form,
+// never in the address: a payment id is the provider's text.
 
 // ReconciliationPage is the queue of payments to check.
 func (h *Handlers) ReconciliationPage(c echo.Context) error {
@@ -459,9 +460,13 @@ func (h *Handlers) renderReconciliation(c echo.Context, status int, notice *admi
 	v := adminview.ReconcileView{CSRF: web.CSRFToken(c), Notice: notice}
 	for _, it := range items {
 		r := adminview.ReconcileRow{
-			Key: it.PaymentID, Payment: it.PaymentID, Amount: format.Money(it.AmountMinor, it.Currency),
+			Key: it.PaymentID, Payment: it.PaymentID, Paid: format.Money(it.AmountMinor, it.Currency),
+			Customer: it.CustomerName, CustomerEmail: it.CustomerEmail,
 			Since:    format.ShortDate(it.Since, "UTC") + " " + format.Clock(it.Since, "UTC") + " UTC",
 			SinceISO: it.Since.UTC().Format(time.RFC3339),
+		}
+		if it.RefundStatus != "" {
+			r.Refund = format.Money(it.RefundMinor, it.Currency)
 		}
 		switch it.Kind {
 		case postgres.ReconcileRefundFailed:
@@ -479,7 +484,6 @@ func (h *Handlers) renderReconciliation(c echo.Context, status int, notice *admi
 			r.Key, r.Check, r.CanRetry = it.HoldID, true, true
 			r.Payment = ""
 			r.Detail = "checkout of hold " + it.HoldID + ", provider asked " + format.Plural(it.Checks, "time")
-			r.Amount += " (the hold's amount)"
 		}
 		if it.LastError != "" {
 			r.Detail += "; last error: " + it.LastError
@@ -500,12 +504,15 @@ func (h *Handlers) renderReconciliation(c echo.Context, status int, notice *admi
 
 // ReconcileSubmit retries or resolves one payment to check.
 func (h *Handlers) ReconcileSubmit(c echo.Context) error {
-	id := c.Param("payment_id")
+	id, check := c.FormValue("payment_id"), false
+	if id == "" {
+		id, check = c.FormValue("hold_id"), true
+	}
 	if id == "" || len(id) > 255 {
 		return web.NotFound("payment")
 	}
 	action, note := c.FormValue("action"), c.FormValue("note")
-	err := h.Admin.Reconcile(c.Request().Context(), actor(c), c.FormValue("kind") == "check", id, action, note)
+	err := h.Admin.Reconcile(c.Request().Context(), actor(c), check, id, action, note)
 	var fe *booking.FieldError
 	switch {
 	case errors.As(err, &fe) && fe.Field == "note":

@@ -2,6 +2,7 @@ package pages
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -145,7 +146,7 @@ func (s *Handlers) returnPatience() time.Duration {
 func outcomeView(r *checkout.Return, payments []booking.HoldPayment) {
 	first := payments[0]
 	if first.Outcome == booking.OutcomeBooked {
-		r.State, r.BookingHref = checkout.Booked, "/bookings/"+first.BookingID
+		r.State, r.BookingHref = checkout.Booked, "/bookings/"+url.PathEscape(first.BookingID)
 		var extra int64
 		for _, p := range payments[1:] {
 			if p.Refund != nil {
