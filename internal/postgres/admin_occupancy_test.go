@@ -201,7 +201,7 @@ func TestShowOccupancy(t *testing.T) {
 	}
 	want := postgres.Occupancy{
 		ShowID: w.show, Status: "SCHEDULED", StartsAt: o.StartsAt, MovieTitle: "The Last Algorithm", Currency: "INR",
-		Seats:        postgres.SeatTally{Available: 12 - 2 - 2 - 1, Held: 2, Booked: 2, Blocked: 1},
+		Seats:   postgres.SeatTally{Available: 12 - 2 - 2 - 1, Held: 2, Booked: 2, Blocked: 1},
 		Revenue: money.Exact(90000), RefundsOwed: money.Exact(25000), RefundsPaid: money.Exact(25000),
 	}
 	if o != want {
