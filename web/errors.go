@@ -91,6 +91,7 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		activeHold  *booking.ActiveHoldError
 		heldCap     *booking.HeldSeatsCapError
 		mismatch    *booking.AmountMismatchError
+		badPayment  *booking.InvalidPaymentError
 		notActive   *boxoffice.HoldNotActiveError
 		paid        *boxoffice.AlreadyPaidError
 		invalid     *auth.FieldError
@@ -162,6 +163,9 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 			With("payment_id", mismatch.Confirmation.PaymentID).
 			With("hold_id", mismatch.Confirmation.HoldID).
 			With("outcome", string(mismatch.Confirmation.Outcome)), false
+	case errors.As(err, &badPayment):
+		// A provider's malformed report: refused before anything is recorded.
+		return NewError(http.StatusBadRequest, "invalid_payment", badPayment.Message).With("field", badPayment.Field), false
 	case errors.Is(err, booking.ErrPaymentConflict):
 		return NewError(http.StatusConflict, "payment_conflict",
 			"This payment id was already reported with another hold, amount or currency."), false

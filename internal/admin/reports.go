@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -59,16 +60,26 @@ type ShowSales struct {
 }
 
 // SalesTotals sums the report's lines. Money is nil when the shows are
-// sold in more than one currency.
+// sold in more than one currency. A money total is Overflow when it
+// cannot be represented (see money.Total): that figure is shown as too
+// large, and the others stand.
 type SalesTotals struct {
-	Shows         int
-	Seats         int
-	Tickets       int
-	Occupancy     float64
-	Revenue       *int64
-	RefundsOwed   *int64
-	RefundsPaid   *int64
-	RefundsFailed *int64
+	Shows     int
+	Seats     int
+	Tickets   int
+	Occupancy float64
+	Money     *SalesMoney
+}
+
+// SalesMoney is the money of a report's lines, summed: Taken = Kept +
+// RefundsOwed + RefundsPaid, line by line and so in total.
+type SalesMoney struct {
+	Revenue       money.Total
+	Taken         money.Total
+	Kept          money.Total
+	RefundsOwed   money.Total
+	RefundsPaid   money.Total
+	RefundsFailed money.Total
 }
 
 // Sales is the sales report of theatreID's shows that start on the days of
@@ -100,16 +111,18 @@ func (s *Service) Sales(ctx context.Context, a Actor, theatreID int64, p Period)
 // totals sums rows, and names their currency ("" for several).
 func totals(rows []postgres.ShowSales) (string, SalesTotals) {
 	var t SalesTotals
-	var revenue, owed, paid, failed int64
+	var m SalesMoney
 	currency, mixed := "", false
 	for _, row := range rows {
 		t.Shows++
 		t.Seats += row.Seats
 		t.Tickets += row.Tickets
-		revenue += row.Revenue
-		owed += row.RefundsOwed
-		paid += row.RefundsPaid
-		failed += row.RefundsFailed
+		m.Revenue = m.Revenue.Plus(row.Revenue)
+		m.Taken = m.Taken.Plus(row.Taken)
+		m.Kept = m.Kept.Plus(row.Kept)
+		m.RefundsOwed = m.RefundsOwed.Plus(row.RefundsOwed)
+		m.RefundsPaid = m.RefundsPaid.Plus(row.RefundsPaid)
+		m.RefundsFailed = m.RefundsFailed.Plus(row.RefundsFailed)
 		if currency != "" && row.Currency != currency {
 			mixed = true
 		}
@@ -119,7 +132,7 @@ func totals(rows []postgres.ShowSales) (string, SalesTotals) {
 	if mixed {
 		return "", t
 	}
-	t.Revenue, t.RefundsOwed, t.RefundsPaid, t.RefundsFailed = &revenue, &owed, &paid, &failed
+	t.Money = &m
 	return currency, t
 }
 
@@ -133,7 +146,18 @@ func occupancy(tickets, seats int) float64 {
 
 // salesCSVHeader names the CSV's columns: the JSON API's fields of a line.
 var salesCSVHeader = []string{"show_id", "movie_title", "screen", "starts_at", "status", "currency", "seats", "tickets",
-	"occupancy", "revenue_minor", "refunds_owed_minor", "refunds_paid_minor", "refunds_failed_minor"}
+	"occupancy", "revenue_minor", "taken_minor", "kept_minor", "refunds_owed_minor", "refunds_paid_minor", "refunds_failed_minor"}
+
+// CSVTooLarge is a money cell whose sum cannot be represented: a word a
+// spreadsheet keeps as text, never a wrong number.
+const CSVTooLarge = "too_large"
+
+func csvMinor(t money.Total) string {
+	if t.Overflow {
+		return CSVTooLarge
+	}
+	return strconv.FormatInt(t.Minor, 10)
+}
 
 // CSV is the report as the CSV an admin downloads, from the API or the
 // sales page alike: a header row, then a row per show. Its name is the
@@ -147,8 +171,8 @@ func (r SalesReport) CSV() (data []byte, name string, err error) {
 		records = append(records, []string{
 			strconv.FormatInt(s.ShowID, 10), spreadsheetText(s.MovieTitle), spreadsheetText(s.Screen),
 			s.StartsAt.UTC().Format(time.RFC3339), s.Status, s.Currency, strconv.Itoa(s.Seats), strconv.Itoa(s.Tickets),
-			strconv.FormatFloat(s.Occupancy, 'f', 3, 64), strconv.FormatInt(s.Revenue, 10),
-			strconv.FormatInt(s.RefundsOwed, 10), strconv.FormatInt(s.RefundsPaid, 10), strconv.FormatInt(s.RefundsFailed, 10),
+			strconv.FormatFloat(s.Occupancy, 'f', 3, 64), csvMinor(s.Revenue), csvMinor(s.Taken), csvMinor(s.Kept),
+			csvMinor(s.RefundsOwed), csvMinor(s.RefundsPaid), csvMinor(s.RefundsFailed),
 		})
 	}
 	if err := w.WriteAll(records); err != nil {

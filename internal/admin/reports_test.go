@@ -8,6 +8,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
@@ -72,18 +73,22 @@ func TestSales(t *testing.T) {
 		t.Fatalf("shows = %+v, want %d then %d", r.Shows, empty.ID, sold.ID)
 	}
 	got := r.Shows[1]
-	want := fmt.Sprint(12, 2, 0.167, int64(50000), int64(45000), int64(25000), int64(25000), "INR", "SCHEDULED", "The Last Algorithm")
-	if s := fmt.Sprint(got.Seats, got.Tickets, got.Occupancy, got.Revenue, got.RefundsOwed, got.RefundsPaid, got.RefundsFailed,
-		got.Currency, got.Status, got.MovieTitle); s != want {
+	// Taken: A1 A2 50000, C1 45000, B1 25000, B2 25000. Kept: the
+	// bookings less C1's full refund. Owed: C1's pending refund and B2's
+	// failing one; paid: B1's.
+	want := fmt.Sprint(12, 2, 0.167, 50000, 145000, 50000, 70000, 25000, 25000, "INR", "SCHEDULED", "The Last Algorithm")
+	if s := fmt.Sprint(got.Seats, got.Tickets, got.Occupancy, got.Revenue.Minor, got.Taken.Minor, got.Kept.Minor,
+		got.RefundsOwed.Minor, got.RefundsPaid.Minor, got.RefundsFailed.Minor, got.Currency, got.Status, got.MovieTitle); s != want {
 		t.Fatalf("sold show = %s, want %s", s, want)
 	}
-	if e := r.Shows[0]; e.Tickets != 0 || e.Occupancy != 0 || e.Revenue != 0 || e.Seats != 12 {
+	if e := r.Shows[0]; e.Tickets != 0 || e.Occupancy != 0 || e.Revenue != money.Exact(0) || e.Taken != money.Exact(0) || e.Seats != 12 {
 		t.Fatalf("empty show = %+v", e)
 	}
 	tot := r.Totals
-	if r.Currency != "INR" || tot.Shows != 2 || tot.Seats != 24 || tot.Tickets != 2 || tot.Occupancy != 0.083 ||
-		*tot.Revenue != 50000 || *tot.RefundsOwed != 45000 || *tot.RefundsPaid != 25000 || *tot.RefundsFailed != 25000 {
-		t.Fatalf("totals = %+v in %q", tot, r.Currency)
+	if r.Currency != "INR" || tot.Shows != 2 || tot.Seats != 24 || tot.Tickets != 2 || tot.Occupancy != 0.083 || tot.Money == nil ||
+		*tot.Money != (admin.SalesMoney{Revenue: money.Exact(50000), Taken: money.Exact(145000), Kept: money.Exact(50000),
+			RefundsOwed: money.Exact(70000), RefundsPaid: money.Exact(25000), RefundsFailed: money.Exact(25000)}) {
+		t.Fatalf("totals = %+v %+v in %q", tot, tot.Money, r.Currency)
 	}
 
 	t.Run("shows in several currencies have no money totals", func(t *testing.T) {
@@ -92,7 +97,7 @@ func TestSales(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Currency != "" || r.Totals.Revenue != nil || r.Totals.Tickets != 2 {
+		if r.Currency != "" || r.Totals.Money != nil || r.Totals.Tickets != 2 {
 			t.Fatalf("mixed report = %q %+v", r.Currency, r.Totals)
 		}
 		pgtest.Exec(t, w.store.Pool(), `UPDATE shows SET currency = 'INR' WHERE id = $1`, empty.ID)

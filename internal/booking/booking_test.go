@@ -3,10 +3,12 @@ package booking_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/money"
 )
 
 func TestNormalize(t *testing.T) {
@@ -73,6 +75,44 @@ func TestValidKey(t *testing.T) {
 		if got := booking.ValidKey(key); got != want {
 			t.Errorf("ValidKey(%q) = %v, want %v", key, got, want)
 		}
+	}
+}
+
+func TestPaymentValidate(t *testing.T) {
+	good := booking.Payment{ID: "pay_9Zq", HoldRef: "298ff3f4-78d5-4d22-9c4d-fcb979589df6", AmountMinor: 90000, Currency: "INR"}
+	if err := good.Validate(); err != nil {
+		t.Fatalf("a real payment: %v", err)
+	}
+	for name, c := range map[string]struct {
+		change func(*booking.Payment)
+		field  string
+	}{
+		"id that is a path":     {func(p *booking.Payment) { p.ID = "../shows/64/cancel" }, "payment_id"},
+		"id with a slash":       {func(p *booking.Payment) { p.ID = "pay/1" }, "payment_id"},
+		"id with a percent":     {func(p *booking.Payment) { p.ID = "pay%2F1" }, "payment_id"},
+		"id with a space":       {func(p *booking.Payment) { p.ID = "pay 1" }, "payment_id"},
+		"empty id":              {func(p *booking.Payment) { p.ID = "" }, "payment_id"},
+		"id of 256":             {func(p *booking.Payment) { p.ID = strings.Repeat("p", 256) }, "payment_id"},
+		"hold id with a tab":    {func(p *booking.Payment) { p.HoldRef = "a\tb" }, "hold_id"},
+		"negative amount":       {func(p *booking.Payment) { p.AmountMinor = -1 }, "amount_minor"},
+		"amount past the bound": {func(p *booking.Payment) { p.AmountMinor = money.MaxAmountMinor + 1 }, "amount_minor"},
+	} {
+		p := good
+		c.change(&p)
+		var ie *booking.InvalidPaymentError
+		if err := p.Validate(); !errors.As(err, &ie) || ie.Field != c.field {
+			t.Errorf("%s: %v, want %s named", name, err, c.field)
+		}
+	}
+	for _, id := range []string{"a", "a:b.c-d_e", strings.Repeat("Z", 255)} {
+		if !booking.ValidPaymentID(id) {
+			t.Errorf("ValidPaymentID(%q) = false", id)
+		}
+	}
+	top := good
+	top.AmountMinor = money.MaxAmountMinor
+	if err := top.Validate(); err != nil {
+		t.Errorf("the bound itself: %v", err)
 	}
 }
 

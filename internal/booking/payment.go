@@ -1,6 +1,11 @@
 package booking
 
-import "time"
+import (
+	"fmt"
+	"time"
+
+	"github.com/marquee-tickets/marquee/internal/money"
+)
 
 // Outcome is what a verified successful payment did.
 type Outcome string
@@ -32,6 +37,51 @@ type Payment struct {
 	// zero when it does not say. A payment captured before its hold's
 	// deadline books it during the hold's payment grace.
 	CapturedAt time.Time
+}
+
+// MaxPaymentID is the longest payment id a provider may report.
+const MaxPaymentID = 255
+
+// ValidPaymentID reports whether id is a payment id Marquee records: 1 to
+// MaxPaymentID letters, digits and "_.:-". Every provider's ids fit, and
+// an id of these characters means the same in a URL path, a query, a form
+// field and a log line, so it can never name another address.
+func ValidPaymentID(id string) bool {
+	if len(id) == 0 || len(id) > MaxPaymentID {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '.', c == ':', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// InvalidPaymentError is a provider's report of a payment that cannot be
+// a real one: nothing of it is recorded.
+type InvalidPaymentError struct{ Field, Message string }
+
+func (e *InvalidPaymentError) Error() string { return "invalid payment: " + e.Field + ": " + e.Message }
+
+// Validate reports the first field of p that no real payment has: an id
+// outside ValidPaymentID, a hold id that is not a key (ValidKey), or an
+// amount outside 0..money.MaxAmountMinor. Every way a report comes in (the
+// webhook, reconciliation) is checked by it before anything is recorded.
+func (p Payment) Validate() error {
+	switch {
+	case !ValidPaymentID(p.ID):
+		return &InvalidPaymentError{Field: "payment_id",
+			Message: fmt.Sprintf("payment_id must be 1 to %d letters, digits, '_', '.', ':' or '-'.", MaxPaymentID)}
+	case !ValidKey(p.HoldRef):
+		return &InvalidPaymentError{Field: "hold_id", Message: "hold_id must be 1 to 255 printable ASCII characters."}
+	case !money.ValidAmount(p.AmountMinor):
+		return &InvalidPaymentError{Field: "amount_minor",
+			Message: fmt.Sprintf("amount_minor must be a whole number of minor units from 0 to %d.", money.MaxAmountMinor)}
+	}
+	return nil
 }
 
 // Confirmation is the stored outcome of one provider payment id. A repeat

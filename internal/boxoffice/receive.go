@@ -31,8 +31,13 @@ type Receiver struct {
 // Store.ConfirmPayment, whose errors it returns: *booking.AmountMismatchError
 // for a payment recorded for review, booking.ErrPaymentConflict for a
 // payment id reused with another hold, amount or currency). A failed one
-// is Ignored.
+// is Ignored. A report no real payment could make (p.Validate) is refused
+// with *booking.InvalidPaymentError, whatever its status, and nothing of it
+// is recorded.
 func (r *Receiver) Receive(ctx context.Context, p booking.Payment, succeeded bool) (booking.Confirmation, error) {
+	if err := p.Validate(); err != nil {
+		return booking.Confirmation{}, err
+	}
 	if !succeeded {
 		r.count("ignored")
 		return booking.Confirmation{PaymentID: p.ID, HoldID: p.HoldRef, Outcome: Ignored}, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/money"
 )
 
 // Occupancy is a show's seats and money as of now, for its admins.
@@ -21,10 +22,12 @@ type Occupancy struct {
 	Currency   string
 	// Seats by state. A seat of a lapsed hold counts as available, as the
 	// seat map shows it, even before the sweeper has released it.
-	Seats            SeatTally
-	RevenueMinor     int64 // what the show's confirmed bookings paid
-	RefundsOwedMinor int64 // refunds of the show's payments not yet paid back
-	RefundsPaidMinor int64 // refunds of the show's payments paid back
+	Seats SeatTally
+	// Money, each summed in numeric (see ShowSales): Overflow rather than
+	// a wrapped figure when a sum leaves int64.
+	Revenue     money.Total // what the show's confirmed bookings paid
+	RefundsOwed money.Total // refunds of the show's payments not yet paid back
+	RefundsPaid money.Total // refunds of the show's payments paid back
 }
 
 // ShowOccupancy returns showID's occupancy, or booking.ErrNotFound.
@@ -57,7 +60,7 @@ func (s *Store) ShowOccupancy(ctx context.Context, showID int64) (Occupancy, err
 		 WHERE sh.id = $1`, showID, s.now()).Scan(
 		&o.Status, &o.StartsAt, &o.MovieTitle, &o.Currency,
 		&o.Seats.Available, &o.Seats.Held, &o.Seats.Booked, &o.Seats.Blocked,
-		&o.RevenueMinor, &o.RefundsOwedMinor, &o.RefundsPaidMinor)
+		numeric(&o.Revenue), numeric(&o.RefundsOwed), numeric(&o.RefundsPaid))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return o, fmt.Errorf("show %d: %w", showID, booking.ErrNotFound)
 	}

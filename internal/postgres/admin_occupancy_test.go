@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -200,8 +201,8 @@ func TestShowOccupancy(t *testing.T) {
 	}
 	want := postgres.Occupancy{
 		ShowID: w.show, Status: "SCHEDULED", StartsAt: o.StartsAt, MovieTitle: "The Last Algorithm", Currency: "INR",
-		Seats:        postgres.SeatTally{Available: 12 - 2 - 2 - 1, Held: 2, Booked: 2, Blocked: 1},
-		RevenueMinor: 90000, RefundsOwedMinor: 25000, RefundsPaidMinor: 25000,
+		Seats:   postgres.SeatTally{Available: 12 - 2 - 2 - 1, Held: 2, Booked: 2, Blocked: 1},
+		Revenue: money.Exact(90000), RefundsOwed: money.Exact(25000), RefundsPaid: money.Exact(25000),
 	}
 	if o != want {
 		t.Fatalf("occupancy = %+v\nwant        %+v", o, want)
@@ -256,7 +257,7 @@ func TestCancelShow(t *testing.T) {
 			t.Fatalf("%d audit entries for the cancellation, want 1", n)
 		}
 		o, err := w.store.ShowOccupancy(ctx, w.show)
-		if err != nil || o.Status != "CANCELLED" || o.RevenueMinor != 0 || o.RefundsOwedMinor != 90000 {
+		if err != nil || o.Status != "CANCELLED" || o.Revenue != money.Exact(0) || o.RefundsOwed != money.Exact(90000) {
 			t.Fatalf("occupancy after = %+v, %v", o, err)
 		}
 	})

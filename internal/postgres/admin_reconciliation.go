@@ -58,10 +58,16 @@ type ReconcileItem struct {
 	TheatreName string
 	MovieTitle  string
 	StartsAt    time.Time // the show's; zero when unknown
-	AmountMinor int64     // the charge (0 for a check: nothing is known)
+	AmountMinor int64     // the charge; for a check, its hold's amount
 	Currency    string
 	Since       time.Time // when the payment came, or the checkout opened
-	// The refund, for a payment that has one.
+	// The account that paid (for a check, that holds), where known: a
+	// payment of no known hold has none.
+	CustomerName  string
+	CustomerEmail string
+	// The refund, for a payment that has one: what it gives back (a
+	// cancelled booking's may be part of the charge), and where it stands.
+	RefundMinor    int64
 	RefundStatus   string
 	RefundAttempts int
 	LastError      string // the refund's or the check's last error
@@ -116,23 +122,28 @@ func (s *Store) Reconciliation(ctx context.Context, q ReconcileQuery) ([]Reconci
 			       p.payment_id, coalesce(p.hold_id::text, '') AS hold_id,
 			       pl.show_id, pl.theatre_id, pl.theatre_name, pl.title, pl.starts_at,
 			       p.amount_minor, p.currency, p.received_at AS since,
+			       coalesce(u.name, '') AS customer_name, coalesce(u.email, '') AS customer_email,
+			       coalesce(r.amount_minor, 0) AS refund_minor,
 			       coalesce(r.status, '') AS refund_status, coalesce(r.attempts, 0) AS attempts,
 			       coalesce(r.last_error, '') AS last_error, 0 AS checks
 			  FROM payments p
 			  LEFT JOIN refunds r ON r.payment_id = p.payment_id
 			  LEFT JOIN place pl ON pl.hold_id = p.hold_id
+			  LEFT JOIN users u ON u.id = p.user_id
 			 WHERE (r.status = 'FAILED' AND r.attempts >= $2) OR p.reason = 'amount_mismatch'
 			UNION ALL
 			SELECT 'unsettled_check', '', c.hold_id::text,
 			       pl.show_id, pl.theatre_id, pl.theatre_name, pl.title, pl.starts_at,
-			       h.amount_minor, h.currency, c.armed_at, '', 0, coalesce(c.last_error, ''), c.checks
+			       h.amount_minor, h.currency, c.armed_at, u.name, u.email, 0, '', 0, coalesce(c.last_error, ''), c.checks
 			  FROM payment_checks c
 			  JOIN holds h ON h.id = c.hold_id
 			  JOIN place pl ON pl.hold_id = c.hold_id
+			  JOIN users u ON u.id = h.user_id
 			  CROSS JOIN now
 			 WHERE h.expires_at + $3 * interval '1 microsecond' < now.t)
 		SELECT kind, payment_id, hold_id, coalesce(show_id, 0), coalesce(theatre_id, 0), coalesce(theatre_name, ''),
-		       coalesce(title, ''), starts_at, amount_minor, currency, since, refund_status, attempts, last_error, checks
+		       coalesce(title, ''), starts_at, amount_minor, currency, since, customer_name, customer_email,
+		       refund_minor, refund_status, attempts, last_error, checks
 		  FROM items i
 		 WHERE ($4::bigint[] IS NULL OR i.theatre_id = ANY ($4))
 		   AND NOT EXISTS (SELECT 1 FROM reconciliation_resolutions rr
@@ -147,7 +158,8 @@ func (s *Store) Reconciliation(ctx context.Context, q ReconcileQuery) ([]Reconci
 		var it ReconcileItem
 		var starts *time.Time
 		err := r.Scan(&it.Kind, &it.PaymentID, &it.HoldID, &it.ShowID, &it.TheatreID, &it.TheatreName,
-			&it.MovieTitle, &starts, &it.AmountMinor, &it.Currency, &it.Since, &it.RefundStatus,
+			&it.MovieTitle, &starts, &it.AmountMinor, &it.Currency, &it.Since, &it.CustomerName, &it.CustomerEmail,
+			&it.RefundMinor, &it.RefundStatus,
 			&it.RefundAttempts, &it.LastError, &it.Checks)
 		if starts != nil {
 			it.StartsAt = *starts

@@ -1,11 +1,15 @@
 package postgres_test
 
 import (
+	"errors"
 	"regexp"
 	"slices"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -73,4 +77,48 @@ func strs[T ~string](vs ...T) []string {
 		out[i] = string(v)
 	}
 	return out
+}
+
+// The database keeps the bounds of a payment report that
+// booking.Payment.Validate keeps, for any writer: an amount past
+// money.MaxAmountMinor, or a payment id that could read as a path, is
+// refused by a constraint; the bound itself is taken.
+func TestPaymentBoundsAreTheSchemas(t *testing.T) {
+	s := pgtest.NewStore(t, 2)
+	insert := func(id string, amount int64) error {
+		_, err := s.Pool().Exec(t.Context(), `
+			INSERT INTO payments (payment_id, hold_ref, amount_minor, currency, outcome, reason, received_at)
+			VALUES ($1, 'no-such-hold', $2, 'INR', 'REFUND_REQUIRED', 'unknown_hold', now())`, id, amount)
+		return err
+	}
+	for name, c := range map[string]struct {
+		id         string
+		amount     int64
+		constraint string
+	}{
+		"amount past the bound":     {"pay_over", money.MaxAmountMinor + 1, "payments_amount_bound"},
+		"amount near int64's end":   {"pay_huge", 9e18, "payments_amount_bound"},
+		"payment id that is a path": {"../shows/64/cancel", 1, "payments_id_chars"},
+		"payment id with a percent": {"pay%2F", 1, "payments_id_chars"},
+	} {
+		var pgErr *pgconn.PgError
+		if err := insert(c.id, c.amount); !errors.As(err, &pgErr) || pgErr.ConstraintName != c.constraint {
+			t.Errorf("%s: %v, want %s to refuse it", name, err, c.constraint)
+		}
+	}
+	if err := insert("a:b.c-d_E", money.MaxAmountMinor); err != nil {
+		t.Fatalf("the bound itself: %v", err)
+	}
+	_, err := s.Pool().Exec(t.Context(), `
+		INSERT INTO refunds (payment_id, amount_minor, currency, reason, created_at, updated_at)
+		VALUES ('a:b.c-d_E', $1, 'INR', 'unknown_hold', now(), now())`, money.MaxAmountMinor+1)
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.ConstraintName != "refunds_amount_bound" {
+		t.Fatalf("a refund past the bound: %v", err)
+	}
+	if got := pgtest.Scalar[int64](t, s.Pool(), `
+		SELECT substring(pg_get_constraintdef(oid) FROM '[0-9]+')::bigint FROM pg_constraint
+		 WHERE conname = 'payments_amount_bound'`); got != money.MaxAmountMinor {
+		t.Fatalf("payments_amount_bound is %d, money.MaxAmountMinor %d", got, money.MaxAmountMinor)
+	}
 }

@@ -354,3 +354,43 @@ func TestLeasedCheckIsNotTakenTwice(t *testing.T) {
 		}
 	})
 }
+
+// malformed reports a charge for every hold it is asked about that no real
+// payment could make.
+type malformed struct{ charge booking.Payment }
+
+func (m malformed) PaymentStatus(_ context.Context, holdID string) (payment.Report, error) {
+	c := m.charge
+	c.HoldRef = holdID
+	return payment.Report{Status: payment.StatusSucceeded, Charges: []booking.Payment{c}}, nil
+}
+
+// A provider's answer goes through the same checks as its webhook: a
+// charge whose id reads as a path, or whose amount is past the bound, is
+// not recorded, and the check is asked again rather than finished.
+func TestReconciledChargeThatNoPaymentCouldBeIsRefused(t *testing.T) {
+	t.Parallel()
+	for name, charge := range map[string]booking.Payment{
+		"payment id that is a path": {ID: "../shows/64/cancel", AmountMinor: 1, Currency: "INR"},
+		"amount past the bound":     {ID: "pay_huge", AmountMinor: 9e18, Currency: "INR"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			h := w.hold("A1", 5*time.Minute)
+			w.checkout(h)
+			rw := w.worker()
+			rw.Provider = malformed{charge: charge}
+			w.clock.Advance(delay)
+			if n := rw.RunOnce(ctx); n != 1 {
+				t.Fatalf("asked %d times, want 1", n)
+			}
+			if n := w.count(`SELECT count(*) FROM payments`) + w.count(`SELECT count(*) FROM refunds`); n != 0 {
+				t.Fatalf("%d payments and refunds recorded from a malformed report", n)
+			}
+			if got := w.scalar(`SELECT coalesce(last_error, '') FROM payment_checks WHERE hold_id = $1`, h.ID); !strings.Contains(got, "invalid payment") {
+				t.Fatalf("check's last error = %q, want the refusal", got)
+			}
+		})
+	}
+}

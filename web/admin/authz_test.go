@@ -146,7 +146,7 @@ var pageRoutes = []pageRoute{
 		wrong := m.e.PaymentFor(h)
 		wrong.AmountMinor++
 		webtest.Want(t, m.e.Webhook(wrong), http.StatusUnprocessableEntity)
-		return "/admin/reconciliation/" + url.PathEscape(wrong.PaymentID), url.Values{"action": {"resolve"}, "note": {"Called the bank."}}
+		return "/admin/reconciliation", url.Values{"payment_id": {wrong.PaymentID}, "action": {"resolve"}, "note": {"Called the bank."}}
 	}},
 	{"audit log", platform, false, get("/admin/audit")},
 }

@@ -18,6 +18,7 @@ import (
 	adminview "github.com/marquee-tickets/marquee/components/admin"
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/format"
@@ -108,9 +109,9 @@ func occupancyCounts(o postgres.Occupancy, poll bool) adminview.OccupancyCounts 
 	return adminview.OccupancyCounts{
 		ShowID: o.ShowID, Poll: poll,
 		Available: o.Seats.Available, Held: o.Seats.Held, Booked: o.Seats.Booked, Blocked: o.Seats.Blocked,
-		Revenue:     format.Money(o.RevenueMinor, o.Currency),
-		RefundsOwed: format.Money(o.RefundsOwedMinor, o.Currency),
-		RefundsPaid: format.Money(o.RefundsPaidMinor, o.Currency),
+		Revenue:     format.Total(o.Revenue, o.Currency),
+		RefundsOwed: format.Total(o.RefundsOwed, o.Currency),
+		RefundsPaid: format.Total(o.RefundsPaid, o.Currency),
 	}
 }
 
@@ -332,20 +333,23 @@ func (h *Handlers) SalesPage(c echo.Context) error {
 		v.Rows = append(v.Rows, adminview.SalesRow{
 			ShowID: s.ShowID, Date: format.ShortDate(s.StartsAt, theatre.TimeZone), Time: format.Clock(s.StartsAt, theatre.TimeZone),
 			Movie: s.MovieTitle, Screen: s.Screen, Cancelled: s.Status == "CANCELLED", Tickets: s.Tickets, Seats: s.Seats,
-			Occupancy: percent(s.Occupancy), Revenue: format.Money(s.Revenue, s.Currency),
-			RefundsOwed: format.Money(s.RefundsOwed, s.Currency), RefundsPaid: format.Money(s.RefundsPaid, s.Currency),
-			RefundsFailed: format.Money(s.RefundsFailed, s.Currency),
+			Occupancy: percent(s.Occupancy), Revenue: format.Total(s.Revenue, s.Currency),
+			Taken: format.Total(s.Taken, s.Currency), Kept: format.Total(s.Kept, s.Currency),
+			RefundsOwed: format.Total(s.RefundsOwed, s.Currency), RefundsPaid: format.Total(s.RefundsPaid, s.Currency),
+			RefundsFailed: format.Total(s.RefundsFailed, s.Currency),
 		})
 	}
 	t := r.Totals
-	money := func(p *int64) string {
-		if p == nil {
-			return "several currencies"
-		}
-		return format.Money(*p, r.Currency)
+	v.Total = adminview.SalesRow{Tickets: t.Tickets, Seats: t.Seats, Occupancy: percent(t.Occupancy)}
+	if m := t.Money; m != nil {
+		v.Total.Revenue, v.Total.Taken, v.Total.Kept = format.Total(m.Revenue, r.Currency), format.Total(m.Taken, r.Currency), format.Total(m.Kept, r.Currency)
+		v.Total.RefundsOwed, v.Total.RefundsPaid = format.Total(m.RefundsOwed, r.Currency), format.Total(m.RefundsPaid, r.Currency)
+		v.Total.RefundsFailed = format.Total(m.RefundsFailed, r.Currency)
+	} else {
+		const several = "several currencies"
+		v.Total.Revenue, v.Total.Taken, v.Total.Kept, v.Total.RefundsOwed, v.Total.RefundsPaid, v.Total.RefundsFailed =
+			several, several, several, several, several, several
 	}
-	v.Total = adminview.SalesRow{Tickets: t.Tickets, Seats: t.Seats, Occupancy: percent(t.Occupancy),
-		Revenue: money(t.Revenue), RefundsOwed: money(t.RefundsOwed), RefundsPaid: money(t.RefundsPaid), RefundsFailed: money(t.RefundsFailed)}
 	v.Chart = salesChart(r, theatre)
 	return web.Render(c, http.StatusOK, adminview.SalesPage(m, nv, v))
 }
@@ -362,12 +366,17 @@ const (
 	chartTop    = 8
 )
 
-// salesChart is the revenue of each day of r's period (the tickets sold,
-// when its shows are sold in several currencies), a bar a day.
+// salesChart is the revenue of each day of r's period, a bar a day, each
+// bar's label with the day's money taken and kept too; the tickets sold
+// instead when its shows are sold in several currencies, or its revenue is
+// too large to add up.
 func salesChart(r admin.SalesReport, theatre postgres.AdminTheatre) adminview.SalesChart {
 	days := int(r.Period.To.Sub(r.Period.From)/(24*time.Hour)) + 1
 	perDay := make([]int64, days)
-	byRevenue := r.Currency != ""
+	taken, kept := make([]money.Total, days), make([]money.Total, days)
+	// Every revenue is at least 0, so no day's sum overflows when the
+	// period's does not.
+	byRevenue := r.Totals.Money != nil && !r.Totals.Money.Revenue.Overflow
 	for _, s := range r.Shows {
 		local := s.StartsAt.In(format.Zone(theatre.TimeZone))
 		d := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, time.UTC)
@@ -376,7 +385,8 @@ func salesChart(r admin.SalesReport, theatre postgres.AdminTheatre) adminview.Sa
 			continue
 		}
 		if byRevenue {
-			perDay[i] += s.Revenue
+			perDay[i] += s.Revenue.Minor
+			taken[i], kept[i] = taken[i].Plus(s.Taken), kept[i].Plus(s.Kept)
 		} else {
 			perDay[i] += int64(s.Tickets)
 		}
@@ -398,10 +408,13 @@ func salesChart(r admin.SalesReport, theatre postgres.AdminTheatre) adminview.Sa
 	}
 	from, to := r.Period.From.Format("2 Jan 2006"), r.Period.To.Format("2 Jan 2006")
 	ch := adminview.SalesChart{Width: chartWidth, Height: chartHeight}
-	if byRevenue {
+	switch {
+	case byRevenue:
 		ch.Title = "Revenue per day at " + theatre.Name + ", " + from + " to " + to
-	} else {
+	case r.Currency == "":
 		ch.Title = "Tickets sold per day at " + theatre.Name + ", " + from + " to " + to + " (the shows are sold in several currencies)"
+	default:
+		ch.Title = "Tickets sold per day at " + theatre.Name + ", " + from + " to " + to + " (the revenue is too large to add up)"
 	}
 	if total == 0 {
 		ch.Desc = "Nothing sold in these days."
@@ -419,7 +432,7 @@ func salesChart(r admin.SalesReport, theatre postgres.AdminTheatre) adminview.Sa
 			ch.Bars = append(ch.Bars, adminview.SalesBar{
 				X: num(float64(i)*slot + slot*0.15), W: num(math.Max(slot*0.7, 0.5)),
 				Y: num(float64(chartHeight-chartAxis) - hgt), H: num(hgt),
-				Label: day.Format("2 Jan") + ": " + value(n),
+				Label: day.Format("2 Jan") + ": " + value(n) + dayMoney(byRevenue, taken[i], kept[i], r.Currency),
 			})
 		}
 	}
@@ -431,10 +444,20 @@ func salesChart(r admin.SalesReport, theatre postgres.AdminTheatre) adminview.Sa
 	return ch
 }
 
+// dayMoney is what a day's bar adds to its revenue: the money taken for
+// its shows and the money kept.
+func dayMoney(byRevenue bool, taken, kept money.Total, currency string) string {
+	if !byRevenue {
+		return ""
+	}
+	return " revenue; " + format.Total(taken, currency) + " taken, " + format.Total(kept, currency) + " kept"
+}
+
 // Payments to check: GET /admin/reconciliation lists them; POST
-// /admin/reconciliation/{id} with action=retry or action=resolve (and a
-// note) acts on one. id is the payment's id, or with kind=check the hold's
-// id of a checkout the provider never answered about.
+// /admin/reconciliation with action=retry or action=resolve (and a note)
+// acts on one, named by the form field payment_id, or hold_id for a
+// checkout the provider never answered about. The id travels in the form,
+// never in the address: a payment id is the provider's text.
 
 // ReconciliationPage is the queue of payments to check.
 func (h *Handlers) ReconciliationPage(c echo.Context) error {
@@ -459,9 +482,13 @@ func (h *Handlers) renderReconciliation(c echo.Context, status int, notice *admi
 	v := adminview.ReconcileView{CSRF: web.CSRFToken(c), Notice: notice}
 	for _, it := range items {
 		r := adminview.ReconcileRow{
-			Key: it.PaymentID, Payment: it.PaymentID, Amount: format.Money(it.AmountMinor, it.Currency),
+			Key: it.PaymentID, Payment: it.PaymentID, Paid: format.Money(it.AmountMinor, it.Currency),
+			Customer: it.CustomerName, CustomerEmail: it.CustomerEmail,
 			Since:    format.ShortDate(it.Since, "UTC") + " " + format.Clock(it.Since, "UTC") + " UTC",
 			SinceISO: it.Since.UTC().Format(time.RFC3339),
+		}
+		if it.RefundStatus != "" {
+			r.Refund = format.Money(it.RefundMinor, it.Currency)
 		}
 		switch it.Kind {
 		case postgres.ReconcileRefundFailed:
@@ -479,7 +506,6 @@ func (h *Handlers) renderReconciliation(c echo.Context, status int, notice *admi
 			r.Key, r.Check, r.CanRetry = it.HoldID, true, true
 			r.Payment = ""
 			r.Detail = "checkout of hold " + it.HoldID + ", provider asked " + format.Plural(it.Checks, "time")
-			r.Amount += " (the hold's amount)"
 		}
 		if it.LastError != "" {
 			r.Detail += "; last error: " + it.LastError
@@ -500,12 +526,15 @@ func (h *Handlers) renderReconciliation(c echo.Context, status int, notice *admi
 
 // ReconcileSubmit retries or resolves one payment to check.
 func (h *Handlers) ReconcileSubmit(c echo.Context) error {
-	id := c.Param("payment_id")
+	id, check := c.FormValue("payment_id"), false
+	if id == "" {
+		id, check = c.FormValue("hold_id"), true
+	}
 	if id == "" || len(id) > 255 {
 		return web.NotFound("payment")
 	}
 	action, note := c.FormValue("action"), c.FormValue("note")
-	err := h.Admin.Reconcile(c.Request().Context(), actor(c), c.FormValue("kind") == "check", id, action, note)
+	err := h.Admin.Reconcile(c.Request().Context(), actor(c), check, id, action, note)
 	var fe *booking.FieldError
 	switch {
 	case errors.As(err, &fe) && fe.Field == "note":

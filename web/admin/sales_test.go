@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/web/format"
@@ -311,12 +313,12 @@ func TestReconciliationPage(t *testing.T) {
 
 	t.Run("retry refund makes it due again", func(t *testing.T) {
 		before := e.Snapshot(t)
-		webtest.WantFriendly(t, who.stranger.Submit(t, "/admin/reconciliation/"+payment, url.Values{"action": {"retry"}}), http.StatusNotFound)
-		webtest.WantFriendly(t, who.moviegoer.Submit(t, "/admin/reconciliation/"+payment, url.Values{"action": {"retry"}}), http.StatusForbidden)
+		webtest.WantFriendly(t, who.stranger.Submit(t, "/admin/reconciliation", url.Values{"payment_id": {payment}, "action": {"retry"}}), http.StatusNotFound)
+		webtest.WantFriendly(t, who.moviegoer.Submit(t, "/admin/reconciliation", url.Values{"payment_id": {payment}, "action": {"retry"}}), http.StatusForbidden)
 		if after := e.Snapshot(t); after != before {
 			t.Fatal("a refused retry changed something")
 		}
-		p := who.admin.Submit(t, "/admin/reconciliation/"+payment, url.Values{"action": {"retry"}})
+		p := who.admin.Submit(t, "/admin/reconciliation", url.Values{"payment_id": {payment}, "action": {"retry"}})
 		webtest.WantSeeOther(t, p, "/admin/reconciliation?done=retry")
 		if n := e.Count(t, `SELECT count(*) FROM refunds WHERE payment_id = $1 AND status = 'FAILED' AND attempts = 0
 			AND next_attempt_at <= clock_timestamp()`, payment); n != 1 {
@@ -329,7 +331,7 @@ func TestReconciliationPage(t *testing.T) {
 			t.Fatal("a refund due again is still listed")
 		}
 		// The mismatched charge's refund is not failing: nothing to retry.
-		p = who.platform.Submit(t, "/admin/reconciliation/"+wrong.PaymentID, url.Values{"action": {"retry"}})
+		p = who.platform.Submit(t, "/admin/reconciliation", url.Values{"payment_id": {wrong.PaymentID}, "action": {"retry"}})
 		webtest.WantStatus(t, p, http.StatusUnprocessableEntity)
 		if !strings.Contains(p.Text(`[data-notice="error"]`), "nothing to retry") {
 			t.Fatalf("notice %q", p.Text("[data-notice]"))
@@ -337,15 +339,15 @@ func TestReconciliationPage(t *testing.T) {
 	})
 
 	t.Run("mark resolved needs a note, then leaves the queue", func(t *testing.T) {
-		path := "/admin/reconciliation/" + wrong.PaymentID
-		p := who.platform.Submit(t, path, url.Values{"action": {"resolve"}, "note": {"  "}})
+		path, id := "/admin/reconciliation", []string{wrong.PaymentID}
+		p := who.platform.Submit(t, path, url.Values{"payment_id": id, "action": {"resolve"}, "note": {"  "}})
 		webtest.WantStatus(t, p, http.StatusUnprocessableEntity)
 		item := fmt.Sprintf(`[data-item="%s"]`, wrong.PaymentID)
 		if p.Attr(item+" textarea", "aria-invalid") != "true" || !p.Has("#"+p.Attr(item+" textarea", "aria-describedby")) {
 			t.Fatal("the note's error is not tied to it")
 		}
-		webtest.WantFriendly(t, who.admin.Submit(t, path, url.Values{"action": {"resolve"}, "note": {"mine"}}), http.StatusNotFound)
-		p = who.platform.Submit(t, path, url.Values{"action": {"resolve"}, "note": {"Refunded by hand, ticket 42"}})
+		webtest.WantFriendly(t, who.admin.Submit(t, path, url.Values{"payment_id": id, "action": {"resolve"}, "note": {"mine"}}), http.StatusNotFound)
+		p = who.platform.Submit(t, path, url.Values{"payment_id": id, "action": {"resolve"}, "note": {"Refunded by hand, ticket 42"}})
 		webtest.WantSeeOther(t, p, "/admin/reconciliation?done=resolve")
 		if who.platform.Get(t, "/admin/reconciliation").Has(item) {
 			t.Fatal("a resolved payment is still listed")
@@ -418,17 +420,138 @@ func TestReconciliationUnsettledCheckout(t *testing.T) {
 	// check is still open.
 	e.Clock.Advance(webtest.HoldTTL + 30*time.Minute)
 	p := admin.Get(t, "/admin/reconciliation")
-	if !strings.Contains(p.Text(item), "No outcome from the payment provider") || !p.Has(item+` input[name="kind"][value="check"]`) {
+	if !strings.Contains(p.Text(item), "No outcome from the payment provider") || !p.Has(item+` input[name="hold_id"][value="`+hold+`"]`) {
 		t.Fatalf("queue: %q", p.Text("main"))
 	}
-	p = admin.Submit(t, "/admin/reconciliation/"+hold, url.Values{"action": {"retry"}, "kind": {"check"}})
+	p = admin.Submit(t, "/admin/reconciliation", url.Values{"hold_id": {hold}, "action": {"retry"}})
 	webtest.WantSeeOther(t, p, "/admin/reconciliation?done=retry")
 	if n := e.Count(t, `SELECT count(*) FROM payment_checks WHERE hold_id = $1 AND next_check_at = $2`, hold, e.Now()); n != 1 {
 		t.Fatal("the check is not due now")
 	}
-	p = admin.Submit(t, "/admin/reconciliation/"+hold, url.Values{"action": {"resolve"}, "kind": {"check"}, "note": {"Provider confirmed no charge"}})
+	p = admin.Submit(t, "/admin/reconciliation", url.Values{"hold_id": {hold}, "action": {"resolve"}, "note": {"Provider confirmed no charge"}})
 	webtest.WantSeeOther(t, p, "/admin/reconciliation?done=resolve")
 	if admin.Get(t, "/admin/reconciliation").Has(item) {
 		t.Fatal("a resolved check is still listed")
 	}
+}
+
+// postForm submits the form sel of page p as a browser would: to its
+// action, with its fields as the page wrote them, plus extra (typed in).
+func postForm(t *testing.T, b *webtest.Browser, p *webtest.HTMLDoc, sel string, extra url.Values) *webtest.HTMLDoc {
+	t.Helper()
+	form := p.Doc.Find(sel)
+	if form.Length() != 1 {
+		t.Fatalf("%d forms match %s", form.Length(), sel)
+	}
+	action, _ := form.Attr("action")
+	values := url.Values{}
+	form.Find("input[name]").Each(func(_ int, in *goquery.Selection) {
+		name, _ := in.Attr("name")
+		value, _ := in.Attr("value")
+		values.Add(name, value)
+	})
+	for k, v := range extra {
+		values[k] = v
+	}
+	return b.Send(t, "POST", action, values, nil)
+}
+
+// A payment's id is the provider's text: the queue's forms post it in a
+// field to one fixed address, so no id can aim them anywhere else. The
+// queue shows the amount in question (a failing refund's, which may be
+// part of the charge) and who paid.
+func TestReconciliationQueueFormsAndAmounts(t *testing.T) {
+	e := webtest.NewEnv(t)
+	admin, _ := salesBrowser(t, e, auth.RoleTheatreAdmin, e.Venue.TheatreID)
+	platform, _ := salesBrowser(t, e, auth.RolePlatformAdmin)
+
+	t.Run("a failing partial refund shows its own amount, the charge and the customer", func(t *testing.T) {
+		// Cancelled 10 hours before the show: the default policy gives back half.
+		soon := pgtest.NewShow(t, e.Store, e.Venue, 3, 3, e.Now().Add(10*time.Hour))
+		buyer := e.User(t)
+		h := buyer.HoldOn(soon, "partial", "A1")
+		webtest.Want(t, h, http.StatusCreated)
+		booked := e.Pay(t, h)
+		webtest.Want(t, buyer.Post("/api/v1/bookings/"+booked.Str("booking_id")+"/cancel", nil), http.StatusOK)
+		paid := pgtest.Prices["STANDARD"]
+		pay := pgtest.Scalar[string](t, e.Store.Pool(), `SELECT payment_id FROM payments WHERE hold_id = $1`, h.Str("hold_id"))
+		pgtest.Exec(t, e.Store.Pool(), `UPDATE refunds SET status = 'FAILED', attempts = 7, last_error = 'card closed',
+			next_attempt_at = now() + interval '1 hour' WHERE payment_id = $1 AND amount_minor = $2`, pay, paid/2)
+		var name, email string
+		if err := e.Store.Pool().QueryRow(t.Context(), `SELECT u.name, u.email FROM users u JOIN payments p ON p.user_id = u.id
+			WHERE p.payment_id = $1`, pay).Scan(&name, &email); err != nil {
+			t.Fatal(err)
+		}
+
+		p := admin.Get(t, "/admin/reconciliation")
+		webtest.Want200(t, p)
+		item := fmt.Sprintf(`[data-item="%s"]`, pay)
+		if got, want := p.Text(item+" [data-refund-amount]"), format.Money(paid/2, "INR"); got != want {
+			t.Fatalf("refund amount %q, want %q; item %q", got, want, p.Text(item))
+		}
+		if got, want := p.Text(item+" [data-paid-amount]"), format.Money(paid, "INR"); got != want {
+			t.Fatalf("paid %q, want %q", got, want)
+		}
+		if c := p.Text(item + " [data-customer]"); !strings.Contains(c, name) || !strings.Contains(c, email) {
+			t.Fatalf("customer %q, want %s (%s)", c, name, email)
+		}
+	})
+
+	// resolve marks the item of payment id resolved through its own form
+	// on the page, and checks the show it names stays on sale.
+	resolve := func(t *testing.T, id string) {
+		t.Helper()
+		item := fmt.Sprintf(`[data-item="%s"]`, id)
+		p := platform.Get(t, "/admin/reconciliation")
+		if !p.Has(item) {
+			t.Fatalf("%s is not listed: %q", id, p.Text("main"))
+		}
+		for _, f := range []string{"form:has(input[value=resolve])", "form:has(input[value=retry])"} {
+			if action := p.Attr(item+" "+f, "action"); p.Has(item+" "+f) && action != "/admin/reconciliation" {
+				t.Fatalf("a form of %s posts to %q", id, action)
+			}
+		}
+		if got := p.Attr(item+` input[name="payment_id"]`, "value"); got != id {
+			t.Fatalf("the form names payment %q, want %q", got, id)
+		}
+		r := postForm(t, platform, p, item+" form:has(input[value=resolve])", url.Values{"note": {"Refunded by the bank"}})
+		webtest.WantSeeOther(t, r, "/admin/reconciliation?done=resolve")
+		if platform.Get(t, "/admin/reconciliation").Has(item) {
+			t.Fatalf("%s is still listed", id)
+		}
+		if n := e.Count(t, `SELECT count(*) FROM reconciliation_resolutions WHERE item = $1`, "payment:"+id); n != 1 {
+			t.Fatalf("%s: %d resolutions", id, n)
+		}
+		if st := pgtest.Scalar[string](t, e.Store.Pool(), `SELECT status FROM shows WHERE id = $1`, e.Show); st != "SCHEDULED" {
+			t.Fatalf("show %d is %s after resolving %s", e.Show, st, id)
+		}
+	}
+
+	t.Run("an unusual payment id is resolved through its form", func(t *testing.T) {
+		h := e.User(t).MustHold(t, "C1")
+		wrong := e.PaymentFor(h)
+		wrong.PaymentID = "a:b.c-d_e"
+		wrong.AmountMinor++
+		webtest.Want(t, e.Webhook(wrong), http.StatusUnprocessableEntity)
+		resolve(t, wrong.PaymentID)
+	})
+
+	t.Run("a payment id recorded before ids were bounded cannot aim the form at a show", func(t *testing.T) {
+		// As a database from before migration 000011 may hold: an id that
+		// reads as a path, for a hold of the show.
+		h := e.User(t).MustHold(t, "C2")
+		id := fmt.Sprintf("../shows/%d/cancel", e.Show)
+		pgtest.Exec(t, e.Store.Pool(), `ALTER TABLE payments DROP CONSTRAINT payments_id_chars`)
+		pgtest.Exec(t, e.Store.Pool(), `
+			INSERT INTO payments (payment_id, hold_ref, hold_id, user_id, amount_minor, currency, outcome, reason, received_at)
+			SELECT $1, id::text, id, user_id, amount_minor + 1, currency, 'REFUND_REQUIRED', 'amount_mismatch', now() FROM holds WHERE id = $2`,
+			id, h.Str("hold_id"))
+		pgtest.Exec(t, e.Store.Pool(), `
+			INSERT INTO refunds (payment_id, amount_minor, currency, reason, created_at, updated_at)
+			SELECT payment_id, amount_minor, currency, reason, now(), now() FROM payments WHERE payment_id = $1`, id)
+		resolve(t, id)
+		if n := e.Count(t, `SELECT count(*) FROM holds WHERE id = $1 AND state = 'HELD'`, h.Str("hold_id")); n != 1 {
+			t.Fatal("the show's hold was released")
+		}
+	})
 }

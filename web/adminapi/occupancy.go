@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/web"
 )
 
@@ -22,10 +23,11 @@ type occupancyJSON struct {
 	StartsAt         time.Time  `json:"starts_at"`
 	MovieTitle       string     `json:"movie_title"`
 	Counts           countsJSON `json:"counts"`
-	RevenueMinor     int64      `json:"revenue_minor"`
-	RefundsOwedMinor int64      `json:"refunds_owed_minor"`
-	RefundsPaidMinor int64      `json:"refunds_paid_minor"`
+	RevenueMinor     *int64     `json:"revenue_minor"`
+	RefundsOwedMinor *int64     `json:"refunds_owed_minor"`
+	RefundsPaidMinor *int64     `json:"refunds_paid_minor"`
 	Currency         string     `json:"currency"`
+	TooLarge         []string   `json:"too_large,omitempty"`
 }
 
 // ShowStatus answers a show's live occupancy, sales and refunds.
@@ -41,8 +43,10 @@ func (h *Handlers) ShowStatus(c echo.Context) error {
 	return c.JSON(http.StatusOK, occupancyJSON{
 		ShowID: o.ShowID, Status: o.Status, StartsAt: o.StartsAt.UTC(), MovieTitle: o.MovieTitle,
 		Counts:       countsJSON(o.Seats),
-		RevenueMinor: o.RevenueMinor, RefundsOwedMinor: o.RefundsOwedMinor, RefundsPaidMinor: o.RefundsPaidMinor,
+		RevenueMinor: o.Revenue.Int64(), RefundsOwedMinor: o.RefundsOwed.Int64(), RefundsPaidMinor: o.RefundsPaid.Int64(),
 		Currency: o.Currency,
+		TooLarge: tooLarge(map[string]money.Total{
+			"revenue_minor": o.Revenue, "refunds_owed_minor": o.RefundsOwed, "refunds_paid_minor": o.RefundsPaid}),
 	})
 }
 

@@ -2,42 +2,73 @@ package adminapi
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/internal/admin"
+	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/web"
 )
 
 type salesRowJSON struct {
-	ShowID        int64     `json:"show_id"`
-	MovieTitle    string    `json:"movie_title"`
-	Screen        string    `json:"screen"`
-	StartsAt      time.Time `json:"starts_at"`
-	Status        string    `json:"status"`
-	Currency      string    `json:"currency"`
-	Seats         int       `json:"seats"`
-	Tickets       int       `json:"tickets"`
-	Occupancy     float64   `json:"occupancy"` // tickets / seats, 0..1 to 3 decimals
-	Revenue       int64     `json:"revenue_minor"`
-	RefundsOwed   int64     `json:"refunds_owed_minor"`
-	RefundsPaid   int64     `json:"refunds_paid_minor"`
-	RefundsFailed int64     `json:"refunds_failed_minor"`
+	ShowID     int64     `json:"show_id"`
+	MovieTitle string    `json:"movie_title"`
+	Screen     string    `json:"screen"`
+	StartsAt   time.Time `json:"starts_at"`
+	Status     string    `json:"status"`
+	Currency   string    `json:"currency"`
+	Seats      int       `json:"seats"`
+	Tickets    int       `json:"tickets"`
+	Occupancy  float64   `json:"occupancy"` // tickets / seats, 0..1 to 3 decimals
+	salesMoneyJSON
+}
+
+// salesMoneyJSON is a line's or the totals' money: taken = kept +
+// refunds_owed + refunds_paid. A figure whose sum cannot be represented is
+// null, and too_large names it.
+type salesMoneyJSON struct {
+	Revenue       *int64   `json:"revenue_minor"`
+	Taken         *int64   `json:"taken_minor"`
+	Kept          *int64   `json:"kept_minor"`
+	RefundsOwed   *int64   `json:"refunds_owed_minor"`
+	RefundsPaid   *int64   `json:"refunds_paid_minor"`
+	RefundsFailed *int64   `json:"refunds_failed_minor"`
+	TooLarge      []string `json:"too_large,omitempty"`
+}
+
+func salesMoney(revenue, taken, kept, owed, paid, failed money.Total) salesMoneyJSON {
+	return salesMoneyJSON{
+		Revenue: revenue.Int64(), Taken: taken.Int64(), Kept: kept.Int64(),
+		RefundsOwed: owed.Int64(), RefundsPaid: paid.Int64(), RefundsFailed: failed.Int64(),
+		TooLarge: tooLarge(map[string]money.Total{"revenue_minor": revenue, "taken_minor": taken, "kept_minor": kept,
+			"refunds_owed_minor": owed, "refunds_paid_minor": paid, "refunds_failed_minor": failed}),
+	}
+}
+
+// tooLarge names, in order, the money fields whose sum cannot be
+// represented; nil when every figure stands.
+func tooLarge(fields map[string]money.Total) []string {
+	var names []string
+	for name, t := range fields {
+		if t.Overflow {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 // salesTotalsJSON: the money fields are null when the shows are sold in
 // more than one currency.
 type salesTotalsJSON struct {
-	Shows         int     `json:"shows"`
-	Seats         int     `json:"seats"`
-	Tickets       int     `json:"tickets"`
-	Occupancy     float64 `json:"occupancy"`
-	Revenue       *int64  `json:"revenue_minor"`
-	RefundsOwed   *int64  `json:"refunds_owed_minor"`
-	RefundsPaid   *int64  `json:"refunds_paid_minor"`
-	RefundsFailed *int64  `json:"refunds_failed_minor"`
+	Shows     int     `json:"shows"`
+	Seats     int     `json:"seats"`
+	Tickets   int     `json:"tickets"`
+	Occupancy float64 `json:"occupancy"`
+	salesMoneyJSON
 }
 
 // SalesReport answers a theatre's sales, show by show, for the days from
@@ -60,7 +91,7 @@ func (h *Handlers) SalesReport(c echo.Context) error {
 		rows[i] = salesRowJSON{
 			ShowID: s.ShowID, MovieTitle: s.MovieTitle, Screen: s.Screen, StartsAt: s.StartsAt.UTC(),
 			Status: s.Status, Currency: s.Currency, Seats: s.Seats, Tickets: s.Tickets, Occupancy: s.Occupancy,
-			Revenue: s.Revenue, RefundsOwed: s.RefundsOwed, RefundsPaid: s.RefundsPaid, RefundsFailed: s.RefundsFailed,
+			salesMoneyJSON: salesMoney(s.Revenue, s.Taken, s.Kept, s.RefundsOwed, s.RefundsPaid, s.RefundsFailed),
 		}
 	}
 	from, to := r.Period.From.Format(time.DateOnly), r.Period.To.Format(time.DateOnly)
@@ -72,12 +103,12 @@ func (h *Handlers) SalesReport(c echo.Context) error {
 	if r.Currency != "" {
 		currency = &r.Currency
 	}
+	totals := salesTotalsJSON{Shows: t.Shows, Seats: t.Seats, Tickets: t.Tickets, Occupancy: t.Occupancy}
+	if m := t.Money; m != nil {
+		totals.salesMoneyJSON = salesMoney(m.Revenue, m.Taken, m.Kept, m.RefundsOwed, m.RefundsPaid, m.RefundsFailed)
+	}
 	return c.JSON(http.StatusOK, map[string]any{
-		"theatre_id": theatreID, "from": from, "to": to, "currency": currency, "shows": rows,
-		"totals": salesTotalsJSON{
-			Shows: t.Shows, Seats: t.Seats, Tickets: t.Tickets, Occupancy: t.Occupancy, Revenue: t.Revenue,
-			RefundsOwed: t.RefundsOwed, RefundsPaid: t.RefundsPaid, RefundsFailed: t.RefundsFailed,
-		},
+		"theatre_id": theatreID, "from": from, "to": to, "currency": currency, "shows": rows, "totals": totals,
 	})
 }
 

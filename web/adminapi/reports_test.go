@@ -40,7 +40,8 @@ func TestSalesReportAPI(t *testing.T) {
 	row := shows[0].(map[string]any)
 	want := map[string]any{"show_id": float64(id), "movie_title": "The Last Algorithm", "screen": "Hall 2",
 		"starts_at": at.UTC().Format(time.RFC3339), "status": "SCHEDULED", "seats": 12.0, "tickets": 2.0,
-		"occupancy": 0.167, "revenue_minor": 70000.0, "refunds_owed_minor": 25000.0, "refunds_paid_minor": 0.0, "refunds_failed_minor": 0.0}
+		"occupancy": 0.167, "revenue_minor": 70000.0, "taken_minor": 95000.0, "kept_minor": 70000.0,
+		"refunds_owed_minor": 25000.0, "refunds_paid_minor": 0.0, "refunds_failed_minor": 0.0}
 	for k, v := range want {
 		if row[k] != v {
 			t.Errorf("%s = %v, want %v", k, row[k], v)
@@ -69,7 +70,7 @@ func TestSalesReportAPI(t *testing.T) {
 			t.Fatalf("csv = %q", records)
 		}
 		wantRow := []string{fmt.Sprint(id), "The Last Algorithm", "Hall 2", at.UTC().Format(time.RFC3339), "SCHEDULED", "INR",
-			"12", "2", "0.167", "70000", "25000", "0", "0"}
+			"12", "2", "0.167", "70000", "95000", "70000", "25000", "0", "0"}
 		if strings.Join(records[1], "|") != strings.Join(wantRow, "|") {
 			t.Fatalf("csv row = %q, want %q", records[1], wantRow)
 		}

@@ -34,24 +34,35 @@ type webhookRequest struct {
 	CapturedAt *time.Time `json:"captured_at"`
 }
 
-// validate names the first field a person must correct, if any.
+// validate names the first field a person must correct, if any: the
+// payment's own rules (booking.Payment.Validate: its id, hold id and
+// amount), then the report's.
 func (r webhookRequest) validate() error {
 	invalid := func(field, message string) error {
-		return web.NewError(http.StatusUnprocessableEntity, "invalid_payment", message).With("field", field)
+		return &booking.InvalidPaymentError{Field: field, Message: message}
+	}
+	if r.AmountMinor == nil {
+		return invalid("amount_minor", "amount_minor is required: a whole number of minor units.")
+	}
+	if err := r.payment().Validate(); err != nil {
+		return err
 	}
 	switch {
-	case !booking.ValidKey(r.PaymentID):
-		return invalid("payment_id", "payment_id must be 1 to 255 printable ASCII characters.")
-	case !booking.ValidKey(r.HoldID):
-		return invalid("hold_id", "hold_id must be 1 to 255 printable ASCII characters.")
-	case r.AmountMinor == nil || *r.AmountMinor < 0:
-		return invalid("amount_minor", "amount_minor must be a whole number of minor units, 0 or more.")
 	case !currencyPattern.MatchString(r.Currency):
 		return invalid("currency", "currency must be an ISO 4217 code such as INR.")
 	case r.Status != paymentSucceeded && r.Status != paymentFailed:
 		return invalid("status", `status must be "succeeded" or "failed".`)
 	}
 	return nil
+}
+
+// payment is the payment the report describes; AmountMinor must be set.
+func (r webhookRequest) payment() booking.Payment {
+	p := booking.Payment{ID: r.PaymentID, HoldRef: r.HoldID, AmountMinor: *r.AmountMinor, Currency: r.Currency}
+	if r.CapturedAt != nil {
+		p.CapturedAt = *r.CapturedAt
+	}
+	return p
 }
 
 type confirmationJSON struct {
@@ -86,11 +97,7 @@ func (s *Handlers) PaymentWebhook(c echo.Context) error {
 	}
 	// The same use case reconciliation processes a charge with: a payment
 	// is received one way, whichever way its report came.
-	p := booking.Payment{ID: req.PaymentID, HoldRef: req.HoldID, AmountMinor: *req.AmountMinor, Currency: req.Currency}
-	if req.CapturedAt != nil {
-		p.CapturedAt = *req.CapturedAt
-	}
-	conf, err := s.BoxOffice.Receiver().Receive(c.Request().Context(), p, req.Status == paymentSucceeded)
+	conf, err := s.BoxOffice.Receiver().Receive(c.Request().Context(), req.payment(), req.Status == paymentSucceeded)
 	if err != nil {
 		return err
 	}

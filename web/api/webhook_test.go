@@ -10,6 +10,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/web/webtest"
 
+	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
@@ -170,6 +171,47 @@ func TestPaymentWebhook(t *testing.T) {
 		e.Pay(t, h2)
 	})
 
+	// A payment id is written into the admin's pages and their forms: one
+	// that reads as a path must never be recorded, whatever else it says.
+	t.Run("a signed report whose payment id is a path is refused and nothing is recorded", func(t *testing.T) {
+		h := e.User(t).MustHold(t, "C2")
+		p := e.PaymentFor(h)
+		p.PaymentID = "../shows/64/cancel"
+		p.AmountMinor++ // the wrong amount: it would be recorded for review
+		before := e.Snapshot(t)
+		r := e.Webhook(p)
+		webtest.WantError(t, r, http.StatusBadRequest, "invalid_payment")
+		if r.Str("field") != "payment_id" {
+			t.Fatalf("refusal = %s, want the payment_id named", r)
+		}
+		if after := e.Snapshot(t); after != before {
+			t.Fatalf("database changed:\n%s\n%s", before, after)
+		}
+	})
+
+	// Two such reports once made every sum of the show wrap past int64.
+	t.Run("amounts past the bound are refused and nothing is recorded", func(t *testing.T) {
+		h := e.User(t).MustHold(t, "C3")
+		before := e.Snapshot(t)
+		for _, amount := range []int64{9e18, 9e18, money.MaxAmountMinor + 1} {
+			p := e.PaymentFor(h)
+			p.AmountMinor = amount
+			r := e.Webhook(p)
+			webtest.WantError(t, r, http.StatusBadRequest, "invalid_payment")
+			if r.Str("field") != "amount_minor" {
+				t.Fatalf("refusal of %d = %s, want amount_minor named", amount, r)
+			}
+		}
+		if after := e.Snapshot(t); after != before {
+			t.Fatalf("database changed:\n%s\n%s", before, after)
+		}
+		p := e.PaymentFor(h)
+		p.PaymentID = "a:b.c-d_E9"
+		if r := e.Webhook(p); r.Str("outcome") != "BOOKED" {
+			t.Fatalf("a payment id of every allowed kind of character = %s, want BOOKED", r)
+		}
+	})
+
 	t.Run("malformed or invalid reports are refused", func(t *testing.T) {
 		h := e.User(t).MustHold(t, "C1")
 		good := e.PaymentFor(h)
@@ -192,14 +234,18 @@ func TestPaymentWebhook(t *testing.T) {
 			{"unknown field", mutate(func(m map[string]any) { m["extra"] = 1 }), 400, "unknown_field"},
 			{"amount as a string", mutate(func(m map[string]any) { m["amount_minor"] = "5" }), 400, "invalid_field_type"},
 			{"empty body", []byte(``), 400, "body_required"},
-			{"no payment id", mutate(func(m map[string]any) { delete(m, "payment_id") }), 422, "invalid_payment"},
-			{"payment id too long", mutate(func(m map[string]any) { m["payment_id"] = strings.Repeat("p", 256) }), 422, "invalid_payment"},
+			{"no payment id", mutate(func(m map[string]any) { delete(m, "payment_id") }), 400, "invalid_payment"},
+			{"payment id too long", mutate(func(m map[string]any) { m["payment_id"] = strings.Repeat("p", 256) }), 400, "invalid_payment"},
+			{"payment id that is a path", mutate(func(m map[string]any) { m["payment_id"] = "../shows/64/cancel" }), 400, "invalid_payment"},
+			{"payment id with a space", mutate(func(m map[string]any) { m["payment_id"] = "pay 1" }), 400, "invalid_payment"},
 			{"payment id with a NUL", mutate(func(m map[string]any) { m["payment_id"] = "pay\x00" }), 400, "invalid_text"},
 			{"hold id with a NUL", mutate(func(m map[string]any) { m["hold_id"] = "h\x00" }), 400, "invalid_text"},
-			{"no amount", mutate(func(m map[string]any) { delete(m, "amount_minor") }), 422, "invalid_payment"},
-			{"negative amount", mutate(func(m map[string]any) { m["amount_minor"] = -1 }), 422, "invalid_payment"},
-			{"lower-case currency", mutate(func(m map[string]any) { m["currency"] = "inr" }), 422, "invalid_payment"},
-			{"unknown status", mutate(func(m map[string]any) { m["status"] = "pending" }), 422, "invalid_payment"},
+			{"no amount", mutate(func(m map[string]any) { delete(m, "amount_minor") }), 400, "invalid_payment"},
+			{"negative amount", mutate(func(m map[string]any) { m["amount_minor"] = -1 }), 400, "invalid_payment"},
+			{"amount over the bound", mutate(func(m map[string]any) { m["amount_minor"] = money.MaxAmountMinor + 1 }), 400, "invalid_payment"},
+			{"amount near int64's end", mutate(func(m map[string]any) { m["amount_minor"] = int64(9e18) }), 400, "invalid_payment"},
+			{"lower-case currency", mutate(func(m map[string]any) { m["currency"] = "inr" }), 400, "invalid_payment"},
+			{"unknown status", mutate(func(m map[string]any) { m["status"] = "pending" }), 400, "invalid_payment"},
 		}
 		before := e.Snapshot(t)
 		for _, tc := range cases {

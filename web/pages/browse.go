@@ -149,9 +149,9 @@ func cityPath(slug, day string, lf listingFilter) string {
 	}
 	lf.encode(q)
 	if len(q) == 0 {
-		return "/cities/" + slug
+		return "/cities/" + url.PathEscape(slug)
 	}
-	return "/cities/" + slug + "?" + q.Encode()
+	return "/cities/" + url.PathEscape(slug) + "?" + q.Encode()
 }
 
 func theatrePath(id int64) string { return "/theatres/" + strconv.FormatInt(id, 10) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -154,7 +155,7 @@ func (s *Handlers) returnPatience() time.Duration {
 func outcomeView(r *checkout.Return, payments []booking.HoldPayment) {
 	first := payments[0]
 	if first.Outcome == booking.OutcomeBooked {
-		r.State, r.BookingHref = checkout.Booked, "/bookings/"+first.BookingID
+		r.State, r.BookingHref = checkout.Booked, "/bookings/"+url.PathEscape(first.BookingID)
 		var extra int64
 		for _, p := range payments[1:] {
 			if p.Refund != nil {

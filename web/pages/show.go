@@ -178,8 +178,8 @@ func (s *Handlers) checkoutView(st showState, h booking.Hold) *components.Checko
 		ServerNow: st.now.UTC().Format(time.RFC3339Nano),
 		Remaining: fmt.Sprintf("%d:%02d", left/60, left%60),
 		Until:     format.Clock(h.ExpiresAt, st.show.TimeZone),
-		PayAction: "/holds/" + h.ID + "/pay",
-		Release:   "/holds/" + h.ID + "/release",
+		PayAction: "/holds/" + url.PathEscape(h.ID) + "/pay",
+		Release:   "/holds/" + url.PathEscape(h.ID) + "/release",
 		Fees:      "None", // Marquee charges no booking fee: the total is the seats' prices
 		RefundNow: format.RefundNow(st.policy, st.show.StartsAt, st.now, st.show.TimeZone),
 	}

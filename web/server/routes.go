@@ -174,7 +174,7 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.POST("/admin/shows/:show_id/cancel", adp.CancelShowSubmit, staffPages...)
 	e.GET("/admin/reports/sales", adp.SalesPage, staffPages...)
 	e.GET("/admin/reconciliation", adp.ReconciliationPage, staffPages...)
-	e.POST("/admin/reconciliation/:payment_id", adp.ReconcileSubmit, staffPages...)
+	e.POST("/admin/reconciliation", adp.ReconcileSubmit, staffPages...)
 	e.GET("/admin/audit", adp.AuditPage, staffPages...)
 
 	// Checkout: paying for a hold from the pages, and the return page the

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -19,7 +20,7 @@ import (
 
 // My bookings: upcoming and past, and cancelling with a refund preview.
 
-func bookingPath(id string) string { return "/bookings/" + id }
+func bookingPath(id string) string { return "/bookings/" + url.PathEscape(id) }
 
 // refundText says what a cancelled booking gets back, and how far along.
 func refundText(r *booking.Refund) string {
