@@ -500,6 +500,9 @@ func (h *Handlers) schedulingFailed(c echo.Context, s scheduleCtx, f adminview.S
 		}
 	case errors.Is(err, booking.ErrShowInPast):
 		f.Add(start, "A show cannot start in the past: pick a later date or time.")
+	case errors.Is(err, booking.ErrShowTooFarAhead):
+		f.Add(start, fmt.Sprintf("A show can start at most %d days (two years) from now: pick an earlier date.",
+			int(booking.MaxScheduleAhead/(24*time.Hour))))
 	case errors.As(err, &missing):
 		f.Add(p+"prices", "Every seat category of the screen needs a price: "+strings.Join(missing.Categories, ", ")+".")
 	case errors.As(err, &bad):
