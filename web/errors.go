@@ -204,6 +204,9 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 			"This change would remove, move or re-categorize seats that are held or booked in upcoming shows: "+
 				strings.Join(inUse.Seats, ", ")+".").
 			With("seats", NonNil(inUse.Seats)).With("shows", inUse.Shows), false
+	case errors.Is(err, admin.ErrPosterBusy):
+		return retrying(NewError(http.StatusServiceUnavailable, "poster_busy",
+			"Other posters are being processed right now. Try again in a few seconds: nothing was changed."), UnavailableRetryAfter), false
 	case errors.Is(err, booking.ErrShowInPast):
 		return NewError(http.StatusUnprocessableEntity, "show_in_past", "A show cannot start in the past."), false
 	case errors.Is(err, booking.ErrShowTooFarAhead):

@@ -142,8 +142,13 @@ func (h *Handlers) UploadPosterSubmit(c echo.Context) error {
 		return fmt.Errorf("read the poster part: %w", err)
 	}
 	_, err = h.Admin.SetPoster(c.Request().Context(), actor(c), movieID, data, strings.TrimSpace(v.Alt))
-	var bad *booking.FieldError
+	var (
+		bad  *booking.FieldError
+		size *admin.PosterSizeError
+	)
 	switch {
+	case errors.As(err, &size):
+		return again(http.StatusUnprocessableEntity, "poster", size.Message)
 	case errors.Is(err, admin.ErrPosterTooLarge):
 		return again(http.StatusRequestEntityTooLarge, "poster", tooLarge(int64(len(data))))
 	case errors.Is(err, admin.ErrUnsupportedImage):

@@ -197,3 +197,43 @@ func TestSalesCSVKeepsFormulasText(t *testing.T) {
 		}
 	}
 }
+
+// The images that took gigabytes to decode are refused from their
+// headers, with a 422 that says what to upload instead, and nothing is
+// stored.
+func TestPosterProbesRefused(t *testing.T) {
+	t.Parallel()
+	e := webtest.NewEnv(t)
+	platform := e.Admin(t, auth.RolePlatformAdmin)
+	path := fmt.Sprintf("/api/v1/admin/movies/%d/poster", e.Venue.MovieID)
+	upload := func(data []byte) *webtest.Response {
+		return platform.Send(webtest.Req{Method: "PUT", Path: path, Body: data, Header: map[string]string{"Content-Type": "image/png"}})
+	}
+	webtest.Want(t, upload(pgtest.PlainPNG(400, 600, pgtest.PNGRGBA, 8)), http.StatusOK)
+	stored := func() string {
+		return pgtest.Scalar[string](t, e.Store.Pool(), `
+			SELECT format('%s %s', (SELECT encode(sha256, 'hex') FROM posters WHERE movie_id = $1), (SELECT count(*) FROM audit_log))`,
+			e.Venue.MovieID)
+	}
+	before := stored()
+	for _, tc := range []struct {
+		name string
+		data []byte
+		says string
+	}{
+		{"1 x 39,999,999 pixels", pgtest.PlainPNG(1, 39_999_999, pgtest.PNGGray, 8), "at most 8000 pixels on its longer side"},
+		{"6000 x 6600 pixels at 16 bits", pgtest.PlainPNG(6000, 6600, pgtest.PNGRGBA, 16), "at 16 bits a channel, too large to resize"},
+		{"a strip of 600 x 3000", pgtest.PlainPNG(600, 3000, pgtest.PNGRGBA, 8), "more than 4 times the other"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := upload(tc.data)
+			webtest.WantError(t, r, http.StatusUnprocessableEntity, "invalid_image")
+			if !strings.Contains(r.Str("message"), tc.says) || r.Num("width") == 0 {
+				t.Fatalf("answer %s does not say %q", r, tc.says)
+			}
+			if after := stored(); after != before {
+				t.Fatalf("poster and audit log changed: %s -> %s", before, after)
+			}
+		})
+	}
+}
