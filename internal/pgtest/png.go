@@ -74,10 +74,11 @@ func PlainPNG(width, height int, colorType byte, depth int) []byte {
 // deflated is data as deflate blocks, none of them final, ending on a
 // byte boundary.
 func deflated(data []byte) []byte {
+	// Writing to a bytes.Buffer cannot fail.
 	var b bytes.Buffer
 	w, _ := flate.NewWriter(&b, flate.BestSpeed)
-	w.Write(data)
-	w.Flush()
+	_, _ = w.Write(data)
+	_ = w.Flush()
 	return b.Bytes()
 }
 
