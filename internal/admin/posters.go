@@ -59,17 +59,17 @@ func checkPosterSize(cfg image.Config, kind string, data []byte) error {
 	long, short := max(w, h), min(w, h)
 	switch {
 	case long > PosterMaxSide:
-		return refuse("This image is %d x %d pixels: a poster is at most %d pixels on its longer side. Export it smaller, such as 2000 x 3000 pixels, and upload it again.",
+		return refuse("This image is %d × %d pixels: a poster is at most %d pixels on its longer side. Export it smaller, such as 2000 × 3000 pixels, and upload it again.",
 			w, h, PosterMaxSide)
 	case long > PosterMaxAspect*short:
-		return refuse("This image is %d x %d pixels, one side more than %d times the other: a poster is about 2:3 (say 2000 x 3000 pixels). Crop it and upload it again.",
+		return refuse("This image is %d × %d pixels, one side more than %d times the other: a poster is about 2:3 (say 2000 × 3000 pixels). Crop it and upload it again.",
 			w, h, PosterMaxAspect)
 	case posterMemory(cfg, kind, data) > PosterMemory:
 		depth := ""
 		if bytesPerPixel(cfg.ColorModel) > 4 {
 			depth = " at 16 bits a channel"
 		}
-		return refuse("This image is %d x %d pixels%s, too large to resize. Export it smaller, such as 2000 x 3000 pixels at 8 bits a channel, and upload it again.",
+		return refuse("This image is %d × %d pixels%s, too large to resize. Export it smaller, such as 2000 × 3000 pixels at 8 bits a channel, and upload it again.",
 			w, h, depth)
 	}
 	return nil

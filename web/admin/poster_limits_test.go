@@ -23,7 +23,7 @@ func TestPosterFormRefusesHugeImages(t *testing.T) {
 		says string
 	}{
 		{"1 x 39,999,999 pixels", pgtest.PlainPNG(1, 39_999_999, pgtest.PNGGray, 8), "at most 8000 pixels on its longer side"},
-		{"6000 x 6600 pixels at 16 bits", pgtest.PlainPNG(6000, 6600, pgtest.PNGRGBA, 16), "such as 2000 x 3000 pixels at 8 bits a channel"},
+		{"6000 x 6600 pixels at 16 bits", pgtest.PlainPNG(6000, 6600, pgtest.PNGRGBA, 16), "such as 2000 × 3000 pixels at 8 bits a channel"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := upload(t, b, path, "poster.png", tc.data, "")
