@@ -216,8 +216,16 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 			"This change would remove, move or re-categorize seats that are held or booked in upcoming shows: "+
 				strings.Join(inUse.Seats, ", ")+".").
 			With("seats", NonNil(inUse.Seats)).With("shows", inUse.Shows), false
+	case errors.Is(err, admin.ErrPosterBusy):
+		return retrying(NewError(http.StatusServiceUnavailable, "poster_busy",
+			"Other posters are being processed right now. Try again in a few seconds: nothing was changed."), UnavailableRetryAfter), false
 	case errors.Is(err, booking.ErrShowInPast):
 		return NewError(http.StatusUnprocessableEntity, "show_in_past", "A show cannot start in the past."), false
+	case errors.Is(err, booking.ErrShowTooFarAhead):
+		days := int(booking.MaxScheduleAhead / (24 * time.Hour))
+		return NewError(http.StatusUnprocessableEntity, "show_too_far_ahead",
+			fmt.Sprintf("A show can start at most %d days (two years) from now. Pick an earlier date.", days)).
+			With("max_days_ahead", days), false
 	case errors.Is(err, booking.ErrShowHasSales):
 		return NewError(http.StatusConflict, "show_has_sales",
 			"Seats of this show are already sold or held, so its prices cannot change."), false

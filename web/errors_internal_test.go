@@ -17,6 +17,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
@@ -71,6 +72,9 @@ func TestErrorTable(t *testing.T) {
 		{wrap(boxoffice.ErrProviderUnavailable), 503, "payment_provider_unavailable", false},
 		{fmt.Errorf("checkout: %w", &boxoffice.AlreadyPaidError{BookingID: "b"}), 409, "already_paid", false},
 		{&boxoffice.HoldNotActiveError{State: booking.HoldExpired}, 409, "hold_not_active", false},
+
+		{wrap(admin.ErrPosterBusy), 503, "poster_busy", false},
+		{wrap(booking.ErrShowTooFarAhead), 422, "show_too_far_ahead", false},
 		{&panicError{err: booking.ErrNotFound}, 500, "internal", true},
 	} {
 		t.Run(fmt.Sprintf("%T %v", tc.err, tc.err), func(t *testing.T) {

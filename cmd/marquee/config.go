@@ -270,6 +270,15 @@ func loadConfig(getenv func(string) string) (config, error) {
 			"or set SANDBOX_IN_PRODUCTION=yes if this really is a demo or staging site", cfg.PublicURL)
 	}
 
+	// The development secret is in this repository: on a public site,
+	// anyone could sign a webhook with it and book seats without paying.
+	if cfg.DevSecret && public(cfg.PublicURL) {
+		bad("PAYMENT_WEBHOOK_SECRET is not set, and PUBLIC_URL=%s is a public https site: "+
+			"the development secret is public, so anyone could forge a payment with it; "+
+			"set PAYMENT_WEBHOOK_SECRET to at least %d random bytes (the secret your payment provider signs webhooks with)",
+			cfg.PublicURL, minWebhookSecret)
+	}
+
 	if len(errs) > 0 {
 		return config{}, errors.Join(errs...)
 	}

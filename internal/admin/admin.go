@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
@@ -34,6 +35,15 @@ var (
 type Service struct {
 	Store *postgres.Store
 	Log   *slog.Logger
+
+	postersOnce sync.Once
+	posters     posterSlots // see posterSlots; made on first use
+}
+
+// posterSlots are the service's slots for decoding posters.
+func (s *Service) posterSlots() posterSlots {
+	s.postersOnce.Do(func() { s.posters = newPosterSlots() })
+	return s.posters
 }
 
 // Actor is the admin a use case acts for.

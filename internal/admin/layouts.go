@@ -15,8 +15,13 @@ import (
 // Limits of a seat layout. The grid and the seat numbers are bounded so
 // that a layout a person can draw always fits the database's integers.
 const (
-	MaxSeats         = 2000
-	maxGrid          = 999
+	MaxSeats = 2000
+	maxGrid  = 999
+	// MaxGridCells bounds a layout's grid, rows times columns, gaps
+	// included: the seat map and the editor draw every cell, so 2,000
+	// seats spread over 1,000 x 1,000 made a show page of 50 MB. The
+	// editor shows no bigger grid either.
+	MaxGridCells     = 40000
 	maxNumber        = 9999
 	maxScreenNameLen = 60
 )
@@ -87,6 +92,9 @@ func checkScreenName(name string) error {
 	if n := utf8.RuneCountInString(strings.TrimSpace(name)); n == 0 || n > maxScreenNameLen || !printable(name) {
 		return &booking.FieldError{Field: "name", Message: fmt.Sprintf("A screen needs a name of 1 to %d characters.", maxScreenNameLen)}
 	}
+	if r, ok := hiddenRune(name); ok {
+		return &booking.FieldError{Field: "name", Message: hiddenProblem("The screen name", r) + "."}
+	}
 	return nil
 }
 
@@ -118,6 +126,21 @@ func checkLayout(seats []booking.SeatSpec) error {
 		}
 		cells[cell] = st.ID
 	}
+	return checkGrid(seats)
+}
+
+// checkGrid refuses a layout whose grid, from row and column 0 to the last
+// ones used, has more than MaxGridCells cells.
+func checkGrid(seats []booking.SeatSpec) error {
+	rows, cols := 0, 0
+	for _, st := range seats {
+		rows, cols = max(rows, st.GridRow+1), max(cols, st.GridCol+1)
+	}
+	if rows*cols > MaxGridCells {
+		return &booking.FieldError{Field: "seats", Message: fmt.Sprintf(
+			"A layout's grid has at most %d cells (rows times columns, gaps included); this one is %d rows by %d columns, %d cells. Move the seats closer together.",
+			MaxGridCells, rows, cols, rows*cols)}
+	}
 	return nil
 }
 
@@ -128,6 +151,9 @@ func seatProblem(st booking.SeatSpec) string {
 		return "its category must be a capital letter then up to 31 capitals, digits or underscores, like STANDARD"
 	case utf8.RuneCountInString(st.Row) < 1 || utf8.RuneCountInString(st.Row) > 8 || !printable(st.Row):
 		return "its row label must be 1 to 8 characters"
+	case hasHidden(st.Row):
+		r, _ := hiddenRune(st.Row)
+		return hiddenProblem("its row label", r)
 	case st.Number < 1 || st.Number > maxNumber:
 		return fmt.Sprintf("its number must be 1 to %d", maxNumber)
 	case st.GridRow < 0 || st.GridCol < 0 || st.GridRow > maxGrid || st.GridCol > maxGrid:

@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"io"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -32,10 +33,6 @@ const (
 	MaxPosterBytes  = 2 << 20
 	posterMaxWidth  = 640
 	posterMaxHeight = 960
-	// An image larger than this (in pixels) is refused before it is
-	// decoded: a few compressed bytes can claim a picture that would take
-	// gigabytes to hold.
-	maxPosterPixels = 40_000_000
 	posterQuality   = 85
 	maxGenres       = 6
 )
@@ -106,7 +103,7 @@ func (s *Service) SetPoster(ctx context.Context, a Actor, movieID int64, data []
 	if alt != "" && !textOK(alt, 1, 300) {
 		return booking.PosterInfo{}, &booking.FieldError{Field: "alt", Message: "The text alternative is 1 to 300 characters."}
 	}
-	poster, err := encodePoster(data)
+	poster, err := s.encodePoster(ctx, data)
 	if err != nil {
 		return booking.PosterInfo{}, err
 	}
@@ -132,13 +129,17 @@ func (s *Service) SetPoster(ctx context.Context, a Actor, movieID int64, data []
 
 // encodePoster decodes an upload of a type sniffed from its bytes (never
 // the type the client claims) and encodes it again at poster size. The
-// new encoding also drops whatever metadata the upload carried.
-func encodePoster(data []byte) (booking.Poster, error) {
-	decode := map[string]func([]byte) (image.Image, error){
-		"image/png":  func(b []byte) (image.Image, error) { return png.Decode(bytes.NewReader(b)) },
-		"image/jpeg": func(b []byte) (image.Image, error) { return jpeg.Decode(bytes.NewReader(b)) },
-		"image/webp": func(b []byte) (image.Image, error) { return webp.Decode(bytes.NewReader(b)) },
-	}[http.DetectContentType(data)]
+// new encoding also drops whatever metadata the upload carried. An image
+// is judged from its header before it is decoded (checkPosterSize), and
+// decoded in one of a few slots; the caller has its answer, or ctx's
+// error, when ctx ends, while the slot stays taken until the work stops.
+func (s *Service) encodePoster(ctx context.Context, data []byte) (booking.Poster, error) {
+	kind := http.DetectContentType(data)
+	decode := map[string]func(io.Reader) (image.Image, error){
+		"image/png":  png.Decode,
+		"image/jpeg": jpeg.Decode,
+		"image/webp": webp.Decode,
+	}[kind]
 	if decode == nil {
 		return booking.Poster{}, ErrUnsupportedImage
 	}
@@ -146,15 +147,46 @@ func encodePoster(data []byte) (booking.Poster, error) {
 	if err != nil || cfg.Width < 1 || cfg.Height < 1 {
 		return booking.Poster{}, ErrInvalidImage
 	}
-	if cfg.Width*cfg.Height > maxPosterPixels {
-		return booking.Poster{}, fmt.Errorf("%w: %dx%d pixels is too large", ErrInvalidImage, cfg.Width, cfg.Height)
+	if err := checkPosterSize(cfg, kind, data); err != nil {
+		return booking.Poster{}, err
 	}
-	img, err := decode(data)
+	slots := s.posterSlots()
+	if err := slots.acquire(ctx); err != nil {
+		return booking.Poster{}, err
+	}
+	type result struct {
+		poster booking.Poster
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer slots.release()
+		p, err := resizePoster(ctx, decode, data, kind == "image/png")
+		done <- result{p, err}
+	}()
+	select {
+	case r := <-done:
+		return r.poster, r.err
+	case <-ctx.Done():
+		return booking.Poster{}, fmt.Errorf("resize poster: %w", ctx.Err())
+	}
+}
+
+// resizePoster decodes data, fits it to the poster's size and encodes it:
+// as PNG when isPNG, else as JPEG. The decoder reads through ctx, so it
+// stops when ctx ends.
+func resizePoster(ctx context.Context, decode func(io.Reader) (image.Image, error), data []byte, isPNG bool) (booking.Poster, error) {
+	img, err := decode(ctxReader{ctx: ctx, r: bytes.NewReader(data)})
+	if ctx.Err() != nil {
+		return booking.Poster{}, fmt.Errorf("decode poster: %w", ctx.Err())
+	}
 	if err != nil {
 		return booking.Poster{}, ErrInvalidImage
 	}
-	isPNG := http.DetectContentType(data) == "image/png"
 	img = fitPoster(img, !isPNG)
+	if ctx.Err() != nil {
+		return booking.Poster{}, fmt.Errorf("resize poster: %w", ctx.Err())
+	}
 	var buf bytes.Buffer
 	p := booking.Poster{PosterInfo: booking.PosterInfo{Width: img.Bounds().Dx(), Height: img.Bounds().Dy()}}
 	if isPNG {
@@ -169,21 +201,28 @@ func encodePoster(data []byte) (booking.Poster, error) {
 	return p, nil
 }
 
+// posterFit is the size an image of w x h pixels is stored at: scaled
+// down to fit posterMaxWidth x posterMaxHeight, its aspect ratio kept,
+// never enlarged.
+func posterFit(w, h int) (int, int) {
+	if w <= posterMaxWidth && h <= posterMaxHeight {
+		return w, h
+	}
+	// The smaller of the two ratios, in integers: no rounding up past
+	// the limit.
+	if w*posterMaxHeight > h*posterMaxWidth {
+		return posterMaxWidth, max(1, h*posterMaxWidth/w)
+	}
+	return max(1, w*posterMaxHeight/h), posterMaxHeight
+}
+
 // fitPoster scales img down (CatmullRom) to fit posterMaxWidth x
 // posterMaxHeight, keeping its aspect ratio. For a JPEG (opaque) it also
 // lays the image on white, so transparent parts do not turn black.
 func fitPoster(img image.Image, opaque bool) image.Image {
 	b := img.Bounds()
-	w, h := b.Dx(), b.Dy()
-	if w > posterMaxWidth || h > posterMaxHeight {
-		// The smaller of the two ratios, in integers: no rounding up past
-		// the limit.
-		if w*posterMaxHeight > h*posterMaxWidth {
-			w, h = posterMaxWidth, max(1, h*posterMaxWidth/w)
-		} else {
-			w, h = max(1, w*posterMaxHeight/h), posterMaxHeight
-		}
-	} else if !opaque {
+	w, h := posterFit(b.Dx(), b.Dy())
+	if w == b.Dx() && h == b.Dy() && !opaque {
 		return img
 	}
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))

@@ -250,6 +250,9 @@ func checkName(field, name string) error {
 		return &booking.FieldError{Field: field,
 			Message: fmt.Sprintf("enter a name of 1 to %d characters, without control characters", maxNameLen)}
 	}
+	if r, ok := hiddenRune(name); ok {
+		return &booking.FieldError{Field: field, Message: hiddenProblem("the name", r)}
+	}
 	return nil
 }
 

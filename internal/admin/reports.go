@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
@@ -180,13 +179,4 @@ func (r SalesReport) CSV() (data []byte, name string, err error) {
 	}
 	name = fmt.Sprintf("sales-%d-%s-%s.csv", r.TheatreID, r.Period.From.Format(time.DateOnly), r.Period.To.Format(time.DateOnly))
 	return buf.Bytes(), name, nil
-}
-
-// spreadsheetText keeps a name a spreadsheet would read as a formula (a
-// movie called "=HYPERLINK(...)") text.
-func spreadsheetText(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
 }

@@ -12,6 +12,9 @@ import (
 var (
 	// ErrShowInPast is a show scheduled to start before now.
 	ErrShowInPast = errors.New("show starts in the past")
+	// ErrShowTooFarAhead is a show scheduled to start more than
+	// MaxScheduleAhead from now.
+	ErrShowTooFarAhead = errors.New("show starts too far ahead")
 	// ErrShowHasSales is a price change on a show some seats of which are
 	// sold or held.
 	ErrShowHasSales = errors.New("show has sales")
@@ -22,6 +25,11 @@ var (
 	// ErrCityExists is a new city with the slug of another.
 	ErrCityExists = errors.New("a city with this slug exists")
 )
+
+// MaxScheduleAhead is how far ahead of now a show may start: two years
+// of 365 days. No cinema sells seats further out, and a date far enough
+// out (past the year 9999) cannot even be written in RFC 3339.
+const MaxScheduleAhead = 2 * 365 * 24 * time.Hour
 
 // FieldError names a field of an admin's request that a person must
 // correct, and what is wrong with it.

@@ -76,7 +76,9 @@ const overlapAttempts = 3
 // ScheduleShows schedules shows, on one screen or several, with their seats
 // on sale at once, and the audit entry audit makes of their ids, in one
 // transaction: all of them or none. It fails with booking.ErrShowInPast
-// when one starts by the store's clock, and with a *ScheduleOverlapError
+// when one starts by the store's clock, booking.ErrShowTooFarAhead when
+// one starts more than booking.MaxScheduleAhead after it, and with a
+// *ScheduleOverlapError
 // when one overlaps a scheduled show or another of shows. The exclusion
 // constraint decides; the conflicting show is looked up after it refused.
 func (s *Store) ScheduleShows(ctx context.Context, shows []booking.Show, audit func(ids []int64) booking.AuditEntry) ([]int64, error) {
@@ -104,6 +106,22 @@ func (s *Store) ScheduleShows(ctx context.Context, shows []booking.Show, audit f
 	}
 }
 
+// checkStarts refuses a show that starts at or before now, or more than
+// booking.MaxScheduleAhead after it.
+func checkStarts(shows []booking.Show, now time.Time) error {
+	for _, sh := range shows {
+		switch {
+		case !sh.StartsAt.After(now):
+			return fmt.Errorf("show at %s: %w", sh.StartsAt.UTC().Format(time.RFC3339), booking.ErrShowInPast)
+		case sh.StartsAt.Sub(now) > booking.MaxScheduleAhead:
+			// Sub saturates, so no start is too far to compare; Format
+			// would write a year past 9999 with more digits, readable.
+			return fmt.Errorf("show at %s: %w", sh.StartsAt.UTC().Format(time.RFC3339), booking.ErrShowTooFarAhead)
+		}
+	}
+	return nil
+}
+
 func (s *Store) scheduleOnce(ctx context.Context, shows []booking.Show, audit func(ids []int64) booking.AuditEntry) ([]int64, error) {
 	ids := make([]int64, len(shows))
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -114,10 +132,8 @@ func (s *Store) scheduleOnce(ctx context.Context, shows []booking.Show, audit fu
 		if err := tx.QueryRow(ctx, `SELECT coalesce($1::timestamptz, clock_timestamp())`, s.now()).Scan(&now); err != nil {
 			return fmt.Errorf("read clock: %w", err)
 		}
-		for _, sh := range shows {
-			if !sh.StartsAt.After(now) {
-				return fmt.Errorf("show at %s: %w", sh.StartsAt.UTC().Format(time.RFC3339), booking.ErrShowInPast)
-			}
+		if err := checkStarts(shows, now); err != nil {
+			return err
 		}
 		for i, sh := range shows {
 			id, err := insertShow(ctx, tx, sh)

@@ -142,23 +142,21 @@ func (h *Handlers) editorView(c echo.Context, screenID int64, draft []booking.Se
 	return v, nil
 }
 
-// maxEditorCells bounds the grid of a refused draft shown again: a draft
-// placing a seat far off makes a grid too big for a page.
-const maxEditorCells = 40000
-
-// drawable reports whether a draft can be shown in the editor's grid.
+// drawable reports whether a draft can be shown in the editor's grid: a
+// refused draft placing a seat far off would make a grid too big for a
+// page, so it gets no bigger grid than a layout may have.
 func drawable(draft []booking.SeatSpec) bool {
 	if len(draft) == 0 {
 		return false
 	}
 	rows, cols := 0, 0
 	for _, st := range draft {
-		if st.GridRow < 0 || st.GridCol < 0 || st.GridRow >= maxEditorCells || st.GridCol >= maxEditorCells {
+		if st.GridRow < 0 || st.GridCol < 0 || st.GridRow >= admin.MaxGridCells || st.GridCol >= admin.MaxGridCells {
 			return false
 		}
 		rows, cols = max(rows, st.GridRow+1), max(cols, st.GridCol+1)
 	}
-	return rows*cols <= maxEditorCells
+	return rows*cols <= admin.MaxGridCells
 }
 
 // editorGrid lays seats out in the editor's grid, from grid row and column

@@ -143,8 +143,13 @@ func (h *Handlers) UploadPosterSubmit(c echo.Context) error {
 		return fmt.Errorf("read the poster part: %w", err)
 	}
 	_, err = h.Admin.SetPoster(c.Request().Context(), actor(c), movieID, data, strings.TrimSpace(v.Alt))
-	var bad *booking.FieldError
+	var (
+		bad  *booking.FieldError
+		size *admin.PosterSizeError
+	)
 	switch {
+	case errors.As(err, &size):
+		return again(http.StatusUnprocessableEntity, "poster", size.Message)
 	case errors.Is(err, admin.ErrPosterTooLarge):
 		return again(http.StatusRequestEntityTooLarge, "poster", tooLarge(int64(len(data))))
 	case errors.Is(err, admin.ErrUnsupportedImage):
@@ -490,6 +495,9 @@ func (h *Handlers) schedulingFailed(c echo.Context, s scheduleCtx, f adminview.S
 		}
 	case errors.Is(err, booking.ErrShowInPast):
 		f.Add(start, "A show cannot start in the past: pick a later date or time.")
+	case errors.Is(err, booking.ErrShowTooFarAhead):
+		f.Add(start, fmt.Sprintf("A show can start at most %d days (two years) from now: pick an earlier date.",
+			int(booking.MaxScheduleAhead/(24*time.Hour))))
 	case errors.As(err, &missing):
 		f.Add(p+"prices", "Every seat category of the screen needs a price: "+strings.Join(missing.Categories, ", ")+".")
 	case errors.As(err, &bad):

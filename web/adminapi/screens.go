@@ -144,7 +144,11 @@ func (h *Handlers) UploadPoster(c echo.Context) error {
 		return web.NewError(http.StatusBadRequest, "body_required", "Send the poster image as the request body.")
 	}
 	info, err := h.Admin.SetPoster(c.Request().Context(), actor(c), movieID, body, c.QueryParam("alt"))
+	var size *admin.PosterSizeError
 	switch {
+	case errors.As(err, &size):
+		return web.NewError(http.StatusUnprocessableEntity, "invalid_image", size.Message).
+			With("width", size.Width).With("height", size.Height)
 	case errors.Is(err, admin.ErrPosterTooLarge):
 		return errPosterTooLarge
 	case errors.Is(err, admin.ErrUnsupportedImage):

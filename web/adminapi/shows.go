@@ -46,10 +46,9 @@ func (h *Handlers) CreateShow(c echo.Context) error {
 	if err := web.DecodeJSON(c, &req, true); err != nil {
 		return err
 	}
-	startsAt, err := time.Parse(time.RFC3339, req.StartsAt)
+	startsAt, err := parseStart(req.StartsAt)
 	if err != nil {
-		return &booking.FieldError{Field: "starts_at",
-			Message: "give the start in RFC 3339 with an offset, such as 2027-03-26T18:30:00+05:30"}
+		return err
 	}
 	show, err := h.Admin.CreateShow(c.Request().Context(), actor(c), admin.NewShow{
 		ScreenID: req.ScreenID, MovieID: req.MovieID, StartsAt: startsAt, ShowTerms: req.terms(),
@@ -58,6 +57,26 @@ func (h *Handlers) CreateShow(c echo.Context) error {
 		return schedulingError(err)
 	}
 	return c.JSON(http.StatusCreated, scheduledView(show))
+}
+
+// maxOffset is the largest UTC offset any place keeps (Kiribati's +14:00;
+// the most negative is -12:00). time.Parse takes any up to ±99:59, and a
+// start at +24:00 is a typo, not a time zone.
+const maxOffset = 14 * time.Hour
+
+// parseStart reads a show's start, RFC 3339 with an offset no place on
+// Earth is beyond.
+func parseStart(value string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339, value)
+	if err != nil {
+		return time.Time{}, &booking.FieldError{Field: "starts_at",
+			Message: "give the start in RFC 3339 with an offset, such as 2027-03-26T18:30:00+05:30"}
+	}
+	if _, offset := t.Zone(); time.Duration(offset)*time.Second > maxOffset || time.Duration(offset)*time.Second < -maxOffset {
+		return time.Time{}, &booking.FieldError{Field: "starts_at",
+			Message: "the offset from UTC of the start is at most 14 hours either way (-14:00 to +14:00), such as +05:30"}
+	}
+	return t, nil
 }
 
 // ScheduleShows schedules every one of times on every day from..to, all or
