@@ -376,7 +376,8 @@ func TestSandboxParallelPayChargesOnce(t *testing.T) {
 			} else {
 				_, err = e.sandbox.Decline(ctx, id)
 			}
-			if err != nil {
+			// Once one Pay has charged, the others are told the hold is paid.
+			if err != nil && !errors.Is(err, sandbox.ErrHoldPaid) {
 				t.Error(err)
 			}
 		})
