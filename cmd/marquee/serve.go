@@ -139,6 +139,9 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		rc := &reconcile.Worker{
 			Store: store, Provider: sb, Receiver: &boxoffice.Receiver{Store: store, Metrics: m},
 			Batch: reconcileBatch, Delay: cfg.ReconcileDelay, Log: log.With("component", "reconcile"),
+			// The last look at a hold's payments is when its grace ends, the
+			// last moment a payment captured in time can still book it.
+			Settle: max(reconcile.DefaultSettle, cfg.PaymentGrace),
 		}
 		background = append(background, rw.Run, ww.Run, rc.Run)
 	default:
