@@ -1549,7 +1549,7 @@ func showForm(m components.Meta, v ScheduleView, f ShowForm) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 130, "\" class=\"text-xs text-ink-600\">In the currency above, such as 250 or 250.50. Each seat category of the screen’s layout needs one.</p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 130, "\" class=\"text-xs text-ink-600\">In the currency above and its own decimals, such as 250, 250.50 or 250,50. Each seat category of the screen’s layout needs one.</p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -1,5 +1,7 @@
 // Package money owns amounts of money: the bounds every amount Marquee
-// accepts must keep, and sums that refuse to wrap.
+// accepts must keep, sums that refuse to wrap, and what Marquee knows of
+// each currency (currency.go): which codes are current, their minor units,
+// how an amount is written and how a typed price is read.
 //
 // An amount is an int64 count of its currency's minor units (ISO 4217:
 // cents for USD, paise for INR, yen for JPY, fils for KWD).
