@@ -80,7 +80,7 @@ vulncheck:
 FUZZTIME ?= 3s
 FUZZ_TARGETS := \
 	./internal/auth:FuzzSignUpNormalize ./internal/auth:FuzzCheckPassword ./internal/auth:FuzzValidEmailText \
-	./internal/booking:FuzzHoldRequest \
+	./internal/booking:FuzzHoldRequest ./internal/money:FuzzParsePrice \
 	./internal/payment:FuzzParseSignature ./internal/payment:FuzzSignVerify \
 	./internal/admin:FuzzLayout ./internal/admin:FuzzTemplateSeats \
 	./internal/postgres:FuzzValidID \
