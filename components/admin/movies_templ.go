@@ -1128,7 +1128,7 @@ func MoviePage(m components.Meta, nav Nav, v MovieView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 84, "<div><label for=\"poster\" class=\"text-sm font-medium\">Image file</label><p id=\"poster-hint\" class=\"text-xs text-ink-600\">A PNG, JPEG or WebP image of at most 2 MiB. It is shrunk to fit 640 × 960 pixels.</p><input id=\"poster\" name=\"poster\" type=\"file\" accept=\"image/png,image/jpeg,image/webp\" required class=\"mt-1 block w-full text-sm file:mr-3 file:rounded-lg file:border file:border-ink-300 file:bg-white file:px-3 file:py-2 file:font-semibold\" aria-invalid=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 84, "<div><label for=\"poster\" class=\"text-sm font-medium\">Image file</label><p id=\"poster-hint\" class=\"text-xs text-ink-600\">A PNG, JPEG or WebP image of at most 2 MiB and 8000 pixels a side, about 2:3 (such as 2000 × 3000). It is shrunk to fit 640 × 960 pixels.</p><input id=\"poster\" name=\"poster\" type=\"file\" accept=\"image/png,image/jpeg,image/webp\" required class=\"mt-1 block w-full text-sm file:mr-3 file:rounded-lg file:border file:border-ink-300 file:bg-white file:px-3 file:py-2 file:font-semibold\" aria-invalid=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -48,9 +48,13 @@ func FuzzLayout(f *testing.F) {
 			t.Fatalf("accepted %d seats", len(specs))
 		}
 		ids, cells := map[string]bool{}, map[[2]int]bool{}
+		rows, cols := 0, 0
 		for _, s := range specs {
 			cell := [2]int{s.GridRow, s.GridCol}
+			rows, cols = max(rows, s.GridRow+1), max(cols, s.GridCol+1)
 			switch {
+			case hasHidden(s.Row):
+				t.Fatalf("accepted the row %q, with a hidden character", s.Row)
 			case !seatIDPattern.MatchString(s.ID) || ids[s.ID]:
 				t.Fatalf("accepted the seat id %q (again?)", s.ID)
 			case !categoryPattern.MatchString(s.Category):
@@ -63,6 +67,9 @@ func FuzzLayout(f *testing.F) {
 				t.Fatalf("accepted two seats in the cell %v", cell)
 			}
 			ids[s.ID], cells[cell] = true, true
+		}
+		if rows*cols > MaxGridCells {
+			t.Fatalf("accepted a grid of %d x %d cells", rows, cols)
 		}
 		encoded, err := json.Marshal(specs)
 		if err != nil {
