@@ -115,6 +115,9 @@ func (r HoldRequest) Fingerprint(seats []string) string {
 type HoldResult struct {
 	Hold     Hold
 	Replayed bool
+	// Terms are the show's refund terms at the hold's answer, read with it
+	// so that whoever wins the seats does not queue again to learn them.
+	Terms CancellationTerms
 }
 
 // ValidKey reports whether an Idempotency-Key is 1-255 printable ASCII characters.

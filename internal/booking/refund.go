@@ -69,3 +69,17 @@ func (p RefundPolicy) RefundAt(amount int64, startsAt, now time.Time) (refund in
 	}
 	return amount * int64(percent) / 100, true
 }
+
+// CancellationTerms are what cancelling a booking of a show is decided on:
+// its theatre's refund policy, the show's start and the authoritative now.
+type CancellationTerms struct {
+	Policy   RefundPolicy
+	StartsAt time.Time
+	Now      time.Time
+}
+
+// Deadlines are the policy's tiers for the show from Now on (see
+// RefundPolicy.Deadlines).
+func (t CancellationTerms) Deadlines() []RefundDeadline {
+	return t.Policy.Deadlines(t.StartsAt, t.Now)
+}

@@ -70,23 +70,9 @@ func (s *Store) Booking(ctx context.Context, userID, bookingID string) (booking.
 	return b, nil
 }
 
-// CancellationTerms are what cancelling a booking of a show is decided on:
-// its theatre's refund policy, the show's start and the authoritative now.
-type CancellationTerms struct {
-	Policy   booking.RefundPolicy
-	StartsAt time.Time
-	Now      time.Time
-}
-
-// Deadlines are the policy's tiers for the show from now on (see
-// booking.RefundPolicy.Deadlines).
-func (t CancellationTerms) Deadlines() []booking.RefundDeadline {
-	return t.Policy.Deadlines(t.StartsAt, t.Now)
-}
-
 // RefundQuote is what cancelling a booking now would refund.
 type RefundQuote struct {
-	CancellationTerms
+	booking.CancellationTerms
 	AmountMinor int64
 	Currency    string
 	Allowed     bool // false once the policy no longer allows cancelling
@@ -112,7 +98,7 @@ func (s *Store) QuoteCancellation(ctx context.Context, userID, bookingID string)
 
 // CancellationTerms returns the terms a booking of showID would be
 // cancelled on now, to say them before anyone pays.
-func (s *Store) CancellationTerms(ctx context.Context, showID int64) (CancellationTerms, error) {
+func (s *Store) CancellationTerms(ctx context.Context, showID int64) (booking.CancellationTerms, error) {
 	t, err := s.cancellationTerms(ctx, s.pool, showID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return t, fmt.Errorf("show %d: %w", showID, booking.ErrNotFound)
@@ -126,21 +112,49 @@ type querier interface {
 }
 
 // cancellationTerms returns the refund policy of showID's theatre, the show's
-// start and the authoritative now.
-func (s *Store) cancellationTerms(ctx context.Context, q querier, showID int64) (CancellationTerms, error) {
+// start and the authoritative now, in one round trip.
+func (s *Store) cancellationTerms(ctx context.Context, q querier, showID int64) (booking.CancellationTerms, error) {
 	var (
-		t         CancellationTerms
-		theatreID int64
+		t        booking.CancellationTerms
+		befores  []int64
+		percents []int32
 	)
 	if err := q.QueryRow(ctx, `
-		SELECT sh.starts_at, sc.theatre_id, coalesce($2::timestamptz, clock_timestamp())
-		  FROM shows sh JOIN screens sc ON sc.id = sh.screen_id WHERE sh.id = $1`,
-		showID, s.now()).Scan(&t.StartsAt, &theatreID, &t.Now); err != nil {
+		SELECT t.starts_at, t.befores, t.percents, coalesce($2::timestamptz, clock_timestamp())
+		  FROM (`+showTermsSQL("$1")+`) t`, showID, s.now()).Scan(&t.StartsAt, &befores, &percents, &t.Now); err != nil {
 		return t, fmt.Errorf("read show %d: %w", showID, err)
 	}
-	var err error
-	t.Policy, err = refundPolicy(ctx, q, theatreID)
-	return t, err
+	t.Policy = policyOf(befores, percents)
+	return t, nil
+}
+
+// showTermsSQL selects the start of the show whose id is param and its
+// theatre's refund tiers, as two arrays in the same order: min_before in
+// microseconds, and percent.
+func showTermsSQL(param string) string {
+	return `
+	SELECT sh.starts_at,
+	       coalesce(array_agg((extract(epoch FROM rt.min_before) * 1000000)::bigint ORDER BY rt.min_before)
+	                FILTER (WHERE rt.theatre_id IS NOT NULL), '{}') AS befores,
+	       coalesce(array_agg(rt.percent ORDER BY rt.min_before)
+	                FILTER (WHERE rt.theatre_id IS NOT NULL), '{}') AS percents
+	  FROM shows sh JOIN screens sc ON sc.id = sh.screen_id
+	  LEFT JOIN refund_tiers rt ON rt.theatre_id = sc.theatre_id
+	 WHERE sh.id = ` + param + `
+	 GROUP BY sh.starts_at`
+}
+
+// policyOf is the policy of the tiers showTermsSQL reads: the default one
+// for a theatre that set none.
+func policyOf(befores []int64, percents []int32) booking.RefundPolicy {
+	if len(befores) == 0 {
+		return booking.DefaultRefundPolicy
+	}
+	p := booking.RefundPolicy{Tiers: make([]booking.RefundTier, len(befores))}
+	for i := range befores {
+		p.Tiers[i] = booking.RefundTier{Before: time.Duration(befores[i]) * time.Microsecond, Percent: int(percents[i])}
+	}
+	return p
 }
 
 // RefundPolicy returns the refund policy of a theatre (the default one when

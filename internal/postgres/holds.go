@@ -92,6 +92,10 @@ func (s *Store) holdOnce(ctx context.Context, req booking.HoldRequest, seats []s
 		amount    *int64
 		currency  *string
 		createdAt *time.Time
+		startsAt  *time.Time
+		befores   []int64
+		percents  []int32
+		now       time.Time
 	)
 	lockTimeout := max(s.LockTimeout.Milliseconds(), 1)
 	// The outcome is read as text: a statement a connection prepared keeps
@@ -101,12 +105,18 @@ func (s *Store) holdOnce(ctx context.Context, req booking.HoldRequest, seats []s
 	if req.Client.IsValid() {
 		client = &req.Client
 	}
+	// The show's refund terms come in the same statement: a second query
+	// would queue the winner of the seats for a connection again, behind
+	// everyone still trying for them.
 	err = s.pool.QueryRow(ctx, `
-		SELECT outcome::text, hold_id::text, seat_ids, state, expires_at, amount_minor, currency, created_at
-		  FROM hold_seats($1, $2, $3, $4 * interval '1 microsecond', $5, $6, $7, $8::timestamptz, $9::inet, $10, $11)`,
+		SELECT h.outcome::text, h.hold_id::text, h.seat_ids, h.state, h.expires_at, h.amount_minor, h.currency, h.created_at,
+		       t.starts_at, t.befores, t.percents, coalesce($8::timestamptz, clock_timestamp())
+		  FROM hold_seats($1, $2, $3, $4 * interval '1 microsecond', $5, $6, $7, $8::timestamptz, $9::inet, $10, $11) h
+		  LEFT JOIN (`+showTermsSQL("$2")+`) t ON true`,
 		req.UserID, req.ShowID, seats, req.TTL.Microseconds(), req.Key, fingerprint,
 		fmt.Sprintf("%dms", lockTimeout), s.now(), client, capArg(req.Caps.PerShow), capArg(req.Caps.Overall),
-	).Scan(&outcome, &holdID, &holdSeats, &state, &expiresAt, &amount, &currency, &createdAt)
+	).Scan(&outcome, &holdID, &holdSeats, &state, &expiresAt, &amount, &currency, &createdAt,
+		&startsAt, &befores, &percents, &now)
 	if err != nil {
 		switch code, constraint := pgCode(err); {
 		case code == codeUniqueViolation && (constraint == "holds_one_active_per_user" || constraint == "hold_keys_pkey"):
@@ -122,14 +132,18 @@ func (s *Store) holdOnce(ctx context.Context, req booking.HoldRequest, seats []s
 
 	switch outcome {
 	case holdHeld, holdReplayed:
-		return booking.HoldResult{
+		res = booking.HoldResult{
 			Hold: booking.Hold{
 				ID: *holdID, UserID: req.UserID, ShowID: req.ShowID, Seats: holdSeats,
 				State: booking.HoldState(*state), ExpiresAt: *expiresAt,
 				AmountMinor: *amount, Currency: *currency, CreatedAt: *createdAt,
 			},
 			Replayed: outcome == holdReplayed,
-		}, false, nil
+		}
+		if startsAt != nil {
+			res.Terms = booking.CancellationTerms{Policy: policyOf(befores, percents), StartsAt: *startsAt, Now: now}
+		}
+		return res, false, nil
 	case holdKeyReused:
 		return res, false, booking.ErrKeyReused
 	case holdUnknownShow:

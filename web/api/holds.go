@@ -9,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 // IdempotencyKeyHeader names the client's key for a hold request.
@@ -34,7 +33,7 @@ type refundTierJSON struct {
 	Percent int       `json:"percent"`
 }
 
-func holdView(h booking.Hold, terms postgres.CancellationTerms) holdJSON {
+func holdView(h booking.Hold, terms booking.CancellationTerms) holdJSON {
 	v := holdJSON{
 		HoldID: h.ID, ShowID: h.ShowID, Seats: web.NonNil(h.Seats), State: string(h.State),
 		ExpiresAt: h.ExpiresAt.UTC(), AmountMinor: h.AmountMinor, Currency: h.Currency,
@@ -94,7 +93,8 @@ func (s *Handlers) CreateHold(c echo.Context) error {
 	if res.Replayed {
 		status = http.StatusOK
 	}
-	return s.holdAnswer(c, status, res.Hold)
+	// The terms came with the hold, in its statement (see Store.HoldSeats).
+	return c.JSON(status, holdView(res.Hold, res.Terms))
 }
 
 // Hold returns the caller's hold with its state now.
