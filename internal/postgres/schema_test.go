@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -120,5 +121,25 @@ func TestPaymentBoundsAreTheSchemas(t *testing.T) {
 		SELECT substring(pg_get_constraintdef(oid) FROM '[0-9]+')::bigint FROM pg_constraint
 		 WHERE conname = 'payments_amount_bound'`); got != money.MaxAmountMinor {
 		t.Fatalf("payments_amount_bound is %d, money.MaxAmountMinor %d", got, money.MaxAmountMinor)
+	}
+	// A refund written past the bound before it (the trigger off, as it
+	// was) can still be leased and recorded: the worker is not stuck.
+	if err := insert("pay_old", 9e18); err == nil {
+		t.Fatal("the payment bound let 9e18 in")
+	}
+	pgtest.Exec(t, s.Pool(), `ALTER TABLE payments DROP CONSTRAINT payments_amount_bound`)
+	pgtest.Exec(t, s.Pool(), `ALTER TABLE refunds DISABLE TRIGGER refunds_amount_bound`)
+	if err := insert("pay_old", 9e18); err != nil {
+		t.Fatal(err)
+	}
+	pgtest.Exec(t, s.Pool(), `INSERT INTO refunds (payment_id, amount_minor, currency, reason, created_at, updated_at, next_attempt_at)
+		VALUES ('pay_old', 9000000000000000000, 'INR', 'unknown_hold', now(), now(), now() - interval '1 hour')`)
+	pgtest.Exec(t, s.Pool(), `ALTER TABLE refunds ENABLE TRIGGER refunds_amount_bound`)
+	leased, err := s.LeaseRefunds(t.Context(), 10, time.Minute)
+	if err != nil || len(leased) != 1 || leased[0].AmountMinor != 9e18 {
+		t.Fatalf("lease an old refund past the bound = %+v, %v", leased, err)
+	}
+	if err := s.RefundFailed(t.Context(), leased[0].ID, errors.New("refused"), time.Minute); err != nil {
+		t.Fatalf("record its failure: %v", err)
 	}
 }

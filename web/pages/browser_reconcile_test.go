@@ -85,4 +85,12 @@ func TestReconciliationInBrowser(t *testing.T) {
 	if n := scalar[int64](s, `SELECT count(*) FROM holds WHERE show_id = $1 AND state = 'HELD'`, show); n != 2 {
 		t.Fatalf("%d holds of the show still held, want 2", n)
 	}
+
+	// The sales report of the same show: what it took, all of it owed back.
+	for _, tb := range []*tab{ad, ph} {
+		tb.open("/admin/reports/sales")
+		tb.waitVisible("[data-sales-table]")
+		tb.look(tb.vp.name + " admin sales with payments owed back")
+		wantText(t, "the sales totals", tb.Text("[data-totals] [data-taken]"), "₹500.02")
+	}
 }
