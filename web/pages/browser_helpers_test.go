@@ -139,6 +139,9 @@ type site struct {
 	url   string
 	logs  *lockedBuffer
 	hub   *live.Hub // nil unless the live seat map is on
+	// reconcile makes every payment check due now, when siteConfig's
+	// reconcileByHand leaves reconciliation to the test.
+	reconcile func()
 }
 
 type siteConfig struct {
@@ -153,6 +156,10 @@ type siteConfig struct {
 	// first asked about it; 0: 1 s. returnPatience is how long the return
 	// page says "confirming" before it explains; 0: 1 minute.
 	reconcileDelay, returnPatience time.Duration
+	// reconcileByHand: the provider is asked only when the test calls
+	// site.reconcile, so a test can look at the page before it happens
+	// however slow the machine is.
+	reconcileByHand bool
 }
 
 func newSite(t *testing.T, cfg siteConfig) *site {
@@ -198,11 +205,17 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 		(&refunds.Worker{Store: s.Store, Provider: sb, Interval: 500 * time.Millisecond,
 			Batch: 10, Lease: time.Minute, Log: log}).Run(ctx)
 	})
-	wg.Go(func() {
-		delay := cmp.Or(cfg.reconcileDelay, time.Second)
-		(&reconcile.Worker{Store: s.Store, Provider: sb, Receiver: &boxoffice.Receiver{Store: s.Store},
-			Interval: 250 * time.Millisecond, Delay: delay, MaxWait: delay, Settle: 10 * time.Second, Log: log}).Run(ctx)
-	})
+	delay := cmp.Or(cfg.reconcileDelay, time.Second)
+	if cfg.reconcileByHand {
+		delay = time.Nanosecond
+	}
+	rc := &reconcile.Worker{Store: s.Store, Provider: sb, Receiver: &boxoffice.Receiver{Store: s.Store},
+		Interval: 250 * time.Millisecond, Delay: delay, MaxWait: delay, Settle: 10 * time.Second, Log: log}
+	if cfg.reconcileByHand {
+		s.reconcile = func() { rc.RunOnce(ctx) }
+	} else {
+		wg.Go(func() { rc.Run(ctx) })
+	}
 	t.Cleanup(func() {
 		stop()
 		wg.Wait()

@@ -243,9 +243,10 @@ func expiredCheckout(t *testing.T, browser context.Context, vp viewport) {
 
 // droppedWebhookBooked: the webhook of a payment is lost while the hold
 // lasts. The return page explains after a while, then shows the ticket
-// once reconciliation has booked the seats.
+// once reconciliation, which the test sets off only after it has read the
+// explanation, has booked the seats.
 func droppedWebhookBooked(t *testing.T, browser context.Context) {
-	s := newSite(t, siteConfig{reconcileDelay: 4 * time.Second, returnPatience: 2 * time.Second})
+	s := newSite(t, siteConfig{reconcileByHand: true, returnPatience: 2 * time.Second})
 	show := s.newShow(5, 5)
 	tb := s.openTab(t, browser, "dropped-booked", desktop)
 	email := tb.signUp("Gita Dropped")
@@ -264,6 +265,7 @@ func droppedWebhookBooked(t *testing.T, browser context.Context) {
 	tb.noSidewaysScroll("the return page's explanation")
 	tb.shot("return-delayed")
 
+	s.reconcile()
 	tb.paymentState("booked", stepTimeout)
 	wantText(t, "the return page", tb.Text("#payment-status"), "Payment confirmed")
 	tb.shot("return-reconciled-booked")
