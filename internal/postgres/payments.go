@@ -68,15 +68,9 @@ func (s *Store) confirmOnce(ctx context.Context, p booking.Payment) (booking.Con
 			return s.recordRefund(ctx, tx, p, &h, c)
 		}
 
-		// Lock order: the hold's seats, sorted, then the hold; decide under the locks.
-		if err := lockSeats(ctx, tx, h.ShowID, h.Seats); err != nil {
+		now, err := s.lockHold(ctx, tx, &h)
+		if err != nil {
 			return err
-		}
-		var now time.Time
-		if err := tx.QueryRow(ctx, `
-			SELECT state, payment_grace, coalesce($2::timestamptz, clock_timestamp())
-			  FROM holds WHERE id = $1 FOR NO KEY UPDATE`, h.ID, s.now()).Scan(&h.State, &h.PaymentGrace, &now); err != nil {
-			return fmt.Errorf("lock hold: %w", err)
 		}
 		// A parallel delivery of this payment may have committed while we waited.
 		if c, stored, err = storedConfirmation(ctx, tx, p); stored || err != nil {
@@ -327,4 +321,20 @@ func (s *Store) RefundedPayments(ctx context.Context, userID string) ([]Refunded
 		return nil, fmt.Errorf("refunded payments of user %s: %w", userID, err)
 	}
 	return list, nil
+}
+
+// lockHold takes h's locks in the global order, the hold's seats (sorted)
+// and then the hold's row, and reads again under them what may have changed
+// since h was read: its state and its payment grace. It returns the store's
+// time, by which whoever holds the locks decides.
+func (s *Store) lockHold(ctx context.Context, tx pgx.Tx, h *booking.Hold) (now time.Time, err error) {
+	if err := lockSeats(ctx, tx, h.ShowID, h.Seats); err != nil {
+		return time.Time{}, err
+	}
+	if err := tx.QueryRow(ctx, `
+		SELECT state, payment_grace, coalesce($2::timestamptz, clock_timestamp())
+		  FROM holds WHERE id = $1 FOR NO KEY UPDATE`, h.ID, s.now()).Scan(&h.State, &h.PaymentGrace, &now); err != nil {
+		return time.Time{}, fmt.Errorf("lock hold %s: %w", h.ID, err)
+	}
+	return now, nil
 }

@@ -77,15 +77,9 @@ func (s *Store) PrepareCheckout(ctx context.Context, userID, holdID string, grac
 		if h.State != booking.HoldHeld {
 			return nil
 		}
-		// Lock order: the hold's seats, sorted, then the hold; decide under the locks.
-		if err := lockSeats(ctx, tx, h.ShowID, h.Seats); err != nil {
+		now, err := s.lockHold(ctx, tx, &h)
+		if err != nil {
 			return err
-		}
-		var now time.Time
-		if err := tx.QueryRow(ctx, `
-			SELECT state, payment_grace, coalesce($2::timestamptz, clock_timestamp())
-			  FROM holds WHERE id = $1 FOR NO KEY UPDATE`, h.ID, s.now()).Scan(&h.State, &h.PaymentGrace, &now); err != nil {
-			return fmt.Errorf("lock hold: %w", err)
 		}
 		if h.Lapsed(now) {
 			h.State = booking.HoldExpired
