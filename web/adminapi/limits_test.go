@@ -201,7 +201,7 @@ func TestSalesCSVKeepsFormulasText(t *testing.T) {
 // The images that took gigabytes to decode are refused from their
 // headers, with a 422 that says what to upload instead, and nothing is
 // stored.
-func TestPosterProbesRefused(t *testing.T) {
+func TestCraftedPostersRefused(t *testing.T) {
 	t.Parallel()
 	e := webtest.NewEnv(t)
 	platform := e.Admin(t, auth.RolePlatformAdmin)
