@@ -274,3 +274,23 @@ func atoi(s string) int64 {
 	n, _ := strconv.ParseInt(s, 10, 64)
 	return n
 }
+
+// Pattern is how Format writes code's amounts, in parts a script can follow
+// without Intl.NumberFormat (whose first use costs a long task on a slow
+// phone): what comes before and after the number, the size of the digit
+// groups after the last three (2 for the lakh grouping of rupees, 3
+// otherwise), and the decimals, written only when an amount has some.
+type Pattern struct {
+	Prefix, Suffix string
+	Group, Digits  int
+}
+
+// PatternOf is code's Pattern, read off Format's own writing of one unit.
+func PatternOf(code string) Pattern {
+	p := Pattern{Group: 3, Digits: Digits(code)}
+	if Locale(code) == "en-IN" {
+		p.Group = 2
+	}
+	p.Prefix, p.Suffix, _ = strings.Cut(Format(pow10(p.Digits), code), "1")
+	return p
+}

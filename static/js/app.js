@@ -8,30 +8,27 @@
   // ---------------------------------------------------------------- money
 
   // money writes minor units of the map's currency as the server does
-  // (money.Format: CLDR's format for the locale the map names, ₹12,34,567.89
-  // for rupees, $1,234,567.89, ¥1,500, KWD 1.250; decimals only when there
-  // are some). Intl.NumberFormat's first use costs a long task on a slow
-  // phone, so each map makes its two formats when it is set up, not when a
-  // seat is tapped.
-  function moneyFormats(map) {
-    if (!map._money) {
-      var currency = map.getAttribute('data-currency');
-      var digits = Number(map.getAttribute('data-money-digits') || 0);
-      var locale = map.getAttribute('data-money-locale') || 'en';
-      var format = function (d) {
-        return new Intl.NumberFormat(locale, {
-          style: 'currency', currency: currency, minimumFractionDigits: d, maximumFractionDigits: d
-        });
-      };
-      map._money = currency ? { unit: Math.pow(10, digits), whole: format(0), part: format(digits) } : null;
-    }
-    return map._money;
-  }
-
+  // (money.Format: ₹12,34,567.89 for rupees, $1,234,567.89, ¥1,500, KWD
+  // 1.250; decimals only when there are some), by the pattern the map
+  // carries (money.PatternOf). Not Intl.NumberFormat: its first use costs a
+  // long task on a slow phone, when the page loads or a seat is tapped.
   function money(map, minor) {
-    var m = moneyFormats(map);
-    if (!m) return '';
-    return (minor % m.unit === 0 ? m.whole : m.part).format(minor / m.unit);
+    var digits = Number(map.getAttribute('data-money-digits') || 0);
+    var group = Number(map.getAttribute('data-money-group') || 3);
+    var unit = Math.pow(10, digits);
+    var sign = minor < 0 ? '-' : '';
+    minor = Math.abs(minor);
+    var whole = String(Math.floor(minor / unit));
+    var frac = String(minor % unit);
+    var head = whole.slice(0, -3), grouped = whole.slice(-3);
+    while (head.length > group) {
+      grouped = head.slice(-group) + ',' + grouped;
+      head = head.slice(0, -group);
+    }
+    if (head) grouped = head + ',' + grouped;
+    while (frac.length < digits) frac = '0' + frac;
+    return sign + (map.getAttribute('data-money-prefix') || '') + grouped +
+      (minor % unit ? '.' + frac : '') + (map.getAttribute('data-money-suffix') || '');
   }
 
   // ---------------------------------------------------------------- seat map

@@ -24,7 +24,7 @@ import (
 func View(seats []booking.Seat, currency string, picked, taken map[string]bool) components.SeatMapView {
 	v := components.SeatMapView{Currency: currency}
 	if currency != "" {
-		v.MoneyLocale, v.MoneyDigits = money.Locale(currency), money.Digits(currency)
+		v.Money = money.PatternOf(currency)
 	}
 	if len(seats) == 0 {
 		return v

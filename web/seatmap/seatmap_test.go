@@ -37,7 +37,7 @@ func TestView(t *testing.T) {
 	}
 	// A drafted layout: no currency, so no prices anywhere.
 	draft := seatmap.View([]booking.Seat{{ID: "A1", Row: "A", Number: 1, Category: "STANDARD", Status: booking.SeatAvailable}}, "", nil, nil)
-	if draft.Legend[0].Price != "" || draft.MoneyLocale != "" {
-		t.Errorf("draft legend %+v, money locale %q: want no price", draft.Legend, draft.MoneyLocale)
+	if draft.Legend[0].Price != "" || draft.Money.Prefix != "" {
+		t.Errorf("draft legend %+v, money pattern %+v: want no price", draft.Legend, draft.Money)
 	}
 }
