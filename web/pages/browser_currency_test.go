@@ -16,7 +16,7 @@ import (
 
 // TestBrowserCurrencies: the show page writes prices in each currency's
 // own decimals and grouping, and the running total the page's script
-// writes as seats are picked (Intl.NumberFormat) is exactly what the
+// writes as seats are picked (by money.PatternOf) is exactly what the
 // server writes (money.Format) for the same amount.
 func TestBrowserCurrencies(t *testing.T) {
 	t.Parallel()
