@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/admin"
-	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
@@ -29,11 +28,7 @@ const (
 func TestSparseLayoutBounded(t *testing.T) {
 	t.Parallel()
 	e := webtest.NewEnv(t)
-	b := layoutBrowser(t, e, auth.RoleTheatreAdmin, e.Venue.TheatreID)
-	b.Get(t, "/admin")
-	p := b.Submit(t, fmt.Sprintf("/admin/theatres/%d/screens", e.Venue.TheatreID),
-		url.Values{"name": {"Sparse"}, "template": {"grid"}, "rows": {"40"}, "seats_per_row": {"50"}})
-	id := createdScreen(t, p)
+	b, id := largestScreen(t, e, "Sparse")
 	path := fmt.Sprintf("/admin/screens/%d", id)
 	seats := servedLayout(t, b.Get(t, path))
 	// spread places the 40 rows and 50 columns of seats over a grid of

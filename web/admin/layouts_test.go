@@ -332,11 +332,7 @@ func TestSaveLayout(t *testing.T) {
 func TestSaveLargestLayout(t *testing.T) {
 	t.Parallel()
 	e := webtest.NewEnv(t)
-	b := layoutBrowser(t, e, auth.RoleTheatreAdmin, e.Venue.TheatreID)
-	b.Get(t, "/admin")
-	p := b.Submit(t, fmt.Sprintf("/admin/theatres/%d/screens", e.Venue.TheatreID),
-		url.Values{"name": {"Arena"}, "template": {"grid"}, "rows": {"40"}, "seats_per_row": {"50"}})
-	id := createdScreen(t, p)
+	b, id := largestScreen(t, e, "Arena")
 	path := fmt.Sprintf("/admin/screens/%d", id)
 	seats := servedLayout(t, b.Get(t, path))
 	if len(seats) != admin.MaxSeats {
@@ -382,4 +378,16 @@ func TestLayoutPreview(t *testing.T) {
 	if !strings.Contains(p.Text("[data-preview-error]"), "Seat A4") {
 		t.Fatalf("bad seat: %s", p)
 	}
+}
+
+// largestScreen makes a screen of admin.MaxSeats seats, 40 rows of 50, from
+// the grid template as a theatre admin of the env's theatre, and returns
+// that admin's browser and the screen's id.
+func largestScreen(t *testing.T, e *webtest.Env, name string) (*webtest.Browser, int64) {
+	t.Helper()
+	b := layoutBrowser(t, e, auth.RoleTheatreAdmin, e.Venue.TheatreID)
+	b.Get(t, "/admin")
+	p := b.Submit(t, fmt.Sprintf("/admin/theatres/%d/screens", e.Venue.TheatreID),
+		url.Values{"name": {name}, "template": {"grid"}, "rows": {"40"}, "seats_per_row": {"50"}})
+	return b, createdScreen(t, p)
 }

@@ -2,10 +2,8 @@ package admin_test
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
@@ -14,12 +12,7 @@ import (
 )
 
 // salesPagePath is the sales page of the env's theatre over the next week.
-func salesPagePath(e *webtest.Env) string {
-	kolkata, _ := time.LoadLocation("Asia/Kolkata")
-	today := e.Now().In(kolkata)
-	return "/admin/reports/sales?" + url.Values{"theatre_id": {fmt.Sprint(e.Venue.TheatreID)},
-		"from": {today.Format(time.DateOnly)}, "to": {today.AddDate(0, 0, 6).Format(time.DateOnly)}}.Encode()
-}
+func salesPagePath(e *webtest.Env) string { return "/admin/reports/sales?" + e.SalesWeek().Encode() }
 
 // The sales page shows, show by show and in total, what was taken, what
 // is kept and what is owed and paid back, and they add up.

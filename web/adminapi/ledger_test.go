@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/money"
@@ -18,12 +17,7 @@ import (
 )
 
 // salesPath is the report of the env's theatre over the next week.
-func salesPath(e *webtest.Env) string {
-	kolkata, _ := time.LoadLocation("Asia/Kolkata")
-	today := e.Now().In(kolkata)
-	return fmt.Sprintf("/api/v1/admin/reports/sales?theatre_id=%d&from=%s&to=%s", e.Venue.TheatreID,
-		today.Format(time.DateOnly), today.AddDate(0, 0, 6).Format(time.DateOnly))
-}
+func salesPath(e *webtest.Env) string { return "/api/v1/admin/reports/sales?" + e.SalesWeek().Encode() }
 
 // salesMoney is a report line's or the totals' money, as the JSON has it:
 // nil for a figure too large to represent.

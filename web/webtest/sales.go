@@ -1,7 +1,9 @@
 package webtest
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -83,4 +85,13 @@ func (e *Env) SoldEveryWay(t *testing.T) SalesLedger {
 	}
 	l.Totals = l.Shows[e.Show].Plus(l.Shows[l.Soon])
 	return l
+}
+
+// SalesWeek is the query of a sales report of the env's theatre over the
+// week that starts on its day (Asia/Kolkata), for the page and the API.
+func (e *Env) SalesWeek() url.Values {
+	kolkata, _ := time.LoadLocation("Asia/Kolkata")
+	today := e.Now().In(kolkata)
+	return url.Values{"theatre_id": {fmt.Sprint(e.Venue.TheatreID)},
+		"from": {today.Format(time.DateOnly)}, "to": {today.AddDate(0, 0, 6).Format(time.DateOnly)}}
 }
