@@ -220,6 +220,16 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 	return s
 }
 
+// Now is the time pages show and decide their display by: the store's
+// clock when one is set (tests), else this machine's. What a hold or a
+// payment decides is decided by the database's clock, under its locks.
+func (s *Server) Now() time.Time {
+	if s.Store.Clock != nil {
+		return s.Store.Clock()
+	}
+	return time.Now()
+}
+
 // Echo returns an Echo with the server's error handler and the middleware
 // every request goes through (panic recovery, compression, error answers,
 // body limit, request deadline), for the routes to be added to.

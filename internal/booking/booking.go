@@ -88,6 +88,20 @@ type Seat struct {
 	Status     SeatStatus
 	Mine       bool   // held by the viewer's own active hold
 	HolderID   string // the user whose live hold holds it; never shown to others
+	// HeldUntil is when the live hold of a held seat lets it go (its
+	// deadline, or the end of its payment grace); zero for other seats. A
+	// copy of the map kept in memory frees the seat at that moment without
+	// asking the database.
+	HeldUntil time.Time
+}
+
+// FreeAt returns seat as it is at now: a held seat whose hold has let it go
+// by then is available.
+func (s Seat) FreeAt(now time.Time) Seat {
+	if s.Status == SeatHeld && !s.HeldUntil.IsZero() && !now.Before(s.HeldUntil) {
+		s.Status, s.HolderID, s.HeldUntil, s.Mine = SeatAvailable, "", time.Time{}, false
+	}
+	return s
 }
 
 // BookingStatus is the state of a confirmed purchase.

@@ -24,6 +24,9 @@ type Change struct {
 	Seats  []string `json:"seats,omitempty"`
 	Resync bool     `json:"resync,omitempty"`
 	At     int64    `json:"at,omitempty"` // Unix ms of the earliest change: the lag metric's start
+	// Seq is the change's number in the feed (see migration 000012): one
+	// more than the last, or something was missed. 0: not numbered.
+	Seq int64 `json:"seq,omitempty"`
 }
 
 // Update is what a subscriber receives: the current state of the changed
@@ -63,6 +66,9 @@ type Loader func(ctx context.Context, showID int64, seats []string) ([]booking.S
 type Hub struct {
 	// Metrics, when set, counts subscribers, drops and the lag to fan-out.
 	Metrics *metrics.Metrics
+	// Now, when set, is the clock that frees held seats in the maps kept in
+	// memory (tests set the store's); nil is time.Now.
+	Now func() time.Time
 
 	load  Loader
 	log   *slog.Logger
@@ -74,6 +80,9 @@ type Hub struct {
 	failed  map[int64]struct{} // shows whose seats could not be read: they resync at retryAt
 	retryAt time.Time
 	notify  chan struct{}
+
+	boards map[int64]*board // the seat maps kept in memory (board.go)
+	follow chan followRequest
 }
 
 // retryDelay is how long a show whose changed seats could not be read waits
@@ -91,7 +100,16 @@ func NewHub(load Loader, log *slog.Logger) *Hub {
 		shows:  map[int64]map[*Subscription]struct{}{},
 		failed: map[int64]struct{}{},
 		notify: make(chan struct{}, 1),
+		boards: map[int64]*board{},
+		follow: make(chan followRequest, 256),
 	}
+}
+
+func (h *Hub) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
 }
 
 // Subscription is one viewer of one show.
@@ -181,18 +199,32 @@ func (h *Hub) wake() {
 
 // Run delivers queued changes until ctx is done.
 func (h *Hub) Run(ctx context.Context) {
+	evict := time.NewTicker(boardIdle / 10)
+	defer evict.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case c := <-h.queue:
 			h.deliver(ctx, c)
+		case req := <-h.follow:
+			h.startFollowing(ctx, req)
+		case <-evict.C:
+			h.mu.Lock()
+			h.evictIdle(h.now())
+			h.mu.Unlock()
 		case <-h.notify:
 		}
 		h.mu.Lock()
 		var shows []int64
 		if h.lost {
+			// Every show watched or kept in memory is read whole again.
 			shows = slices.Collect(maps.Keys(h.shows))
+			for id := range h.boards {
+				if _, ok := h.shows[id]; !ok {
+					shows = append(shows, id)
+				}
+			}
 			clear(h.failed) // every show resyncs anyway
 		} else if len(h.failed) > 0 && !time.Now().Before(h.retryAt) {
 			shows = slices.Collect(maps.Keys(h.failed))
@@ -209,7 +241,11 @@ func (h *Hub) Run(ctx context.Context) {
 // deliver reads the changed seats once and hands the update to every
 // subscriber of the show, dropping those that cannot take it now.
 func (h *Hub) deliver(ctx context.Context, c Change) {
-	if h.Subscribers(c.ShowID) == 0 {
+	h.mu.Lock()
+	_, followed := h.boards[c.ShowID]
+	watched := len(h.shows[c.ShowID]) > 0
+	h.mu.Unlock()
+	if !followed && !watched {
 		return
 	}
 	var seats []string
@@ -225,6 +261,11 @@ func (h *Hub) deliver(ctx context.Context, c Change) {
 		// whole map once a read succeeds again.
 		h.log.Error("read changed seats; the show will resync", "show", c.ShowID, "err", err, "retry_in", retryDelay)
 		h.mu.Lock()
+		h.forget(c.ShowID) // stale from now on
+		if !watched {
+			h.mu.Unlock()
+			return
+		}
 		if len(h.failed) == 0 {
 			h.retryAt = time.Now().Add(retryDelay)
 			time.AfterFunc(retryDelay, h.wake)
@@ -235,6 +276,8 @@ func (h *Hub) deliver(ctx context.Context, c Change) {
 	}
 	u := Update{ShowID: c.ShowID, Seats: states, Resync: c.Resync, shared: &shared{}}
 	h.mu.Lock()
+	// The map in memory first: a page read once the update is out shows it.
+	h.apply(c, states)
 	var slow []*Subscription
 	for s := range h.shows[c.ShowID] {
 		select {

@@ -93,7 +93,16 @@ func (l *Listener) listen(ctx context.Context, onConnect func()) error {
 	if _, err := conn.Exec(cctx, "LISTEN "+Channel); err != nil {
 		return err
 	}
+	// The feed's position now: every change numbered after it is heard on
+	// this connection; those before are covered by the resync below.
+	last, err := feedPosition(cctx, conn)
+	if err != nil {
+		return err
+	}
 	cancel()
+	// seen is the position a quiet check read: a change numbered up to it
+	// was committed by then, so it must have been heard by the next check.
+	seen := last
 	onConnect()
 	if l.Connected != nil {
 		l.Connected(conn.PgConn().PID())
@@ -105,13 +114,19 @@ func (l *Listener) listen(ctx context.Context, onConnect func()) error {
 		cancel()
 		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			// Quiet for quietCheck: the wait's deadline leaves the
-			// connection usable, so ask whether it is still there.
+			// connection usable, so ask whether it is still there, and
+			// where the feed is.
 			pctx, cancel := context.WithTimeout(ctx, timeout)
-			err = conn.Ping(pctx)
+			pos, err := feedPosition(pctx, conn)
 			cancel()
 			if err != nil {
-				return fmt.Errorf("no answer to a ping within %s after %s of quiet: %w", timeout, quietCheck, err)
+				return fmt.Errorf("no answer within %s after %s of quiet: %w", timeout, quietCheck, err)
 			}
+			if seen > last {
+				l.missed("a quiet check", last, seen)
+				last = seen
+			}
+			seen = pos
 			continue
 		}
 		if err != nil {
@@ -123,5 +138,31 @@ func (l *Listener) listen(ctx context.Context, onConnect func()) error {
 			continue
 		}
 		l.Hub.Publish(c)
+		if c.Seq > 0 {
+			if c.Seq > last+1 {
+				l.missed("the next change's number", last, c.Seq)
+			}
+			last = max(last, c.Seq)
+		}
 	}
+}
+
+// missed tells every viewer to resync: the feed went from position last
+// to pos without this listener hearing the changes between.
+func (l *Listener) missed(how string, last, pos int64) {
+	l.Log.Warn("seat changes missed; every seat map resyncs", "found_by", how, "heard", last, "feed", pos)
+	if l.Metrics != nil {
+		l.Metrics.LiveGaps.Inc()
+	}
+	l.Hub.ResyncAll()
+}
+
+// feedPosition reads the number of the last change announced (see
+// postgres.Store.SeatFeedPosition) on the listening connection.
+func feedPosition(ctx context.Context, conn *pgx.Conn) (int64, error) {
+	var pos int64
+	if err := conn.QueryRow(ctx, `SELECT seq FROM seat_feed`).Scan(&pos); err != nil {
+		return 0, fmt.Errorf("read the seat feed's position: %w", err)
+	}
+	return pos, nil
 }

@@ -25,6 +25,7 @@ type Metrics struct {
 	LiveMessages    prometheus.Counter   // seat updates written to websockets
 	LiveDropped     prometheus.Counter   // subscribers dropped for falling behind
 	LiveReconnects  prometheus.Counter   // LISTEN connections re-established
+	LiveGaps        prometheus.Counter   // seat changes found missed by their numbers
 	LiveLag         prometheus.Histogram // seconds from a seat change to its fan-out
 }
 
@@ -68,6 +69,10 @@ func New(reg prometheus.Registerer) *Metrics {
 			Name: "marquee_live_listener_reconnects_total",
 			Help: "Times the seat change listener re-established its LISTEN connection.",
 		}),
+		LiveGaps: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "marquee_live_feed_gaps_total",
+			Help: "Times the seat change listener found by the feed's numbers that it had missed changes (every seat map then resyncs).",
+		}),
 		LiveLag: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "marquee_live_lag_seconds",
 			Help:    "Seconds from a seat change (its row in seat_events) to its fan-out to subscribers.",
@@ -75,6 +80,6 @@ func New(reg prometheus.Registerer) *Metrics {
 		}),
 	}
 	reg.MustRegister(m.HoldAttempts, m.HoldLatency, m.SeatConflicts, m.HoldsExpired, m.Payments,
-		m.LiveSubscribers, m.LiveMessages, m.LiveDropped, m.LiveReconnects, m.LiveLag)
+		m.LiveSubscribers, m.LiveMessages, m.LiveDropped, m.LiveReconnects, m.LiveGaps, m.LiveLag)
 	return m
 }

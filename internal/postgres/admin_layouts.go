@@ -333,5 +333,5 @@ func applyLayout(ctx context.Context, tx pgx.Tx, screenID int64, shows []int64, 
 		 WHERE st.screen_id = $2 AND st.seat_id = ANY ($3)`, shows, screenID, ch.Added); err != nil {
 		return fmt.Errorf("put added seats on sale: %w", err)
 	}
-	return nil
+	return announceShows(ctx, tx, shows...)
 }

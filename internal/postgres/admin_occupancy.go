@@ -292,6 +292,9 @@ func (s *Store) CancelShow(ctx context.Context, showID int64, e booking.AuditEnt
 			 WHERE id = $1`, showID, now, res.HoldsReleased, res.BookingsRefunded); err != nil {
 			return fmt.Errorf("cancel show: %w", err)
 		}
+		if err := announceShows(ctx, tx, showID); err != nil {
+			return err
+		}
 		e.Before, e.After = map[string]string{"status": status}, map[string]any{
 			"status": "CANCELLED", "holds_released": res.HoldsReleased, "bookings_refunded": res.BookingsRefunded,
 		}

@@ -347,5 +347,20 @@ func replacePrices(ctx context.Context, tx pgx.Tx, showID int64, prices map[stri
 		showID, categories, amounts); err != nil {
 		return fmt.Errorf("write prices: %w", err)
 	}
+	if err := announceShows(ctx, tx, showID); err != nil {
+		return err
+	}
+	return nil
+}
+
+// announceShows queues the whole of each show as changed, for a change the
+// seats' rows do not show (prices, a cancellation, seats moved on the grid):
+// an empty list of seats says "every seat", and the seat maps every
+// instance keeps in memory read those shows again (see AnnounceSeatChanges).
+func announceShows(ctx context.Context, tx pgx.Tx, showIDs ...int64) error {
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO seat_events (show_id, seat_ids) SELECT id, '{}' FROM unnest($1::bigint[]) id`, showIDs); err != nil {
+		return fmt.Errorf("announce shows %v: %w", showIDs, err)
+	}
 	return nil
 }

@@ -30,10 +30,15 @@ func (s *Store) AnnounceSeatChanges(ctx context.Context, channel string, limit i
 			return fmt.Errorf("take seat changes: %w", err)
 		}
 		byShow := map[int64][]string{}
+		whole := map[int64]bool{}
 		earliest := map[int64]int64{}
 		var show, at int64
 		var seats []string
 		_, err = pgx.ForEachRow(rows, []any{&show, &seats, &at}, func() error {
+			if len(seats) == 0 {
+				whole[show] = true // see announceShows
+				n++
+			}
 			byShow[show] = append(byShow[show], seats...)
 			if e, ok := earliest[show]; !ok || at < e {
 				earliest[show] = at
@@ -47,9 +52,25 @@ func (s *Store) AnnounceSeatChanges(ctx context.Context, channel string, limit i
 		if n == 0 {
 			return nil
 		}
-		payloads, err := changePayloads(byShow, earliest)
-		if err != nil {
-			return err
+		changes := changesByShow(byShow, whole, earliest)
+		// Numbered in commit order (see 000012_seat_feed). The batch is
+		// worth nothing after a crash, which drops every listener anyway:
+		// no need to wait for the disk.
+		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+			return fmt.Errorf("number seat changes: %w", err)
+		}
+		var last int64
+		if err := tx.QueryRow(ctx, `UPDATE seat_feed SET seq = seq + $1 RETURNING seq`, len(changes)).Scan(&last); err != nil {
+			return fmt.Errorf("number seat changes: %w", err)
+		}
+		payloads := make([]string, len(changes))
+		for i := range changes {
+			changes[i].Seq = last - int64(len(changes)-1-i)
+			b, err := json.Marshal(changes[i])
+			if err != nil {
+				return fmt.Errorf("encode seat change: %w", err)
+			}
+			payloads[i] = string(b)
 		}
 		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, p) FROM unnest($2::text[]) p`, channel, payloads); err != nil {
 			return fmt.Errorf("notify seat changes: %w", err)
@@ -59,31 +80,46 @@ func (s *Store) AnnounceSeatChanges(ctx context.Context, channel string, limit i
 	return n, err
 }
 
-// changePayloads encodes each show's changed seats as
-// {"show":id,"seats":[...],"at":ms}, at being the earliest change's time,
-// split so that no payload exceeds payloadLimit.
-func changePayloads(byShow map[int64][]string, earliest map[int64]int64) ([]string, error) {
-	type change struct {
-		Show  int64    `json:"show"`
-		Seats []string `json:"seats"`
-		At    int64    `json:"at"`
-	}
-	var out []string
+// seatChange is one NOTIFY's payload: {"show":id,"seats":[...],"at":ms,"seq":n}
+// or, for the whole show, {"show":id,"resync":true,"at":ms,"seq":n}; at is the
+// earliest change's time and seq the feed's number.
+type seatChange struct {
+	Show   int64    `json:"show"`
+	Seats  []string `json:"seats,omitempty"`
+	Resync bool     `json:"resync,omitempty"`
+	At     int64    `json:"at"`
+	Seq    int64    `json:"seq"`
+}
+
+// changesByShow makes each show's changed seats into changes, split so that
+// no payload exceeds payloadLimit; a show changed whole is one change.
+func changesByShow(byShow map[int64][]string, whole map[int64]bool, earliest map[int64]int64) []seatChange {
+	var out []seatChange
 	for show, seats := range byShow {
+		if whole[show] {
+			out = append(out, seatChange{Show: show, Resync: true, At: earliest[show]})
+			continue
+		}
 		slices.Sort(seats)
 		seats = slices.Compact(seats)
 		for len(seats) > 0 {
 			// Seat ids are at most 16 bytes; 19 with quotes and a comma.
-			k := min(len(seats), (payloadLimit-64)/19)
-			b, err := json.Marshal(change{Show: show, Seats: seats[:k], At: earliest[show]})
-			if err != nil {
-				return nil, fmt.Errorf("encode seat change: %w", err)
-			}
-			out = append(out, string(b))
+			k := min(len(seats), (payloadLimit-96)/19)
+			out = append(out, seatChange{Show: show, Seats: seats[:k], At: earliest[show]})
 			seats = seats[k:]
 		}
 	}
-	return out, nil
+	return out
+}
+
+// SeatFeedPosition is the number of the last seat change announced (see
+// 000012_seat_feed).
+func (s *Store) SeatFeedPosition(ctx context.Context) (int64, error) {
+	var seq int64
+	if err := s.pool.QueryRow(ctx, `SELECT seq FROM seat_feed`).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("read seat feed position: %w", err)
+	}
+	return seq, nil
 }
 
 // VacuumSeatEvents frees the space of the changes already announced, so

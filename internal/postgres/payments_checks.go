@@ -92,11 +92,9 @@ func (s *Store) PrepareCheckout(ctx context.Context, userID, holdID string, grac
 			if _, err := tx.Exec(ctx, `UPDATE holds SET payment_grace = $2 WHERE id = $1`, h.ID, grace); err != nil {
 				return fmt.Errorf("set payment grace of hold %s: %w", h.ID, err)
 			}
-			// The seats stay HELD: nothing for the live seat map to send
-			// (see the seat_events trigger, 000002).
-			if _, err := tx.Exec(ctx, `SET LOCAL marquee.seat_events = 'recorded'`); err != nil {
-				return fmt.Errorf("keep seats of hold %s: %w", h.ID, err)
-			}
+			// The seats stay HELD, but until later: announced (by the
+			// seat_events trigger, 000002), so that every instance's seat map
+			// in memory frees them at the new time, not the old one.
 			if _, err := tx.Exec(ctx, `
 				UPDATE show_seats SET hold_expires_at = $4
 				 WHERE show_id = $1 AND seat_id = ANY ($2) AND hold_id = $3 AND status = 'HELD'`,

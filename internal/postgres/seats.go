@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -29,7 +30,7 @@ func (s *Store) SeatMap(ctx context.Context, showID int64, viewerID string) ([]b
 
 // SeatStates returns the given seats of showID (every seat when ids is nil)
 // in grid order, as of now, with HolderID naming the user whose live hold
-// holds each held seat. The live seat map reads changes through it once per
+// holds each held seat and HeldUntil when that hold lets it go. The live seat map reads changes through it once per
 // instance and tells each viewer its own seats.
 func (s *Store) SeatStates(ctx context.Context, showID int64, ids []string) ([]booking.Seat, error) {
 	rows, err := s.pool.Query(ctx, `
@@ -37,7 +38,8 @@ func (s *Store) SeatStates(ctx context.Context, showID int64, ids []string) ([]b
 		SELECT ss.seat_id, st.row_label, st.number, st.grid_row, st.grid_col, st.accessible,
 		       ss.category, p.price_minor, sh.currency,
 		       CASE WHEN ss.status = 'HELD' AND ss.hold_expires_at <= now.t THEN 'AVAILABLE' ELSE ss.status END,
-		       CASE WHEN ss.status = 'HELD' AND ss.hold_expires_at > now.t THEN h.user_id::text ELSE '' END
+		       CASE WHEN ss.status = 'HELD' AND ss.hold_expires_at > now.t THEN h.user_id::text ELSE '' END,
+		       CASE WHEN ss.status = 'HELD' AND ss.hold_expires_at > now.t THEN ss.hold_expires_at END
 		  FROM show_seats ss
 		  CROSS JOIN now
 		  JOIN shows sh ON sh.id = ss.show_id
@@ -52,8 +54,12 @@ func (s *Store) SeatStates(ctx context.Context, showID int64, ids []string) ([]b
 	}
 	seats, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Seat, error) {
 		var st booking.Seat
+		var until *time.Time
 		err := r.Scan(&st.ID, &st.Row, &st.Number, &st.GridRow, &st.GridCol, &st.Accessible,
-			&st.Category, &st.PriceMinor, &st.Currency, &st.Status, &st.HolderID)
+			&st.Category, &st.PriceMinor, &st.Currency, &st.Status, &st.HolderID, &until)
+		if until != nil {
+			st.HeldUntil = *until
+		}
 		return st, err
 	})
 	if err != nil {

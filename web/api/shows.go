@@ -3,6 +3,8 @@ package api
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -188,16 +190,48 @@ type seatJSON struct {
 }
 
 // SeatMap returns every seat of a show with its status now; the caller's
-// own held seats say mine. Guests may look.
+// own held seats say mine. Guests may look. With the live seat map running
+// the seats come from the map this instance keeps in memory, with the
+// caller's hold laid over it (live.Snapshot.ViewedBy), and the answer of
+// everyone who holds none of them is encoded once per snapshot.
 func (s *Handlers) SeatMap(c echo.Context) error {
 	showID, err := web.ParseID(c.Param("show_id"))
 	if err != nil {
 		return web.NotFound("show")
 	}
-	seats, err := s.Store.SeatMap(c.Request().Context(), showID, web.UserID(c))
+	ctx, viewer := c.Request().Context(), web.UserID(c)
+	hub := s.Config.Live
+	if hub == nil {
+		seats, err := s.Store.SeatMap(ctx, showID, viewer)
+		if err != nil {
+			return web.Lookup("show", err)
+		}
+		return c.JSONBlob(http.StatusOK, seatMapJSON(showID, seats))
+	}
+	snap, err := hub.Map(ctx, showID)
 	if err != nil {
 		return web.Lookup("show", err)
 	}
+	var hold *booking.Hold
+	if viewer != "" {
+		h, err := s.Store.ActiveHold(ctx, viewer)
+		switch {
+		case err == nil:
+			hold = &h
+		case !errors.Is(err, booking.ErrNotFound):
+			return err
+		}
+	}
+	seats, shared := snap.ViewedBy(viewer, hold, nil)
+	if !shared {
+		return c.JSONBlob(http.StatusOK, seatMapJSON(showID, seats))
+	}
+	b, _ := snap.Memo("api-seats", func() (any, error) { return seatMapJSON(showID, seats), nil })
+	return c.JSONBlob(http.StatusOK, b.([]byte))
+}
+
+// seatMapJSON is the seat map's answer: {"show_id": ..., "seats": [...]}.
+func seatMapJSON(showID int64, seats []booking.Seat) []byte {
 	out := struct {
 		ShowID int64      `json:"show_id"`
 		Seats  []seatJSON `json:"seats"`
@@ -209,5 +243,9 @@ func (s *Handlers) SeatMap(c echo.Context) error {
 			Currency: st.Currency, Status: string(st.Status), Mine: st.Mine,
 		})
 	}
-	return c.JSON(http.StatusOK, out)
+	b, err := json.Marshal(out)
+	if err != nil {
+		panic("api: encode a seat map: " + err.Error()) // strings, numbers and bools only
+	}
+	return b
 }

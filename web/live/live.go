@@ -76,7 +76,9 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 	}
 	viewer := web.UserID(c)
 	ctx := c.Request().Context()
-	if _, err := s.Store.Show(ctx, showID); err != nil {
+	// The map in memory is read again below, after subscribing; this read
+	// answers 404 for a show not on sale before the upgrade.
+	if _, err := s.Config.Live.Map(ctx, showID); err != nil {
 		return web.Lookup("show", err)
 	}
 
@@ -126,7 +128,9 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 	}()
 
 	v := liveViewer{id: viewer, mine: map[string]bool{}}
-	seats, err := s.Store.SeatStates(ctx, showID, nil)
+	// The first message comes from the map in memory, as the page did: a
+	// page rendered a moment ago is sent nothing.
+	snap, err := s.Config.Live.Map(ctx, showID)
 	if err != nil {
 		s.Log.Error("live seat map: read seats", "show", showID, "err", err)
 		conn.Close(websocket.StatusInternalError, "try again")
@@ -138,6 +142,15 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 			v.shown = map[string]string{}
 		}
 	}
+	// The viewer's hold, read from the database, is laid over it as the
+	// page did (live.Snapshot.ViewedBy): the feed may not have brought it.
+	var hold *booking.Hold
+	if viewer != "" {
+		if h, err := s.Store.ActiveHold(ctx, viewer); err == nil {
+			hold = &h
+		}
+	}
+	seats, _ := snap.ViewedBy(viewer, hold, nil)
 	if err := s.sendSeats(ctx, conn, &v, live.Update{ShowID: showID, Seats: seats, Resync: true}); err != nil {
 		return nil
 	}

@@ -6,4 +6,7 @@ package pages
 import "github.com/marquee-tickets/marquee/web"
 
 // Handlers are the pages' handlers, on the shared server.
-type Handlers struct{ *web.Server }
+type Handlers struct {
+	*web.Server
+	shows showInfos // what a show page shows besides its seats, kept a moment
+}

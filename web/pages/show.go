@@ -17,10 +17,12 @@ import (
 
 	"github.com/marquee-tickets/marquee/web"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/web/format"
 	"github.com/marquee-tickets/marquee/web/seatmap"
 )
@@ -41,23 +43,36 @@ type showState struct {
 	waiting   *booking.Hold
 	otherHold *booking.Hold // the viewer's live hold of another show
 	policy    booking.RefundPolicy
+	movie     booking.Movie
+	citySlug  string
+	// snap is the seat map in memory the seats come from (nil: read from
+	// the database); shared tells that seats is its Seats as they are, so
+	// what is rendered from them alone is rendered once per snapshot.
+	snap   *live.Snapshot
+	shared bool
 }
 
-func (s *Handlers) loadShow(ctx context.Context, showID int64, viewer string) (showState, error) {
+// loadShow reads what the show page shows the viewer. The seats come from
+// the seat map this instance keeps in memory when the live seat map runs,
+// else from the database; the viewer's own hold, read from the database, is
+// laid over them (live.Snapshot.ViewedBy), so the page right after a hold or
+// a release (freed: the seats the viewer has just let go) shows it even
+// before the change feed brings it.
+func (s *Handlers) loadShow(ctx context.Context, showID int64, viewer string, freed ...string) (showState, error) {
 	var st showState
-	var err error
-	if st.show, err = s.Store.Show(ctx, showID); err != nil {
+	info, err := s.showInfo(ctx, showID)
+	if err != nil {
 		return st, web.Lookup("show", err)
 	}
-	if st.seats, err = s.Store.SeatMap(ctx, showID, viewer); err != nil {
+	st.show, st.movie, st.citySlug, st.policy = info.show, info.movie, info.citySlug, info.policy
+	if hub := s.Config.Live; hub != nil {
+		if st.snap, err = hub.Map(ctx, showID); err != nil {
+			return st, web.Lookup("show", err)
+		}
+	} else if st.seats, err = s.Store.SeatMap(ctx, showID, viewer); err != nil {
 		return st, web.Lookup("show", err)
 	}
-	if st.now, err = s.Store.Now(ctx); err != nil {
-		return st, err
-	}
-	if st.policy, err = s.Store.RefundPolicy(ctx, st.show.TheatreID); err != nil {
-		return st, err
-	}
+	st.now = s.Now()
 	if viewer != "" {
 		h, err := s.Store.ActiveHold(ctx, viewer)
 		switch {
@@ -71,6 +86,13 @@ func (s *Handlers) loadShow(ctx context.Context, showID int64, viewer string) (s
 		default:
 			st.otherHold = &h
 		}
+	}
+	if st.snap != nil {
+		hold := st.hold
+		if hold == nil {
+			hold = st.waiting
+		}
+		st.seats, st.shared = st.snap.ViewedBy(viewer, hold, freed)
 	}
 	return st, nil
 }
@@ -102,11 +124,11 @@ func (s *Handlers) bookingView(c echo.Context, st showState, sel selection) comp
 	case st.closed():
 		v.Mode = "closed"
 		v.ClosedMsg = "This show has started, so its seats are no longer on sale."
-		v.Map = s.seatMapView(st, false, nil, nil)
+		v.Map, v.MapHTML = s.seatMap(st, false, nil, nil)
 	case st.waiting != nil:
 		v.Mode = "closed"
 		v.ClosedMsg = "Your time to pay has run out."
-		v.Map = s.seatMapView(st, false, nil, nil)
+		v.Map, v.MapHTML = s.seatMap(st, false, nil, nil)
 		v.Notice = &components.Notice{
 			Kind: "info", Title: "Waiting for your payment",
 			Text: "If you paid before the time ran out, your booking is being confirmed. " +
@@ -115,7 +137,7 @@ func (s *Handlers) bookingView(c echo.Context, st showState, sel selection) comp
 		}
 	case st.hold != nil:
 		v.Mode = "checkout"
-		v.Map = s.seatMapView(st, false, nil, nil)
+		v.Map, v.MapHTML = s.seatMap(st, false, nil, nil)
 		v.Checkout = s.checkoutView(st, *st.hold)
 	default:
 		v.Mode = "select"
@@ -127,7 +149,7 @@ func (s *Handlers) bookingView(c echo.Context, st showState, sel selection) comp
 		for _, id := range sel.taken {
 			taken[id] = true
 		}
-		v.Map = s.seatMapView(st, true, picked, taken)
+		v.Map, v.MapHTML = s.seatMap(st, true, picked, taken)
 		var total int64
 		for _, seat := range st.seats {
 			if picked[seat.ID] && seat.Status == booking.SeatAvailable && !seat.Mine {
@@ -156,6 +178,25 @@ func selectionSummary(seats []string) string {
 		return "1 seat: " + seats[0]
 	}
 	return strconv.Itoa(len(seats)) + " seats: " + strings.Join(seats, ", ")
+}
+
+// seatMap is the show's seat map for this viewer: its view (see
+// seatmap.View), or, when the viewer sees what every viewer without picks
+// or seats of their own sees, the map rendered once per snapshot of the
+// seats in memory (its view then carries only MaxSeats).
+func (s *Handlers) seatMap(st showState, selectable bool, picked, taken map[string]bool) (components.SeatMapView, templ.Component) {
+	if st.shared && len(picked) == 0 && len(taken) == 0 {
+		key := "page-map:" + strconv.FormatBool(selectable)
+		html, err := st.snap.Memo(key, func() (any, error) {
+			var b strings.Builder
+			err := components.SeatMap(s.seatMapView(st, selectable, nil, nil)).Render(context.Background(), &b)
+			return b.String(), err
+		})
+		if err == nil {
+			return components.SeatMapView{MaxSeats: s.Config.MaxSeatsPerHold}, templ.Raw(html.(string))
+		}
+	}
+	return s.seatMapView(st, selectable, picked, taken), nil
 }
 
 // seatMapView is the show's seat map for this viewer (see seatmap.View).
@@ -210,25 +251,10 @@ func (s *Handlers) renderBooking(c echo.Context, status int, st showState, v com
 	if web.IsHTMX(c) {
 		return web.Render(c, status, components.BookingSection(v))
 	}
-	ctx := c.Request().Context()
-	movie, err := s.Store.Movie(ctx, st.show.MovieID)
-	if err != nil {
-		return err
-	}
-	slug := ""
-	if t, err := s.Store.Theatre(ctx, st.show.TheatreID); err == nil {
-		if cities, err := s.Store.Cities(ctx); err == nil {
-			for _, ci := range cities {
-				if ci.ID == t.CityID {
-					slug = ci.Slug
-				}
-			}
-		}
-	}
 	m := s.Meta(c, st.show.MovieTitle+", "+format.ShortDate(st.show.StartsAt, st.show.TimeZone)+" "+format.Clock(st.show.StartsAt, st.show.TimeZone))
 	m.Wide = true
 	return web.Render(c, status, components.ShowPage(m, components.ShowView{
-		Heading: s.showHeading(st.show, movie, slug), Booking: v, Live: s.Config.Live != nil,
+		Heading: s.showHeading(st.show, st.movie, st.citySlug), Booking: v, Live: s.Config.Live != nil,
 		Policy: policyLines(st.policy), RefundNow: format.RefundNow(st.policy, st.show.StartsAt, st.now, st.show.TimeZone),
 	}))
 }
@@ -357,7 +383,11 @@ func (s *Handlers) SeatMapFragment(c echo.Context) error {
 		return err
 	}
 	selectable := st.hold == nil && st.waiting == nil && !st.closed()
-	return web.Render(c, http.StatusOK, components.SeatMap(s.seatMapView(st, selectable, nil, nil)))
+	view, html := s.seatMap(st, selectable, nil, nil)
+	if html == nil {
+		html = components.SeatMap(view)
+	}
+	return web.Render(c, http.StatusOK, html)
 }
 
 // seatsNoLongerFree names taken seats in a sentence.
@@ -523,7 +553,11 @@ func (s *Handlers) ReleaseHoldPage(c echo.Context) error {
 	if !web.IsHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/shows/"+strconv.FormatInt(showID, 10))
 	}
-	st, err := s.loadShow(ctx, showID, web.UserID(c))
+	var freed []string
+	if err == nil && h.State == booking.HoldCancelled {
+		freed = h.Seats
+	}
+	st, err := s.loadShow(ctx, showID, web.UserID(c), freed...)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,16 @@ import (
 // LISTEN connection and the notifier that announces committed changes.
 func RunLive(t testing.TB, hub *live.Hub, store *postgres.Store, log *slog.Logger) {
 	t.Helper()
+	if hub.Now == nil {
+		// The seat maps in memory free held seats by the store's clock,
+		// which a test may move.
+		hub.Now = func() time.Time {
+			if clock := store.Clock; clock != nil {
+				return clock()
+			}
+			return time.Now()
+		}
+	}
 	l := &live.Listener{
 		DatabaseURL: store.Pool().Config().ConnString(), Hub: hub, Log: log,
 		MinBackoff: 20 * time.Millisecond, MaxBackoff: 500 * time.Millisecond,
