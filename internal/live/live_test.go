@@ -434,6 +434,7 @@ type dbWorld struct {
 	t     *testing.T
 	store *postgres.Store
 	show  int64
+	venue pgtest.Venue
 	hub   *Hub
 	pids  chan uint32 // the listener's backend, after every connect
 	keys  atomic.Int64
@@ -447,7 +448,7 @@ func newDBWorld(t *testing.T, minBackoff time.Duration, options ...func(*Listene
 	store := pgtest.NewStore(t, 8)
 	v := pgtest.NewVenue(t, store)
 	w := &dbWorld{t: t, store: store, show: pgtest.NewShow(t, store, v, 4, 5, time.Now().Add(48*time.Hour)),
-		pids: make(chan uint32, 16)}
+		venue: v, pids: make(chan uint32, 16)}
 	w.hub = NewHub(store.SeatStates, quiet)
 	l := &Listener{
 		DatabaseURL: store.Pool().Config().ConnString(), Hub: w.hub, Log: quiet,
