@@ -166,6 +166,7 @@ func compress() echo.MiddlewareFunc {
 			req := c.Request()
 			switch {
 			case c.Path() == LiveRoute,
+				selfCompressed[c.Path()], // see RenderShared
 				req.Header.Get("Range") != "",
 				req.Header.Get(echo.HeaderUpgrade) != "":
 				return true

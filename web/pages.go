@@ -106,7 +106,7 @@ func renderIn(ctx context.Context, c echo.Context, status int, comp templ.Compon
 	if err := comp.Render(ctx, buf); err != nil {
 		return err
 	}
-	return c.HTMLBlob(status, buf.Bytes())
+	return Blob(c, status, echo.MIMETextHTMLCharsetUTF8, buf.Bytes())
 }
 
 // Meta is the layout data of a page for the caller.

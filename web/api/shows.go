@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/gzjoin"
 )
 
 const (
@@ -206,7 +207,7 @@ func (s *Handlers) SeatMap(c echo.Context) error {
 		if err != nil {
 			return web.Lookup("show", err)
 		}
-		return c.JSONBlob(http.StatusOK, seatMapJSON(showID, seats))
+		return web.Blob(c, http.StatusOK, echo.MIMEApplicationJSON, seatMapJSON(showID, seats))
 	}
 	snap, err := hub.Map(ctx, showID)
 	if err != nil {
@@ -224,10 +225,11 @@ func (s *Handlers) SeatMap(c echo.Context) error {
 	}
 	seats, shared := snap.ViewedBy(viewer, hold, nil)
 	if !shared {
-		return c.JSONBlob(http.StatusOK, seatMapJSON(showID, seats))
+		return web.Blob(c, http.StatusOK, echo.MIMEApplicationJSON, seatMapJSON(showID, seats))
 	}
-	b, _ := snap.Memo("api-seats", func() (any, error) { return seatMapJSON(showID, seats), nil })
-	return c.JSONBlob(http.StatusOK, b.([]byte))
+	// Encoded and compressed once per snapshot for everyone holding none.
+	p, _ := snap.Memo("api-seats", func() (any, error) { return gzjoin.NewPiece(string(seatMapJSON(showID, seats))), nil })
+	return web.SharedBlob(c, http.StatusOK, echo.MIMEApplicationJSON, p.(*gzjoin.Piece))
 }
 
 // seatMapJSON is the seat map's answer: {"show_id": ..., "seats": [...]}.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/gzjoin"
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/web/format"
 	"github.com/marquee-tickets/marquee/web/seatmap"
@@ -187,13 +188,13 @@ func selectionSummary(seats []string) string {
 func (s *Handlers) seatMap(st showState, selectable bool, picked, taken map[string]bool) (components.SeatMapView, templ.Component) {
 	if st.shared && len(picked) == 0 && len(taken) == 0 {
 		key := "page-map:" + strconv.FormatBool(selectable)
-		html, err := st.snap.Memo(key, func() (any, error) {
+		piece, err := st.snap.Memo(key, func() (any, error) {
 			var b strings.Builder
 			err := components.SeatMap(s.seatMapView(st, selectable, nil, nil)).Render(context.Background(), &b)
-			return b.String(), err
+			return gzjoin.NewPiece(b.String()), err
 		})
 		if err == nil {
-			return components.SeatMapView{MaxSeats: s.Config.MaxSeatsPerHold}, templ.Raw(html.(string))
+			return components.SeatMapView{MaxSeats: s.Config.MaxSeatsPerHold}, web.Shared{Piece: piece.(*gzjoin.Piece)}
 		}
 	}
 	return s.seatMapView(st, selectable, picked, taken), nil
@@ -249,14 +250,24 @@ func (s *Handlers) showHeading(sh booking.Show, movie booking.Movie, citySlug st
 func (s *Handlers) renderBooking(c echo.Context, status int, st showState, v components.BookingView) error {
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	if web.IsHTMX(c) {
-		return web.Render(c, status, components.BookingSection(v))
+		return renderWithMap(c, status, v, components.BookingSection(v))
 	}
 	m := s.Meta(c, st.show.MovieTitle+", "+format.ShortDate(st.show.StartsAt, st.show.TimeZone)+" "+format.Clock(st.show.StartsAt, st.show.TimeZone))
 	m.Wide = true
-	return web.Render(c, status, components.ShowPage(m, components.ShowView{
+	return renderWithMap(c, status, v, components.ShowPage(m, components.ShowView{
 		Heading: s.showHeading(st.show, st.movie, st.citySlug), Booking: v, Live: s.Config.Live != nil,
 		Policy: policyLines(st.policy), RefundNow: format.RefundNow(st.policy, st.show.StartsAt, st.now, st.show.TimeZone),
 	}))
+}
+
+// renderWithMap writes comp, a page or fragment showing booking section v,
+// with v's seat map put in when it is one rendered and compressed once for
+// every viewer (web.Shared).
+func renderWithMap(c echo.Context, status int, v components.BookingView, comp templ.Component) error {
+	if part, ok := v.MapHTML.(web.Shared); ok {
+		return web.RenderShared(c, status, comp, part)
+	}
+	return web.Render(c, status, comp)
 }
 
 // policyLines says a refund policy's rules in a moviegoer's words, the
@@ -373,7 +384,8 @@ func (s *Handlers) BookingFragment(c echo.Context) error {
 		}
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
-	return web.Render(c, http.StatusOK, components.BookingSection(s.bookingView(c, st, sel)))
+	v := s.bookingView(c, st, sel)
+	return renderWithMap(c, http.StatusOK, v, components.BookingSection(v))
 }
 
 // SeatMapFragment is the seat map alone, as it is now for the viewer.
@@ -384,10 +396,10 @@ func (s *Handlers) SeatMapFragment(c echo.Context) error {
 	}
 	selectable := st.hold == nil && st.waiting == nil && !st.closed()
 	view, html := s.seatMap(st, selectable, nil, nil)
-	if html == nil {
-		html = components.SeatMap(view)
+	if part, ok := html.(web.Shared); ok {
+		return web.SharedBlob(c, http.StatusOK, echo.MIMETextHTMLCharsetUTF8, part.Piece)
 	}
-	return web.Render(c, http.StatusOK, html)
+	return web.Render(c, http.StatusOK, components.SeatMap(view))
 }
 
 // seatsNoLongerFree names taken seats in a sentence.

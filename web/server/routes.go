@@ -65,7 +65,7 @@ func routes(e *echo.Echo, s *web.Server) {
 	// Browsing: guests welcome.
 	v1.GET("/shows", a.Shows, guest()...)
 	v1.GET("/shows/:show_id", a.Show, guest()...)
-	v1.GET("/shows/:show_id/seats", a.SeatMap, guest()...)
+	e.GET(web.SeatMapAPIRoute, a.SeatMap, guest()...) // compresses its own answer: see web.RenderShared
 
 	// Holds.
 	v1.POST("/shows/:show_id/holds", a.CreateHold, member(holdLimit)...)
@@ -121,8 +121,8 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.GET("/movies/:movie_id", p.MoviePage, s.Pages()...)
 	e.Match([]string{"GET", "HEAD"}, "/movies/:movie_id/poster", p.MoviePoster) // an image: public, no session
 	e.GET("/theatres/:theatre_id", p.TheatrePage, s.Pages()...)
-	e.GET("/shows/:show_id", p.ShowPage, s.Pages()...)
-	e.GET("/shows/:show_id/seatmap", p.SeatMapFragment, s.Pages()...)
+	e.GET(web.ShowRoute, p.ShowPage, s.Pages()...) // these two compress their own answers
+	e.GET(web.SeatMapRoute, p.SeatMapFragment, s.Pages()...)
 	e.GET(web.LiveRoute, l.LiveSeatMap, s.LoadSession)
 	e.GET("/shows/:show_id/booking", p.BookingFragment, s.Pages()...)
 	e.POST("/shows/:show_id/hold", p.HoldSeatsPage, s.Pages(holdLimit)...)
