@@ -266,7 +266,7 @@ func TestSessionIdleTimeout(t *testing.T) {
 // The absolute lifetime holds however busy the session is.
 func TestSessionLifetime(t *testing.T) {
 	t.Parallel()
-	const idle, lifetime = time.Hour, 3 * time.Hour
+	const idle, lifetime = time.Hour, 3*time.Hour + 10*time.Minute
 	e := webtest.NewEnv(t, webtest.WithClock, withSessions(idle, lifetime))
 	c := e.Guest()
 	_, email := c.Signup(t)
