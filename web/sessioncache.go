@@ -168,10 +168,15 @@ func (c *cachedStore) Delete(token string) error {
 }
 
 // DeleteCtx is Delete within the request's context. The session ends here
-// first, so no read under way brings it back.
+// first, so no read under way brings it back; if the table keeps it (the
+// delete failed, and the logout says so), so does the cache.
 func (c *cachedStore) DeleteCtx(ctx context.Context, token string) error {
 	c.entries.put(token, cachedSession{ended: true, fetched: c.now()})
-	return c.rows.DeleteCtx(ctx, token)
+	if err := c.rows.DeleteCtx(ctx, token); err != nil {
+		c.entries.remove(token)
+		return err
+	}
+	return nil
 }
 
 // sessionCodec stores sessions as JSON. Marquee's sessions hold strings

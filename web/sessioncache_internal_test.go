@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -20,6 +21,8 @@ type memRows struct {
 	seen    []context.Context
 	// duringFind, when set, runs while a read is under way.
 	duringFind func()
+	// deleteErr, when set, fails every delete.
+	deleteErr error
 }
 
 type memRow struct {
@@ -67,6 +70,9 @@ func (m *memRows) Touch(ctx context.Context, token string, expiry time.Time) (ti
 
 func (m *memRows) DeleteCtx(ctx context.Context, token string) error {
 	m.seen = append(m.seen, ctx)
+	if m.deleteErr != nil {
+		return m.deleteErr
+	}
 	delete(m.rows, token)
 	return nil
 }
@@ -136,6 +142,17 @@ func TestCachedStoreReads(t *testing.T) {
 		}
 		if _, ok, _ := c.Find("r"); ok {
 			t.Fatal("a read that began before the logout cached the session")
+		}
+	})
+	t.Run("a delete that fails leaves the session as the table has it", func(t *testing.T) {
+		rows.rows["f"] = memRow{data: []byte("gina"), expiry: now.Add(time.Hour)}
+		rows.deleteErr = errors.New("database out of reach")
+		if err := c.Delete("f"); err == nil {
+			t.Fatal("a failed delete reported success")
+		}
+		rows.deleteErr = nil
+		if _, ok, _ := c.Find("f"); !ok {
+			t.Fatal("a session the table still has is not found: a second logout would not delete it")
 		}
 	})
 	t.Run("a delete elsewhere is seen within the TTL", func(t *testing.T) {
