@@ -12,7 +12,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/components"
-	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 )
 
@@ -112,18 +111,28 @@ func renderIn(ctx context.Context, c echo.Context, status int, comp templ.Compon
 // Meta is the layout data of a page for the caller.
 func (s *Server) Meta(c echo.Context, title string) components.Meta {
 	m := components.Meta{Title: title, CSRF: CSRFToken(c), Path: c.Request().URL.RequestURI(), Sandbox: s.Config.Sandbox != nil}
+	ctx := c.Request().Context()
 	if id := UserID(c); id != "" {
-		if u, err := s.Store.User(c.Request().Context(), id); err == nil {
-			m.User = &components.User{Name: u.Name, Email: u.Email,
-				Admin: u.Role == auth.RoleTheatreAdmin || u.Role == auth.RolePlatformAdmin}
+		if u, err := s.layout.user(ctx, id); err == nil {
+			m.User = &u
 		}
 	}
-	if ck, err := c.Cookie(CityCookie); err == nil && CityPattern.MatchString(ck.Value) {
-		if city, err := s.Store.CityBySlug(c.Request().Context(), ck.Value); err == nil {
-			m.City = &components.City{Name: city.Name, Slug: city.Slug}
-		}
-	}
+	m.City = s.layoutCity(ctx, c)
 	return m
+}
+
+// layoutCity is the city of the caller's city cookie as the header shows
+// it, or nil.
+func (s *Server) layoutCity(ctx context.Context, c echo.Context) *components.City {
+	ck, err := c.Cookie(CityCookie)
+	if err != nil || !CityPattern.MatchString(ck.Value) {
+		return nil
+	}
+	city, err := s.layout.city(ctx, ck.Value)
+	if err != nil {
+		return nil
+	}
+	return &city
 }
 
 // SeeOther redirects to path after a form post. htmx follows a 303 itself
@@ -264,18 +273,13 @@ func (s *Server) errorMeta(c echo.Context) components.Meta {
 		id = s.sessionUser(ctx, c)
 	}
 	if id != "" {
-		if u, err := s.Store.User(ctx, id); err == nil {
-			m.User = &components.User{Name: u.Name, Email: u.Email,
-				Admin: u.Role == auth.RoleTheatreAdmin || u.Role == auth.RolePlatformAdmin}
+		if u, err := s.layout.user(ctx, id); err == nil {
+			m.User = &u
 		} else if !errors.Is(err, booking.ErrNotFound) {
 			s.Log.Debug("error page: read user", "err", err)
 		}
 	}
-	if ck, err := c.Cookie(CityCookie); err == nil && CityPattern.MatchString(ck.Value) {
-		if city, err := s.Store.CityBySlug(ctx, ck.Value); err == nil {
-			m.City = &components.City{Name: city.Name, Slug: city.Slug}
-		}
-	}
+	m.City = s.layoutCity(ctx, c)
 	return m
 }
 

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/alexedwards/scs/v2"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/prometheus/client_golang/prometheus"
@@ -142,7 +141,8 @@ type Server struct {
 	Config    Config
 	Store     *postgres.Store
 	Metrics   *metrics.Metrics
-	sessions  *scs.SessionManager
+	sessions  *sessionManager
+	layout    *layoutCache
 	Accounts  *accounts.Service
 	BoxOffice *boxoffice.Service
 	Admin     *admin.Service
@@ -205,7 +205,8 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 		Config:   cfg,
 		Store:    store,
 		Metrics:  m,
-		sessions: newSessionManager(store, cfg.PublicURL, cfg.SessionLifetime, cfg.SessionIdleTimeout),
+		sessions: newSessionManager(store.SessionStore(), cfg.PublicURL, cfg.SessionLifetime, cfg.SessionIdleTimeout, appClock(store)),
+		layout:   newLayoutCache(store, layoutTTL, appClock(store)),
 		Log:      log,
 		Admin:    &admin.Service{Store: store, Log: log},
 		BoxOffice: &boxoffice.Service{

@@ -5,49 +5,88 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
-	"sync"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
 )
 
-// sessionCacheTTL is how long a session read from the database is trusted
-// without reading it again. It bounds how long a session ended through
-// another instance (a logout there) still works here.
-const sessionCacheTTL = 2 * time.Second
+const (
+	// sessionCacheTTL is how long a session read from the database is
+	// trusted without reading it again. It bounds how long a session ended
+	// through another instance (a logout there) still works here; one ended
+	// through this instance ends at once.
+	sessionCacheTTL = 5 * time.Second
 
-// cachedStore keeps sessions read in the last sessionCacheTTL in memory, so
-// a request costs the database one round trip (its own work) instead of two.
-// Every write and delete through this instance goes through to the database
-// and updates the cache at once.
+	// maxCachedSessions bounds the cache (a session is some 300 bytes in
+	// it: 15 MB at most). A crowd of 10,000 signed-in people fits in half
+	// of it, a generation of cacheMap, so none of them is read again before
+	// the TTL.
+	maxCachedSessions = 50_000
+)
+
+// sessionRows is the sessions table as cachedStore uses it
+// (postgres.SessionStore).
+type sessionRows interface {
+	// FindWithExpiry returns a live session with its stored expiry.
+	FindWithExpiry(ctx context.Context, token string) ([]byte, time.Time, bool, error)
+	// CommitCtx stores a session's data and expiry.
+	CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error
+	// Touch moves a live session's expiry on, never back, and returns the
+	// expiry stored; found is false for a session that has ended.
+	Touch(ctx context.Context, token string, expiry time.Time) (stored time.Time, found bool, err error)
+	// DeleteCtx deletes a session.
+	DeleteCtx(ctx context.Context, token string) error
+}
+
+// cachedStore is the sessions' store for scs: the sessions table behind a
+// cache of the sessions used in the last TTL, and the keeper of each
+// session's idle expiry.
 //
-// With an idle timeout every request commits its session again to move its
-// expiry on (scs marks each loaded session modified). A write that would
-// only move the expiry by less than touchEvery, the data unchanged, is
-// skipped: a session in use costs one write per touchEvery rather than one
-// per request, and ends between idle-touchEvery and idle after its last
-// request. A cached session is never served past the expiry this instance
-// stored, so an idle session ends on time even inside the cache's TTL.
+// Reading: a session used again within the TTL costs no round trip. Every
+// write and delete through this instance updates the cache at once; a
+// change through another instance is seen here within the TTL. A cached
+// session is never served past its stored expiry.
+//
+// Idleness: scs keeps each session's absolute deadline (sign-in plus the
+// lifetime) and commits the session with it; the store stores the sooner of
+// that deadline and now plus idle as the row's expiry, on its own clock. A
+// commit of unchanged data that would move the stored expiry on by less
+// than grain writes nothing; one that moves it by grain or more writes the
+// expiry alone (Touch), so a session in use costs at most one write per
+// grain, and a page view within it none. The stored expiry is thus always
+// at least idle-grain after the session's last use: a session ends between
+// idle-grain and idle after its last request. The table gives the stored
+// expiry with the data, so a session read from it (after the TTL, or
+// written by another instance) is not written again on its first use.
 type cachedStore struct {
-	inner      scs.Store
-	ttl        time.Duration
-	touchEvery time.Duration
-	now        func() time.Time
-
-	mu      sync.Mutex
-	entries map[string]cachedSession
+	rows    sessionRows
+	ttl     time.Duration
+	idle    time.Duration
+	grain   time.Duration
+	now     func() time.Time
+	entries *cacheMap[string, cachedSession]
 }
 
 type cachedSession struct {
 	data    []byte
-	fetched time.Time
-	// expiry is the one this instance last stored for the session (zero
-	// when it was only read: the store's Find does not say).
-	expiry time.Time
+	expiry  time.Time // as stored
+	fetched time.Time // when the data was last read from or written to the table
+	// ended: deleted through this instance. It is not found, nor read again
+	// within the TTL, even by a read that was under way.
+	ended bool
 }
 
-func newCachedStore(inner scs.Store, ttl, touchEvery time.Duration) *cachedStore {
-	return &cachedStore{inner: inner, ttl: ttl, touchEvery: touchEvery, now: time.Now, entries: map[string]cachedSession{}}
+func newCachedStore(rows sessionRows, ttl, idle, grain time.Duration, now func() time.Time) *cachedStore {
+	return &cachedStore{rows: rows, ttl: ttl, idle: idle, grain: grain, now: now,
+		entries: newCacheMap[string, cachedSession](maxCachedSessions)}
+}
+
+// expiry is the expiry of a session with deadline committed at now.
+func (c *cachedStore) expiry(deadline, now time.Time) time.Time {
+	if idle := now.Add(c.idle); idle.Before(deadline) {
+		return idle
+	}
+	return deadline
 }
 
 // Find returns the session stored under token (a hash of the cookie's token).
@@ -59,112 +98,86 @@ func (c *cachedStore) Find(token string) ([]byte, bool, error) {
 // cannot hold the request past its deadline.
 func (c *cachedStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
 	now := c.now()
-	c.mu.Lock()
-	e, ok := c.entries[token]
-	c.mu.Unlock()
-	if ok && now.Sub(e.fetched) < c.ttl {
-		if !e.expiry.IsZero() && !now.Before(e.expiry) {
-			return nil, false, nil // expired here: the database skips it too
+	if e, ok := c.entries.get(token); ok && now.Sub(e.fetched) < c.ttl {
+		if e.ended {
+			return nil, false, nil
 		}
-		return e.data, true, nil
+		if now.Before(e.expiry) {
+			return e.data, true, nil
+		}
+		// Past the expiry known here: another instance may have moved it
+		// on, the table says.
 	}
-	b, found, err := c.innerFind(ctx, token)
+	b, expiry, found, err := c.rows.FindWithExpiry(ctx, token)
 	if err != nil {
 		return nil, false, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.entries.update(token, func(e cachedSession, ok bool) (cachedSession, bool) {
+		if ok && e.ended {
+			found = false // ended here while the table was read
+			return e, true
+		}
+		return cachedSession{data: b, expiry: expiry, fetched: now}, found
+	})
 	if !found {
-		delete(c.entries, token)
-		return b, found, nil
+		return nil, false, nil
 	}
-	// The stored expiry is still known if the data is the same: another
-	// instance may only have moved it later.
-	var expiry time.Time
-	if e, ok := c.entries[token]; ok && bytes.Equal(e.data, b) {
-		expiry = e.expiry
-	}
-	c.put(token, cachedSession{data: b, fetched: now, expiry: expiry})
-	return b, found, nil
+	return b, true, nil
 }
 
-// Commit stores the session, then caches it. Storing the same data with
-// an expiry less than touchEvery later than the one stored is skipped.
-func (c *cachedStore) Commit(token string, b []byte, expiry time.Time) error {
-	return c.CommitCtx(context.Background(), token, b, expiry)
+// Commit stores the session with the expiry due for deadline now. Storing
+// the same data again moves only the expiry, and only by grain or more.
+func (c *cachedStore) Commit(token string, b []byte, deadline time.Time) error {
+	return c.CommitCtx(context.Background(), token, b, deadline)
 }
 
 // CommitCtx is Commit within the request's context.
-func (c *cachedStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
+func (c *cachedStore) CommitCtx(ctx context.Context, token string, b []byte, deadline time.Time) error {
 	now := c.now()
-	c.mu.Lock()
-	e, ok := c.entries[token]
-	c.mu.Unlock()
-	if ok && !e.expiry.IsZero() && now.Before(e.expiry) && bytes.Equal(e.data, b) &&
-		!expiry.Before(e.expiry) && expiry.Sub(e.expiry) < c.touchEvery {
+	expiry := c.expiry(deadline, now)
+	if e, ok := c.entries.get(token); ok && !e.ended && bytes.Equal(e.data, b) {
+		if now.Before(e.expiry) && expiry.Sub(e.expiry) < c.grain {
+			return nil
+		}
+		// A touch rather than the whole session: it cannot bring back a
+		// session that ended meanwhile (a logout elsewhere, or its expiry
+		// just passed), nor undo a change another instance made.
+		stored, found, err := c.rows.Touch(ctx, token, expiry)
+		if err != nil {
+			return err
+		}
+		c.entries.update(token, func(e cachedSession, ok bool) (cachedSession, bool) {
+			if !ok || e.ended {
+				return e, ok
+			}
+			e.expiry = stored
+			return e, found
+		})
 		return nil
 	}
-	if err := c.innerCommit(ctx, token, b, expiry); err != nil {
+	if err := c.rows.CommitCtx(ctx, token, b, expiry); err != nil {
 		return err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.put(token, cachedSession{data: b, fetched: now, expiry: expiry})
+	c.entries.put(token, cachedSession{data: b, expiry: expiry, fetched: now})
 	return nil
 }
 
-// Delete removes the session from the database and the cache.
+// Delete removes the session from the table and ends it in the cache.
 func (c *cachedStore) Delete(token string) error {
 	return c.DeleteCtx(context.Background(), token)
 }
 
-// DeleteCtx is Delete within the request's context.
+// DeleteCtx is Delete within the request's context. The session ends here
+// first, so no read under way brings it back; if the table keeps it (the
+// delete failed, and the logout says so), so does the cache.
 func (c *cachedStore) DeleteCtx(ctx context.Context, token string) error {
-	c.mu.Lock()
-	delete(c.entries, token)
-	c.mu.Unlock()
-	if cs, ok := c.inner.(scs.CtxStore); ok {
-		return cs.DeleteCtx(ctx, token)
+	c.entries.put(token, cachedSession{ended: true, fetched: c.now()})
+	if err := c.rows.DeleteCtx(ctx, token); err != nil {
+		c.entries.remove(token)
+		return err
 	}
-	return c.inner.Delete(token)
+	return nil
 }
-
-// innerFind and innerCommit pass the context on when the inner store
-// takes one.
-func (c *cachedStore) innerFind(ctx context.Context, token string) ([]byte, bool, error) {
-	if cs, ok := c.inner.(scs.CtxStore); ok {
-		return cs.FindCtx(ctx, token)
-	}
-	return c.inner.Find(token)
-}
-
-func (c *cachedStore) innerCommit(ctx context.Context, token string, b []byte, expiry time.Time) error {
-	if cs, ok := c.inner.(scs.CtxStore); ok {
-		return cs.CommitCtx(ctx, token, b, expiry)
-	}
-	return c.inner.Commit(token, b, expiry)
-}
-
-// put caches a session; c.mu is held. Once the cache grows, entries that
-// are stale and whose stored expiry is past or unknown are dropped, so it
-// holds about the sessions active in the last TTL and those it may skip a
-// write of.
-func (c *cachedStore) put(token string, e cachedSession) {
-	if len(c.entries) >= maxCachedSessions {
-		for k, old := range c.entries {
-			if e.fetched.Sub(old.fetched) >= c.ttl && !e.fetched.Before(old.expiry) {
-				delete(c.entries, k)
-			}
-		}
-	}
-	if len(c.entries) >= maxCachedSessions {
-		clear(c.entries) // all in use: start again rather than grow without bound
-	}
-	c.entries[token] = e
-}
-
-// maxCachedSessions bounds the cache.
-const maxCachedSessions = 10000
 
 // sessionCodec stores sessions as JSON. Marquee's sessions hold strings
 // only, and scs's default gob codec compiles a decoder for every session it
@@ -175,18 +188,17 @@ const maxCachedSessions = 10000
 // the same few sessions: what a session's bytes decode to is remembered
 // (JSON decoding was 5% of the server's CPU in the hold benchmark).
 type sessionCodec struct {
-	mu      sync.Mutex
-	decoded map[string]decodedSession // by the encoded bytes
+	decoded *cacheMap[string, decodedSession] // by the encoded bytes
+}
+
+func newSessionCodec() *sessionCodec {
+	return &sessionCodec{decoded: newCacheMap[string, decodedSession](maxCachedSessions)}
 }
 
 type decodedSession struct {
 	deadline time.Time
 	values   map[string]any // never handed out: scs changes the maps it gets
 }
-
-// maxDecoded bounds the remembered sessions; past it they are forgotten at
-// once and remembered again as they come.
-const maxDecoded = 10000
 
 type sessionJSON struct {
 	Deadline time.Time      `json:"deadline"`
@@ -201,10 +213,7 @@ func (c *sessionCodec) Decode(b []byte) (time.Time, map[string]any, error) {
 	if len(b) == 0 || b[0] != '{' {
 		return scs.GobCodec{}.Decode(b)
 	}
-	c.mu.Lock()
-	d, ok := c.decoded[string(b)]
-	c.mu.Unlock()
-	if ok {
+	if d, ok := c.decoded.get(string(b)); ok {
 		return d.deadline, maps.Clone(d.values), nil
 	}
 	var s sessionJSON
@@ -214,11 +223,6 @@ func (c *sessionCodec) Decode(b []byte) (time.Time, map[string]any, error) {
 	if s.Values == nil {
 		s.Values = map[string]any{}
 	}
-	c.mu.Lock()
-	if c.decoded == nil || len(c.decoded) >= maxDecoded {
-		c.decoded = make(map[string]decodedSession)
-	}
-	c.decoded[string(b)] = decodedSession{deadline: s.Deadline, values: maps.Clone(s.Values)}
-	c.mu.Unlock()
+	c.decoded.put(string(b), decodedSession{deadline: s.Deadline, values: maps.Clone(s.Values)})
 	return s.Deadline, s.Values, nil
 }

@@ -2,60 +2,123 @@ package web
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
 )
 
-// countingStore is an scs.Store in memory that counts the reads and
-// writes reaching it.
-type countingStore struct {
-	data    map[string][]byte
+// memRows is a sessions table in memory, on the test's clock, that counts
+// the reads and writes reaching it.
+type memRows struct {
+	now     func() time.Time
+	rows    map[string]memRow
 	finds   int
 	commits int
+	touches int
+	seen    []context.Context
+	// duringFind, when set, runs while a read is under way.
+	duringFind func()
+	// deleteErr, when set, fails every delete.
+	deleteErr error
 }
 
-func (s *countingStore) Find(token string) ([]byte, bool, error) {
-	s.finds++
-	b, ok := s.data[token]
-	return b, ok, nil
+type memRow struct {
+	data   []byte
+	expiry time.Time
 }
 
-func (s *countingStore) Commit(token string, b []byte, _ time.Time) error {
-	s.commits++
-	s.data[token] = b
+func newMemRows(now func() time.Time) *memRows {
+	return &memRows{now: now, rows: map[string]memRow{}}
+}
+
+func (m *memRows) FindWithExpiry(ctx context.Context, token string) ([]byte, time.Time, bool, error) {
+	m.seen = append(m.seen, ctx)
+	m.finds++
+	r, ok := m.rows[token]
+	if m.duringFind != nil {
+		m.duringFind()
+	}
+	if !ok || !m.now().Before(r.expiry) {
+		return nil, time.Time{}, false, nil
+	}
+	return r.data, r.expiry, true, nil
+}
+
+func (m *memRows) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
+	m.seen = append(m.seen, ctx)
+	m.commits++
+	m.rows[token] = memRow{data: b, expiry: expiry}
 	return nil
 }
 
-func (s *countingStore) Delete(token string) error {
-	delete(s.data, token)
+func (m *memRows) Touch(ctx context.Context, token string, expiry time.Time) (time.Time, bool, error) {
+	m.seen = append(m.seen, ctx)
+	m.touches++
+	r, ok := m.rows[token]
+	if !ok || !m.now().Before(r.expiry) {
+		return time.Time{}, false, nil
+	}
+	if expiry.After(r.expiry) {
+		r.expiry = expiry
+		m.rows[token] = r
+	}
+	return r.expiry, true, nil
+}
+
+func (m *memRows) DeleteCtx(ctx context.Context, token string) error {
+	m.seen = append(m.seen, ctx)
+	if m.deleteErr != nil {
+		return m.deleteErr
+	}
+	delete(m.rows, token)
 	return nil
 }
 
-func TestCachedStore(t *testing.T) {
-	inner := &countingStore{data: map[string][]byte{"t": []byte("alice")}}
+// writes is every write that reached the table.
+func (m *memRows) writes() int { return m.commits + m.touches }
+
+const (
+	testTTL   = 5 * time.Second
+	testIdle  = 2 * time.Hour
+	testGrain = 2 * time.Minute
+)
+
+// newTestStore is a cachedStore on a table in memory and a clock the test
+// moves.
+func newTestStore() (*cachedStore, *memRows, *time.Time) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	c := newCachedStore(inner, 2*time.Second, time.Minute)
-	c.now = func() time.Time { return now }
+	clock := func() time.Time { return now }
+	rows := newMemRows(clock)
+	return newCachedStore(rows, testTTL, testIdle, testGrain, clock), rows, &now
+}
 
-	t.Run("a session read recently is not read again", func(t *testing.T) {
+var week = 7 * 24 * time.Hour
+
+func TestCachedStoreReads(t *testing.T) {
+	c, rows, now := newTestStore()
+	rows.rows["t"] = memRow{data: []byte("alice"), expiry: now.Add(time.Hour)}
+
+	t.Run("a session read within the TTL is not read again", func(t *testing.T) {
 		for range 3 {
 			if b, ok, _ := c.Find("t"); !ok || string(b) != "alice" {
 				t.Fatalf("Find = %q, %v", b, ok)
 			}
+			*now = now.Add(testTTL / 4)
 		}
-		if inner.finds != 1 {
-			t.Fatalf("database reads = %d, want 1", inner.finds)
+		if rows.finds != 1 {
+			t.Fatalf("table reads = %d, want 1", rows.finds)
 		}
 	})
 	t.Run("after the TTL it is read again", func(t *testing.T) {
-		now = now.Add(2 * time.Second)
+		*now = now.Add(testTTL)
 		if b, ok, err := c.Find("t"); err != nil || !ok || string(b) != "alice" {
 			t.Fatalf("Find = %q, %v, %v", b, ok, err)
 		}
-		if inner.finds != 2 {
-			t.Fatalf("database reads = %d, want 2", inner.finds)
+		if rows.finds != 2 {
+			t.Fatalf("table reads = %d, want 2", rows.finds)
 		}
 	})
 	t.Run("a delete through this instance ends the session at once", func(t *testing.T) {
@@ -66,124 +129,246 @@ func TestCachedStore(t *testing.T) {
 			t.Fatal("deleted session still found")
 		}
 	})
+	t.Run("a read under way when the session is deleted here does not bring it back", func(t *testing.T) {
+		rows.rows["r"] = memRow{data: []byte("dave"), expiry: now.Add(time.Hour)}
+		rows.duringFind = func() {
+			rows.duringFind = nil
+			if err := c.Delete("r"); err != nil {
+				t.Error(err)
+			}
+		}
+		if _, ok, _ := c.Find("r"); ok {
+			t.Fatal("a read that began before the logout served the session")
+		}
+		if _, ok, _ := c.Find("r"); ok {
+			t.Fatal("a read that began before the logout cached the session")
+		}
+	})
+	t.Run("a delete that fails leaves the session as the table has it", func(t *testing.T) {
+		rows.rows["f"] = memRow{data: []byte("gina"), expiry: now.Add(time.Hour)}
+		rows.deleteErr = errors.New("database out of reach")
+		if err := c.Delete("f"); err == nil {
+			t.Fatal("a failed delete reported success")
+		}
+		rows.deleteErr = nil
+		if _, ok, _ := c.Find("f"); !ok {
+			t.Fatal("a session the table still has is not found: a second logout would not delete it")
+		}
+	})
 	t.Run("a delete elsewhere is seen within the TTL", func(t *testing.T) {
-		if err := c.Commit("u", []byte("bob"), now.Add(time.Hour)); err != nil {
+		if err := c.Commit("u", []byte("bob"), now.Add(week)); err != nil {
 			t.Fatal(err)
 		}
-		delete(inner.data, "u") // a logout through another instance
+		delete(rows.rows, "u") // a logout through another instance
+		*now = now.Add(testTTL - time.Millisecond)
 		if _, ok, _ := c.Find("u"); !ok {
 			t.Fatal("cached session should still be served within the TTL")
 		}
-		now = now.Add(2 * time.Second)
+		*now = now.Add(time.Millisecond)
 		if _, ok, _ := c.Find("u"); ok {
 			t.Fatal("session deleted elsewhere still works after the TTL")
 		}
 	})
-	t.Run("a session past the expiry stored here is not served from the cache", func(t *testing.T) {
+	t.Run("a session past its stored expiry is not served from the cache", func(t *testing.T) {
 		if err := c.Commit("idle", []byte("carol"), now.Add(time.Second)); err != nil {
 			t.Fatal(err)
 		}
-		now = now.Add(1500 * time.Millisecond) // within the TTL, past the expiry
+		*now = now.Add(time.Second) // within the TTL, at the expiry
 		if _, ok, _ := c.Find("idle"); ok {
 			t.Fatal("an expired session was served from the cache")
 		}
 	})
+	t.Run("past the expiry known here, one moved on elsewhere is read again", func(t *testing.T) {
+		if err := c.Commit("moved", []byte("erin"), now.Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		rows.rows["moved"] = memRow{data: []byte("erin"), expiry: now.Add(time.Hour)} // another instance
+		*now = now.Add(time.Second)
+		if _, ok, _ := c.Find("moved"); !ok {
+			t.Fatal("a session another instance kept alive is not found")
+		}
+	})
 }
 
-// With an idle timeout every request commits its session again; the cache
-// writes only when that moves the expiry on by touchEvery or more.
-func TestCachedStoreTouch(t *testing.T) {
-	inner := &countingStore{data: map[string][]byte{}}
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	const idle, touchEvery = 2 * time.Hour, 2 * time.Minute
-	c := newCachedStore(inner, 2*time.Second, touchEvery)
-	c.now = func() time.Time { return now }
-	touch := func(data string) {
+// A session's idle expiry is written at most once per grain, and a session
+// read from the table (its stored expiry with it) is not written again on
+// its first use.
+func TestCachedStoreIdleExpiry(t *testing.T) {
+	c, rows, now := newTestStore()
+	deadline := now.Add(week)
+	use := func(data string) {
 		t.Helper()
-		if err := c.Commit("t", []byte(data), now.Add(idle)); err != nil {
+		if _, _, err := c.Find("t"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Commit("t", []byte(data), deadline); err != nil {
 			t.Fatal(err)
 		}
 	}
+	stored := func() time.Time { return rows.rows["t"].expiry }
 
-	touch("alice")
-	for range 10 { // ten requests within a minute and a half
-		now = now.Add(9 * time.Second)
-		touch("alice")
+	use("alice") // the sign-in
+	if rows.commits != 1 || !stored().Equal(now.Add(testIdle)) {
+		t.Fatalf("sign-in: %d writes, expiry %v; want 1, %v", rows.commits, stored(), now.Add(testIdle))
 	}
-	if inner.commits != 1 {
-		t.Fatalf("database writes = %d, want 1: the expiry moved less than %v", inner.commits, touchEvery)
+	for range 11 { // a request every 10 s for 110 s: less than a grain
+		*now = now.Add(10 * time.Second)
+		use("alice")
 	}
-	now = now.Add(30 * time.Second) // two minutes after the write
-	touch("alice")
-	if inner.commits != 2 {
-		t.Fatalf("database writes = %d, want 2: the expiry is %v behind", inner.commits, touchEvery)
+	if rows.writes() != 1 {
+		t.Fatalf("table writes = %d, want 1: the expiry moved less than %v", rows.writes(), testGrain)
 	}
-	touch("alice, changed")
-	if inner.commits != 3 || string(inner.data["t"]) != "alice, changed" {
-		t.Fatalf("database writes = %d, data %q: a change is always written", inner.commits, inner.data["t"])
+	*now = now.Add(10 * time.Second) // two minutes after the sign-in
+	use("alice")
+	if rows.touches != 1 || string(rows.rows["t"].data) != "alice" || !stored().Equal(now.Add(testIdle)) {
+		t.Fatalf("%d touches, expiry %v; want 1, %v", rows.touches, stored(), now.Add(testIdle))
 	}
-	// Read back from the database after the TTL, the same data: the
-	// expiry written here is still known and writes are still skipped.
-	now = now.Add(3 * time.Second)
-	if _, ok, _ := c.Find("t"); !ok {
-		t.Fatal("session not found")
+	use("alice, changed")
+	if rows.commits != 2 || string(rows.rows["t"].data) != "alice, changed" {
+		t.Fatalf("%d commits, data %q: a change is always written", rows.commits, rows.rows["t"].data)
 	}
-	touch("alice, changed")
-	if inner.commits != 3 {
-		t.Fatalf("database writes = %d, want 3", inner.commits)
+
+	t.Run("read from the table by a fresh instance, it is not written on its first use", func(t *testing.T) {
+		fresh := newCachedStore(rows, testTTL, testIdle, testGrain, c.now)
+		*now = now.Add(time.Minute)
+		before := rows.writes()
+		if _, ok, _ := fresh.Find("t"); !ok {
+			t.Fatal("session not found")
+		}
+		if err := fresh.Commit("t", []byte("alice, changed"), deadline); err != nil {
+			t.Fatal(err)
+		}
+		if rows.writes() != before {
+			t.Fatalf("table writes = %d, want %d", rows.writes(), before)
+		}
+	})
+	t.Run("the session ends between idle-grain and idle after its last use", func(t *testing.T) {
+		last := *now
+		use("alice, changed")
+		*now = last.Add(testIdle - testGrain - time.Millisecond)
+		if _, ok, _ := c.Find("t"); !ok {
+			t.Fatalf("the session ended %v after its last use", testIdle-testGrain)
+		}
+		*now = last.Add(testIdle)
+		if _, ok, _ := c.Find("t"); ok {
+			t.Fatalf("the session is still live %v after its last use", testIdle)
+		}
+	})
+	t.Run("a commit as the session ends does not bring it back", func(t *testing.T) {
+		if err := c.Commit("e", []byte("grace"), deadline); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, _ := c.Find("e"); !ok { // a request begins
+			t.Fatal("session not found")
+		}
+		*now = now.Add(testIdle) // and ends as the session's expiry passes
+		if err := c.Commit("e", []byte("grace"), deadline); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, _ := c.Find("e"); ok {
+			t.Fatal("an idle session was brought back")
+		}
+	})
+	t.Run("no expiry is stored past the deadline", func(t *testing.T) {
+		*now = deadline.Add(-time.Hour)
+		if err := c.Commit("d", []byte("frank"), deadline); err != nil {
+			t.Fatal(err)
+		}
+		*now = now.Add(30 * time.Minute)
+		if _, _, err := c.Find("d"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Commit("d", []byte("frank"), deadline); err != nil {
+			t.Fatal(err)
+		}
+		if got := rows.rows["d"].expiry; !got.Equal(deadline) {
+			t.Fatalf("expiry %v, want the deadline %v", got, deadline)
+		}
+	})
+}
+
+// The cache holds at most maxCachedSessions however many sessions come.
+func TestCachedStoreBound(t *testing.T) {
+	c, rows, now := newTestStore()
+	for i := range 3 * maxCachedSessions {
+		token := fmt.Sprint(i)
+		rows.rows[token] = memRow{data: []byte("x"), expiry: now.Add(time.Hour)}
+		if _, ok, _ := c.Find(token); !ok {
+			t.Fatalf("session %d not found", i)
+		}
+		if n := c.entries.len(); n > maxCachedSessions {
+			t.Fatalf("%d sessions cached, want at most %d", n, maxCachedSessions)
+		}
 	}
-	// Past the expiry stored (the session ended), nothing is skipped.
-	now = now.Add(idle)
-	touch("alice, changed")
-	if inner.commits != 4 {
-		t.Fatalf("database writes = %d, want 4: the stored session had expired", inner.commits)
+	// A crowd of 10,000 people, each making a request again and again
+	// within the TTL among 10,000 newcomers a round: each of them is read
+	// once.
+	finds := rows.finds
+	for round := range 3 {
+		for i := range 10_000 {
+			if _, ok, _ := c.Find(fmt.Sprint(i)); !ok {
+				t.Fatalf("session %d not found", i)
+			}
+			token := fmt.Sprintf("new-%d-%d", round, i)
+			rows.rows[token] = memRow{data: []byte("x"), expiry: now.Add(time.Hour)}
+			if _, ok, _ := c.Find(token); !ok {
+				t.Fatalf("session %s not found", token)
+			}
+		}
+	}
+	if got, want := rows.finds-finds, 10_000+3*10_000; got != want {
+		t.Fatalf("table reads = %d, want %d: each of the crowd read once, each newcomer once", got, want)
 	}
 }
 
-// ctxStore is a countingStore that takes a context: it sees the request's.
-type ctxStore struct {
-	countingStore
-	seen []context.Context
+func TestCacheMap(t *testing.T) {
+	m := newCacheMap[int, int](4)
+	for i := range 4 {
+		m.put(i, i)
+	}
+	m.get(0) // in use: kept
+	m.put(4, 4)
+	m.put(5, 5) // 1 and 2, the least recently used, are gone
+	for k, want := range map[int]bool{0: true, 1: false, 2: false, 4: true, 5: true} {
+		if _, ok := m.get(k); ok != want {
+			t.Errorf("key %d held = %v, want %v", k, ok, want)
+		}
+	}
+	if n := m.len(); n > 4 {
+		t.Fatalf("%d entries, want at most 4", n)
+	}
+	m.update(0, func(v int, ok bool) (int, bool) { return v, false })
+	if _, ok := m.get(0); ok {
+		t.Fatal("update that keeps none left the entry")
+	}
 }
 
-func (s *ctxStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
-	s.seen = append(s.seen, ctx)
-	return s.Find(token)
-}
-
-func (s *ctxStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
-	s.seen = append(s.seen, ctx)
-	return s.Commit(token, b, expiry)
-}
-
-func (s *ctxStore) DeleteCtx(ctx context.Context, token string) error {
-	s.seen = append(s.seen, ctx)
-	return s.Delete(token)
-}
-
-// The cache hands the request's context to the database, so a database out
+// The cache hands the request's context to the table, so a database out
 // of reach cannot keep a request past its deadline.
 func TestCachedStorePassesTheContext(t *testing.T) {
-	inner := &ctxStore{countingStore: countingStore{data: map[string][]byte{}}}
-	c := newCachedStore(inner, 0, 0)
+	c, rows, now := newTestStore()
 	var store scs.CtxStore = c
 	type key struct{}
 	ctx := context.WithValue(context.Background(), key{}, "the request")
-	if err := store.CommitCtx(ctx, "t", []byte("alice"), time.Now().Add(time.Hour)); err != nil {
+	if err := store.CommitCtx(ctx, "t", []byte("alice"), now.Add(week)); err != nil {
 		t.Fatal(err)
 	}
+	*now = now.Add(testTTL + testGrain)
 	if _, _, err := store.FindCtx(ctx, "t"); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.CommitCtx(ctx, "t", []byte("alice"), now.Add(week)); err != nil { // a touch
 		t.Fatal(err)
 	}
 	if err := store.DeleteCtx(ctx, "t"); err != nil {
 		t.Fatal(err)
 	}
-	if len(inner.seen) != 3 {
-		t.Fatalf("the database saw %d calls with a context, want 3", len(inner.seen))
+	if len(rows.seen) != 4 || rows.touches != 1 {
+		t.Fatalf("the table saw %d calls (%d touches), want 4 (1)", len(rows.seen), rows.touches)
 	}
-	for i, got := range inner.seen {
+	for i, got := range rows.seen {
 		if got.Value(key{}) != "the request" {
-			t.Errorf("call %d reached the database without the request's context", i)
+			t.Errorf("call %d reached the table without the request's context", i)
 		}
 	}
 }
@@ -191,7 +376,7 @@ func TestCachedStorePassesTheContext(t *testing.T) {
 func TestSessionCodec(t *testing.T) {
 	deadline := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	values := map[string]any{"user_id": "8c0d6d5e-0000-4000-8000-000000000001"}
-	codec := &sessionCodec{}
+	codec := newSessionCodec()
 	b, err := codec.Encode(deadline, values)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/alexedwards/scs/v2"
 	"github.com/labstack/echo/v4"
+
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -46,28 +47,58 @@ func SessionCookieName(publicURL string) string {
 	return SessionCookie
 }
 
+// sessionManager is scs's manager with the store that keeps the sessions'
+// idle expiry.
+type sessionManager struct {
+	*scs.SessionManager
+	store *cachedStore
+}
+
 // newSessionManager keeps sessions in the sessions table. Only a hash of
 // each token is stored, so a copy of the table opens no session. A session
-// ends lifetime after sign-in, or idle after its last request, whichever
-// comes first.
-func newSessionManager(store *postgres.Store, publicURL string, lifetime, idle time.Duration) *scs.SessionManager {
+// ends lifetime after sign-in, or idle after its last request (to within
+// idle/60), whichever comes first, by now (the store's clock).
+func newSessionManager(rows sessionRows, publicURL string, lifetime, idle time.Duration, now func() time.Time) *sessionManager {
 	sm := scs.New()
-	// Expired rows are deleted now and then at sign-in (sessionGC), and
-	// never read: the store's Find skips them. An active session's expiry
-	// is moved on at most every 1/60 of the idle timeout (two minutes of
-	// two hours), not on every request: see cachedStore.
-	sm.Store = newCachedStore(store.SessionStore(), sessionCacheTTL, idle/60)
+	// scs would keep the idle timeout itself by committing every session
+	// on every request, on this machine's clock. The store keeps it
+	// instead (see cachedStore): an active session's expiry is moved on at
+	// most every 1/60 of the idle timeout (two minutes of two hours), and
+	// a page view writes nothing. Expired rows are deleted now and then at
+	// sign-in (sessionGC), and never read: the store skips them.
+	store := newCachedStore(rows, sessionCacheTTL, idle, idle/60, now)
+	sm.Store = store
+	sm.IdleTimeout = 0
 	sm.HashTokenInStore = true
-	sm.Codec = &sessionCodec{}
+	sm.Codec = newSessionCodec()
 	sm.Lifetime = lifetime
-	sm.IdleTimeout = idle
 	sm.Cookie.Name = SessionCookieName(publicURL)
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode
 	sm.Cookie.Path = "/"
 	sm.Cookie.Domain = ""
 	sm.Cookie.Secure = strings.HasPrefix(strings.ToLower(publicURL), "https://")
-	return sm
+	return &sessionManager{SessionManager: sm, store: store}
+}
+
+// appClock is the store's clock for the decisions made here rather than in
+// SQL (when a session expires, how old a cached header is): Store.Clock
+// (tests move it), else this machine's.
+func appClock(store *postgres.Store) func() time.Time {
+	return func() time.Time {
+		if store.Clock != nil {
+			return store.Clock()
+		}
+		return time.Now()
+	}
+}
+
+// cookieExpiry is when the cookie of a session just committed with
+// deadline expires: with the session. The browser counts the time left on
+// its own clock (tests move the store's).
+func (m *sessionManager) cookieExpiry(deadline time.Time) time.Time {
+	now := m.store.now()
+	return time.Now().Add(m.store.expiry(deadline, now).Sub(now))
 }
 
 // LoadSession attaches the caller's session (possibly a new, empty one) to
@@ -96,12 +127,18 @@ func (s *Server) LoadSession(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // touchSession commits the session once more, so its idle timeout counts
-// from this request. The answer is on its way: a failure is logged, and
-// the session still lasts until the expiry stored before.
+// from this request (the store writes only when that moves its expiry on
+// by a grain) and its cookie's expiry moves on. The answer is on its way:
+// a failure is logged, and the session still lasts until the expiry stored
+// before.
 func (s *Server) touchSession(c echo.Context) {
 	if saved, _ := c.Get(sessionSavedKey).(bool); saved {
 		return
 	}
+	// scs commits only a session it sees modified; setting the deadline
+	// it has marks it so without changing it.
+	ctx := c.Request().Context()
+	s.sessions.SetDeadline(ctx, s.sessions.Deadline(ctx))
 	if err := s.SaveSession(c); err != nil {
 		s.Log.Warn("move the session's idle expiry on", "err", err)
 	}
@@ -114,11 +151,11 @@ func (s *Server) SaveSession(c echo.Context) error {
 	c.Set(sessionSavedKey, true)
 	switch s.sessions.Status(ctx) {
 	case scs.Modified:
-		token, expiry, err := s.sessions.Commit(ctx)
+		token, deadline, err := s.sessions.Commit(ctx)
 		if err != nil {
 			return fmt.Errorf("save session: %w", err)
 		}
-		s.sessions.WriteSessionCookie(ctx, c.Response(), token, expiry)
+		s.sessions.WriteSessionCookie(ctx, c.Response(), token, s.sessions.cookieExpiry(deadline))
 	case scs.Destroyed:
 		s.sessions.WriteSessionCookie(ctx, c.Response(), "", time.Time{})
 	}
@@ -132,6 +169,8 @@ func (s *Server) SignIn(c echo.Context, userID string) error {
 	if err := s.sessions.RenewToken(ctx); err != nil {
 		return fmt.Errorf("renew session: %w", err)
 	}
+	// The lifetime counts on the store's clock, as the idle timeout does.
+	s.sessions.SetDeadline(ctx, s.sessions.store.now().Add(s.sessions.Lifetime).UTC())
 	s.sessions.Put(ctx, sessionUserKey, userID)
 	if err := s.SaveSession(c); err != nil {
 		return err

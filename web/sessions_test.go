@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/metrics"
+	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/server"
 )
@@ -205,34 +208,57 @@ func withSessions(idle, lifetime time.Duration) webtest.EnvOption {
 	}
 }
 
-// A session unused for the idle timeout ends; one in use lives on past it.
-// (Real waiting: the idle expiry is the database's own clock.)
+// sessionRow is the one session in e's table: its row version (xmin
+// changes with every write) and its expiry.
+func sessionRow(t *testing.T, e *webtest.Env) (version string, expiry time.Time) {
+	t.Helper()
+	if n := e.Count(t, `SELECT count(*) FROM sessions`); n != 1 {
+		t.Fatalf("%d sessions in the table, want 1", n)
+	}
+	err := e.Store.Pool().QueryRow(t.Context(), `SELECT xmin::text, expiry FROM sessions`).Scan(&version, &expiry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return version, expiry
+}
+
+// A session unused for the idle timeout ends, to within a grain of
+// idle/60; one in use lives on past it. (The store's clock, moved by the
+// test: the expiry is decided on it.)
 func TestSessionIdleTimeout(t *testing.T) {
 	t.Parallel()
-	const idle = 3 * time.Second
-	e := webtest.NewEnv(t, withSessions(idle, time.Hour))
+	const idle, grain = time.Hour, time.Minute
+	e := webtest.NewEnv(t, webtest.WithClock, withSessions(idle, 24*time.Hour))
 	c := e.Guest()
 	_, email := c.Signup(t)
+	pgtest.Exec(t, e.Store.Pool(), `DELETE FROM sessions`) // the sign-up's
 	r := c.Post("/api/v1/login", map[string]string{"email": email, "password": "correct horse"})
 	webtest.Want(t, r, http.StatusOK)
-	// The cookie, too, lasts the idle timeout, not the week.
-	if ck := sessionCookie(r); ck == nil || ck.MaxAge < 1 || ck.MaxAge > int(idle/time.Second)+1 {
+	// The cookie, too, lasts the idle timeout, not the day.
+	if ck := sessionCookie(r); ck == nil || ck.MaxAge < int(idle/time.Second)-1 || ck.MaxAge > int(idle/time.Second)+1 {
 		t.Fatalf("login cookie %v: want Max-Age of about %v", ck, idle)
 	}
 	token := jarToken(e, c)
 
-	// In use every half second for twice the idle timeout: still signed in.
-	for end := time.Now().Add(2 * idle); time.Now().Before(end); time.Sleep(500 * time.Millisecond) {
+	// In use every ten minutes for twice the idle timeout: still signed in.
+	for range 12 {
+		e.Clock.Advance(10 * time.Minute)
 		me := meWith(e, token)
 		webtest.Want(t, me, http.StatusOK)
-		if ck := sessionCookie(me); ck == nil || ck.Value != token || ck.MaxAge < 1 {
+		if ck := sessionCookie(me); ck == nil || ck.Value != token || ck.MaxAge < int(idle/time.Second)-1 {
 			t.Fatalf("a request of a signed-in caller sets %v: want the same token, its expiry moved on", ck)
 		}
 	}
-	// Then left alone for longer than the idle timeout: it has ended.
-	time.Sleep(idle + time.Second)
+	// Then left alone: the stored expiry is within a grain before the
+	// idle timeout after the last request, and from then it has ended.
+	last := e.Clock.Now()
+	webtest.Want(t, meWith(e, token), http.StatusOK) // within the grain: moves nothing
+	if _, expiry := sessionRow(t, e); expiry.Before(last.Add(idle-grain)) || expiry.After(last.Add(idle)) {
+		t.Fatalf("the session expires %v after its last request, want between %v and %v", expiry.Sub(last), idle-grain, idle)
+	}
+	e.Clock.Set(last.Add(idle))
 	webtest.WantError(t, meWith(e, token), http.StatusUnauthorized, "unauthenticated")
-	if n := e.Count(t, `SELECT count(*) FROM sessions WHERE expiry > now()`); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM sessions WHERE expiry > $1`, e.Clock.Now()); n != 0 {
 		t.Fatalf("%d sessions still live in the table after the idle timeout", n)
 	}
 }
@@ -240,24 +266,151 @@ func TestSessionIdleTimeout(t *testing.T) {
 // The absolute lifetime holds however busy the session is.
 func TestSessionLifetime(t *testing.T) {
 	t.Parallel()
-	const idle, lifetime = 3 * time.Second, 6 * time.Second
-	e := webtest.NewEnv(t, withSessions(idle, lifetime))
+	const idle, lifetime = time.Hour, 3*time.Hour + 10*time.Minute
+	e := webtest.NewEnv(t, webtest.WithClock, withSessions(idle, lifetime))
 	c := e.Guest()
 	_, email := c.Signup(t)
-	began := time.Now() // the session's deadline is at least lifetime after this
 	webtest.Want(t, c.Post("/api/v1/login", map[string]string{"email": email, "password": "correct horse"}), http.StatusOK)
-	signedIn := time.Now() // and at most lifetime after this
+	signedIn := e.Clock.Now()
 	token := jarToken(e, c)
 
-	// Past the idle timeout, well within the lifetime: still signed in.
-	for time.Since(began) < lifetime-2*time.Second {
+	// Used every half hour, past the idle timeout, to a moment before
+	// the lifetime is up: still signed in.
+	for e.Clock.Now().Before(signedIn.Add(lifetime - 30*time.Minute)) {
+		e.Clock.Advance(30 * time.Minute)
 		webtest.Want(t, meWith(e, token), http.StatusOK)
-		time.Sleep(400 * time.Millisecond)
 	}
+	e.Clock.Set(signedIn.Add(lifetime - time.Millisecond))
+	webtest.Want(t, meWith(e, token), http.StatusOK)
 	// Used all along, it still ends at its lifetime.
-	for time.Since(signedIn) < lifetime+time.Second {
-		meWith(e, token)
-		time.Sleep(400 * time.Millisecond)
-	}
+	e.Clock.Set(signedIn.Add(lifetime))
 	webtest.WantError(t, meWith(e, token), http.StatusUnauthorized, "unauthenticated")
+}
+
+// A signed-in person's page views and API reads write nothing to the
+// sessions table within a grain, and read the session (and the header's
+// name and city) once per cache TTL: the other page views of theirs cost
+// the database what a guest's costs (the guest has no city: the page
+// itself is a round trip, the list of cities).
+func TestSignedInPageViewsCostWhatAGuestsDo(t *testing.T) {
+	t.Parallel()
+	const idle = 2 * time.Hour
+	grain, ttl := idle/60, 5*time.Second
+	e := webtest.NewEnv(t, webtest.WithClock, withSessions(idle, 0))
+	b := e.PageUser(t)
+	guest := e.Browser()
+	city := "/cities/" + e.CitySlug(t)
+	webtest.Want200(t, b.Get(t, city)) // the header names the city
+	version, expiry := sessionRow(t, e)
+
+	const page = "/?choose=1" // the layout's user and city, and the list of cities
+	// cost is the pool's round trips for a view of page.
+	cost := func(br *webtest.Browser) int64 {
+		t.Helper()
+		before := e.Store.Pool().Stat().AcquireCount()
+		p := br.Get(t, page)
+		webtest.Want200(t, p)
+		if br == b && !strings.Contains(p.Text(`header form[action="/logout"]`), "Page User") {
+			t.Fatalf("the header does not name the signed-in person: %s", p.Text("header"))
+		}
+		return e.Store.Pool().Stat().AcquireCount() - before
+	}
+	cost(b) // the header's city is read
+	cost(guest)
+	// Each TTL (less than a grain in all) the first view reads the
+	// session, the user and the city again; the others read none of them.
+	for step := range int(grain/ttl) - 1 {
+		if step > 0 {
+			e.Clock.Advance(ttl)
+		}
+		guestCost := cost(guest)
+		want := guestCost
+		if step > 0 {
+			want += 3 // the session, the user and the city, once a TTL
+		}
+		if got := cost(b); got != want {
+			t.Fatalf("step %d: the first signed-in view in the TTL cost %d round trips, want %d (a guest's %d)", step, got, want, guestCost)
+		}
+		for range 5 {
+			if got, want := cost(b), cost(guest); got != want {
+				t.Fatalf("step %d: a signed-in view cost %d round trips, a guest's %d", step, got, want)
+			}
+			webtest.Want(t, b.API().Get("/api/v1/me"), http.StatusOK)
+		}
+	}
+	if v, x := sessionRow(t, e); v != version || !x.Equal(expiry) {
+		t.Fatalf("the session was written within a grain of its sign-in: version %s -> %s, expiry %v -> %v", version, v, expiry, x)
+	}
+
+	// A grain after the sign-in, one view moves the expiry on (one write);
+	// the views after it write nothing.
+	e.Clock.Set(expiry.Add(-idle + grain))
+	cost(b)
+	v1, x1 := sessionRow(t, e)
+	if v1 == version || !x1.Equal(e.Clock.Now().Add(idle)) {
+		t.Fatalf("a grain after the sign-in the expiry is %v (version %s, was %s), want %v", x1, v1, version, e.Clock.Now().Add(idle))
+	}
+	e.Clock.Advance(ttl)
+	for range 5 {
+		cost(b)
+		webtest.Want(t, b.API().Get("/api/v1/me"), http.StatusOK)
+	}
+	if v, x := sessionRow(t, e); v != v1 || !x.Equal(x1) {
+		t.Fatalf("the session was written again within the grain: version %s -> %s, expiry %v -> %v", v1, v, x1, x)
+	}
+}
+
+// The header shows a user's name and role, and the city, as read in the
+// last few seconds; a change made through this instance shows at once,
+// and no decision uses what the header shows.
+func TestLayoutCache(t *testing.T) {
+	t.Parallel()
+	e := webtest.NewEnv(t, webtest.WithClock)
+	b := e.PageUser(t)
+	var id string
+	if err := e.Store.Pool().QueryRow(t.Context(), `SELECT id::text FROM users WHERE name = 'Page User'`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	header := func() (name string, admin bool) {
+		t.Helper()
+		p := b.Get(t, "/?choose=1")
+		webtest.Want200(t, p)
+		return p.Text(`header form[action="/logout"] span`), p.Has(`header a[href="/admin"]`)
+	}
+	if name, admin := header(); name != ", Page User" || admin {
+		t.Fatalf("header names %q, admin link %v", name, admin)
+	}
+
+	pgtest.Exec(t, e.Store.Pool(), `UPDATE users SET name = 'Renamed' WHERE id = $1`, id) // not through the app
+	if name, _ := header(); name != ", Page User" {
+		t.Fatalf("within the TTL the header names %q, want the name as read", name)
+	}
+	e.Clock.Advance(5 * time.Second)
+	if name, _ := header(); name != ", Renamed" {
+		t.Fatalf("after the TTL the header names %q, want the new name", name)
+	}
+
+	t.Run("a grant through this instance shows at once", func(t *testing.T) {
+		platform := e.Admin(t, auth.RolePlatformAdmin)
+		var addr string
+		if err := e.Store.Pool().QueryRow(t.Context(), `SELECT email FROM users WHERE id = $1`, id).Scan(&addr); err != nil {
+			t.Fatal(err)
+		}
+		r := platform.Post(fmt.Sprintf("/api/v1/admin/theatres/%d/admins", e.Venue.TheatreID), map[string]string{"email": addr})
+		webtest.Want(t, r, http.StatusCreated)
+		if _, admin := header(); !admin {
+			t.Fatal("the header does not link the admin pages of a user granted a theatre a moment ago")
+		}
+	})
+	t.Run("what the header shows decides nothing", func(t *testing.T) {
+		// Revoked behind the app's back: the header may still link the
+		// admin pages for a few seconds, but they refuse.
+		pgtest.Exec(t, e.Store.Pool(), `DELETE FROM theatre_admins WHERE user_id = $1`, id)
+		pgtest.Exec(t, e.Store.Pool(), `UPDATE users SET role = 'moviegoer' WHERE id = $1`, id)
+		if _, admin := header(); !admin {
+			t.Fatal("want the header as read within the TTL")
+		}
+		webtest.WantStatus(t, b.Get(t, "/admin"), http.StatusForbidden)
+		webtest.WantError(t, b.API().Get("/api/v1/admin/theatres"), http.StatusForbidden, "forbidden")
+	})
 }

@@ -362,8 +362,9 @@ func (h *Handlers) GrantSubmit(c echo.Context) error {
 		return err
 	}
 	g := adminview.GrantForm{Email: strings.TrimSpace(c.FormValue("email"))}
-	_, err = h.Admin.GrantTheatre(c.Request().Context(), actor(c), d.ID, g.Email)
+	u, err := h.Admin.GrantTheatre(c.Request().Context(), actor(c), d.ID, g.Email)
 	if err == nil {
+		h.UserChanged(u.ID) // the header links the admin pages
 		return web.SeeOther(c, fmt.Sprintf("/admin/theatres/%d?done=granted#admins-title", d.ID))
 	}
 	switch fields := placeFieldProblem(err); {
@@ -390,5 +391,6 @@ func (h *Handlers) RevokeSubmit(c echo.Context) error {
 	if err := h.Admin.RevokeTheatre(c.Request().Context(), actor(c), id, c.Param("user_id")); err != nil {
 		return web.Lookup("theatre or account", err)
 	}
+	h.UserChanged(c.Param("user_id"))
 	return web.SeeOther(c, fmt.Sprintf("/admin/theatres/%d?done=revoked#admins-title", id))
 }

@@ -165,6 +165,7 @@ func (h *Handlers) GrantAdmin(c echo.Context) error {
 	if err != nil {
 		return web.Lookup("theatre", err)
 	}
+	h.UserChanged(u.ID) // the header links the admin pages
 	return c.JSON(http.StatusCreated, map[string]any{"theatre_id": id, "user_id": u.ID, "email": u.Email})
 }
 
@@ -178,6 +179,7 @@ func (h *Handlers) RevokeAdmin(c echo.Context) error {
 	if err := h.Admin.RevokeTheatre(c.Request().Context(), actor(c), id, c.Param("user_id")); err != nil {
 		return web.Lookup("theatre or account", err)
 	}
+	h.UserChanged(c.Param("user_id"))
 	return c.NoContent(http.StatusNoContent)
 }
 
