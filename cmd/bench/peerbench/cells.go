@@ -79,7 +79,12 @@ func (t *tally) fail(err error) {
 // hold (timed) and gives back what it won (untimed), so the seats
 // recirculate. Client i draws its seats from a generator seeded by rngSeed
 // and i, so it asks each system for the same seats.
-func (b *bench) runCell(ctx context.Context, s system, w holdbench.Workload, n int, d time.Duration, rngSeed uint64) *Cell {
+func (b *bench) runCell(ctx context.Context, s system, w holdbench.Workload, n int, d time.Duration, rngSeed uint64) (*Cell, error) {
+	for _, c := range b.clients[:n] {
+		if err := s.Ready(ctx, c); err != nil {
+			return nil, err
+		}
+	}
 	tallies := make([]tally, n)
 	start := make(chan struct{})
 	var deadline time.Time
@@ -139,7 +144,7 @@ func (b *bench) runCell(ctx context.Context, s system, w holdbench.Workload, n i
 		res.Lat = append(res.Lat, t.lat...)
 	}
 	slices.Sort(res.Lat)
-	return res
+	return res, nil
 }
 
 // settle settles both systems' databases: the one idle during a cell must
@@ -167,7 +172,10 @@ func (b *bench) measure(ctx context.Context, s system, w holdbench.Workload, n i
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c := b.runCell(ctx, s, w, n, b.cfg.Duration, rngSeed)
+		c, err := b.runCell(ctx, s, w, n, b.cfg.Duration, rngSeed)
+		if err != nil {
+			return nil, err
+		}
 		c.Round, c.Tries = round, try+1
 		b.status("round %d  %-18s %3d clients %-9s %7.0f changes/s  server %s ms/change  pg %s ms/change  p50 %s  p99 %s  errors %d  cpu %s / server %.2f",
 			round+1, w.Name, n, s.Name(), c.PerSecond(c.Changes), stats.Ms(c.ServerPerChange()), stats.Ms(c.PostgresPerChange()),
@@ -193,7 +201,9 @@ func (b *bench) runAll(ctx context.Context) ([]*Cell, error) {
 		if err := b.settle(ctx); err != nil {
 			return nil, err
 		}
-		b.runCell(ctx, s, wls[0], most, b.cfg.Warmup, 1<<40)
+		if _, err := b.runCell(ctx, s, wls[0], most, b.cfg.Warmup, 1<<40); err != nil {
+			return nil, err
+		}
 	}
 	var cells []*Cell
 	for round := range b.cfg.Rounds {

@@ -290,7 +290,8 @@ func (t *tail) String() string {
 
 // peerSignUp registers a user (role "user" or "admin") on conn, signs
 // them in (POST /users/login) and makes conn send their token from then on.
-func peerSignUp(conn *apiclient.Conn, email, password, role string) error {
+// It returns the token, which another connection may send as well.
+func peerSignUp(conn *apiclient.Conn, email, password, role string) (string, error) {
 	a, err := conn.Do(http.MethodPost, "/users/register", "", map[string]string{
 		"name": email, "email": email, "password": password, "role": role,
 	})
@@ -298,7 +299,7 @@ func peerSignUp(conn *apiclient.Conn, email, password, role string) error {
 		err = fmt.Errorf("%d %s", a.StatusCode, a.Body)
 	}
 	if err != nil {
-		return fmt.Errorf("overbookr: register %s: %w", email, err)
+		return "", fmt.Errorf("overbookr: register %s: %w", email, err)
 	}
 	a, err = conn.Do(http.MethodPost, "/users/login", "", map[string]string{"email": email, "password": password})
 	var answer struct {
@@ -308,10 +309,10 @@ func peerSignUp(conn *apiclient.Conn, email, password, role string) error {
 		err = fmt.Errorf("%d %s", a.StatusCode, a.Body)
 	}
 	if err != nil {
-		return fmt.Errorf("overbookr: log in %s: %w", email, err)
+		return "", fmt.Errorf("overbookr: log in %s: %w", email, err)
 	}
 	conn.SetBearer(answer.Token)
-	return nil
+	return answer.Token, nil
 }
 
 // peerEvent creates an event with seats (as an admin) and returns its id.

@@ -147,7 +147,7 @@ func seedPeer(ctx context.Context, base string, world *seed.World) (map[int64]st
 		return nil, fmt.Errorf("overbookr: %w", err)
 	}
 	defer admin.Close()
-	if err := peerSignUp(admin, "bench-admin@example.com", peerPassword, "admin"); err != nil {
+	if _, err := peerSignUp(admin, "bench-admin@example.com", peerPassword, "admin"); err != nil {
 		return nil, err
 	}
 	var seats []string
@@ -171,10 +171,17 @@ func seedPeer(ctx context.Context, base string, world *seed.World) (map[int64]st
 func signIn(ctx context.Context, marqueeBase, peerBase string, users []seed.User) ([]*client, error) {
 	clients := make([]*client, len(users))
 	errs := make([]error, len(users))
+	// overbookr hashes passwords at bcrypt's cost 10 and gives a request
+	// 10 s to be answered (its server's WriteTimeout), after which it closes
+	// the connection: 64 sign-ups at once on a busy machine take longer.
+	// One sign-up a core at a time.
+	slots := make(chan struct{}, runtime.NumCPU())
 	var wg sync.WaitGroup
 	for i, u := range users {
 		wg.Go(func() {
-			c := &client{n: i, userID: u.ID}
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			c := &client{n: i, userID: u.ID, peerBase: peerBase}
 			if c.marquee, errs[i] = apiclient.Login(ctx, marqueeBase, appserver.SessionCookie, u.Email, seed.Password); errs[i] != nil {
 				return
 			}
@@ -182,11 +189,12 @@ func signIn(ctx context.Context, marqueeBase, peerBase string, users []seed.User
 				c.marquee.Close()
 				return
 			}
-			if errs[i] = peerSignUp(c.peer, u.Email, peerPassword, "user"); errs[i] != nil {
+			if c.peerToken, errs[i] = peerSignUp(c.peer, u.Email, peerPassword, "user"); errs[i] != nil {
 				c.marquee.Close()
 				c.peer.Close()
 				return
 			}
+			c.peerUsed = time.Now()
 			clients[i] = c
 		})
 	}

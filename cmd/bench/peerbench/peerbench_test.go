@@ -2,14 +2,19 @@ package peerbench
 
 import (
 	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
 
+	"github.com/marquee-tickets/marquee/cmd/bench/apiclient"
 	"github.com/marquee-tickets/marquee/cmd/bench/appserver"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
@@ -148,5 +153,46 @@ func TestTail(t *testing.T) {
 	}
 	if got := tl.String(); got != "jklmnopq" {
 		t.Errorf("tail = %q, want the last 8 bytes jklmnopq", got)
+	}
+}
+
+// TestReady: a connection to overbookr idle for peerIdle is replaced before
+// a cell (its server closes one idle for 60 s), sending the same token.
+func TestReady(t *testing.T) {
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := w.Write([]byte(r.Header.Get("Authorization"))); err != nil {
+			t.Errorf("write the answer: %v", err)
+		}
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	conn, err := apiclient.Dial(ctx, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.SetBearer("t0ken")
+	c := &client{peer: conn, peerBase: srv.URL, peerToken: "t0ken", peerUsed: time.Now()}
+	t.Cleanup(func() { c.peer.Close() })
+	o := &overbookr{}
+
+	if err := o.Ready(ctx, c); err != nil || c.peer != conn {
+		t.Fatalf("Ready of a connection just used = %v, replaced %v; want it kept", err, c.peer != conn)
+	}
+	c.peerUsed = time.Now().Add(-peerIdle)
+	if err := o.Ready(ctx, c); err != nil || c.peer == conn {
+		t.Fatalf("Ready of a connection idle for %s = %v, replaced %v; want a new one", peerIdle, err, c.peer != conn)
+	}
+	if a, err := c.peer.Do(http.MethodGet, "/", "", nil); err != nil || string(a.Body) != "Bearer t0ken" {
+		t.Errorf("the new connection sent Authorization %q (%v), want Bearer t0ken", a.Body, err)
+	}
+	if n := conns.Load(); n != 2 {
+		t.Errorf("the server saw %d connections, want 2", n)
 	}
 }

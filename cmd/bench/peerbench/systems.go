@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -20,11 +21,14 @@ var errConflict = errors.New("seats unavailable")
 // client is one simulated customer, signed in as a user of its own on
 // each system, over a keep-alive connection of its own to each.
 type client struct {
-	n       int
-	userID  string          // its Marquee user
-	marquee *apiclient.Conn // signed in to Marquee
-	peer    *apiclient.Conn // signed in to overbookr
-	keys    int             // Marquee holds asked for: makes every Idempotency-Key fresh
+	n         int
+	userID    string          // its Marquee user
+	marquee   *apiclient.Conn // signed in to Marquee
+	keys      int             // Marquee holds asked for: makes every Idempotency-Key fresh
+	peer      *apiclient.Conn // signed in to overbookr
+	peerBase  string
+	peerToken string    // what peer sends as Authorization: Bearer
+	peerUsed  time.Time // when peer last carried a request
 }
 
 // held is a hold a system confirmed: what releasing it takes.
@@ -48,6 +52,8 @@ type system interface {
 	// Settle puts the database in the same state before every cell and
 	// returns how many seats it found still held.
 	Settle(ctx context.Context) (int64, error)
+	// Ready readies c's connection for a cell.
+	Ready(ctx context.Context, c *client) error
 }
 
 // marquee is Marquee's server in a child process (appserver.StartChild: the
@@ -95,6 +101,9 @@ func (m *marquee) Pool() *pgxpool.Pool { return m.pool }
 
 func (m *marquee) Settle(ctx context.Context) (int64, error) { return pgtest.Settle(ctx, m.pool) }
 
+// Ready has nothing to do: Marquee's server keeps an idle connection open.
+func (*marquee) Ready(context.Context, *client) error { return nil }
+
 // overbookr is the peer's server in a child process. Its API has no way to
 // give a hold back, so a hold is given back as its expiry worker ends one,
 // in its database (pgtest.ExpirePeerHold).
@@ -108,6 +117,7 @@ func (*overbookr) Name() string { return PeerName }
 
 func (o *overbookr) Hold(c *client, showID int64, seats []string) (held, error) {
 	token, err := peerHold(c.peer, o.events[showID], seats)
+	c.peerUsed = time.Now()
 	return held{token, len(seats)}, err
 }
 
@@ -123,3 +133,25 @@ func (o *overbookr) PID() int            { return o.server.PID() }
 func (o *overbookr) Pool() *pgxpool.Pool { return o.pool }
 
 func (o *overbookr) Settle(ctx context.Context) (int64, error) { return pgtest.SettlePeer(ctx, o.pool) }
+
+// peerIdle is how long a connection to overbookr may have been idle and
+// still be used: its server closes one idle for 60 s (IdleTimeout), which
+// a client whose connection sat out the cells of fewer clients and the
+// other system's would find only when its next hold failed.
+const peerIdle = 45 * time.Second
+
+// Ready gives c a new connection to overbookr, with the same token, when
+// its own has been idle for peerIdle.
+func (o *overbookr) Ready(ctx context.Context, c *client) error {
+	if time.Since(c.peerUsed) < peerIdle {
+		return nil
+	}
+	conn, err := apiclient.Dial(ctx, c.peerBase)
+	if err != nil {
+		return fmt.Errorf("overbookr: connect again: %w", err)
+	}
+	conn.SetBearer(c.peerToken)
+	c.peer.Close()
+	c.peer, c.peerUsed = conn, time.Now()
+	return nil
+}
