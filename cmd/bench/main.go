@@ -10,12 +10,15 @@
 //	go run ./cmd/bench [-duration 3s] [-clients 1,8,64] [-pool 8] [-quick]
 //	go run ./cmd/bench -live [-live-clients 8,64] [-live-subscribers 1,1000,5000] [-quick]
 //	go run ./cmd/bench -browser [-browser-cpu 4,1] [-browser-loads 3] [-browser-clicks 100] [-quick]
+//	go run ./cmd/bench -peer -peer-bin <overbookr's server> -peer-migrations <its migrations> [-peer-clients 8,64] [-quick]
 //
 // -live measures the live seat map instead (livebench): hold throughput with
 // and without announcements, commit-to-browser latency and websocket fan-out.
 // -browser measures the show page of big halls in Chromium (browserbench):
 // main-thread long tasks from navigation to idle, and click-to-paint while
-// seat changes stream in. This package parses the flags and wires them; the
+// seat changes stream in. -peer measures Marquee against a naive peer,
+// overbookr, side by side (peerbench): seat changes per second and server
+// CPU per change. This package parses the flags and wires them; the
 // benchmarks and their parts are the packages below it.
 //
 // docs/benchmarks.md explains the workloads and the figures.
@@ -42,6 +45,7 @@ import (
 	"github.com/marquee-tickets/marquee/cmd/bench/browserbench"
 	"github.com/marquee-tickets/marquee/cmd/bench/holdbench"
 	"github.com/marquee-tickets/marquee/cmd/bench/livebench"
+	"github.com/marquee-tickets/marquee/cmd/bench/peerbench"
 	"github.com/marquee-tickets/marquee/internal/chromium"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
@@ -87,6 +91,12 @@ func main() {
 	flag.IntVar(&bc.Clicks, "browser-clicks", 100, "-browser: seat clicks per hall and CPU slowdown (0: none)")
 	flag.Float64Var(&bc.Rate, "browser-rate", 50, "-browser: seat changes per second while clicking")
 	flag.StringVar(&bc.TraceDir, "browser-trace", "", "-browser: write a Chromium trace of each click run into this folder and report where the clicks' time went")
+	peerMode := flag.Bool("peer", false, "benchmark Marquee against a naive peer, overbookr, instead of the hold (see docs/benchmarks.md)")
+	var pc peerbench.Config
+	flag.StringVar(&pc.Bin, "peer-bin", "", "-peer: a build of overbookr's server ("+peerbench.PeerCommand+") at commit "+peerbench.PeerCommit[:12])
+	flag.StringVar(&pc.Migrations, "peer-migrations", "", "-peer: the migrations folder of overbookr's source at that commit")
+	peerClients := flag.String("peer-clients", "8,64", "-peer: concurrent clients")
+	peerRelease := flag.String("peer-release", "db", "-peer: how Marquee's holds are given back: db (Store.CancelHold, as overbookr's are in its database) or api (DELETE /api/v1/holds/{id})")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (clients, and the server of the HTTP cells) to this file")
 	flag.Parse()
 
@@ -141,6 +151,19 @@ func main() {
 			os.Exit(2)
 		}
 	}
+	if *peerMode {
+		if pc.Clients, err = parseCounts("-peer-clients", *peerClients, 1024); err == nil && *peerRelease != "db" && *peerRelease != "api" {
+			err = fmt.Errorf("-peer-release: %q is not db or api", *peerRelease)
+		}
+		if err == nil {
+			pc.Version, err = peerbench.CheckPeer(pc.Bin, pc.Migrations) // before creating a database for nothing
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(2)
+		}
+		pc.ReleaseAPI = *peerRelease == "api"
+	}
 	if quick {
 		bc.Loads, bc.Clicks, bc.Throttles = 1, min(bc.Clicks, 20), bc.Throttles[:min(len(bc.Throttles), 1)]
 		cfg.Duration = min(cfg.Duration, 300*time.Millisecond)
@@ -151,6 +174,7 @@ func main() {
 	}
 	cfg.Warmup = min(cfg.Duration/3, time.Second)
 	cfg.HoldTTL = 5 * time.Minute
+	pc.Duration, pc.Warmup, pc.Rounds, pc.PoolSize, pc.MaxOther, pc.Reruns = cfg.Duration, cfg.Warmup, cfg.Rounds, cfg.PoolSize, cfg.MaxOther, cfg.Reruns
 
 	stopProfile := func() {}
 	if *cpuProfile != "" {
@@ -180,6 +204,8 @@ func main() {
 			switch {
 			case *browserMode:
 				return browserbench.Run(ctx, bc, dbURL, pool, os.Stdout, status)
+			case *peerMode:
+				return peerbench.Run(ctx, pc, serverURL, dbURL, pool, os.Stdout, status)
 			case *liveMode:
 				return livebench.Run(ctx, cfg, lc, dbURL, pool, os.Stdout, status)
 			default:

@@ -34,6 +34,7 @@ type Conn struct {
 	r      *bufio.Reader
 	host   string
 	cookie string // name=value, sent with every request once set
+	bearer string // a token sent as Authorization: Bearer, once set
 	buf    bytes.Buffer
 }
 
@@ -52,6 +53,11 @@ func (c *Conn) Close() { c.nc.Close() }
 
 // Cookie is the session cookie the connection sends, name=value, or "".
 func (c *Conn) Cookie() string { return c.cookie }
+
+// SetBearer makes the connection send token as Authorization: Bearer with
+// every request: how a server that signs its users in with a token rather
+// than a cookie (the peer benchmark's) knows them.
+func (c *Conn) SetBearer(token string) { c.bearer = token }
 
 // Answer is a response, its body read to the end.
 type Answer struct {
@@ -94,6 +100,9 @@ func (c *Conn) Do(method, path, key string, body any) (Answer, error) {
 	}
 	if c.cookie != "" {
 		c.buf.WriteString("Cookie: " + c.cookie + "\r\n")
+	}
+	if c.bearer != "" {
+		c.buf.WriteString("Authorization: Bearer " + c.bearer + "\r\n")
 	}
 	c.buf.WriteString("\r\n")
 	c.buf.Write(payload)

@@ -143,3 +143,26 @@ func TestAnswerThatClosesTheConnection(t *testing.T) {
 		t.Errorf("Do of an answer with Connection: close = %q, %v; want the body and an error", a.Body, err)
 	}
 }
+
+func TestBearer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := w.Write([]byte(r.Header.Get("Authorization"))); err != nil {
+			t.Errorf("write the answer: %v", err)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, err := apiclient.Dial(context.Background(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if a, err := c.Do(http.MethodGet, "/", "", nil); err != nil || len(a.Body) != 0 {
+		t.Errorf("before SetBearer the server saw Authorization %q (%v), want none", a.Body, err)
+	}
+	c.SetBearer("t0ken")
+	for range 2 { // on every request from then on
+		if a, err := c.Do(http.MethodGet, "/", "", nil); err != nil || string(a.Body) != "Bearer t0ken" {
+			t.Errorf("after SetBearer the server saw Authorization %q (%v), want Bearer t0ken", a.Body, err)
+		}
+	}
+}

@@ -48,9 +48,13 @@ func pair(rng *rand.Rand, row int) []string {
 }
 
 // Workloads are the many-shows and the hot-show workloads, in that order.
-func (b *Bench) Workloads() []Workload {
-	shows := b.World.ManyShows
-	hot := b.World.HotShow
+func (b *Bench) Workloads() []Workload { return Workloads(b.World) }
+
+// Workloads are the many-shows and the hot-show workloads of world, in that
+// order.
+func Workloads(world *seed.World) []Workload {
+	shows := world.ManyShows
+	hot := world.HotShow
 	return []Workload{{
 		// Each client on its own show (while clients <= shows): contention
 		// only for the pool, the WAL and the CPUs.
