@@ -10,12 +10,16 @@
 //	go run ./cmd/bench [-duration 3s] [-clients 1,8,64] [-pool 8] [-quick]
 //	go run ./cmd/bench -live [-live-clients 8,64] [-live-subscribers 1,1000,5000] [-quick]
 //	go run ./cmd/bench -browser [-browser-cpu 4,1] [-browser-loads 3] [-browser-clicks 100] [-quick]
+//	go run ./cmd/bench -burst [-burst-people 2000,5000,10000] [-burst-window 60s] [-quick]
 //
 // -live measures the live seat map instead (livebench): hold throughput with
 // and without announcements, commit-to-browser latency and websocket fan-out.
 // -browser measures the show page of big halls in Chromium (browserbench):
 // main-thread long tasks from navigation to idle, and click-to-paint while
-// seat changes stream in. This package parses the flags and wires them; the
+// seat changes stream in. -burst lets a crowd of signed-in people arrive
+// within a minute at one 1,000-seat show of a real app instance, each
+// loading the page, watching the live seat map, holding two seats and
+// paying (burstbench). This package parses the flags and wires them; the
 // benchmarks and their parts are the packages below it.
 //
 // docs/benchmarks.md explains the workloads and the figures.
@@ -40,6 +44,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/cmd/bench/appserver"
 	"github.com/marquee-tickets/marquee/cmd/bench/browserbench"
+	"github.com/marquee-tickets/marquee/cmd/bench/burstbench"
 	"github.com/marquee-tickets/marquee/cmd/bench/holdbench"
 	"github.com/marquee-tickets/marquee/cmd/bench/livebench"
 	"github.com/marquee-tickets/marquee/internal/chromium"
@@ -48,6 +53,10 @@ import (
 )
 
 const defaultServerURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// burstPool is the -burst program's own pool (the app in its child process
+// has its own): seeding, CPU samples, the checks after.
+const burstPool = 4
 
 func main() {
 	serverURL := os.Getenv("DATABASE_URL")
@@ -87,6 +96,9 @@ func main() {
 	flag.IntVar(&bc.Clicks, "browser-clicks", 100, "-browser: seat clicks per hall and CPU slowdown (0: none)")
 	flag.Float64Var(&bc.Rate, "browser-rate", 50, "-browser: seat changes per second while clicking")
 	flag.StringVar(&bc.TraceDir, "browser-trace", "", "-browser: write a Chromium trace of each click run into this folder and report where the clicks' time went")
+	burstMode := flag.Bool("burst", false, "benchmark a crowd arriving at one 1,000-seat show instead of the hold (see docs/benchmarks.md)")
+	burstPeople := flag.String("burst-people", "2000,5000,10000", "-burst: people of each cell, signed in before it and arriving within -burst-window")
+	burstWindow := flag.Duration("burst-window", time.Minute, "-burst: the people of a cell arrive evenly within this time")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (clients, and the server of the HTTP cells) to this file")
 	flag.Parse()
 
@@ -141,7 +153,20 @@ func main() {
 			os.Exit(2)
 		}
 	}
+	var burst burstbench.Config
+	if *burstMode {
+		burst.People, err = parseCounts("-burst-people", *burstPeople, 50000)
+		if err == nil && (*burstWindow < time.Second || *burstWindow > time.Hour) {
+			err = errors.New("-burst-window must be from 1s to 1h")
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(2)
+		}
+		burst.Window, burst.MaxOther = *burstWindow, cfg.MaxOther
+	}
 	if quick {
+		burst.People, burst.Window = []int{300}, min(burst.Window, 5*time.Second)
 		bc.Loads, bc.Clicks, bc.Throttles = 1, min(bc.Clicks, 20), bc.Throttles[:min(len(bc.Throttles), 1)]
 		cfg.Duration = min(cfg.Duration, 300*time.Millisecond)
 		cfg.StampedeRounds = min(cfg.StampedeRounds, 3)
@@ -175,7 +200,13 @@ func main() {
 	if *browserMode {
 		err = browserbench.Check(bc) // before creating a database for nothing
 	}
-	if err == nil {
+	if *burstMode {
+		// A database of its own for every cell.
+		burst.WithDatabase = func(cell func(dbURL string, pool *pgxpool.Pool) error) error {
+			return withDatabase(ctx, serverURL, burstPool, cell)
+		}
+		err = burstbench.Run(ctx, burst, os.Stdout, status)
+	} else if err == nil {
 		err = withDatabase(ctx, serverURL, cfg.PoolSize, func(dbURL string, pool *pgxpool.Pool) error {
 			switch {
 			case *browserMode:
