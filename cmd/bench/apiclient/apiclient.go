@@ -41,6 +41,9 @@ type Conn struct {
 	buf    bytes.Buffer
 }
 
+// maxBody is the most of an answer's body read.
+const maxBody = 1 << 20
+
 // ErrClosed comes with an answer that closed the connection: the answer is
 // whole, but the next request needs a new connection.
 var ErrClosed = errors.New("the server closed the connection")
@@ -149,7 +152,14 @@ func (c *Conn) roundTrip(payload []byte) (Answer, error) {
 		return Answer{}, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	var b []byte
+	if n := resp.ContentLength; n >= 0 && n <= maxBody {
+		// One allocation of the right size, not ReadAll's growing ones.
+		b = make([]byte, n)
+		_, err = io.ReadFull(resp.Body, b)
+	} else {
+		b, err = io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	}
 	if err != nil {
 		return Answer{}, err
 	}

@@ -165,7 +165,7 @@ func (p *person) visit(ctx context.Context) outcome {
 	if !ok || a.StatusCode != http.StatusOK {
 		return noPage
 	}
-	html, err := decoded(a)
+	html, done, err := decoded(a)
 	if err != nil {
 		c.problem("the show page: %v", err)
 		return noPage
@@ -173,6 +173,9 @@ func (p *person) visit(ctx context.Context) outcome {
 	shown, ok := pageShows(html)
 	if !ok {
 		c.problem("the show page has no seats: %.200s", html)
+	}
+	done()
+	if !ok {
 		return noPage
 	}
 	// 2. The live seat map, open for the rest of the visit.
@@ -246,10 +249,12 @@ func (p *person) readSeats(ctx context.Context) ([]seat, bool) {
 	if !ok || a.StatusCode != http.StatusOK {
 		return nil, false
 	}
-	b, err := decoded(a)
+	b, done, err := decoded(a)
 	if err == nil {
 		var seats []seat
-		if seats, err = parseSeatMap(b); err == nil {
+		seats, err = parseSeatMap(b)
+		done()
+		if err == nil {
 			return seats, true
 		}
 	}
@@ -355,29 +360,38 @@ func retryAfter(a apiclient.Answer) time.Duration {
 	return min(time.Duration(s)*time.Second, maxRetryAfter)
 }
 
-var gzipReaders sync.Pool
+var (
+	gzipReaders sync.Pool // *gzip.Reader
+	bodies      sync.Pool // *bytes.Buffer, each about a page's size once used
+)
 
-// decoded is a's body, gunzipped when it came gzipped.
-func decoded(a apiclient.Answer) ([]byte, error) {
+// decoded is a's body, gunzipped when it came gzipped, and the function
+// that gives its buffer back once the body has been read: a 1,000-seat page
+// is some hundreds of kilobytes, read thousands of times.
+func decoded(a apiclient.Answer) (body []byte, done func(), err error) {
 	if a.Header.Get("Content-Encoding") != "gzip" {
-		return a.Body, nil
+		return a.Body, func() {}, nil
 	}
 	zr, _ := gzipReaders.Get().(*gzip.Reader)
-	var err error
 	if zr == nil {
 		zr, err = gzip.NewReader(bytes.NewReader(a.Body))
 	} else {
 		err = zr.Reset(bytes.NewReader(a.Body))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("gunzip: %w", err)
+		return nil, nil, fmt.Errorf("gunzip: %w", err)
 	}
 	defer gzipReaders.Put(zr)
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("gunzip: %w", err)
+	buf, _ := bodies.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
 	}
-	return b, nil
+	buf.Reset()
+	if _, err := buf.ReadFrom(zr); err != nil {
+		bodies.Put(buf)
+		return nil, nil, fmt.Errorf("gunzip: %w", err)
+	}
+	return buf.Bytes(), func() { bodies.Put(buf) }, nil
 }
 
 // watch opens the live seat map's websocket as the show page does

@@ -81,12 +81,12 @@ func writeCell(w io.Writer, c *cell, maxOther float64) {
 	fmt.Fprintf(w, "- seats by SQL after the burst: %d booked, %d held, %d available; the people were told of %d bookings (%d seats)\n",
 		c.counts["BOOKED"], c.counts["HELD"], c.counts["AVAILABLE"], cr.outcomes[booked], 2*cr.outcomes[booked])
 
-	fmt.Fprintf(w, "\n| route | requests | statuses | 503s | 503 ms | 503 codes | other 5xx | no answer / of which timeouts | ms (but 503s) |\n")
-	fmt.Fprintf(w, "|---|--:|---|--:|--:|---|--:|--:|--:|\n")
+	fmt.Fprintf(w, "\n| route | requests | statuses | 503s | 503 ms | 503 codes | other 5xx | no answer / of which timeouts | ms (but 503s) | KiB an answer |\n")
+	fmt.Fprintf(w, "|---|--:|---|--:|--:|---|--:|--:|--:|--:|\n")
 	for r, t := range cr.routes {
-		fmt.Fprintf(w, "| %s | %d | %s | %d | %s | %s | %d | %d / %d | %s |\n",
+		fmt.Fprintf(w, "| %s | %d | %s | %d | %s | %s | %d | %d / %d | %s | %s |\n",
 			routeNames[r], t.requests(), t.statusList(), t.statuses[503], latency(t.lat503), dash(t.codeList()),
-			t.count(500, 599)-t.statuses[503], t.transport+t.timeouts, t.timeouts, latency(t.lat))
+			t.count(500, 599)-t.statuses[503], t.transport+t.timeouts, t.timeouts, latency(t.lat), t.meanBody())
 	}
 	for r, t := range cr.routes {
 		if t.firstError != "" {
@@ -122,7 +122,9 @@ func writeCell(w io.Writer, c *cell, maxOther float64) {
 	for _, v := range c.violations {
 		fmt.Fprintf(w, "\n- %s", v)
 	}
-	fmt.Fprintf(w, "\n\nCPU: the app %.2f cores, Postgres %.2f, this process (the people) / other work %s.\n", c.app, c.use.Postgres, c.cores(maxOther))
+	fmt.Fprintf(w, "\n\nCPU: the app %.2f cores, Postgres %.2f, this process (the people) / other work %s; the people took %.1f ms\n",
+		c.app, c.use.Postgres, c.cores(maxOther), c.use.Bench*cr.span().Seconds()*1000/float64(c.people))
+	fmt.Fprintf(w, "of this process's CPU each.\n")
 	if len(cr.problems) > 0 {
 		fmt.Fprintf(w, "\nAnswers the benchmark could not read (the first %d):\n", len(cr.problems))
 		for _, p := range cr.problems {

@@ -38,6 +38,7 @@ var routeNames = [nRoutes]string{
 type tally struct {
 	mu         sync.Mutex
 	statuses   map[int]int
+	bytes      int64           // of the answers' bodies as sent (gzipped when they were)
 	lat        []time.Duration // answers but 503s
 	lat503     []time.Duration
 	codes503   map[string]int // the 503s' error codes ("page": not JSON)
@@ -55,6 +56,7 @@ func (t *tally) answered(status int, body []byte, d time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.statuses[status]++
+	t.bytes += int64(len(body))
 	if status != 503 {
 		t.lat = append(t.lat, d)
 		return
@@ -97,6 +99,18 @@ func (t *tally) requests() int {
 		n += c
 	}
 	return n
+}
+
+// meanBody is the answers' mean body size in KiB, as sent, or "-".
+func (t *tally) meanBody() string {
+	n := 0
+	for _, c := range t.statuses {
+		n += c
+	}
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", float64(t.bytes)/float64(n)/1024)
 }
 
 // count is how many answers had a status from lo to hi.
