@@ -61,9 +61,16 @@ func Run(ctx context.Context, cfg Config, w io.Writer, status func(string, ...an
 	if cfg.Hall == nil {
 		cfg.Hall, cfg.HallName = demo.MegaHall(), megaHall
 	}
-	limit, err := appserver.RaiseFileLimit(uint64(3*slices.Max(cfg.People) + 1024))
-	if err != nil {
+	// Each person in their visit holds two sockets here (the page's
+	// connection and the websocket) and two in the app, which inherits the
+	// limit.
+	need := uint64(2*slices.Max(cfg.People) + 1024)
+	limit, err := appserver.RaiseFileLimit(need)
+	if limit == 0 {
 		return err
+	}
+	if err != nil {
+		status("%v: if more than %d people are in their visit at once, the others find no file descriptor for their connections", err, max(int(limit)-1024, 0)/2)
 	}
 	var cells []*cell
 	var serverLine string

@@ -75,6 +75,8 @@ func writeCell(w io.Writer, c *cell, maxOther float64) {
 	if at := cr.soldOut.Load(); at > 0 {
 		fmt.Fprintf(w, "- **sold out %.1f s after the first arrival** (every seat held by then at %.1f s)\n",
 			time.Duration(at).Seconds(), time.Duration(cr.allHeld.Load()).Seconds())
+	} else if c.seatsLeft() == 0 {
+		fmt.Fprintf(w, "- **sold out**, but when is unknown: the answers of some payments that booked never reached their people\n")
 	} else {
 		fmt.Fprintf(w, "- **not sold out: %d of %d seats left**\n", c.seatsLeft(), c.seats)
 	}
@@ -137,6 +139,9 @@ func writeCell(w io.Writer, c *cell, maxOther float64) {
 func (c *cell) soldOutAfter() string {
 	if at := c.crowd.soldOut.Load(); at > 0 {
 		return fmt.Sprintf("%.1f s", time.Duration(at).Seconds())
+	}
+	if c.seatsLeft() == 0 {
+		return "sold out, when unknown"
 	}
 	return "not sold out"
 }
