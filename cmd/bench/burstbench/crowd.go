@@ -33,8 +33,8 @@ const (
 	// Idempotency-Key, a checkout returns the one open, a webhook the
 	// payment's stored outcome.
 	maxRetries = 3
-	// maxRetryAfter caps a Retry-After waited for.
-	maxRetryAfter = 30 * time.Second
+	// maxRetryAfter caps a Retry-After waited for, in seconds.
+	maxRetryAfter = 30
 	// holdAttempts is how many times a person tries for seats, each after
 	// reading the seat map again, before giving up.
 	holdAttempts = 3
@@ -55,6 +55,9 @@ type crowd struct {
 
 	ws       *http.Client // the websockets' handshakes, one connection each
 	provider chan *apiclient.Conn
+	// second is the unit of the waits before trying again (Retry-After
+	// counts seconds): time.Second, shorter in tests.
+	second time.Duration
 
 	routes  [nRoutes]*tally
 	sockets *sockets
@@ -83,6 +86,7 @@ func newCrowd(base string, show int64, seats int, secret []byte, cookies []strin
 			DisableKeepAlives: true,
 		}},
 		provider: make(chan *apiclient.Conn, providerConns),
+		second:   time.Second,
 		sockets:  newSockets(),
 	}
 	for r := range c.routes {
@@ -310,7 +314,7 @@ func (c *crowd) pay(ctx context.Context, rng *rand.Rand, holdID string, amount i
 func (c *crowd) send(ctx context.Context, rt route, conn **apiclient.Conn, cookie string, rng *rand.Rand,
 	method, path string, h http.Header, body []byte) (a apiclient.Answer, ok bool) {
 	for try := 0; ; try++ {
-		wait := time.Second // after no answer
+		wait := c.second // after no answer
 		if *conn == nil {
 			nc, err := apiclient.Dial(ctx, c.base)
 			if err == nil {
@@ -335,7 +339,7 @@ func (c *crowd) send(ctx context.Context, rt route, conn **apiclient.Conn, cooki
 				if a.StatusCode != http.StatusServiceUnavailable {
 					return a, true
 				}
-				wait = retryAfter(a)
+				wait = retryAfter(a, c.second)
 			} else {
 				if ctx.Err() == nil {
 					c.routes[rt].failed(err)
@@ -351,13 +355,13 @@ func (c *crowd) send(ctx context.Context, rt route, conn **apiclient.Conn, cooki
 }
 
 // retryAfter is the wait a 503 asks for: its Retry-After in seconds (1 if
-// it has none), at most maxRetryAfter.
-func retryAfter(a apiclient.Answer) time.Duration {
+// it has none), at most maxRetryAfter seconds.
+func retryAfter(a apiclient.Answer, second time.Duration) time.Duration {
 	s, err := strconv.Atoi(a.Header.Get("Retry-After"))
 	if err != nil || s < 1 {
-		return time.Second
+		s = 1
 	}
-	return min(time.Duration(s)*time.Second, maxRetryAfter)
+	return time.Duration(min(s, maxRetryAfter)) * second
 }
 
 var (
