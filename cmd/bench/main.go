@@ -11,6 +11,7 @@
 //	go run ./cmd/bench -live [-live-clients 8,64] [-live-subscribers 1,1000,5000] [-quick]
 //	go run ./cmd/bench -browser [-browser-cpu 4,1] [-browser-loads 3] [-browser-clicks 100] [-quick]
 //	go run ./cmd/bench -peer -peer-bin <overbookr's server> -peer-migrations <its migrations> [-peer-clients 8,64] [-quick]
+//	go run ./cmd/bench -burst [-burst-people 2000,5000,10000] [-burst-window 60s] [-quick]
 //
 // -live measures the live seat map instead (livebench): hold throughput with
 // and without announcements, commit-to-browser latency and websocket fan-out.
@@ -18,7 +19,10 @@
 // main-thread long tasks from navigation to idle, and click-to-paint while
 // seat changes stream in. -peer measures Marquee against a naive peer,
 // overbookr, side by side (peerbench): seat changes per second and server
-// CPU per change. This package parses the flags and wires them; the
+// CPU per change. -burst lets a crowd of signed-in people arrive
+// within a minute at one 1,000-seat show of a real app instance, each
+// loading the page, watching the live seat map, holding two seats and
+// paying (burstbench). This package parses the flags and wires them; the
 // benchmarks and their parts are the packages below it.
 //
 // docs/benchmarks.md explains the workloads and the figures.
@@ -43,6 +47,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/cmd/bench/appserver"
 	"github.com/marquee-tickets/marquee/cmd/bench/browserbench"
+	"github.com/marquee-tickets/marquee/cmd/bench/burstbench"
 	"github.com/marquee-tickets/marquee/cmd/bench/holdbench"
 	"github.com/marquee-tickets/marquee/cmd/bench/livebench"
 	"github.com/marquee-tickets/marquee/cmd/bench/peerbench"
@@ -52,6 +57,10 @@ import (
 )
 
 const defaultServerURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// burstPool is the -burst program's own pool (the app in its child process
+// has its own): seeding, CPU samples, the checks after.
+const burstPool = 4
 
 func main() {
 	serverURL := os.Getenv("DATABASE_URL")
@@ -97,6 +106,9 @@ func main() {
 	flag.StringVar(&pc.Migrations, "peer-migrations", "", "-peer: the migrations folder of overbookr's source at that commit")
 	peerClients := flag.String("peer-clients", "8,64", "-peer: concurrent clients")
 	peerRelease := flag.String("peer-release", "db", "-peer: how Marquee's holds are given back: db (Store.CancelHold, as overbookr's are in its database) or api (DELETE /api/v1/holds/{id})")
+	burstMode := flag.Bool("burst", false, "benchmark a crowd arriving at one 1,000-seat show instead of the hold (see docs/benchmarks.md)")
+	burstPeople := flag.String("burst-people", "2000,5000,10000", "-burst: people of each cell, signed in before it and arriving within -burst-window")
+	burstWindow := flag.Duration("burst-window", time.Minute, "-burst: the people of a cell arrive evenly within this time")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (clients, and the server of the HTTP cells) to this file")
 	flag.Parse()
 
@@ -164,7 +176,20 @@ func main() {
 		}
 		pc.ReleaseAPI = *peerRelease == "api"
 	}
+	var burst burstbench.Config
+	if *burstMode {
+		burst.People, err = parseCounts("-burst-people", *burstPeople, 50000)
+		if err == nil && (*burstWindow < time.Second || *burstWindow > time.Hour) {
+			err = errors.New("-burst-window must be from 1s to 1h")
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(2)
+		}
+		burst.Window, burst.MaxOther = *burstWindow, cfg.MaxOther
+	}
 	if quick {
+		burst.People, burst.Window = []int{300}, min(burst.Window, 5*time.Second)
 		bc.Loads, bc.Clicks, bc.Throttles = 1, min(bc.Clicks, 20), bc.Throttles[:min(len(bc.Throttles), 1)]
 		cfg.Duration = min(cfg.Duration, 300*time.Millisecond)
 		cfg.StampedeRounds = min(cfg.StampedeRounds, 3)
@@ -199,7 +224,13 @@ func main() {
 	if *browserMode {
 		err = browserbench.Check(bc) // before creating a database for nothing
 	}
-	if err == nil {
+	if *burstMode {
+		// A database of its own for every cell.
+		burst.WithDatabase = func(cell func(dbURL string, pool *pgxpool.Pool) error) error {
+			return withDatabase(ctx, serverURL, burstPool, cell)
+		}
+		err = burstbench.Run(ctx, burst, os.Stdout, status)
+	} else if err == nil {
 		err = withDatabase(ctx, serverURL, cfg.PoolSize, func(dbURL string, pool *pgxpool.Pool) error {
 			switch {
 			case *browserMode:

@@ -220,3 +220,37 @@ func TestNaiveNotify(t *testing.T) {
 		}
 	})
 }
+
+func TestDoubleAllocations(t *testing.T) {
+	ctx := context.Background()
+	s := pgtest.NewStore(t, 4)
+	v := pgtest.NewVenue(t, s)
+	show := pgtest.NewShow(t, s, v, 1, 4, time.Now().Add(24*time.Hour))
+	alice, bob := pgtest.User(t, s), pgtest.User(t, s)
+	res, err := s.HoldSeats(ctx, booking.HoldRequest{UserID: alice, ShowID: show, Seats: []string{"A1", "A2"}, TTL: time.Minute, Key: "k1"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := pgtest.DoubleAllocations(ctx, s.Pool(), show); err != nil || len(got) != 0 {
+		t.Fatalf("DoubleAllocations of one hold = %v, %v; want none", got, err)
+	}
+	counts, err := pgtest.SeatCounts(ctx, s.Pool(), show)
+	if err != nil || counts["HELD"] != 2 || counts["AVAILABLE"] != 2 || len(counts) != 2 {
+		t.Errorf("SeatCounts = %v, %v; want 2 held, 2 available", counts, err)
+	}
+	// A second live hold naming A2, written past hold_seats as a broken
+	// hold path would: the seat has two owners.
+	pgtest.Exec(t, s.Pool(), `
+		INSERT INTO holds (user_id, show_id, seat_ids, state, expires_at, amount_minor, currency, created_at)
+		SELECT $1, show_id, ARRAY['A2', 'A3'], 'HELD', expires_at, amount_minor, currency, created_at
+		  FROM holds WHERE id = $2`, bob, res.Hold.ID)
+	got, err := pgtest.DoubleAllocations(ctx, s.Pool(), show)
+	if err != nil || len(got) != 1 || !strings.HasPrefix(got[0], "seat A2: hold ") || strings.Count(got[0], "hold ") != 2 {
+		t.Errorf("DoubleAllocations = %q, %v; want A2 in two holds", got, err)
+	}
+	// An expired hold claims nothing.
+	pgtest.Exec(t, s.Pool(), `UPDATE holds SET expires_at = created_at + interval '1 microsecond' WHERE user_id = $1`, bob)
+	if got, err := pgtest.DoubleAllocations(ctx, s.Pool(), show); err != nil || len(got) != 0 {
+		t.Errorf("DoubleAllocations with the second hold lapsed = %v, %v; want none", got, err)
+	}
+}

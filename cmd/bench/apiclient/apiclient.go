@@ -30,6 +30,10 @@ var ErrSeatsUnavailable = errors.New("seats unavailable")
 // Conn is one keep-alive HTTP/1.1 connection to the server, used by one
 // goroutine at a time.
 type Conn struct {
+	// Deadline bounds each request, from its write to the end of its
+	// answer; 0 means 30 s.
+	Deadline time.Duration
+
 	nc     net.Conn
 	r      *bufio.Reader
 	host   string
@@ -37,6 +41,13 @@ type Conn struct {
 	bearer string // a token sent as Authorization: Bearer, once set
 	buf    bytes.Buffer
 }
+
+// maxBody is the most of an answer's body read.
+const maxBody = 1 << 20
+
+// ErrClosed comes with an answer that closed the connection: the answer is
+// whole, but the next request needs a new connection.
+var ErrClosed = errors.New("the server closed the connection")
 
 // Dial connects to the server at base (http://host:port).
 func Dial(ctx context.Context, base string) (*Conn, error) {
@@ -59,6 +70,10 @@ func (c *Conn) Cookie() string { return c.cookie }
 // than a cookie (the peer benchmark's) knows them.
 func (c *Conn) SetBearer(token string) { c.bearer = token }
 
+// SetCookie makes the connection send cookie (name=value) with every
+// request: a session signed in on another connection.
+func (c *Conn) SetCookie(cookie string) { c.cookie = cookie }
+
 // Answer is a response, its body read to the end.
 type Answer struct {
 	StatusCode int
@@ -80,8 +95,8 @@ func (a Answer) Cookies() []*http.Cookie {
 // Do sends one request with a JSON body (when body is not nil) and, when
 // key is set, an Idempotency-Key, and returns the answer with its whole
 // body, read to the end so the connection can carry the next request. An
-// answer that closes the connection is an error: the next request would
-// find it gone.
+// answer that closes the connection comes with ErrClosed: the next request
+// would find it gone.
 func (c *Conn) Do(method, path, key string, body any) (Answer, error) {
 	var payload []byte
 	if body != nil {
@@ -91,22 +106,51 @@ func (c *Conn) Do(method, path, key string, body any) (Answer, error) {
 		}
 	}
 	c.buf.Reset()
-	fmt.Fprintf(&c.buf, "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n", method, path, c.host, len(payload))
+	c.writeHead(method, path, len(payload))
 	if body != nil {
 		c.buf.WriteString("Content-Type: application/json\r\n")
 	}
 	if key != "" {
 		c.buf.WriteString("Idempotency-Key: " + key + "\r\n")
 	}
+	return c.roundTrip(payload)
+}
+
+// Send sends one request with the header lines given and payload as its
+// body (none when empty), as Do does.
+func (c *Conn) Send(method, path string, header http.Header, payload []byte) (Answer, error) {
+	c.buf.Reset()
+	c.writeHead(method, path, len(payload))
+	for name, values := range header {
+		for _, v := range values {
+			c.buf.WriteString(name + ": " + v + "\r\n")
+		}
+	}
+	return c.roundTrip(payload)
+}
+
+// writeHead starts a request in c.buf: its line, Host and Content-Length,
+// and the cookie when set.
+func (c *Conn) writeHead(method, path string, length int) {
+	fmt.Fprintf(&c.buf, "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n", method, path, c.host, length)
 	if c.cookie != "" {
 		c.buf.WriteString("Cookie: " + c.cookie + "\r\n")
 	}
 	if c.bearer != "" {
 		c.buf.WriteString("Authorization: Bearer " + c.bearer + "\r\n")
 	}
+}
+
+// roundTrip ends the head in c.buf, writes it and payload in one write and
+// reads the answer.
+func (c *Conn) roundTrip(payload []byte) (Answer, error) {
 	c.buf.WriteString("\r\n")
 	c.buf.Write(payload)
-	if err := c.nc.SetDeadline(time.Now().Add(30 * time.Second)); err != nil {
+	deadline := c.Deadline
+	if deadline == 0 {
+		deadline = 30 * time.Second
+	}
+	if err := c.nc.SetDeadline(time.Now().Add(deadline)); err != nil {
 		return Answer{}, fmt.Errorf("set the connection's deadline: %w", err)
 	}
 	if _, err := c.nc.Write(c.buf.Bytes()); err != nil {
@@ -117,13 +161,20 @@ func (c *Conn) Do(method, path, key string, body any) (Answer, error) {
 		return Answer{}, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	var b []byte
+	if n := resp.ContentLength; n >= 0 && n <= maxBody {
+		// One allocation of the right size, not ReadAll's growing ones.
+		b = make([]byte, n)
+		_, err = io.ReadFull(resp.Body, b)
+	} else {
+		b, err = io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	}
 	if err != nil {
 		return Answer{}, err
 	}
 	a := Answer{StatusCode: resp.StatusCode, Header: resp.Header, Body: b}
 	if resp.Close {
-		return a, errors.New("the server closed the connection")
+		return a, ErrClosed
 	}
 	return a, nil
 }

@@ -3,6 +3,8 @@ package apiclient_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -139,8 +141,45 @@ func TestAnswerThatClosesTheConnection(t *testing.T) {
 			t.Fatalf("Do = %+v, %v", a, err)
 		}
 	}
-	if a, err := c.Do(http.MethodGet, "/close", "", nil); err == nil || string(a.Body) != `{"ok":true}` {
-		t.Errorf("Do of an answer with Connection: close = %q, %v; want the body and an error", a.Body, err)
+	if a, err := c.Do(http.MethodGet, "/close", "", nil); !errors.Is(err, apiclient.ErrClosed) || string(a.Body) != `{"ok":true}` {
+		t.Errorf("Do of an answer with Connection: close = %q, %v; want the body and ErrClosed", a.Body, err)
+	}
+}
+
+func TestSend(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			<-release
+			return
+		}
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Errorf("read the body: %v", err)
+		}
+		fmt.Fprintf(w, "%s %s cookie=%q sig=%q body=%q", r.Method, r.URL.Path, r.Header.Get("Cookie"), r.Header.Get("Payment-Signature"), b)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	c, err := apiclient.Dial(context.Background(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetCookie("marquee_session=abc")
+	a, err := c.Send(http.MethodPost, "/payments/webhook", http.Header{"Payment-Signature": {"t=1,v1=00"}}, []byte(`{"x":1}`))
+	if want := `POST /payments/webhook cookie="marquee_session=abc" sig="t=1,v1=00" body="{\"x\":1}"`; err != nil || string(a.Body) != want {
+		t.Errorf("Send = %q, %v; want %q", a.Body, err, want)
+	}
+	// The same connection carries the next request, without a body.
+	if a, err := c.Send(http.MethodGet, "/page", nil, nil); err != nil || !strings.HasPrefix(string(a.Body), `GET /page cookie="marquee_session=abc" sig="" body=""`) {
+		t.Errorf("a second Send = %q, %v", a.Body, err)
+	}
+	// Deadline bounds a request: an answer that does not come is a timeout.
+	c.Deadline = 50 * time.Millisecond
+	var ne net.Error
+	if _, err := c.Send(http.MethodGet, "/slow", nil, nil); !errors.As(err, &ne) || !ne.Timeout() {
+		t.Errorf("Send with no answer within the deadline = %v, want a timeout", err)
 	}
 }
 

@@ -18,7 +18,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/marquee-tickets/marquee/cmd/bench/seed"
-	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
@@ -37,26 +36,25 @@ const (
 )
 
 // Handler is server.New for a benchmark: served at base, rate limits off,
-// bcrypt's cheapest cost, a random webhook secret, no live seat map; its
-// metrics go to a registry of its own.
+// bcrypt's cheapest cost, a random webhook secret, no payment provider, no
+// live seat map; its metrics go to a registry of its own.
 func Handler(store *postgres.Store, base string, ttl time.Duration, log *slog.Logger) http.Handler {
-	return handler(store, base, ttl, nil, metrics.New(prometheus.NewRegistry()), log)
-}
-
-// handler is Handler with the live seat map's websocket served from hub
-// when it is set, and the metrics given.
-func handler(store *postgres.Store, base string, ttl time.Duration, hub *live.Hub, m *metrics.Metrics, log *slog.Logger) http.Handler {
 	secret := make([]byte, 32)
 	rand.Read(secret)
-	return server.New(web.Config{
+	return server.New(config(base, ttl, secret), store, metrics.New(prometheus.NewRegistry()), log)
+}
+
+// config is the web.Config of a benchmark's server, before the payment
+// provider and the live seat map are given to it.
+func config(base string, ttl time.Duration, secret []byte) web.Config {
+	return web.Config{
 		PublicURL:       base,
 		HoldTTL:         ttl,
 		MaxSeatsPerHold: seed.MaxSeatsPerHold,
 		WebhookSecret:   secret,
 		RateLimits:      false,
 		PasswordCost:    4,
-		Live:            hub,
-	}, store, m, log)
+	}
 }
 
 // Start serves Handler (without the live seat map) on 127.0.0.1:<random

@@ -3,6 +3,8 @@ package appserver
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,18 +25,26 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/metrics"
+	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/internal/reconcile"
+	"github.com/marquee-tickets/marquee/internal/refunds"
+	"github.com/marquee-tickets/marquee/internal/sweeper"
+	"github.com/marquee-tickets/marquee/web/server"
 )
 
-// The fan-out and the browser benchmark measure a real app instance in a
-// child process: this binary run with -live-serve, which calls Serve:
-// web.New with Config.Live set, the hub, its listener and the notifier
-// wired as cmd/marquee/serve.go wires them, served on 127.0.0.1. The
-// clients run in the parent. Two processes keep the server's memory and
-// CPU apart from the clients'; they still share the machine's cores with
-// Postgres.
+// The fan-out, the burst and the browser benchmark measure a real app
+// instance in a child process: this binary run with -live-serve, which
+// calls Serve: web.New with the live seat map (the hub, its listener and
+// the notifier), the sweeper and Sandbox Pay with its workers wired as
+// cmd/marquee/serve.go wires them (PAYMENTS=sandbox, as `make run`), rate
+// limits off, served on 127.0.0.1. The clients run in the parent. Two
+// processes keep the server's memory and CPU apart from the clients'; they
+// still share the machine's cores with Postgres.
 
 // ChildFlag is the flag (without its dash) that makes the benchmark binary
 // the child: its main calls Serve when it is set.
@@ -43,6 +53,21 @@ const ChildFlag = "live-serve"
 // databaseEnv carries the database URL to the child (not on its command
 // line, where ps would show it).
 const databaseEnv = "MARQUEE_BENCH_LIVE_DATABASE_URL"
+
+// secretEnv carries the webhook secret the parent chose to the child, in
+// hex: the parent signs payment webhooks with it as the provider would.
+const secretEnv = "MARQUEE_BENCH_WEBHOOK_SECRET"
+
+// As in cmd/marquee/serve.go: the background workers' periods and batches.
+const (
+	sweepInterval   = time.Second
+	sweepBatch      = 500
+	refundInterval  = 2 * time.Second
+	refundBatch     = 50
+	refundLease     = time.Minute
+	webhookInterval = time.Second
+	reconcileBatch  = 20
+)
 
 // profileEnv, when set in the parent's environment, makes the child write
 // a CPU profile to that file (see Serve).
@@ -65,6 +90,10 @@ func Serve() error {
 	dbURL := os.Getenv(databaseEnv)
 	if dbURL == "" {
 		return errors.New("-" + ChildFlag + ": " + databaseEnv + " is not set")
+	}
+	secret, err := hex.DecodeString(os.Getenv(secretEnv))
+	if err != nil || len(secret) == 0 {
+		return errors.New("-" + ChildFlag + ": " + secretEnv + " is not a secret in hex")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -112,9 +141,21 @@ func Serve() error {
 		Interval: AnnounceInterval, Batch: AnnounceBatch, Log: log,
 		Vacuum: store.VacuumSeatEvents, VacuumEvery: AnnounceVacuumEvery,
 	}
+	sw := &sweeper.Sweeper{Store: store, Interval: sweepInterval, Batch: sweepBatch, Metrics: m, Log: log}
+	sb := sandbox.New(pool, sandbox.Config{PublicURL: base, Secret: secret, Log: log})
+	ww := &sandbox.WebhookWorker{Sandbox: sb, Interval: webhookInterval}
+	rw := &refunds.Worker{
+		Store: store, Provider: sb,
+		Interval: refundInterval, Batch: refundBatch, Lease: refundLease, Log: log,
+	}
+	rc := &reconcile.Worker{
+		Store: store, Provider: sb, Receiver: &boxoffice.Receiver{Store: store, Metrics: m},
+		Batch: reconcileBatch, Delay: reconcile.DefaultDelay, Log: log,
+		Settle: max(reconcile.DefaultSettle, booking.DefaultPaymentGrace),
+	}
 	wctx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	var workers sync.WaitGroup
-	for _, run := range []func(context.Context){hub.Run, listener.Run, notifier.Run} {
+	for _, run := range []func(context.Context){sw.Run, rw.Run, ww.Run, rc.Run, hub.Run, listener.Run, notifier.Run} {
 		workers.Go(func() { run(wctx) })
 	}
 
@@ -145,8 +186,19 @@ func Serve() error {
 			log.Warn("send the stats", "err", err)
 		}
 	})
-	mux.Handle("/", handler(store, base, 5*time.Minute, hub, m, log))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	cfg := config(base, 5*time.Minute, secret)
+	cfg.Sandbox, cfg.Live = sb, hub
+	mux.Handle("/", server.New(cfg, store, m, log))
+	// serve's timeouts: a request that cannot be read or answered in time
+	// frees its connection.
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Println(base) // the parent waits for this line
@@ -183,6 +235,9 @@ func selfRSS() uint64 {
 // Child is the parent's handle on the child.
 type Child struct {
 	Base string // http://127.0.0.1:<port>
+	// WebhookSecret is the secret the child's payment webhooks are signed
+	// with (its PAYMENT_WEBHOOK_SECRET).
+	WebhookSecret []byte
 
 	cmd   *exec.Cmd
 	stdin io.Closer
@@ -196,8 +251,10 @@ func StartChild(ctx context.Context, dbURL string) (*Child, error) {
 	if err != nil {
 		return nil, err
 	}
+	secret := make([]byte, 32)
+	rand.Read(secret)
 	cmd := exec.Command(exe, "-"+ChildFlag)
-	cmd.Env = append(os.Environ(), databaseEnv+"="+dbURL)
+	cmd.Env = append(os.Environ(), databaseEnv+"="+dbURL, secretEnv+"="+hex.EncodeToString(secret))
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -210,7 +267,7 @@ func StartChild(ctx context.Context, dbURL string) (*Child, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the live server: %w", err)
 	}
-	s := &Child{cmd: cmd, stdin: stdin, hc: &http.Client{Timeout: 30 * time.Second}}
+	s := &Child{WebhookSecret: secret, cmd: cmd, stdin: stdin, hc: &http.Client{Timeout: 30 * time.Second}}
 	line := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -303,3 +360,31 @@ func ServeIfChild() {
 // ChildPoolSize is the size of a child server's database pool: four
 // connections a core.
 func ChildPoolSize() int32 { return int32(4 * runtime.NumCPU()) }
+
+// RaiseFileLimit lifts the soft limit on open files to need when it is
+// lower, and the hard limit with it when that is lower too and this process
+// may (as root); the child, started after, inherits it. It returns the soft
+// limit now, and an error when that is still below need.
+func RaiseFileLimit(need uint64) (uint64, error) {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+		return 0, err
+	}
+	if rl.Cur >= need {
+		return rl.Cur, nil
+	}
+	if rl.Max < need {
+		raised := syscall.Rlimit{Cur: need, Max: need}
+		if syscall.Setrlimit(syscall.RLIMIT_NOFILE, &raised) == nil {
+			return need, nil
+		}
+	}
+	rl.Cur = rl.Max
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+		return 0, err
+	}
+	if rl.Cur < need {
+		return rl.Cur, fmt.Errorf("open files: the hard limit %d is below the %d needed", rl.Max, need)
+	}
+	return rl.Cur, nil
+}

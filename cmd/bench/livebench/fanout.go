@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/marquee-tickets/marquee/cmd/bench/announce"
@@ -232,24 +231,4 @@ func (lb *liveBench) runFanout(ctx context.Context, a announce.Way, n, try int) 
 func childCPU(s *appserver.Child) time.Duration {
 	t, _ := cpu.Host().PID(s.PID())
 	return t
-}
-
-// raiseFileLimit lifts the soft limit on open files to the hard one when
-// need is more than the soft limit allows; the child inherits it.
-func raiseFileLimit(need uint64) (uint64, error) {
-	var rl syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
-		return 0, err
-	}
-	if rl.Cur >= need {
-		return rl.Cur, nil
-	}
-	rl.Cur = rl.Max
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
-		return 0, err
-	}
-	if rl.Cur < need {
-		return rl.Cur, fmt.Errorf("open files: the hard limit %d is below the %d needed", rl.Max, need)
-	}
-	return rl.Cur, nil
 }

@@ -83,7 +83,7 @@ type liveBench struct {
 // and (c) and prints the report to w.
 func Run(ctx context.Context, cfg holdbench.Config, lc Config, dbURL string, pool *pgxpool.Pool, w io.Writer, status func(string, ...any)) (err error) {
 	need := uint64(slices.Max(lc.Subscribers)) + 1024
-	limit, err := raiseFileLimit(need)
+	limit, err := appserver.RaiseFileLimit(need)
 	if err != nil {
 		return err
 	}
