@@ -119,9 +119,13 @@ const (
 )
 
 // errBusy is a request turned away at the door, with its own Retry-After.
+// It never reached the route's middleware, so it says no-store itself: no
+// cache may answer the retry with it.
 func errBusy() *Error {
-	return retrying(NewError(http.StatusServiceUnavailable, errBusyCode,
+	e := retrying(NewError(http.StatusServiceUnavailable, errBusyCode,
 		"Marquee is very busy right now. Try again in a few seconds."), busyRetryMin+rand.IntN(busyRetrySpread))
+	e.Header[echo.HeaderCacheControl] = "no-store"
+	return e
 }
 
 // Why a request was turned away: the label of metrics.RequestsShed.
@@ -200,6 +204,9 @@ type gate struct {
 	// which the expected wait is reckoned from: each request served weighs
 	// a fifth, so the mean follows a change within ten or so of them.
 	mean time.Duration
+	// moved is when the queue last moved: a slot was given back, or the
+	// queue began.
+	moved time.Time
 }
 
 // meanShare is the share of the mean each new measurement moves: 1/5.
@@ -236,9 +243,13 @@ func (g *gate) enter(ctx context.Context) (leave func(), err error) {
 		g.mu.Unlock()
 		return nil, g.turnAway(shedQueueFull)
 	}
-	if g.expectedWait(g.queue.Len()+1) > g.capacity.MaxWait {
+	now := g.now()
+	if g.expectedWait(g.queue.Len()+1, now) > g.capacity.MaxWait {
 		g.mu.Unlock()
 		return nil, g.turnAway(shedWait)
+	}
+	if g.queue.Len() == 0 {
+		g.moved = now
 	}
 	t := &turn{ready: make(chan struct{})}
 	place := g.queue.PushBack(t)
@@ -275,11 +286,18 @@ func (g *gate) enter(ctx context.Context) (leave func(), err error) {
 }
 
 // expectedWait is how long the request at place (1 for the first) in the
-// queue is expected to wait: the slots serve one request each per mean.
-// Until a request has been served there is no mean, and the queue's length
-// and the backstop alone bound the wait.
-func (g *gate) expectedWait(place int) time.Duration {
-	return g.mean * time.Duration(place) / time.Duration(g.capacity.Slots)
+// queue is expected to wait at now: a turn comes every mean / Slots (the
+// slots serve one request each per mean), or, while the queue has not
+// moved for longer than that, every so long. A crowd slows the requests
+// it joins, and the mean learns of it only as they end: a queue that
+// stands still says so at once. Until a request has been served there is
+// no mean, and the queue's length and the backstop alone bound the wait.
+func (g *gate) expectedWait(place int, now time.Time) time.Duration {
+	perTurn := g.mean / time.Duration(g.capacity.Slots)
+	if g.queue.Len() > 0 {
+		perTurn = max(perTurn, now.Sub(g.moved))
+	}
+	return perTurn * time.Duration(place)
 }
 
 // served starts the clock on a request given a slot, and returns what
@@ -294,6 +312,7 @@ func (g *gate) served() (leave func()) {
 func (g *gate) leave(took time.Duration, measured bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.moved = g.now()
 	if measured {
 		if g.mean == 0 {
 			g.mean = took

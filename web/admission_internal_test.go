@@ -180,6 +180,28 @@ func TestGate(t *testing.T) {
 		(<-q2).leave()
 	})
 
+	t.Run("a queue that stands still is expected to go on standing", func(t *testing.T) {
+		t.Parallel()
+		// Requests took 10 ms, but the one served now has taken 60 ms and
+		// the first in the queue has not moved since: the second would
+		// wait 120 ms, past 100 ms, not the 20 ms the mean says.
+		g, m, clock := testGate(t, Capacity{Slots: 1, Queue: 10, MaxWait: 100 * time.Millisecond})
+		leave := mustEnter(t, g)
+		clock.Advance(10 * time.Millisecond)
+		leave()
+		leave = mustEnter(t, g)
+		first := queueUp(t, g, context.Background())
+		clock.Advance(60 * time.Millisecond)
+		_, err := g.enter(context.Background())
+		wantBusy(t, err, m, shedWait, 1)
+		// Once it moves, the mean counts again.
+		leave()
+		a := <-first
+		second := queueUp(t, g, context.Background())
+		a.leave()
+		(<-second).leave()
+	})
+
 	t.Run("the mean follows the service time", func(t *testing.T) {
 		t.Parallel()
 		g, _, clock := testGate(t, Capacity{Slots: 1, Queue: 10, MaxWait: time.Hour})

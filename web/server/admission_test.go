@@ -115,6 +115,9 @@ func waitForMetric(t *testing.T, reg *prometheus.Registry, name string, labels m
 func wantBusy(t *testing.T, r *webtest.Response) {
 	t.Helper()
 	webtest.WantError(t, r, http.StatusServiceUnavailable, "busy")
+	if cc := r.Header.Get("Cache-Control"); cc != "no-store" {
+		t.Fatalf("busy answer with Cache-Control %q, want no-store", cc)
+	}
 	after, err := strconv.Atoi(r.Header.Get("Retry-After"))
 	if err != nil || after < 2 || after > 5 || r.Num("retry_after") != float64(after) {
 		t.Fatalf("busy answer with Retry-After %q and retry_after %v, want the same, 2 to 5 s: %s",
