@@ -13,6 +13,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,9 +65,30 @@ func WithClock(e *Env) { e.Clock = pgtest.NewClock(time.Now()) }
 // WithRateLimits turns the rate limits on.
 func WithRateLimits(e *Env) { e.Cfg.RateLimits = true }
 
-// WithAdmission sets the server's admission control.
+// WithAdmission sets the server's admission control for the kinds of
+// request a gives slots to; the others stay patient (see NewEnv).
 func WithAdmission(a web.Admission) EnvOption {
-	return func(e *Env) { e.Cfg.Admission = a }
+	return func(e *Env) {
+		for _, k := range []struct{ to, from *web.Capacity }{
+			{&e.Cfg.Admission.Reads, &a.Reads}, {&e.Cfg.Admission.Writes, &a.Writes}, {&e.Cfg.Admission.Webhooks, &a.Webhooks},
+		} {
+			if k.from.Slots > 0 {
+				*k.to = *k.from
+			}
+		}
+	}
+}
+
+// patientAdmission is the admission of an env: the default slots, with
+// queues that wait as long as a loaded machine makes them. Admission
+// control turns requests away by how long they would wait, which no test
+// but its own may depend on.
+func patientAdmission() web.Admission {
+	a := web.DefaultAdmission(runtime.NumCPU())
+	for _, c := range []*web.Capacity{&a.Reads, &a.Writes, &a.Webhooks} {
+		c.Queue, c.MaxWait = 10000, time.Hour
+	}
+	return a
 }
 
 // WithRoutes adds routes of the test's own to the server, behind the
@@ -80,7 +102,7 @@ func NewEnv(t *testing.T, opts ...EnvOption) *Env {
 	t.Helper()
 	e := &Env{T: t, Cfg: web.Config{
 		PublicURL: PublicURL, HoldTTL: HoldTTL, MaxSeatsPerHold: MaxSeats,
-		WebhookSecret: WebhookSecret, PasswordCost: 4,
+		WebhookSecret: WebhookSecret, PasswordCost: 4, Admission: patientAdmission(),
 	}}
 	for _, o := range opts {
 		o(e)
