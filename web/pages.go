@@ -201,6 +201,10 @@ func problemFor(ae *Error) components.Problem {
 		p.Message = "We can't reach our ticket system right now. Nothing you did was lost — try again in a few seconds."
 		return p
 	}
+	if ae.Code == errBusyCode {
+		p.Title = "We're very busy right now"
+		return p
+	}
 	switch ae.Status {
 	case http.StatusNotFound:
 		p.Title = "We couldn't find that"
@@ -236,7 +240,7 @@ func wantsHTML(c echo.Context) bool {
 		return true
 	}
 	p := c.Request().URL.Path
-	if strings.HasPrefix(p, "/api/") || p == "/payments/webhook" {
+	if strings.HasPrefix(p, "/api/") || p == WebhookRoute {
 		return false
 	}
 	return IsHTMX(c) || strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/html")
@@ -257,8 +261,27 @@ func (s *Server) renderProblem(c echo.Context, ae *Error) error {
 		h.Set("HX-Reswap", "innerHTML")
 		return renderIn(ctx, c, ae.Status, components.ErrorToast(p))
 	}
+	if ae.Code == errBusyCode {
+		return renderIn(ctx, c, ae.Status, components.BusyPage(s.busyMeta(c, ae)))
+	}
 	m := s.errorMeta(c)
 	return renderIn(ctx, c, ae.Status, components.ErrorPage(m, p))
+}
+
+// busyMeta is the layout and content of the busy page. It is answered
+// without the database, which the request was not given a turn at: the
+// header names no account. A page reloads itself when its Retry-After is
+// up; a form's answer does not (reloaded, it would be a GET), and leads back
+// to the page the form was sent from.
+func (s *Server) busyMeta(c echo.Context, ae *Error) (components.Meta, components.Busy) {
+	m := components.Meta{Title: "Very busy", CSRF: CSRFToken(c), Sandbox: s.Config.Sandbox != nil, NoAccount: true}
+	req := c.Request()
+	if req.Method != http.MethodGet {
+		return m, components.Busy{Again: SafeNext(req.Referer())}
+	}
+	retry, _ := ae.Details["retry_after"].(int)
+	m.Refresh = max(1, retry)
+	return m, components.Busy{RetryIn: m.Refresh, Again: SafeNext(req.URL.RequestURI())}
 }
 
 // errorMeta is the layout data of an error page, with the same header as

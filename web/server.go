@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"net/url"
+	"runtime"
 	"strings"
 	"time"
 
@@ -75,7 +76,20 @@ type Config struct {
 	// 0 = DefaultSessionLifetime.
 	SessionIdleTimeout time.Duration
 	SessionLifetime    time.Duration
+
+	// Admission bounds the requests of each kind served at once and how
+	// long others may queue for a turn (see admission.go); a kind left
+	// zero gets DefaultAdmission's for this machine's cores.
+	Admission Admission
 }
+
+// The routes admission control knows by name (see gates.of).
+const (
+	StaticRoute  = "/static/*"
+	HealthRoute  = "/healthz"
+	ReadyRoute   = "/readyz"
+	WebhookRoute = "/payments/webhook"
+)
 
 const (
 	// LiveRoute is the live seat map's websocket: it lives as long as its
@@ -148,6 +162,7 @@ type Server struct {
 	Admin     *admin.Service
 	Log       *slog.Logger
 	gc        sessionGC
+	gates     *gates
 }
 
 // NewServer returns the shared server on store, with cfg's defaults filled
@@ -182,6 +197,7 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 	if cfg.SessionLifetime <= 0 {
 		cfg.SessionLifetime = DefaultSessionLifetime
 	}
+	cfg.Admission = cfg.Admission.orDefault(DefaultAdmission(runtime.NumCPU()))
 	if cfg.PasswordCost == 0 {
 		cfg.PasswordCost = bcrypt.DefaultCost
 	}
@@ -208,6 +224,7 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 		sessions: newSessionManager(store.SessionStore(), cfg.PublicURL, cfg.SessionLifetime, cfg.SessionIdleTimeout, appClock(store)),
 		layout:   newLayoutCache(store, layoutTTL, appClock(store)),
 		Log:      log,
+		gates:    newGates(cfg.Admission, m, time.Now),
 		Admin:    &admin.Service{Store: store, Log: log},
 		BoxOffice: &boxoffice.Service{
 			Store: store, Payments: cfg.Payments, Metrics: m, HoldTTL: cfg.HoldTTL, PaymentGrace: cfg.PaymentGrace,
@@ -232,8 +249,9 @@ func (s *Server) Now() time.Time {
 }
 
 // Echo returns an Echo with the server's error handler and the middleware
-// every request goes through (panic recovery, compression, error answers,
-// body limit, request deadline), for the routes to be added to.
+// every request goes through (panic recovery, compression, admission
+// control, error answers, body limit, request deadline), for the routes to
+// be added to.
 func (s *Server) Echo() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -244,6 +262,9 @@ func (s *Server) Echo() *echo.Echo {
 	e.Use(
 		recoverPanics(),
 		compress(),
+		// A request's deadline starts once it is admitted: its wait for a
+		// turn has a bound of its own.
+		s.admit,
 		answerErrors,
 		limitBodies(),
 		middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{

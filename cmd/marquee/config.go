@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -48,6 +49,9 @@ type config struct {
 	// Payments is the payment provider: "" (none: checkouts are refused)
 	// or PaymentsSandbox.
 	Payments string
+	// Admission is how many requests of each kind are served at once and
+	// how long others may wait for a turn; the pool is sized from it.
+	Admission web.Admission
 }
 
 // PaymentsSandbox is PAYMENTS=sandbox: Sandbox Pay, served by this binary,
@@ -72,6 +76,11 @@ const (
 	maxReconcile    = 10 * time.Minute
 	maxHeldCeiling  = 100000 // seats held from one address: more is no cap at all
 	minSessionIdle  = time.Minute
+	// Each slot may hold a database connection: past Postgres's default
+	// max_connections, a crowd would fail to connect rather than queue.
+	maxSlots     = 100
+	minQueueWait = 10 * time.Millisecond
+	maxQueueWait = 10 * time.Second
 )
 
 // loadConfig reads the configuration through getenv (os.Getenv in main),
@@ -90,6 +99,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		MaxHeldPerAddressPerShow: booking.DefaultMaxHeldPerAddressPerShow,
 		MaxHeldPerAddress:        booking.DefaultMaxHeldPerAddress,
 		SessionIdleTimeout:       web.DefaultSessionIdleTimeout,
+		Admission:                web.DefaultAdmission(runtime.NumCPU()),
 	}
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -248,6 +258,37 @@ func loadConfig(getenv func(string) string) (config, error) {
 			bad("METRICS_ADDR=%q: %v", v, err)
 		}
 		cfg.MetricsAddr = v
+	}
+
+	// The wait first: the slots keep it.
+	if v := get("MAX_QUEUE_WAIT"); v != "" {
+		d, err := time.ParseDuration(v)
+		switch {
+		case err != nil:
+			bad("MAX_QUEUE_WAIT=%q: not a Go duration (e.g. 500ms, 1s)", v)
+		case d < minQueueWait || d > maxQueueWait:
+			bad("MAX_QUEUE_WAIT=%q: must be between %v and %v", v, minQueueWait, maxQueueWait)
+		default:
+			cfg.Admission.Reads.MaxWait, cfg.Admission.Writes.MaxWait = d, d
+		}
+	}
+	for _, kind := range []struct {
+		name string
+		c    *web.Capacity
+	}{{"READ_SLOTS", &cfg.Admission.Reads}, {"WRITE_SLOTS", &cfg.Admission.Writes}, {"WEBHOOK_SLOTS", &cfg.Admission.Webhooks}} {
+		v := get(kind.name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil:
+			bad("%s=%q: not a whole number", kind.name, v)
+		case n < 1 || n > maxSlots:
+			bad("%s=%q: must be between 1 and %d", kind.name, v, maxSlots)
+		default:
+			*kind.c = web.NewCapacity(n, kind.c.MaxWait)
+		}
 	}
 
 	switch v := strings.ToLower(get("PAYMENTS")); v {

@@ -3,9 +3,12 @@ package main
 import (
 	"net/netip"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/marquee-tickets/marquee/web"
 )
 
 const testDB = "postgres://postgres@127.0.0.1:5432/marquee?sslmode=disable"
@@ -30,6 +33,7 @@ func TestLoadConfig(t *testing.T) {
 		MaxHeldPerAddressPerShow: 20,
 		MaxHeldPerAddress:        40,
 		SessionIdleTimeout:       2 * time.Hour,
+		Admission:                web.DefaultAdmission(runtime.NumCPU()),
 	}
 	with := func(change func(*config)) config {
 		c := defaults
@@ -64,6 +68,10 @@ func TestLoadConfig(t *testing.T) {
 			"METRICS_ADDR":                        "127.0.0.1:9090",
 			"PAYMENTS":                            "Sandbox",
 			"SANDBOX_IN_PRODUCTION":               "yes",
+			"READ_SLOTS":                          "12",
+			"WRITE_SLOTS":                         "6",
+			"WEBHOOK_SLOTS":                       "3",
+			"MAX_QUEUE_WAIT":                      "750ms",
 		}, want: config{
 			DatabaseURL: "host=/tmp dbname=marquee", Addr: "127.0.0.1:18080", HoldTTL: 90 * time.Second,
 			WebhookSecret: []byte("0123456789abcdef0123"), PublicURL: "https://tickets.example.com",
@@ -73,6 +81,11 @@ func TestLoadConfig(t *testing.T) {
 			},
 			MaxHeldPerAddressPerShow: 6, MaxHeldPerAddress: 12,
 			SessionIdleTimeout: 45 * time.Minute, MetricsAddr: "127.0.0.1:9090", Payments: "sandbox",
+			Admission: web.Admission{
+				Reads:    web.Capacity{Slots: 12, Queue: 12 * 64, MaxWait: 750 * time.Millisecond},
+				Writes:   web.Capacity{Slots: 6, Queue: 6 * 64, MaxWait: 750 * time.Millisecond},
+				Webhooks: web.Capacity{Slots: 3, Queue: 3 * 64, MaxWait: web.DefaultWebhookMaxWait},
+			},
 		}},
 		{name: "TRUSTED_PROXIES with an IPv6 address and a trailing comma",
 			env:  map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "::1,"},
@@ -241,6 +254,23 @@ func TestLoadConfig(t *testing.T) {
 		{name: "the development secret over https on localhost is still development",
 			env:  map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "https://localhost:8443"},
 			want: with(func(c *config) { c.PublicURL = "https://localhost:8443" })},
+		{name: "slots at their bounds", env: map[string]string{"DATABASE_URL": testDB, "READ_SLOTS": "100", "WRITE_SLOTS": "1"},
+			want: with(func(c *config) {
+				c.Admission.Reads = web.NewCapacity(100, web.DefaultMaxWait)
+				c.Admission.Writes = web.NewCapacity(1, web.DefaultMaxWait)
+			})},
+		{name: "READ_SLOTS zero", env: map[string]string{"DATABASE_URL": testDB, "READ_SLOTS": "0"},
+			wantErr: []string{`READ_SLOTS="0": must be between 1 and 100`}},
+		{name: "WRITE_SLOTS past what Postgres serves", env: map[string]string{"DATABASE_URL": testDB, "WRITE_SLOTS": "101"},
+			wantErr: []string{`WRITE_SLOTS="101": must be between 1 and 100`}},
+		{name: "WEBHOOK_SLOTS not a number", env: map[string]string{"DATABASE_URL": testDB, "WEBHOOK_SLOTS": "two"},
+			wantErr: []string{`WEBHOOK_SLOTS="two": not a whole number`}},
+		{name: "MAX_QUEUE_WAIT not a duration", env: map[string]string{"DATABASE_URL": testDB, "MAX_QUEUE_WAIT": "500"},
+			wantErr: []string{`MAX_QUEUE_WAIT="500": not a Go duration`}},
+		{name: "MAX_QUEUE_WAIT too short to queue at all", env: map[string]string{"DATABASE_URL": testDB, "MAX_QUEUE_WAIT": "1ms"},
+			wantErr: []string{`MAX_QUEUE_WAIT="1ms": must be between 10ms and 10s`}},
+		{name: "MAX_QUEUE_WAIT as long as a deadline", env: map[string]string{"DATABASE_URL": testDB, "MAX_QUEUE_WAIT": "11s"},
+			wantErr: []string{`MAX_QUEUE_WAIT="11s": must be between 10ms and 10s`}},
 		{name: "PAYMENTS unknown", env: map[string]string{"DATABASE_URL": testDB, "PAYMENTS": "stripe"},
 			wantErr: []string{`PAYMENTS="stripe": must be sandbox`}},
 		{name: "SANDBOX_IN_PRODUCTION neither yes nor no", env: map[string]string{"DATABASE_URL": testDB, "SANDBOX_IN_PRODUCTION": "true"},

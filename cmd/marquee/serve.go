@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -62,6 +61,9 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		"trusted_proxies", cfg.TrustedProxies, "max_held_per_address_per_show", cfg.MaxHeldPerAddressPerShow,
 		"max_held_per_address", cfg.MaxHeldPerAddress,
 		"session_idle_timeout", cfg.SessionIdleTimeout, "payments", cfg.Payments, "metrics_addr", cfg.MetricsAddr,
+		"read_slots", cfg.Admission.Reads.Slots, "write_slots", cfg.Admission.Writes.Slots,
+		"webhook_slots", cfg.Admission.Webhooks.Slots, "max_queue_wait", cfg.Admission.Writes.MaxWait,
+		"pool", poolSize(cfg.Admission),
 		"database", postgres.RedactURL(cfg.DatabaseURL))
 	if cfg.DevSecret {
 		log.Warn("PAYMENT_WEBHOOK_SECRET is not set: using the public development secret; "+
@@ -75,7 +77,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	}
 	log.Info("migrations applied", "took", time.Since(began).Round(time.Millisecond))
 
-	pool, err := postgres.Connect(ctx, cfg.DatabaseURL, poolSize())
+	pool, err := postgres.Connect(ctx, cfg.DatabaseURL, poolSize(cfg.Admission))
 	if err != nil {
 		return err
 	}
@@ -183,6 +185,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		TrustedProxies:           cfg.TrustedProxies,
 		MaxHeldPerAddressPerShow: cfg.MaxHeldPerAddressPerShow,
 		MaxHeldPerAddress:        cfg.MaxHeldPerAddress,
+		Admission:                cfg.Admission,
 	}, store, m, log.With("component", "web"))
 	srv := &http.Server{
 		Handler:           handler,
@@ -244,10 +247,19 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	return runErr
 }
 
-// poolSize is small on purpose: past a few connections per core, more
-// concurrent transactions only queue on seat row locks.
-func poolSize() int32 {
-	return int32(max(8, 4*runtime.NumCPU()))
+// backgroundConns are the connections the pool keeps beyond the requests'
+// slots, one for each user of the pool outside them: the sweeper, the
+// refund, webhook delivery and reconciliation workers, the live seat map's
+// hub and notifier (its listener has a connection of its own), and /readyz.
+const backgroundConns = 7
+
+// poolSize is a connection for every request slot, and the background's:
+// an admitted request never waits for a connection (pgx has no bound on
+// that wait but the request's deadline). The slots keep it small: past a
+// few connections per core, more concurrent transactions only queue on
+// seat row locks.
+func poolSize(a web.Admission) int32 {
+	return int32(a.Slots() + backgroundConns)
 }
 
 // loadDemoData loads the demo catalogue into a database that has no cities,

@@ -27,6 +27,16 @@ type Metrics struct {
 	LiveReconnects  prometheus.Counter   // LISTEN connections re-established
 	LiveGaps        prometheus.Counter   // seat changes found missed by their numbers
 	LiveLag         prometheus.Histogram // seconds from a seat change to its fan-out
+
+	// Admission (web's admission control), by kind of request: read,
+	// write, webhook.
+	RequestsActive *prometheus.GaugeVec // requests being served now
+	RequestsQueued *prometheus.GaugeVec // requests waiting for a turn now
+	// RequestsShed counts requests turned away with 503 busy, by kind and
+	// reason: queue_full (the queue was at its length), wait (the
+	// expected wait was over the longest allowed), timeout (queued, but no
+	// turn came within twice that).
+	RequestsShed *prometheus.CounterVec
 }
 
 // New creates the metrics and registers them on reg.
@@ -78,8 +88,21 @@ func New(reg prometheus.Registerer) *Metrics {
 			Help:    "Seconds from a seat change (its row in seat_events) to its fan-out to subscribers.",
 			Buckets: []float64{.005, .01, .025, .05, .075, .1, .15, .25, .5, 1, 2.5},
 		}),
+		RequestsActive: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "marquee_requests_active",
+			Help: "Requests being served now, by kind (read, write, webhook).",
+		}, []string{"kind"}),
+		RequestsQueued: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "marquee_requests_queued",
+			Help: "Requests waiting for their turn now, by kind (read, write, webhook).",
+		}, []string{"kind"}),
+		RequestsShed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "marquee_requests_shed_total",
+			Help: "Requests answered 503 busy at once rather than served, by kind and reason (queue_full, wait, timeout).",
+		}, []string{"kind", "reason"}),
 	}
 	reg.MustRegister(m.HoldAttempts, m.HoldLatency, m.SeatConflicts, m.HoldsExpired, m.Payments,
-		m.LiveSubscribers, m.LiveMessages, m.LiveDropped, m.LiveReconnects, m.LiveGaps, m.LiveLag)
+		m.LiveSubscribers, m.LiveMessages, m.LiveDropped, m.LiveReconnects, m.LiveGaps, m.LiveLag,
+		m.RequestsActive, m.RequestsQueued, m.RequestsShed)
 	return m
 }

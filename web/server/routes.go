@@ -18,8 +18,10 @@ import (
 // package: api (the JSON API), adminapi and admin (the admin's JSON API
 // and pages), pages and pages/account (the moviegoer's
 // HTML), live (the seat map's websocket), and Sandbox Pay's own pages.
-// Global middleware (panic recovery, body limit, request deadline) is set
-// by web.Server.Echo.
+// Global middleware (panic recovery, admission control, body limit,
+// request deadline) is set by web.Server.Echo; admission control knows the
+// static files, the probes, the webhook and the live seat map by their
+// routes' names in web.
 func routes(e *echo.Echo, s *web.Server) {
 	var (
 		a   = &api.Handlers{Server: s}
@@ -33,14 +35,14 @@ func routes(e *echo.Echo, s *web.Server) {
 
 	// Operations. The metrics are not here but on an address of their
 	// own (see Metrics).
-	e.GET("/healthz", o.Healthz)
-	e.GET("/readyz", o.Readyz)
+	e.GET(web.HealthRoute, o.Healthz)
+	e.GET(web.ReadyRoute, o.Readyz)
 
 	// Static files (CSS, htmx, our JavaScript, images), embedded.
-	e.GET("/static/*", web.StaticFiles())
+	e.GET(web.StaticRoute, web.StaticFiles())
 
 	// The payment provider's server-to-server webhook: signed, no session.
-	e.POST("/payments/webhook", a.PaymentWebhook)
+	e.POST(web.WebhookRoute, a.PaymentWebhook)
 
 	// The JSON API. Middleware is given per route rather than to the group:
 	// a group with middleware catches unknown methods as 404, not 405.

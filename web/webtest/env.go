@@ -13,12 +13,14 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/marquee-tickets/marquee/internal/auth"
@@ -52,6 +54,7 @@ type Env struct {
 	Cfg        web.Config
 	Seq        atomic.Int64
 	HTTPClient *http.Client // shared transport for every test client
+	routes     func(*echo.Echo)
 }
 
 type EnvOption func(*Env)
@@ -62,11 +65,44 @@ func WithClock(e *Env) { e.Clock = pgtest.NewClock(time.Now()) }
 // WithRateLimits turns the rate limits on.
 func WithRateLimits(e *Env) { e.Cfg.RateLimits = true }
 
+// WithAdmission sets the server's admission control for the kinds of
+// request a gives slots to; the others stay patient (see NewEnv).
+func WithAdmission(a web.Admission) EnvOption {
+	return func(e *Env) {
+		for _, k := range []struct{ to, from *web.Capacity }{
+			{&e.Cfg.Admission.Reads, &a.Reads}, {&e.Cfg.Admission.Writes, &a.Writes}, {&e.Cfg.Admission.Webhooks, &a.Webhooks},
+		} {
+			if k.from.Slots > 0 {
+				*k.to = *k.from
+			}
+		}
+	}
+}
+
+// patientAdmission is the admission of an env: the default slots, with
+// queues that wait as long as a loaded machine makes them. Admission
+// control turns requests away by how long they would wait, which no test
+// but its own may depend on.
+func patientAdmission() web.Admission {
+	a := web.DefaultAdmission(runtime.NumCPU())
+	for _, c := range []*web.Capacity{&a.Reads, &a.Writes, &a.Webhooks} {
+		c.Queue, c.MaxWait = 10000, time.Hour
+	}
+	return a
+}
+
+// WithRoutes adds routes of the test's own to the server, behind the
+// middleware every route has: say, a handler that keeps its slot until the
+// test lets it go.
+func WithRoutes(add func(*echo.Echo)) EnvOption {
+	return func(e *Env) { e.routes = add }
+}
+
 func NewEnv(t *testing.T, opts ...EnvOption) *Env {
 	t.Helper()
 	e := &Env{T: t, Cfg: web.Config{
 		PublicURL: PublicURL, HoldTTL: HoldTTL, MaxSeatsPerHold: MaxSeats,
-		WebhookSecret: WebhookSecret, PasswordCost: 4,
+		WebhookSecret: WebhookSecret, PasswordCost: 4, Admission: patientAdmission(),
 	}}
 	for _, o := range opts {
 		o(e)
@@ -76,17 +112,27 @@ func NewEnv(t *testing.T, opts ...EnvOption) *Env {
 		e.Store.Clock = e.Clock.Now
 	}
 	e.Venue = pgtest.NewVenue(t, e.Store)
-	e.Show = pgtest.NewShow(t, e.Store, e.Venue, 10, 10, e.Now().Add(72*time.Hour))
+	e.Show = e.NewShow(t)
 	e.Reg = prometheus.NewRegistry()
 	// The sandbox is the provider, its webhooks never sent: tests deliver
 	// payments themselves (see pay).
 	e.Cfg.Sandbox = NewSandbox(e.Store, PublicURL, nil)
 	h := server.New(e.Cfg, e.Store, metrics.New(e.Reg), nil)
+	if e.routes != nil {
+		e.routes(h.(*echo.Echo))
+	}
 	e.Srv = httptest.NewServer(h)
 	t.Cleanup(e.Srv.Close)
 	e.HTTPClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
 	t.Cleanup(func() { pgtest.CheckInvariants(t, e.Store) })
 	return e
+}
+
+// NewShow is another 10x10 show in the env's venue, on a screen of its own,
+// starting in three days.
+func (e *Env) NewShow(t testing.TB) int64 {
+	t.Helper()
+	return pgtest.NewShow(t, e.Store, e.Venue, 10, 10, e.Now().Add(72*time.Hour))
 }
 
 // Now is the store's clock.
