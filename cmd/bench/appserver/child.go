@@ -31,6 +31,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/internal/reconcile"
 	"github.com/marquee-tickets/marquee/internal/refunds"
 	"github.com/marquee-tickets/marquee/internal/sweeper"
@@ -357,9 +358,10 @@ func ServeIfChild() {
 	os.Exit(0)
 }
 
-// ChildPoolSize is the size of a child server's database pool: four
-// connections a core.
-func ChildPoolSize() int32 { return int32(4 * runtime.NumCPU()) }
+// ChildPoolSize is the size of a child server's database pool, as
+// `marquee serve` sizes it: a connection for each request slot of the
+// default admission, and 7 for the background workers and /readyz.
+func ChildPoolSize() int32 { return int32(web.DefaultAdmission(runtime.NumCPU()).Slots() + 7) }
 
 // RaiseFileLimit lifts the soft limit on open files to need when it is
 // lower, and the hard limit with it when that is lower too and this process
