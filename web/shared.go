@@ -101,13 +101,9 @@ func writeShared(c echo.Context, status int, contentType string, before []byte, 
 	h.Set(echo.HeaderContentEncoding, "gzip")
 	var out bytes.Buffer
 	out.Grow(piece.Size() + (len(before)+len(after))/4 + 64)
-	w := gzjoin.NewWriter(&out)
-	w.Write(before) // into a bytes.Buffer: no error
-	if piece != nil {
-		w.WritePiece(piece)
+	if err := gzipParts(&out, before, piece, after); err != nil {
+		return err
 	}
-	w.Write(after)
-	w.Close()
 	c.Response().WriteHeader(status)
 	_, err := io.Copy(c.Response(), &out)
 	return err
@@ -122,4 +118,21 @@ func acceptsGzip(r *http.Request) bool {
 		}
 	}
 	return false
+}
+
+// gzipParts writes before, piece (may be nil) and after as one gzip stream.
+func gzipParts(out io.Writer, before []byte, piece *gzjoin.Piece, after []byte) error {
+	w := gzjoin.NewWriter(out)
+	if _, err := w.Write(before); err != nil {
+		return err
+	}
+	if piece != nil {
+		if err := w.WritePiece(piece); err != nil {
+			return err
+		}
+	}
+	if _, err := w.Write(after); err != nil {
+		return err
+	}
+	return w.Close()
 }

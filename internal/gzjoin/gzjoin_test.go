@@ -88,9 +88,15 @@ func TestWriter(t *testing.T) {
 			var out bytes.Buffer
 			w := gzjoin.NewWriter(&out)
 			head := strings.Repeat("x", i*100)
-			w.Write([]byte(head))
-			w.WritePiece(p)
-			w.Close()
+			if _, err := w.Write([]byte(head)); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.WritePiece(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
 			if got := gunzip(t, out.Bytes()); got != head+p.Text() {
 				t.Fatal("a stream sharing the piece decodes to something else")
 			}

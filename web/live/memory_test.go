@@ -26,7 +26,7 @@ func pageSeatStatus(t *testing.T, page []byte, seat string) string {
 // body as sent (gzip) and decoded.
 func get(t *testing.T, e *webtest.Env, path string, gz bool) (sent, body []byte) {
 	t.Helper()
-	req, err := http.NewRequest("GET", e.Srv.URL+path, nil)
+	req, err := http.NewRequest(http.MethodGet, e.Srv.URL+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
