@@ -127,7 +127,8 @@ func newServer(t *testing.T) (*webtest.Env, int64) {
 	cfg := web.Config{
 		PublicURL: webtest.PublicURL, HoldTTL: holdTTL, MaxSeatsPerHold: webtest.MaxSeats,
 		WebhookSecret: webtest.WebhookSecret, PasswordCost: 4,
-		Sandbox: webtest.NewSandbox(store, webtest.PublicURL, nil),
+		Sandbox:   webtest.NewSandbox(store, webtest.PublicURL, nil),
+		Admission: webtest.PatientAdmission(),
 	}
 	reg := prometheus.NewRegistry()
 	srv := httptest.NewServer(server.New(cfg, store, metrics.New(reg), nil))

@@ -55,6 +55,15 @@ func (s *Snapshot) Memo(key string, build func() (any, error)) (any, error) {
 	return m.v, m.err
 }
 
+// Seat returns the seat with id, if the map has it.
+func (s *Snapshot) Seat(id string) (booking.Seat, bool) {
+	i, ok := s.index[id]
+	if !ok {
+		return booking.Seat{}, false
+	}
+	return s.Seats[i], true
+}
+
 // ViewedBy returns the seats as viewer ("" for a guest) sees them: Mine set
 // on theirs. hold is the viewer's live hold of this show, read from the
 // database (nil: none), and freed the seats they have just let go: both may
@@ -171,6 +180,11 @@ func (h *Hub) Map(ctx context.Context, showID int64) (*Snapshot, error) {
 	for range 3 {
 		now := h.now()
 		h.mu.Lock()
+		if !h.feed {
+			// Nobody hears the changes: a map kept now would go stale.
+			h.mu.Unlock()
+			return h.read(ctx, showID, now)
+		}
 		if b := h.boards[showID]; b != nil {
 			b.used = now
 			if b.snap.stale(now) {
@@ -202,6 +216,35 @@ func (h *Hub) Map(ctx context.Context, showID int64) (*Snapshot, error) {
 	return nil, fmt.Errorf("seat map of show %d: the change feed keeps failing", showID)
 }
 
+// read reads a show's map whole, for one reader: not kept.
+func (h *Hub) read(ctx context.Context, showID int64, now time.Time) (*Snapshot, error) {
+	seats, err := h.load(ctx, showID, nil)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("read seat map of show %d: %w", showID, err)
+	case len(seats) == 0:
+		return nil, fmt.Errorf("show %d: %w", showID, booking.ErrNotFound)
+	}
+	return newSnapshot(showID, seats, now), nil
+}
+
+// FeedUp tells the hub that its listener hears the change feed (it has
+// just run LISTEN): from now on it keeps the maps it is asked for.
+func (h *Hub) FeedUp() {
+	h.mu.Lock()
+	h.feed = true
+	h.mu.Unlock()
+}
+
+// FeedDown tells the hub that its listener has lost the feed: every map
+// kept is forgotten, and until FeedUp each ask reads the database.
+func (h *Hub) FeedDown() {
+	h.mu.Lock()
+	h.feed = false
+	clear(h.boards)
+	h.mu.Unlock()
+}
+
 // startFollowing reads a show's map whole, on the hub's goroutine.
 func (h *Hub) startFollowing(ctx context.Context, req followRequest) {
 	h.mu.Lock()
@@ -222,7 +265,9 @@ func (h *Hub) startFollowing(ctx context.Context, req followRequest) {
 	}
 	now := h.now()
 	h.mu.Lock()
-	h.boards[req.showID] = &board{snap: newSnapshot(req.showID, seats, now), used: now}
+	if h.feed { // else the feed was lost during the read: Map reads again
+		h.boards[req.showID] = &board{snap: newSnapshot(req.showID, seats, now), used: now}
+	}
 	h.mu.Unlock()
 	req.done <- nil
 }

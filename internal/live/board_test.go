@@ -301,6 +301,7 @@ func TestBoardEviction(t *testing.T) {
 	now := time.Date(2026, 12, 2, 18, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
 	h.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	h.FeedUp() // as a listener would
 	runUntilEnd(t, h.Run)
 	ctx := context.Background()
 	for _, show := range []int64{1, 2} {
@@ -328,5 +329,28 @@ func TestBoardEviction(t *testing.T) {
 	}
 	if _, err := h.Map(ctx, 3); !errors.Is(err, booking.ErrNotFound) {
 		t.Fatalf("a show without seats: %v, want not found", err)
+	}
+
+	// The listener loses the feed: nothing is kept, every ask reads.
+	h.FeedDown()
+	if n := h.Followed(); n != 0 {
+		t.Fatalf("%d maps kept after the feed was lost", n)
+	}
+	loads = f.loads.Load()
+	for range 2 {
+		if _, err := h.Map(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.loads.Load() != loads+2 || h.Followed() != 0 {
+		t.Fatal("without the feed every ask must read the database, and keep nothing")
+	}
+}
+
+func TestListenerName(t *testing.T) {
+	// pgtest.Listeners counts the listeners by this name, which it cannot
+	// import from here.
+	if ApplicationName != "marquee live listener" {
+		t.Fatalf("ApplicationName %q: change pgtest's listenerName with it", ApplicationName)
 	}
 }

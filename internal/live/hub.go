@@ -36,6 +36,9 @@ type Update struct {
 	ShowID int64
 	Seats  []booking.Seat
 	Resync bool
+	// Snap is the show's map in memory with this update applied (nil when
+	// the show's map is not kept), for a viewer to know what its page shows.
+	Snap *Snapshot
 
 	shared *shared // one per update, shared by its subscribers
 }
@@ -82,6 +85,7 @@ type Hub struct {
 	notify  chan struct{}
 
 	boards map[int64]*board // the seat maps kept in memory (board.go)
+	feed   bool             // the listener hears the change feed: maps may be kept
 	follow chan followRequest
 }
 
@@ -116,7 +120,8 @@ func (h *Hub) now() time.Time {
 type Subscription struct {
 	ShowID  int64
 	updates chan Update
-	dropped chan struct{}
+	dropped context.Context // done once dropped or closed
+	drop    context.CancelFunc
 	once    sync.Once
 	hub     *Hub
 }
@@ -126,14 +131,20 @@ func (s *Subscription) Updates() <-chan Update { return s.updates }
 
 // Dropped is closed when the hub gave up on a subscriber that fell behind,
 // or when the subscription was closed.
-func (s *Subscription) Dropped() <-chan struct{} { return s.dropped }
+func (s *Subscription) Dropped() <-chan struct{} { return s.dropped.Done() }
+
+// AfterDrop calls f in its own goroutine once the subscription is dropped
+// or closed, with no goroutine waiting meanwhile (thousands of viewers
+// watch one show); stop keeps f from being called.
+func (s *Subscription) AfterDrop(f func()) (stop func() bool) { return context.AfterFunc(s.dropped, f) }
 
 // Close ends the subscription.
 func (s *Subscription) Close() { s.hub.remove(s) }
 
 // Subscribe starts watching showID with a queue of buffer updates.
 func (h *Hub) Subscribe(showID int64, buffer int) *Subscription {
-	s := &Subscription{ShowID: showID, updates: make(chan Update, buffer), dropped: make(chan struct{}), hub: h}
+	s := &Subscription{ShowID: showID, updates: make(chan Update, buffer), hub: h}
+	s.dropped, s.drop = context.WithCancel(context.Background())
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.shows[showID] == nil {
@@ -156,7 +167,7 @@ func (h *Hub) remove(s *Subscription) {
 		}
 	}
 	s.once.Do(func() {
-		close(s.dropped)
+		s.drop()
 		if h.Metrics != nil {
 			h.Metrics.LiveSubscribers.Dec()
 		}
@@ -278,6 +289,9 @@ func (h *Hub) deliver(ctx context.Context, c Change) {
 	h.mu.Lock()
 	// The map in memory first: a page read once the update is out shows it.
 	h.apply(c, states)
+	if b := h.boards[c.ShowID]; b != nil {
+		u.Snap = b.snap
+	}
 	var slow []*Subscription
 	for s := range h.shows[c.ShowID] {
 		select {

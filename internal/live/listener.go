@@ -17,6 +17,10 @@ import (
 // Channel is the Postgres NOTIFY channel seat changes are announced on.
 const Channel = "seat_changes"
 
+// ApplicationName names the listener's connection in pg_stat_activity
+// (unless its URL names it otherwise).
+const ApplicationName = "marquee live listener"
+
 // Listener holds this instance's one LISTEN connection, dedicated and never
 // borrowed from the request pool, and publishes what it hears to the hub.
 type Listener struct {
@@ -79,7 +83,14 @@ func (l *Listener) listen(ctx context.Context, onConnect func()) error {
 	quietCheck, timeout := cmp.Or(l.QuietCheck, DefaultQuietCheck), cmp.Or(l.Timeout, DefaultTimeout)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	conn, err := pgx.Connect(cctx, l.DatabaseURL)
+	cfg, err := pgx.ParseConfig(l.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
+		cfg.RuntimeParams["application_name"] = ApplicationName
+	}
+	conn, err := pgx.ConnectConfig(cctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -107,6 +118,9 @@ func (l *Listener) listen(ctx context.Context, onConnect func()) error {
 	if l.Connected != nil {
 		l.Connected(conn.PgConn().PID())
 	}
+	// Heard from now on: the hub may keep maps, until this connection ends.
+	l.Hub.FeedUp()
+	defer l.Hub.FeedDown()
 	l.Hub.ResyncAll()
 	for {
 		wctx, cancel := context.WithTimeout(ctx, quietCheck)

@@ -61,13 +61,19 @@ func BackendPIDs(ctx context.Context, pool *pgxpool.Pool) ([]int, error) {
 	return pids, nil
 }
 
-// Listeners is how many connections of pool's database last ran LISTEN
-// (and so, as none runs anything else, are listening).
+// listenerName is live.ApplicationName (which imports this package's users,
+// not this package): the name of the live seat map's listening connections,
+// which also read the feed's position now and then.
+const listenerName = "marquee live listener"
+
+// Listeners is how many connections of pool's database listen: the live
+// seat map's listeners, known by name, and others that last ran LISTEN.
 func Listeners(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 	var n int
 	if err := pool.QueryRow(ctx, `
 		SELECT count(*) FROM pg_stat_activity
-		 WHERE datname = current_database() AND query ILIKE 'LISTEN %'`).Scan(&n); err != nil {
+		 WHERE datname = current_database()
+		   AND (application_name = $1 OR query ILIKE 'LISTEN %')`, listenerName).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count listeners: %w", err)
 	}
 	return n, nil

@@ -117,17 +117,10 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 	// Cutting a write short would end the socket without its close code.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		select {
-		case <-sub.Dropped():
-			cut := time.AfterFunc(liveDropGrace, cancel)
-			<-ctx.Done()
-			cut.Stop()
-		case <-ctx.Done():
-		}
-	}()
+	stopCut := sub.AfterDrop(func() { time.AfterFunc(liveDropGrace, cancel) })
+	defer stopCut()
 
-	v := liveViewer{id: viewer, mine: map[string]bool{}}
+	v := liveViewer{id: viewer, mine: map[string]bool{}, diff: have != nil}
 	// The first message comes from the map in memory, as the page did: a
 	// page rendered a moment ago is sent nothing.
 	snap, err := s.Config.Live.Map(ctx, showID)
@@ -135,12 +128,6 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 		s.Log.Error("live seat map: read seats", "show", showID, "err", err)
 		conn.Close(websocket.StatusInternalError, "try again")
 		return nil
-	}
-	if have != nil {
-		v.shown = have.Seats
-		if v.shown == nil {
-			v.shown = map[string]string{}
-		}
 	}
 	// The viewer's hold, read from the database, is laid over it as the
 	// page did (live.Snapshot.ViewedBy): the feed may not have brought it.
@@ -151,8 +138,21 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 		}
 	}
 	seats, _ := snap.ViewedBy(viewer, hold, nil)
-	if err := s.sendSeats(ctx, conn, &v, live.Update{ShowID: showID, Seats: seats, Resync: true}); err != nil {
+	first := live.Update{ShowID: showID, Seats: seats, Resync: true, Snap: snap}
+	var shows func(id string) (string, bool) // what the page says it shows
+	if have != nil {
+		shows = func(id string) (string, bool) { st, ok := have.Seats[id]; return st, ok }
+	}
+	if err := s.sendSeats(ctx, conn, &v, first, shows); err != nil {
 		return nil
+	}
+	// What the page shows beyond the map in memory: the seats the
+	// viewer's hold from the database changed (the feed has yet to bring
+	// them).
+	for i, seat := range seats {
+		if st := v.statusOf(seat); v.diff && st != v.statusOf(snap.Seats[i]) {
+			v.ahead(seat.ID, st)
+		}
 	}
 	ping := time.NewTicker(s.Config.LivePing)
 	defer ping.Stop()
@@ -173,7 +173,7 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 				conn.Close(websocket.StatusNormalClosure, "this show is no longer on sale")
 				return nil
 			}
-			if err := s.sendSeats(ctx, conn, &v, u); err != nil {
+			if err := s.sendSeats(ctx, conn, &v, u, nil); err != nil {
 				return nil
 			}
 		case <-ping.C:
@@ -192,11 +192,81 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 type liveViewer struct {
 	id   string
 	mine map[string]bool
-	// shown, for a ?diff=1 page, is what it shows: the status of every seat
-	// it does not show as available. A resync (the connection's first, or
-	// the hub's after the listener reconnected) sends it only what differs.
-	// nil for other clients, who get the whole map on every resync.
-	shown map[string]string
+	// diff marks a ?diff=1 page. It is sent only the seats whose status
+	// differs from what it shows (on a resync, the connection's first or the
+	// hub's after the listener reconnected, the whole of that difference),
+	// which is base (the hub's map as of the last update sent, shared by
+	// every viewer; nil when unknown: then it is sent everything) but for
+	// the few seats in aside (the viewer's own, sent ahead of the map).
+	// Other clients get every update whole, and the whole map on a resync.
+	diff  bool
+	base  *live.Snapshot
+	aside map[string]string
+}
+
+// statusOf is seat's status as the viewer sees it.
+func (v *liveViewer) statusOf(seat booking.Seat) string {
+	seat.Mine = v.id != "" && seat.HolderID == v.id
+	return format.SeatStatus(seat)
+}
+
+// ahead notes that the page shows seat as status, whatever base says.
+func (v *liveViewer) ahead(seat, status string) {
+	if v.aside == nil {
+		v.aside = map[string]string{}
+	}
+	v.aside[seat] = status
+}
+
+// differences keeps of update u only the seats whose status for this viewer
+// differs from what shows says the page shows (a seat it does not name shows
+// available). u comes back as it is when every seat in it is news, so its
+// rendering stays shared with the other viewers.
+func (v *liveViewer) differences(u live.Update, shows func(id string) (string, bool)) live.Update {
+	keep := make([]booking.Seat, 0, len(u.Seats))
+	for _, seat := range u.Seats {
+		shown, ok := shows(seat.ID)
+		if !ok {
+			shown = "available"
+		}
+		if v.statusOf(seat) != shown {
+			keep = append(keep, seat)
+		}
+	}
+	if len(keep) == len(u.Seats) {
+		return u
+	}
+	return live.Update{ShowID: u.ShowID, Seats: keep, Resync: u.Resync, Snap: u.Snap}
+}
+
+// pageShows says what a ?diff=1 page shows now, from base and aside; nil
+// when base is unknown. A seat it does not know is shown available.
+func (v *liveViewer) pageShows() func(id string) (string, bool) {
+	base, aside := v.base, v.aside
+	if base == nil {
+		return nil
+	}
+	return func(id string) (string, bool) {
+		if st, ok := aside[id]; ok {
+			return st, true
+		}
+		seat, ok := base.Seat(id)
+		if !ok {
+			return "", false
+		}
+		return v.statusOf(seat), true
+	}
+}
+
+// sent records that the page now shows update u: the hub's map after it.
+func (v *liveViewer) sent(u live.Update) {
+	if u.Resync {
+		clear(v.aside) // the page shows the whole truth now
+	}
+	for _, seat := range u.Seats {
+		delete(v.aside, seat.ID)
+	}
+	v.base = u.Snap // nil: the show's map is not kept, unknown from now on
 }
 
 // readPageState reads a ?diff=1 client's first message.
@@ -218,65 +288,33 @@ func readPageState(ctx context.Context, conn *websocket.Conn) (*pageState, error
 	return &st, nil
 }
 
-// news keeps of update u only the seats whose status for this viewer
-// differs from what the page shows (v.shown), and records them as shown.
-// On a resync (u is the whole show) that is the page's whole difference
-// from the truth. u comes back as it is when every seat in it is news, so
-// its rendering stays shared with the other viewers.
-func (v *liveViewer) news(u live.Update) live.Update {
-	was := v.shown
+// sendSeats writes one update as out-of-band seat buttons. A ?diff=1 page
+// is sent of a resync only what differs from what shows says it shows (nil:
+// from what it was sent).
+func (s *Handler) sendSeats(ctx context.Context, conn *websocket.Conn, v *liveViewer, u live.Update, shows func(id string) (string, bool)) error {
 	if u.Resync {
-		// The whole show: what the page shows is rebuilt from it, so seats
-		// a page named that the show does not have are forgotten.
 		clear(v.mine)
-		v.shown = make(map[string]string, len(was))
 	}
-	keep := make([]booking.Seat, 0, len(u.Seats))
+	// u.Seats is shared by every viewer of the show: read it, never
+	// write it.
 	for _, seat := range u.Seats {
-		seat.Mine = v.id != "" && seat.HolderID == v.id
-		if seat.Mine {
+		if v.id != "" && seat.HolderID == v.id {
 			v.mine[seat.ID] = true
 		} else {
 			delete(v.mine, seat.ID)
 		}
-		status := format.SeatStatus(seat)
-		shown, ok := was[seat.ID] // read before v.shown (the same map but on a resync) changes
-		if !ok {
-			shown = "available"
-		}
-		if status == "available" {
-			delete(v.shown, seat.ID)
-		} else {
-			v.shown[seat.ID] = status
-		}
-		if status != shown {
-			keep = append(keep, seat)
-		}
 	}
-	if len(keep) == len(u.Seats) {
-		return u
-	}
-	return live.Update{ShowID: u.ShowID, Seats: keep}
-}
-
-// sendSeats writes one update as out-of-band seat buttons.
-func (s *Handler) sendSeats(ctx context.Context, conn *websocket.Conn, v *liveViewer, u live.Update) error {
-	if v.shown != nil {
-		if u = v.news(u); len(u.Seats) == 0 {
+	if v.diff {
+		if shows == nil {
+			shows = v.pageShows() // nil when unknown: everything is sent
+		}
+		all := u
+		if shows != nil {
+			u = v.differences(u, shows) // before sent changes what the page shows
+		}
+		v.sent(all)
+		if len(u.Seats) == 0 {
 			return nil
-		}
-	} else {
-		if u.Resync {
-			clear(v.mine)
-		}
-		// u.Seats is shared by every viewer of the show: read it, never
-		// write it.
-		for _, seat := range u.Seats {
-			if v.id != "" && seat.HolderID == v.id {
-				v.mine[seat.ID] = true
-			} else {
-				delete(v.mine, seat.ID)
-			}
 		}
 	}
 	var msg []byte

@@ -442,6 +442,9 @@ func TestLiveSeatMap(t *testing.T) {
 		holder, buyer := e.User(t), e.User(t)
 		holder.MustHold(t, "A1", "A2")
 		e.Pay(t, buyer.MustHold(t, "J10"))
+		// Pages are rendered from the instance's map in memory: up to date
+		// is up to date with it, once the feed has brought the payment.
+		waitMapSays(t, e, map[string]string{"A1": "HELD", "A2": "HELD", "J10": "BOOKED"})
 		upToDate := watchShowing(e, t, "up to date", e.Srv.URL, e.Show, nil,
 			map[string]string{"A1": "held", "A2": "held", "J10": "booked"})
 		mine := watchShowing(e, t, "the holder, up to date", e.Srv.URL, e.Show, holder.HTTP.Jar,

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
@@ -58,6 +59,27 @@ func get(t *testing.T, e *webtest.Env, path string, gz bool) (sent, body []byte)
 		t.Fatalf("GET %s: the gzip answer does not decode: %v", path, err)
 	}
 	return sent, body
+}
+
+// waitMapSays waits until the seat map JSON, read from the instance's map
+// in memory, says each seat of want is in its state.
+func waitMapSays(t *testing.T, e *webtest.Env, want map[string]string) {
+	t.Helper()
+	deadline := time.Now().Add(liveWithin)
+	for {
+		status, _ := e.Guest().SeatStatus(t)
+		ok := true
+		for id, st := range want {
+			ok = ok && status[id] == st
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the seat map in memory still says %v after %v, want %v", status, liveWithin, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // keyField is what differs between two renderings of one show page for a

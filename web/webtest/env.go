@@ -79,11 +79,11 @@ func WithAdmission(a web.Admission) EnvOption {
 	}
 }
 
-// patientAdmission is the admission of an env: the default slots, with
+// PatientAdmission is the admission of an env (and of every test server): the default slots, with
 // queues that wait as long as a loaded machine makes them. Admission
 // control turns requests away by how long they would wait, which no test
 // but its own may depend on.
-func patientAdmission() web.Admission {
+func PatientAdmission() web.Admission {
 	a := web.DefaultAdmission(runtime.NumCPU())
 	for _, c := range []*web.Capacity{&a.Reads, &a.Writes, &a.Webhooks} {
 		c.Queue, c.MaxWait = 10000, time.Hour
@@ -102,7 +102,7 @@ func NewEnv(t *testing.T, opts ...EnvOption) *Env {
 	t.Helper()
 	e := &Env{T: t, Cfg: web.Config{
 		PublicURL: PublicURL, HoldTTL: HoldTTL, MaxSeatsPerHold: MaxSeats,
-		WebhookSecret: WebhookSecret, PasswordCost: 4, Admission: patientAdmission(),
+		WebhookSecret: WebhookSecret, PasswordCost: 4, Admission: PatientAdmission(),
 	}}
 	for _, o := range opts {
 		o(e)
