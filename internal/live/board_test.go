@@ -10,7 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
@@ -206,7 +210,8 @@ func TestBoard(t *testing.T) {
 	})
 
 	t.Run("a gap in the feed's numbers resyncs every map", func(t *testing.T) {
-		w := newDBWorld(t, 20*time.Millisecond)
+		m := metrics.New(prometheus.NewRegistry())
+		w := newDBWorld(t, 20*time.Millisecond, func(l *Listener) { l.Metrics = m })
 		w.connected()
 		sub := w.hub.Subscribe(w.show, 64)
 		defer sub.Close()
@@ -216,19 +221,28 @@ func TestBoard(t *testing.T) {
 		// Numbers taken by notifications this listener never heard.
 		pgtest.Exec(t, w.store.Pool(), `UPDATE seat_feed SET seq = seq + 3`)
 		w.hold(pgtest.User(t, w.store), "C2")
-		v.until("a resync", isResync)
+		// The resync after the gap is the only one that can have C2 (the
+		// connection's own came before it was held).
+		v.until("a resync with C2 held", func(u Update) bool { return u.Resync && names(u, "C2", booking.SeatHeld) })
 		v.wantDatabase(w)
+		if n := testutil.ToFloat64(m.LiveGaps); n != 1 {
+			t.Fatalf("%v gaps counted, want 1", n)
+		}
 	})
 
 	t.Run("a quiet listener that finds the feed ahead of what it heard resyncs", func(t *testing.T) {
-		w := newDBWorld(t, 20*time.Millisecond, func(l *Listener) { l.QuietCheck = 50 * time.Millisecond })
+		m := metrics.New(prometheus.NewRegistry())
+		w := newDBWorld(t, 20*time.Millisecond, func(l *Listener) { l.QuietCheck = 50 * time.Millisecond; l.Metrics = m })
 		w.connected()
-		sub := w.hub.Subscribe(w.show, 64)
-		defer sub.Close()
-		v := &viewer{t: t, sub: sub, seats: map[string]seatState{}}
 		// A notification lost without a trace: the feed moved, nothing came.
 		pgtest.Exec(t, w.store.Pool(), `UPDATE seat_feed SET seq = seq + 1`)
-		v.until("a resync", isResync)
+		deadline := time.Now().Add(10 * time.Second)
+		for testutil.ToFloat64(m.LiveGaps) < 1 {
+			if time.Now().After(deadline) {
+				t.Fatal("10s on, the quiet checks have not found the feed ahead")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	})
 }
 
