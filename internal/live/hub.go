@@ -133,11 +133,6 @@ func (s *Subscription) Updates() <-chan Update { return s.updates }
 // or when the subscription was closed.
 func (s *Subscription) Dropped() <-chan struct{} { return s.dropped.Done() }
 
-// AfterDrop calls f in its own goroutine once the subscription is dropped
-// or closed, with no goroutine waiting meanwhile (thousands of viewers
-// watch one show); stop keeps f from being called.
-func (s *Subscription) AfterDrop(f func()) (stop func() bool) { return context.AfterFunc(s.dropped, f) }
-
 // Close ends the subscription.
 func (s *Subscription) Close() { s.hub.remove(s) }
 

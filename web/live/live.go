@@ -117,8 +117,15 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 	// Cutting a write short would end the socket without its close code.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stopCut := sub.AfterDrop(func() { time.AfterFunc(liveDropGrace, cancel) })
-	defer stopCut()
+	go func() {
+		select {
+		case <-sub.Dropped():
+			cut := time.AfterFunc(liveDropGrace, cancel)
+			<-ctx.Done()
+			cut.Stop()
+		case <-ctx.Done():
+		}
+	}()
 
 	v := liveViewer{id: viewer, mine: map[string]bool{}, diff: have != nil}
 	// The first message comes from the map in memory, as the page did: a
