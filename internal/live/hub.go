@@ -120,8 +120,7 @@ func (h *Hub) now() time.Time {
 type Subscription struct {
 	ShowID  int64
 	updates chan Update
-	dropped context.Context // done once dropped or closed
-	drop    context.CancelFunc
+	dropped chan struct{}
 	once    sync.Once
 	hub     *Hub
 }
@@ -131,15 +130,14 @@ func (s *Subscription) Updates() <-chan Update { return s.updates }
 
 // Dropped is closed when the hub gave up on a subscriber that fell behind,
 // or when the subscription was closed.
-func (s *Subscription) Dropped() <-chan struct{} { return s.dropped.Done() }
+func (s *Subscription) Dropped() <-chan struct{} { return s.dropped }
 
 // Close ends the subscription.
 func (s *Subscription) Close() { s.hub.remove(s) }
 
 // Subscribe starts watching showID with a queue of buffer updates.
 func (h *Hub) Subscribe(showID int64, buffer int) *Subscription {
-	s := &Subscription{ShowID: showID, updates: make(chan Update, buffer), hub: h}
-	s.dropped, s.drop = context.WithCancel(context.Background())
+	s := &Subscription{ShowID: showID, updates: make(chan Update, buffer), dropped: make(chan struct{}), hub: h}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.shows[showID] == nil {
@@ -162,7 +160,7 @@ func (h *Hub) remove(s *Subscription) {
 		}
 	}
 	s.once.Do(func() {
-		s.drop()
+		close(s.dropped)
 		if h.Metrics != nil {
 			h.Metrics.LiveSubscribers.Dec()
 		}
