@@ -13,7 +13,8 @@ import (
 
 // RunLive runs an instance's live machinery on store until the test ends,
 // as `marquee serve` does (a notifier a little brisker): the hub, its one
-// LISTEN connection and the notifier that announces committed changes.
+// LISTEN connection and the notifier that announces committed changes. It
+// returns once the listener has connected.
 func RunLive(t testing.TB, hub *live.Hub, store *postgres.Store, log *slog.Logger) {
 	t.Helper()
 	if hub.Now == nil {
@@ -30,6 +31,12 @@ func RunLive(t testing.TB, hub *live.Hub, store *postgres.Store, log *slog.Logge
 		DatabaseURL: store.Pool().Config().ConnString(), Hub: hub, Log: log,
 		MinBackoff: 20 * time.Millisecond, MaxBackoff: 500 * time.Millisecond,
 	}
+	// A test starts once the feed is heard: before, every map is read from
+	// the database, and the resync that follows the listener's first
+	// connect would reach the test's sockets as news.
+	heard := make(chan struct{})
+	var once sync.Once
+	l.Connected = func(uint32) { once.Do(func() { close(heard) }) }
 	n := &live.Notifier{Interval: 20 * time.Millisecond, Batch: 500, Log: log,
 		Flush: func(ctx context.Context, limit int) (int, error) {
 			return store.AnnounceSeatChanges(ctx, live.Channel, limit)
@@ -44,4 +51,9 @@ func RunLive(t testing.TB, hub *live.Hub, store *postgres.Store, log *slog.Logge
 		cancel()
 		wg.Wait()
 	})
+	select {
+	case <-heard:
+	case <-time.After(time.Minute):
+		t.Fatal("the live listener did not connect within a minute")
+	}
 }
