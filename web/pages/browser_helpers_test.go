@@ -440,10 +440,14 @@ func (tb *tab) waitVisible(sel string) {
 	tb.do("wait for "+sel, chromedp.WaitVisible(chromedp.CSS(sel), chromedp.RetryInterval(pollEvery)))
 }
 
-// Text is the rendered text of the first element sel matches, spaces squeezed.
+// Text is the rendered text of the first element sel matches, spaces
+// squeezed, once the page has loaded. It is read by script, not by DOM node
+// id: a page still loading replaces its nodes, and an id taken a moment
+// before is then "No node with given id found".
 func (tb *tab) Text(sel string) string {
 	tb.t.Helper()
-	return squeeze(run(tb, "read "+sel, chromedp.Text(chromedp.CSS(sel))))
+	tb.waitFor(sel, fmt.Sprintf(`document.readyState === "complete" && document.querySelector(%s) !== null`, jsString(sel)))
+	return squeeze(eval[string](tb, fmt.Sprintf(`document.querySelector(%s).innerText`, jsString(sel))))
 }
 
 // Attr is an attribute of the first element sel matches; "" if absent.
