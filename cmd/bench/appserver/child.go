@@ -72,7 +72,7 @@ const (
 
 // profileEnv, when set in the parent's environment, makes the child write
 // a CPU profile to that file (see Serve).
-const profileEnv = "MARQUEE_BENCH_LIVE_CPUPROFILE"
+const profileEnv = "MARQUEE_BENCH_SERVER_CPUPROFILE"
 
 // Stats is what the child reports about itself.
 type Stats struct {
