@@ -88,7 +88,7 @@ func received(s *Subscription) []Update {
 	for {
 		select {
 		case u := <-s.Updates():
-			out = append(out, u)
+			out = append(out, *u)
 		default:
 			return out
 		}
@@ -171,7 +171,7 @@ func TestHub(t *testing.T) {
 				for {
 					select {
 					case u := <-fast.Updates():
-						got = append(got, u)
+						got = append(got, *u)
 					case <-fast.Dropped():
 						return
 					}
@@ -523,7 +523,8 @@ func (v *viewer) until(what string, done func(Update) bool) Update {
 	timeout := time.After(10 * time.Second)
 	for {
 		select {
-		case u := <-v.sub.Updates():
+		case next := <-v.sub.Updates():
+			u := *next
 			v.apply(u)
 			if done(u) {
 				return u
@@ -645,7 +646,7 @@ func TestListener(t *testing.T) {
 			}
 			select {
 			case u := <-v.sub.Updates():
-				v.apply(u)
+				v.apply(*u)
 			case <-time.After(10 * time.Millisecond):
 			}
 		}
@@ -657,7 +658,7 @@ func TestListener(t *testing.T) {
 			}
 			select {
 			case u := <-v.sub.Updates():
-				v.apply(u)
+				v.apply(*u)
 			case <-time.After(10 * time.Millisecond):
 			}
 		}
@@ -671,11 +672,11 @@ func TestListener(t *testing.T) {
 			select {
 			case u := <-v.sub.Updates():
 				if u.Resync {
-					resync = &u
-				} else if names(u, "D5", booking.SeatHeld) && awayWhenAnnounced {
+					resync = u
+				} else if names(*u, "D5", booking.SeatHeld) && awayWhenAnnounced {
 					t.Fatalf("D5's change reached the viewer although its notification was sent while nobody listened: %+v", u)
 				}
-				v.apply(u)
+				v.apply(*u)
 			case second = <-w.pids:
 			case <-v.sub.Dropped():
 				t.Fatal("the viewer was dropped")

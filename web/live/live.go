@@ -173,7 +173,8 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 			// new connection resyncs.
 			conn.Close(websocket.StatusTryAgainLater, "reconnect to resync")
 			return nil
-		case u := <-sub.Updates():
+		case next := <-sub.Updates():
+			u := *next // read only: every subscriber of the show has it
 			if u.Resync && len(u.Seats) == 0 {
 				// The show has no seats on sale any more (it was cancelled):
 				// a normal close, which the page does not reconnect after.

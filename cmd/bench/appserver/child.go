@@ -177,6 +177,15 @@ func Serve() error {
 		}
 		runtime.GC()
 		runtime.GC()
+		if profilePath != "" && r.URL.Query().Get("profile") == "1" {
+			// And what the connected subscribers keep: the heap beside it.
+			if f, err := os.Create(profilePath + ".heap"); err == nil {
+				if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+					log.Warn("no heap profile", "err", err)
+				}
+				f.Close()
+			}
+		}
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		show, _ := strconv.ParseInt(r.URL.Query().Get("show"), 10, 64)
