@@ -103,10 +103,11 @@ func (s *Service) countHold(res booking.HoldResult, err error) {
 	s.Metrics.HoldAttempts.WithLabelValues(outcome).Inc()
 }
 
-// Release gives a user's held seats back. An expired or cancelled hold is
-// returned as it is; a paid one is booking.ErrHoldConfirmed.
-func (s *Service) Release(ctx context.Context, userID, holdID string) (booking.Hold, error) {
-	return s.Store.CancelHold(ctx, userID, holdID)
+// Release gives a user's held seats back, and says the show's refund terms
+// as they stand now. An expired or cancelled hold is returned as it is; a
+// paid one is booking.ErrHoldConfirmed.
+func (s *Service) Release(ctx context.Context, userID, holdID string) (booking.HoldResult, error) {
+	return s.Store.ReleaseHold(ctx, userID, holdID)
 }
 
 // CancelBooking cancels a user's booking under its theatre's refund policy.

@@ -231,6 +231,45 @@ func (s *Store) CancelHold(ctx context.Context, userID, holdID string) (booking.
 	return h, nil
 }
 
+// ReleaseHold is CancelHold answered with the show's refund terms as they
+// stand now, read in the same statement: the answer to a release names
+// them, and a second query would cost every release a round trip.
+func (s *Store) ReleaseHold(ctx context.Context, userID, holdID string) (booking.HoldResult, error) {
+	var res booking.HoldResult
+	if !validID(holdID) || !validID(userID) {
+		return res, fmt.Errorf("hold %q: %w", holdID, booking.ErrNotFound)
+	}
+	var (
+		h        = &res.Hold
+		startsAt *time.Time
+		befores  []int64
+		percents []int32
+		now      time.Time
+	)
+	err := s.pool.QueryRow(ctx, `
+		SELECT h.id::text, h.user_id::text, h.show_id, h.seat_ids, h.state, h.expires_at, h.payment_grace,
+		       h.amount_minor, h.currency, h.created_at,
+		       t.starts_at, t.befores, t.percents, coalesce($3::timestamptz, clock_timestamp())
+		  FROM end_hold($1, $2, true, $3::timestamptz) h
+		  LEFT JOIN LATERAL (`+showTermsSQL("h.show_id")+`) t ON true`,
+		holdID, userID, s.now(),
+	).Scan(&h.ID, &h.UserID, &h.ShowID, &h.Seats, &h.State, &h.ExpiresAt, &h.PaymentGrace, &h.AmountMinor, &h.Currency, &h.CreatedAt,
+		&startsAt, &befores, &percents, &now)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return res, fmt.Errorf("hold %s: %w", holdID, booking.ErrNotFound)
+	}
+	if err != nil {
+		return res, fmt.Errorf("end hold %s: %w", holdID, err)
+	}
+	if startsAt != nil {
+		res.Terms = booking.CancellationTerms{Policy: policyOf(befores, percents), StartsAt: *startsAt, Now: now}
+	}
+	if h.State == booking.HoldConfirmed {
+		return res, booking.ErrHoldConfirmed
+	}
+	return res, nil
+}
+
 // endHold ends hold holdID if it is HELD: as CANCELLED when cancel is set and
 // it has not lapsed, else as EXPIRED once it has lapsed. userID, when set,
 // must own the hold. One round trip, on a connection of its own.

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -139,6 +140,39 @@ func TestCancelHold(t *testing.T) {
 		again, err := w.store.CancelHold(ctx, u, h.ID)
 		if err != nil || again.State != booking.HoldCancelled {
 			t.Fatalf("second cancel = %+v, %v; want unchanged", again, err)
+		}
+	})
+	t.Run("a release is answered with the show's refund terms, and is otherwise a cancel", func(t *testing.T) {
+		w := newWorld(t)
+		u, intruder := w.user(), w.user()
+		h := w.hold(u, "A1", "A2")
+		if _, err := w.store.ReleaseHold(ctx, intruder, h.ID); !errors.Is(err, booking.ErrNotFound) {
+			t.Fatalf("another user's release: err = %v, want ErrNotFound", err)
+		}
+		if st, _ := w.seat("A1"); st != booking.SeatHeld {
+			t.Fatalf("after another user's release A1 = %s, want still held", st)
+		}
+		res, err := w.store.ReleaseHold(ctx, u, h.ID)
+		if err != nil || res.Hold.State != booking.HoldCancelled || res.Hold.ID != h.ID || !slices.Equal(res.Hold.Seats, []string{"A1", "A2"}) {
+			t.Fatalf("release = %+v, %v", res.Hold, err)
+		}
+		if st, _ := w.seat("A1"); st != booking.SeatAvailable {
+			t.Fatalf("A1 = %s", st)
+		}
+		want, err := w.store.CancellationTerms(ctx, h.ShowID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Terms.StartsAt.Equal(want.StartsAt) || !reflect.DeepEqual(res.Terms.Policy, want.Policy) || res.Terms.Now.IsZero() {
+			t.Fatalf("terms = %+v, want those of the show %+v", res.Terms, want)
+		}
+
+		paid := w.hold(u, "B1")
+		if c, err := w.pay(paid, "pay-1"); err != nil || c.Outcome != booking.OutcomeBooked {
+			t.Fatalf("payment = %+v, %v", c, err)
+		}
+		if _, err := w.store.ReleaseHold(ctx, u, paid.ID); !errors.Is(err, booking.ErrHoldConfirmed) {
+			t.Fatalf("releasing a paid hold: err = %v, want ErrHoldConfirmed", err)
 		}
 	})
 	t.Run("a confirmed hold cannot be cancelled", func(t *testing.T) {

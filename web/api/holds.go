@@ -112,9 +112,10 @@ func (s *Handlers) ReleaseHold(c echo.Context) error {
 	if err := web.DecodeJSON(c, &struct{}{}, false); err != nil {
 		return err
 	}
-	h, err := s.BoxOffice.Release(c.Request().Context(), web.UserID(c), c.Param("hold_id"))
+	res, err := s.BoxOffice.Release(c.Request().Context(), web.UserID(c), c.Param("hold_id"))
 	if err != nil {
 		return web.Lookup("hold", err)
 	}
-	return s.holdAnswer(c, http.StatusOK, h)
+	// The terms came with the release, in its statement (Store.ReleaseHold).
+	return c.JSON(http.StatusOK, holdView(res.Hold, res.Terms))
 }

@@ -543,7 +543,8 @@ func holdProblem(ae *web.Error) string {
 // section of the show the form was on (form field show).
 func (s *Handlers) ReleaseHoldPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	h, err := s.BoxOffice.Release(ctx, web.UserID(c), c.Param("hold_id"))
+	res, err := s.BoxOffice.Release(ctx, web.UserID(c), c.Param("hold_id"))
+	h := res.Hold
 	sel := selection{}
 	switch {
 	case errors.Is(err, booking.ErrHoldConfirmed):
