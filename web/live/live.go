@@ -173,15 +173,8 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 			// new connection resyncs.
 			conn.Close(websocket.StatusTryAgainLater, "reconnect to resync")
 			return nil
-		case next := <-sub.Updates():
-			u := *next // read only: every subscriber of the show has it
-			if u.Resync && len(u.Seats) == 0 {
-				// The show has no seats on sale any more (it was cancelled):
-				// a normal close, which the page does not reconnect after.
-				conn.Close(websocket.StatusNormalClosure, "this show is no longer on sale")
-				return nil
-			}
-			if err := s.sendSeats(ctx, conn, &v, u, nil); err != nil {
+		case u := <-sub.Updates():
+			if closed, err := s.sendQueued(ctx, conn, &v, sub, u); closed || err != nil {
 				return nil
 			}
 		case <-ping.C:
@@ -296,10 +289,34 @@ func readPageState(ctx context.Context, conn *websocket.Conn) (*pageState, error
 	return &st, nil
 }
 
-// sendSeats writes one update as out-of-band seat buttons. A ?diff=1 page
-// is sent of a resync only what differs from what shows says it shows (nil:
-// from what it was sent).
+// sendSeats writes one update as out-of-band seat buttons (see seatsMessage).
 func (s *Handler) sendSeats(ctx context.Context, conn *websocket.Conn, v *liveViewer, u live.Update, shows func(id string) (string, bool)) error {
+	msg, err := s.seatsMessage(ctx, v, u, shows)
+	if err != nil || len(msg) == 0 {
+		return err
+	}
+	return s.write(ctx, conn, msg)
+}
+
+// write sends one message to the page.
+func (s *Handler) write(ctx context.Context, conn *websocket.Conn, msg []byte) error {
+	wctx, cancel := context.WithTimeout(ctx, liveWrite)
+	defer cancel()
+	err := conn.Write(wctx, websocket.MessageText, msg)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		s.Log.Debug("live seat map: write", "err", err)
+	}
+	if err == nil {
+		s.Metrics.LiveMessages.Inc()
+	}
+	return err
+}
+
+// seatsMessage is update u as out-of-band seat buttons for viewer v, nil
+// when there is nothing to send. A ?diff=1 page is sent of a resync only
+// what differs from what shows says it shows (nil: from what it was sent).
+// What it returns may be shared with other viewers: read it, never write it.
+func (s *Handler) seatsMessage(ctx context.Context, v *liveViewer, u live.Update, shows func(id string) (string, bool)) ([]byte, error) {
 	if u.Resync {
 		clear(v.mine)
 	}
@@ -322,32 +339,58 @@ func (s *Handler) sendSeats(ctx context.Context, conn *websocket.Conn, v *liveVi
 		}
 		v.sent(all)
 		if len(u.Seats) == 0 {
-			return nil
+			return nil, nil
 		}
 	}
-	var msg []byte
-	var err error
 	if len(v.mine) == 0 {
 		// Guests, and everyone holding none of these seats, see the same
 		// thing: rendered once for all of them (most viewers of a show).
 		// Not this viewer's cancellation: the result is everyone's.
-		msg, err = u.Shared(func() ([]byte, error) { return renderSeats(context.WithoutCancel(ctx), u.Seats, nil) })
-	} else {
-		msg, err = renderSeats(ctx, u.Seats, v.mine)
+		return u.Shared(func() ([]byte, error) { return renderSeats(context.WithoutCancel(ctx), u.Seats, nil) })
 	}
-	if err != nil {
-		return err
+	return renderSeats(ctx, u.Seats, v.mine)
+}
+
+// liveCoalesce is the most updates one message carries. A viewer that fell
+// behind (a busy server, a crowd on one show) is sent what queued up as one
+// message, the updates' buttons in order, so the page ends in the last
+// state: a write, and its system call, per update would keep it behind.
+const liveCoalesce = 16
+
+// sendQueued sends first and the updates queued behind it, up to
+// liveCoalesce, as one message. closed reports that the show went off sale:
+// the socket was closed and the viewer is to be let go.
+func (s *Handler) sendQueued(ctx context.Context, conn *websocket.Conn, v *liveViewer, sub *live.Subscription, first *live.Update) (closed bool, err error) {
+	var parts [][]byte
+	for u, n := first, 1; u != nil; n++ {
+		if u.Resync && len(u.Seats) == 0 {
+			// The show has no seats on sale any more (it was cancelled):
+			// a normal close, which the page does not reconnect after.
+			conn.Close(websocket.StatusNormalClosure, "this show is no longer on sale")
+			return true, nil
+		}
+		part, err := s.seatsMessage(ctx, v, *u, nil)
+		if err != nil {
+			return false, err
+		}
+		if len(part) > 0 {
+			parts = append(parts, part)
+		}
+		u = nil
+		if n < liveCoalesce {
+			select {
+			case u = <-sub.Updates():
+			default:
+			}
+		}
 	}
-	wctx, cancel := context.WithTimeout(ctx, liveWrite)
-	defer cancel()
-	err = conn.Write(wctx, websocket.MessageText, msg)
-	if err != nil && !errors.Is(err, context.Canceled) {
-		s.Log.Debug("live seat map: write", "err", err)
+	switch len(parts) {
+	case 0:
+		return false, nil
+	case 1:
+		return false, s.write(ctx, conn, parts[0])
 	}
-	if err == nil {
-		s.Metrics.LiveMessages.Inc()
-	}
-	return err
+	return false, s.write(ctx, conn, bytes.Join(parts, nil))
 }
 
 // renderSeats renders seats as out-of-band seat buttons for a viewer who

@@ -1,6 +1,7 @@
 package live_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -612,6 +613,59 @@ func TestLiveSeatMap(t *testing.T) {
 		holder.MustHold(t, "E5")
 		fast.waitSeat("E5", "held")
 		t.Logf("the dropped connection ended (%v) and the other socket kept receiving", readErr)
+	})
+
+	t.Run("a client that fell behind is sent what queued up as one message, ending in the last state", func(t *testing.T) {
+		t.Parallel()
+		e, _ := newLiveEnv(t)
+		inst := newInstance(e, t, true)
+		behind, _, _, err := dialLiveFrom(inst.url, fmt.Sprintf("/shows/%d/live", e.Show), webtest.PublicURL, nil, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer behind.CloseNow()
+		fast := watch(e, t, "fast", inst.url, e.Show, nil)
+		fast.waitFor("the first message", liveWithin, func(w *watcher) bool { return w.messages > 0 })
+		// The client reads nothing while whole maps pile up: the server's
+		// writer soon waits on the full socket, and the rest queue (fewer
+		// than the hub's queue, so the client is not dropped).
+		const resyncs = 10
+		for range resyncs {
+			before := fast.snapshotMessages()
+			inst.hub.ResyncAll()
+			fast.waitFor("the resync", liveWithin, func(w *watcher) bool { return w.messages > before })
+		}
+		e.FixtureUser(t).MustHold(t, "E5")
+		fast.waitSeat("E5", "held")
+		if n := inst.hub.Subscribers(e.Show); n != 2 {
+			t.Fatalf("%d subscribers, want 2: the client behind was dropped", n)
+		}
+
+		ctx, cancel := context.WithTimeout(context.Background(), liveWithin)
+		defer cancel()
+		behind.SetReadLimit(1 << 22)
+		messages, last := 0, ""
+		for last != "held" {
+			_, data, err := behind.Read(ctx)
+			if err != nil {
+				t.Fatalf("after %d messages: %v", messages, err)
+			}
+			messages++
+			doc, err := goquery.NewDocumentFromReader(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Buttons of one seat may come more than once in a message:
+			// the last is what the page shows.
+			if seats := doc.Find(`[id="seat-E5"]`); seats.Length() > 0 {
+				last = seats.Last().AttrOr("data-status", "")
+			}
+		}
+		// The first map, ten whole maps and E5: twelve updates.
+		if updates := 2 + resyncs; messages >= updates {
+			t.Fatalf("%d updates came as %d messages: nothing queued was sent together", updates, messages)
+		}
+		t.Logf("%d updates came as %d messages", 2+resyncs, messages)
 	})
 
 	t.Run("at shutdown sockets close with a code the page reconnects on, and a reconnect resyncs", func(t *testing.T) {
