@@ -298,11 +298,17 @@ func (s *Handler) sendSeats(ctx context.Context, conn *websocket.Conn, v *liveVi
 	return s.write(ctx, conn, msg)
 }
 
-// write sends one message to the page.
-func (s *Handler) write(ctx context.Context, conn *websocket.Conn, msg []byte) error {
+// write sends parts to the page as one message, in frames of their own
+// that go out together: parts shared with other viewers are not copied.
+func (s *Handler) write(ctx context.Context, conn *websocket.Conn, parts ...[]byte) error {
 	wctx, cancel := context.WithTimeout(ctx, liveWrite)
 	defer cancel()
-	err := conn.Write(wctx, websocket.MessageText, msg)
+	var err error
+	if len(parts) == 1 {
+		err = conn.Write(wctx, websocket.MessageText, parts[0])
+	} else {
+		err = writeFrames(wctx, conn, parts)
+	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		s.Log.Debug("live seat map: write", "err", err)
 	}
@@ -384,13 +390,25 @@ func (s *Handler) sendQueued(ctx context.Context, conn *websocket.Conn, v *liveV
 			}
 		}
 	}
-	switch len(parts) {
-	case 0:
+	if len(parts) == 0 {
 		return false, nil
-	case 1:
-		return false, s.write(ctx, conn, parts[0])
 	}
-	return false, s.write(ctx, conn, bytes.Join(parts, nil))
+	return false, s.write(ctx, conn, parts...)
+}
+
+// writeFrames writes parts as one message of as many frames: only the last
+// flushes, so they leave in as few system calls as their bytes allow.
+func writeFrames(ctx context.Context, conn *websocket.Conn, parts [][]byte) error {
+	w, err := conn.Writer(ctx, websocket.MessageText)
+	if err != nil {
+		return err
+	}
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			return errors.Join(err, w.Close())
+		}
+	}
+	return w.Close()
 }
 
 // renderSeats renders seats as out-of-band seat buttons for a viewer who
