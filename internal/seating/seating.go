@@ -127,27 +127,19 @@ func (h *hall) strands(w window, taken map[int]bool) bool {
 	return (free(left) && !free(left-1)) || (free(right) && !free(right+1))
 }
 
-// spaces counts the wheelchair spaces of w.
-func (h *hall) spaces(w window) int {
+// count counts the seats of w that are so.
+func (h *hall) count(w window, is func(Seat) bool) int {
 	n := 0
 	for _, i := range h.seatsOf(w) {
-		if h.seats[i].Accessible {
+		if is(h.seats[i]) {
 			n++
 		}
 	}
 	return n
 }
 
-// companions counts the companion seats of w.
-func (h *hall) companions(w window) int {
-	n := 0
-	for _, i := range h.seatsOf(w) {
-		if h.seats[i].Companion {
-			n++
-		}
-	}
-	return n
-}
+func isSpace(s Seat) bool     { return s.Accessible }
+func isCompanion(s Seat) bool { return s.Companion }
 
 // distance is how far w's middle is from ideal, squared.
 func (h *hall) distance(w window, ideal Point) float64 {
@@ -167,12 +159,12 @@ func (h *hall) better(a, b window, wheelchairs int, taken map[int]bool, ideal Po
 	if sa, sb := h.strands(a, taken), h.strands(b, taken); sa != sb {
 		return !sa
 	}
-	if sa, sb := h.spaces(a) > wheelchairs, h.spaces(b) > wheelchairs; sa != sb {
+	if sa, sb := h.count(a, isSpace) > wheelchairs, h.count(b, isSpace) > wheelchairs; sa != sb {
 		return !sa
 	}
 	if wheelchairs > 0 {
 		// Companion seats beside the spaces, as many as there are.
-		if ca, cb := h.companions(a), h.companions(b); ca != cb {
+		if ca, cb := h.count(a, isCompanion), h.count(b, isCompanion); ca != cb {
 			return ca > cb
 		}
 	}
