@@ -408,13 +408,37 @@ func (tb *tab) open(path string) {
 // click clicks the first shown element sel matches, after scrolling it
 // to the middle of the screen (as a person would: never under the sticky
 // selection bar).
+//
+// A page that swaps its content (htmx, a history restore) may replace the
+// element between finding it and clicking it: the click is then tried again
+// on the new one. Nothing was clicked when that fails: the mouse events go
+// out only once the node's place is known.
 func (tb *tab) click(sel string) {
 	tb.t.Helper()
-	tb.do("click "+sel,
-		chromedp.WaitVisible(chromedp.CSS(sel), chromedp.RetryInterval(pollEvery)),
-		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
-			`document.querySelector(%s).scrollIntoView({block: "center", inline: "center"})`, jsString(sel))),
-		chromedp.Click(chromedp.CSS(sel)))
+	deadline := time.Now().Add(stepTimeout)
+	for {
+		ctx, cancel := context.WithDeadline(tb.ctx, deadline)
+		err := chromedp.Do(ctx,
+			chromedp.WaitVisible(chromedp.CSS(sel), chromedp.RetryInterval(pollEvery)),
+			chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
+				`document.querySelector(%s).scrollIntoView({block: "center", inline: "center"})`, jsString(sel))),
+			chromedp.Click(chromedp.CSS(sel)))
+		cancel()
+		if err == nil {
+			return
+		}
+		if !staleNode(err) || time.Now().After(deadline) {
+			tb.t.Fatalf("%s: click %s: %v", tb.name, sel, err)
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// staleNode reports whether err is Chromium's answer about a DOM node that
+// was replaced after it was found.
+func staleNode(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Could not find node with given id") || strings.Contains(msg, "No node with given id found")
 }
 
 // openShow opens the show page and waits for its seat map to be ready.
