@@ -132,6 +132,12 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 	case errors.As(err, &invalidSeat):
 		return NewError(http.StatusUnprocessableEntity, "invalid_seat",
 			"Seat ids are 1 to 16 letters, digits or dashes.").With("seat", invalidSeat.Seat), false
+	case errors.Is(err, booking.ErrNotEnoughSeats):
+		return NewError(http.StatusConflict, "not_enough_seats",
+			"Fewer seats of that kind are free than you asked for. Ask for fewer, or another kind."), false
+	case errors.Is(err, booking.ErrInvalidParty):
+		return NewError(http.StatusUnprocessableEntity, "invalid_best_available",
+			"Ask for 1 or more seats, with at most as many wheelchair spaces, of a category like PREMIUM."), false
 	case errors.Is(err, booking.ErrNoSeats):
 		return NewError(http.StatusUnprocessableEntity, "no_seats", "Pick at least one seat."), false
 	case errors.Is(err, booking.ErrKeyReused):

@@ -12,6 +12,8 @@ var (
 	ErrNotFound           = errors.New("not found")
 	ErrShowClosed         = errors.New("show is no longer on sale")
 	ErrNoSeats            = errors.New("no seats requested")
+	ErrInvalidParty       = errors.New("best available: wheelchair spaces beyond the seats, or a category no layout names")
+	ErrNotEnoughSeats     = errors.New("fewer seats of that kind are free than asked for")
 	ErrKeyReused          = errors.New("idempotency key reused with a different request")
 	ErrHoldConfirmed      = errors.New("hold is confirmed")
 	ErrCancellationClosed = errors.New("cancellation is closed")

@@ -40,6 +40,36 @@ type HoldRequest struct {
 	// hold. Zero: none recorded, no cap.
 	Client netip.Prefix
 	Caps   ClientCaps
+	// Best, instead of Seats, asks the server to choose the seats.
+	Best *BestAvailable
+}
+
+// BestAvailable asks the server to choose and hold the best free seats:
+// Count of them, of Category ("": any), of which Accessible are wheelchair
+// spaces, each with a seat beside it.
+type BestAvailable struct {
+	Count      int
+	Category   string
+	Accessible int
+}
+
+// categoryPattern is a seat category as layouts name them.
+var categoryPattern = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,31}$`)
+
+// Check refuses a party that cannot be: no seats, more than maxSeats, more
+// wheelchair spaces than seats, or a category no layout could name.
+func (b BestAvailable) Check(maxSeats int) error {
+	switch {
+	case b.Count < 1:
+		return ErrNoSeats
+	case b.Count > maxSeats:
+		return &TooManySeatsError{Asked: b.Count, Max: maxSeats}
+	case b.Accessible < 0 || b.Accessible > b.Count:
+		return ErrInvalidParty
+	case b.Category != "" && !categoryPattern.MatchString(b.Category):
+		return ErrInvalidParty
+	}
+	return nil
 }
 
 // ClientCaps bound the seats one client network may hold at once, whoever's
@@ -103,6 +133,10 @@ func (r HoldRequest) Normalize(maxSeats int) ([]string, error) {
 func (r HoldRequest) Fingerprint(seats []string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%d\x00%d", r.UserID, r.ShowID, r.TTL.Nanoseconds())
+	if b := r.Best; b != nil {
+		// What was asked for, not what was chosen: a retry asks the same.
+		fmt.Fprintf(h, "\x00best\x00%d\x00%s\x00%d", b.Count, b.Category, b.Accessible)
+	}
 	for _, s := range seats {
 		h.Write([]byte{0})
 		h.Write([]byte(s))
@@ -118,6 +152,8 @@ type HoldResult struct {
 	// Terms are the show's refund terms at the hold's answer, read with it
 	// so that whoever wins the seats does not queue again to learn them.
 	Terms CancellationTerms
+	// Together: a best-available hold's seats are side by side in one row.
+	Together bool
 }
 
 // ValidKey reports whether an Idempotency-Key is 1-255 printable ASCII characters.

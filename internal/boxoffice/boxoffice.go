@@ -96,8 +96,10 @@ func (s *Service) countHold(res booking.HoldResult, err error) {
 		outcome = "not_found"
 	case errors.Is(err, booking.ErrShowClosed):
 		outcome = "closed"
+	case errors.Is(err, booking.ErrNotEnoughSeats):
+		outcome = "not_enough"
 	case errors.As(err, &unknown), errors.As(err, &dup), errors.As(err, &tooMany), errors.As(err, &badSeat),
-		errors.Is(err, booking.ErrNoSeats), errors.Is(err, booking.ErrKeyReused):
+		errors.Is(err, booking.ErrNoSeats), errors.Is(err, booking.ErrKeyReused), errors.Is(err, booking.ErrInvalidParty):
 		outcome = "invalid"
 	}
 	s.Metrics.HoldAttempts.WithLabelValues(outcome).Inc()

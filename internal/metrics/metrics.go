@@ -9,7 +9,8 @@ import (
 type Metrics struct {
 	// HoldAttempts counts hold requests by outcome: held, replayed,
 	// conflict, active_hold, address_cap (the seats held from one client
-	// address are at their cap), invalid, not_found, error.
+	// address are at their cap), not_enough (best available: too few free),
+	// invalid, not_found, closed, error.
 	HoldAttempts *prometheus.CounterVec
 	// HoldLatency is the time a hold request spends in the store.
 	HoldLatency prometheus.Histogram

@@ -64,7 +64,12 @@ var holdOutcomes = []holdOutcome{
 // that when it is set) and a hold at most maxSeats seats, so a total is at
 // most 1e9 times the seat cap (1e12 for a thousand seats,
 // money.MaxAmountMinor), some nine million times short of int64's range.
+//
+// With req.Best the seats are chosen by the server (see holdBest).
 func (s *Store) HoldSeats(ctx context.Context, req booking.HoldRequest, maxSeats int) (booking.HoldResult, error) {
+	if req.Best != nil {
+		return s.holdBest(ctx, req, maxSeats)
+	}
 	seats, err := req.Normalize(maxSeats)
 	if err != nil {
 		return booking.HoldResult{}, err
@@ -74,7 +79,7 @@ func (s *Store) HoldSeats(ctx context.Context, req booking.HoldRequest, maxSeats
 	// key), a lock wait that timed out and a lapsed hold of the user's make
 	// another attempt worthwhile: it sees what the first could not.
 	for attempt := 0; ; attempt++ {
-		res, retry, err := s.holdOnce(ctx, req, seats, fingerprint)
+		res, retry, err := s.holdOnce(ctx, s.pool, req, seats, fingerprint)
 		if retry && attempt < 2 {
 			continue
 		}
@@ -82,7 +87,9 @@ func (s *Store) HoldSeats(ctx context.Context, req booking.HoldRequest, maxSeats
 	}
 }
 
-func (s *Store) holdOnce(ctx context.Context, req booking.HoldRequest, seats []string, fingerprint string) (res booking.HoldResult, retry bool, err error) {
+// holdOnce runs hold_seats once on q: the pool (its own transaction), or a
+// transaction under way.
+func (s *Store) holdOnce(ctx context.Context, q rowQuerier, req booking.HoldRequest, seats []string, fingerprint string) (res booking.HoldResult, retry bool, err error) {
 	var (
 		outcome   holdOutcome
 		holdID    *string
@@ -108,7 +115,7 @@ func (s *Store) holdOnce(ctx context.Context, req booking.HoldRequest, seats []s
 	// The show's refund terms come in the same statement: a second query
 	// would queue the winner of the seats for a connection again, behind
 	// everyone still trying for them.
-	err = s.pool.QueryRow(ctx, `
+	err = q.QueryRow(ctx, `
 		SELECT h.outcome::text, h.hold_id::text, h.seat_ids, h.state, h.expires_at, h.amount_minor, h.currency, h.created_at,
 		       t.starts_at, t.befores, t.percents, coalesce($8::timestamptz, clock_timestamp())
 		  FROM hold_seats($1, $2, $3, $4 * interval '1 microsecond', $5, $6, $7, $8::timestamptz, $9::inet, $10, $11) h

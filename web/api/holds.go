@@ -26,7 +26,20 @@ type holdJSON struct {
 	// refund tiers still ahead, in time order.
 	RefundNowPercent int              `json:"refund_now_percent"`
 	RefundTiers      []refundTierJSON `json:"refund_tiers"`
+	// Together answers a best-available hold: its seats side by side in
+	// one row.
+	Together *bool `json:"together,omitempty"`
 }
+
+// bestAvailableJSON asks the server to choose the seats.
+type bestAvailableJSON struct {
+	Count      int    `json:"count"`
+	Category   string `json:"category"`
+	Accessible int    `json:"accessible"`
+}
+
+var errSeatsAndBest = web.NewError(http.StatusUnprocessableEntity, "seats_or_best_available",
+	"Ask for seats by their ids or for the best available, not both.")
 
 type refundTierJSON struct {
 	Until   time.Time `json:"until"`
@@ -76,15 +89,21 @@ func (s *Handlers) CreateHold(c echo.Context) error {
 			"The Idempotency-Key header must be one value of 1 to 255 printable ASCII characters.")
 	}
 	var req struct {
-		Seats []string `json:"seats"`
+		Seats []string           `json:"seats"`
+		Best  *bestAvailableJSON `json:"best_available"`
 	}
 	if err := web.DecodeJSON(c, &req, true); err != nil {
 		return err
 	}
+	hold := booking.HoldRequest{UserID: web.UserID(c), ShowID: showID, Seats: req.Seats, Key: keys[0], Client: web.ClientNet(c)}
+	if req.Best != nil {
+		if len(req.Seats) > 0 {
+			return errSeatsAndBest
+		}
+		hold.Best = &booking.BestAvailable{Count: req.Best.Count, Category: req.Best.Category, Accessible: req.Best.Accessible}
+	}
 
-	res, err := s.BoxOffice.Hold(c.Request().Context(), booking.HoldRequest{
-		UserID: web.UserID(c), ShowID: showID, Seats: req.Seats, Key: keys[0], Client: web.ClientNet(c),
-	})
+	res, err := s.BoxOffice.Hold(c.Request().Context(), hold)
 	if err != nil {
 		return web.Lookup("show", err)
 	}
@@ -94,7 +113,11 @@ func (s *Handlers) CreateHold(c echo.Context) error {
 		status = http.StatusOK
 	}
 	// The terms came with the hold, in its statement (see Store.HoldSeats).
-	return c.JSON(status, holdView(res.Hold, res.Terms))
+	v := holdView(res.Hold, res.Terms)
+	if hold.Best != nil {
+		v.Together = &res.Together
+	}
+	return c.JSON(status, v)
 }
 
 // Hold returns the caller's hold with its state now.

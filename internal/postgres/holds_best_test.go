@@ -1,0 +1,151 @@
+package postgres_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/pgtest"
+)
+
+func (w *world) holdBest(user, key string, best booking.BestAvailable) (booking.HoldResult, error) {
+	return w.store.HoldSeats(ctx, booking.HoldRequest{UserID: user, ShowID: w.show, TTL: ttl, Key: key, Best: &best}, 10)
+}
+
+func TestHoldBest(t *testing.T) {
+	t.Run("the best seats side by side, two thirds back on the centre line, held at once", func(t *testing.T) {
+		// 3 rows of 4: two thirds back is row B, the centre between seats 2
+		// and 3. B2-B3 would leave B1 and B4 alone: B1-B2, as near, leaves
+		// nobody alone (and is left of B3-B4).
+		w := newWorld(t)
+		u := w.user()
+		res, err := w.holdBest(u, "k1", booking.BestAvailable{Count: 2})
+		if err != nil || !res.Together || !slices.Equal(res.Hold.Seats, []string{"B1", "B2"}) || res.Hold.State != booking.HoldHeld {
+			t.Fatalf("best = %+v, %v; want B1, B2 held together", res, err)
+		}
+		if res.Hold.AmountMinor != 2*pgtest.Prices["STANDARD"] || res.Terms.StartsAt.IsZero() {
+			t.Fatalf("amount %d, terms %+v", res.Hold.AmountMinor, res.Terms)
+		}
+		for _, id := range []string{"B1", "B2"} {
+			if st, owner := w.seat(id); st != booking.SeatHeld || owner != res.Hold.ID {
+				t.Fatalf("%s = %s of %s", id, st, owner)
+			}
+		}
+		// The same key again replays the hold, whatever is free now.
+		again, err := w.holdBest(u, "k1", booking.BestAvailable{Count: 2})
+		if err != nil || !again.Replayed || again.Hold.ID != res.Hold.ID || !again.Together {
+			t.Fatalf("retry = %+v, %v; want the same hold replayed", again, err)
+		}
+		// Another request under that key is refused.
+		if _, err := w.holdBest(u, "k1", booking.BestAvailable{Count: 3}); !errors.Is(err, booking.ErrKeyReused) {
+			t.Fatalf("the key for 3 seats: %v, want ErrKeyReused", err)
+		}
+	})
+	t.Run("a category, and too few of it", func(t *testing.T) {
+		w := newWorld(t)
+		res, err := w.holdBest(w.user(), "k", booking.BestAvailable{Count: 4, Category: "PREMIUM"})
+		if err != nil || !res.Together || !slices.Equal(res.Hold.Seats, []string{"C1", "C2", "C3", "C4"}) {
+			t.Fatalf("best = %+v, %v; want row C", res, err)
+		}
+		if _, err := w.holdBest(w.user(), "k", booking.BestAvailable{Count: 1, Category: "PREMIUM"}); !errors.Is(err, booking.ErrNotEnoughSeats) {
+			t.Fatalf("a premium seat of none: %v, want ErrNotEnoughSeats", err)
+		}
+		if _, err := w.holdBest(w.user(), "k", booking.BestAvailable{Count: 9}); !errors.Is(err, booking.ErrNotEnoughSeats) {
+			t.Fatalf("9 of 8 seats: %v, want ErrNotEnoughSeats", err)
+		}
+	})
+	t.Run("apart when no row has them together", func(t *testing.T) {
+		w := newWorld(t)
+		w.hold(w.user(), "A3")
+		w.hold(w.user(), "B3")
+		w.hold(w.user(), "C1")
+		res, err := w.holdBest(w.user(), "k", booking.BestAvailable{Count: 4})
+		if err != nil || res.Together || len(res.Hold.Seats) != 4 {
+			t.Fatalf("best = %+v, %v; want 4 seats apart", res, err)
+		}
+	})
+	t.Run("bad parties change nothing", func(t *testing.T) {
+		w := newWorld(t)
+		for _, b := range []booking.BestAvailable{{Count: 0}, {Count: 11}, {Count: 2, Accessible: 3}, {Count: 2, Category: "lower"}} {
+			if _, err := w.holdBest(w.user(), "k", b); err == nil {
+				t.Fatalf("%+v: held", b)
+			}
+		}
+		if n := pgtest.Scalar[int](t, w.store.Pool(), `SELECT count(*) FROM holds`); n != 0 {
+			t.Fatalf("%d holds after bad parties", n)
+		}
+	})
+	t.Run("an expired hold's seats are chosen again", func(t *testing.T) {
+		w := newWorld(t)
+		w.hold(w.user(), "B1", "B2")
+		w.clock.Advance(ttl + time.Second)
+		res, err := w.holdBest(w.user(), "k", booking.BestAvailable{Count: 2})
+		if err != nil || !slices.Equal(res.Hold.Seats, []string{"B1", "B2"}) {
+			t.Fatalf("best = %+v, %v; want the lapsed hold's B1, B2", res, err)
+		}
+	})
+}
+
+// A crowd asks for the best 2 seats at once, while others hold seats by
+// name: every seat is held once, and nobody is turned away while 2 seats
+// side by side or not remain.
+func TestHoldBestCrowd(t *testing.T) {
+	w := newWorld(t)
+	w.show = pgtest.NewShow(t, w.store, w.venue, 10, 10, w.clock.Now().Add(48*time.Hour)) // 100 seats
+	const crowd, byName = 60, 20
+	users := make([]string, crowd+byName)
+	for i := range users {
+		users[i] = w.user()
+	}
+	var (
+		mu      sync.Mutex
+		won     int
+		refused []error
+		start   = make(chan struct{})
+		wg      sync.WaitGroup
+	)
+	for i := range crowd {
+		wg.Go(func() {
+			<-start
+			res, err := w.holdBest(users[i], "best", booking.BestAvailable{Count: 2})
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				refused = append(refused, err)
+				return
+			}
+			won += len(res.Hold.Seats)
+		})
+	}
+	for i := range byName {
+		wg.Go(func() {
+			<-start
+			// Seats of the back rows, some of which the crowd wants too.
+			seat := fmt.Sprintf("%c%d", 'F'+i%5, 1+i)
+			_, _ = w.store.HoldSeats(ctx, booking.HoldRequest{UserID: users[crowd+i], ShowID: w.show, Seats: []string{seat}, TTL: ttl, Key: "name"}, 10)
+		})
+	}
+	close(start)
+	wg.Wait()
+
+	held := pgtest.Scalar[int](t, w.store.Pool(), `SELECT count(*) FROM show_seats WHERE show_id = $1 AND status = 'HELD'`, w.show)
+	inHolds := pgtest.Scalar[int](t, w.store.Pool(), `SELECT coalesce(sum(cardinality(seat_ids)), 0) FROM holds WHERE show_id = $1 AND state = 'HELD'`, w.show)
+	distinct := pgtest.Scalar[int](t, w.store.Pool(), `SELECT count(DISTINCT s) FROM holds, unnest(seat_ids) s WHERE show_id = $1 AND state = 'HELD'`, w.show)
+	if held != inHolds || inHolds != distinct {
+		t.Fatalf("%d seats held, %d in holds, %d distinct: a seat in two holds", held, inHolds, distinct)
+	}
+	free := 100 - held
+	for _, err := range refused {
+		if !errors.Is(err, booking.ErrNotEnoughSeats) {
+			t.Fatalf("a best-available hold failed with %v", err)
+		}
+	}
+	if len(refused) > 0 && free >= 2 {
+		t.Fatalf("%d turned away with %d seats still free", len(refused), free)
+	}
+	t.Logf("%d of %d won %d seats; %d held by name; %d left", crowd-len(refused), crowd, won, held-won, free)
+}
