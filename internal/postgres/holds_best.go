@@ -51,6 +51,9 @@ func (s *Store) holdBest(ctx context.Context, req booking.HoldRequest, maxSeats 
 			if err != nil {
 				return err
 			}
+			if len(seats) == 0 {
+				return fmt.Errorf("show %d: %w", req.ShowID, booking.ErrNotFound)
+			}
 			choice, err := seating.Best(seats, party, seating.DefaultIdeal(seats))
 			switch {
 			case errors.Is(err, seating.ErrNotEnough):
@@ -112,14 +115,15 @@ const chooserWait = 2 * time.Second
 
 // choosable reads the seats of a show on sale as seating sees them, free
 // or not, as of the store's clock: a seat held by a hold that has let it go
-// is free.
+// is free. A show not on sale (none, cancelled) has none.
 func (s *Store) choosable(ctx context.Context, tx pgx.Tx, showID int64) ([]seating.Seat, error) {
 	rows, err := tx.Query(ctx, `
 		SELECT ss.seat_id, st.row_label, st.grid_row, st.grid_col, ss.category, st.accessible, st.companion,
 		       ss.status = 'AVAILABLE' OR (ss.status = 'HELD' AND ss.hold_expires_at <= coalesce($2::timestamptz, clock_timestamp()))
 		  FROM show_seats ss
+		  JOIN shows sh ON sh.id = ss.show_id
 		  JOIN seats st ON st.screen_id = ss.screen_id AND st.seat_id = ss.seat_id
-		 WHERE ss.show_id = $1`, showID, s.now())
+		 WHERE ss.show_id = $1 AND sh.status = 'SCHEDULED'`, showID, s.now())
 	if err != nil {
 		return nil, fmt.Errorf("read seats of show %d: %w", showID, err)
 	}

@@ -82,6 +82,13 @@ func TestHoldBestAvailable(t *testing.T) {
 		c.MustHold(t, "B9")
 	})
 
+	t.Run("an unknown show is 404", func(t *testing.T) {
+		c := e.User(t)
+		r := c.Send(webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/shows/%d/holds", e.Show+1000),
+			Body: map[string]any{"best_available": map[string]any{"count": 2}}, Header: map[string]string{"Idempotency-Key": "nowhere"}})
+		webtest.WantError(t, r, http.StatusNotFound, "not_found")
+	})
+
 	t.Run("more than are free is 409 not_enough_seats", func(t *testing.T) {
 		r := holdBest(e.User(t), "many", map[string]any{"best_available": map[string]any{"count": 5, "category": "NOSUCH"}})
 		webtest.WantError(t, r, http.StatusConflict, "not_enough_seats")
