@@ -355,6 +355,26 @@ func (w *watcher) wantMap(c *webtest.Client) {
 	}
 }
 
+// readerAndNot opens two sockets on the env's show at a new instance with
+// tiny kernel buffers: one that reads nothing yet (returned with its local
+// address, closed when the test ends) and a watcher that reads everything,
+// its first message received.
+func readerAndNot(e *webtest.Env, t *testing.T) (*instance, *websocket.Conn, string, *watcher) {
+	t.Helper()
+	inst := newInstance(e, t, true)
+	idle, _, addr, err := dialLiveFrom(inst.url, fmt.Sprintf("/shows/%d/live", e.Show), webtest.PublicURL, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { idle.CloseNow() })
+	fast := watch(e, t, "fast", inst.url, e.Show, nil)
+	fast.waitFor("the first message", liveWithin, func(w *watcher) bool { return w.messages > 0 })
+	if n := inst.hub.Subscribers(e.Show); n != 2 {
+		t.Fatalf("%d subscribers, want 2", n)
+	}
+	return inst, idle, addr, fast
+}
+
 func TestLiveSeatMap(t *testing.T) {
 	t.Run("the Origin must be this site's, exactly", func(t *testing.T) {
 		t.Parallel()
@@ -559,17 +579,7 @@ func TestLiveSeatMap(t *testing.T) {
 	t.Run("a client that never reads is dropped; the others keep receiving", func(t *testing.T) {
 		t.Parallel()
 		e, _ := newLiveEnv(t)
-		inst := newInstance(e, t, true)
-		slow, _, slowAddr, err := dialLiveFrom(inst.url, fmt.Sprintf("/shows/%d/live", e.Show), webtest.PublicURL, nil, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer slow.CloseNow()
-		fast := watch(e, t, "fast", inst.url, e.Show, nil)
-		fast.waitFor("the first message", liveWithin, func(w *watcher) bool { return w.messages > 0 })
-		if n := inst.hub.Subscribers(e.Show); n != 2 {
-			t.Fatalf("%d subscribers, want 2", n)
-		}
+		inst, slow, slowAddr, fast := readerAndNot(e, t)
 		// Each resync is the whole map (about 50 KB): the slow client's
 		// buffers fill at once, then its queue, and the hub lets it go.
 		rounds := 0
@@ -618,14 +628,7 @@ func TestLiveSeatMap(t *testing.T) {
 	t.Run("a client that fell behind is sent what queued up as one message, ending in the last state", func(t *testing.T) {
 		t.Parallel()
 		e, _ := newLiveEnv(t)
-		inst := newInstance(e, t, true)
-		behind, _, _, err := dialLiveFrom(inst.url, fmt.Sprintf("/shows/%d/live", e.Show), webtest.PublicURL, nil, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer behind.CloseNow()
-		fast := watch(e, t, "fast", inst.url, e.Show, nil)
-		fast.waitFor("the first message", liveWithin, func(w *watcher) bool { return w.messages > 0 })
+		inst, behind, _, fast := readerAndNot(e, t)
 		// The client reads nothing while whole maps pile up: the server's
 		// writer soon waits on the full socket, and the rest queue (fewer
 		// than the hub's queue, so the client is not dropped).
