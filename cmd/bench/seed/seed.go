@@ -86,6 +86,21 @@ func Users(ctx context.Context, s *postgres.Store, prefix string, n int) ([]User
 	return out, nil
 }
 
+// Admin creates a platform admin, bench-admin@example.com, with the
+// moviegoers' password: who sets a show's waiting room through the admin
+// API.
+func Admin(ctx context.Context, s *postgres.Store) (User, error) {
+	hash, err := auth.Hasher{Cost: 4}.Hash(Password)
+	if err != nil {
+		return User{}, fmt.Errorf("seed the admin: %w", err)
+	}
+	u, err := s.CreateUser(ctx, "bench-admin@example.com", "Bench Admin", hash, auth.RolePlatformAdmin)
+	if err != nil {
+		return User{}, fmt.Errorf("seed the admin: %w", err)
+	}
+	return User{ID: u.ID, Email: u.Email}, nil
+}
+
 // Venue is a theatre and a movie that shows are scheduled in, one screen each.
 type Venue struct {
 	TheatreID, MovieID int64

@@ -88,3 +88,19 @@ func TestSeed(t *testing.T) {
 		}
 	})
 }
+
+func TestAdmin(t *testing.T) {
+	ctx := context.Background()
+	store := pgtest.NewStore(t, 2)
+	u, err := seed.Admin(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, hash, err := store.UserByEmail(ctx, "bench-admin@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.ID != u.ID || a.Role != auth.RolePlatformAdmin || !(auth.Hasher{}).Check(hash, seed.Password) {
+		t.Errorf("admin %+v (want id %s, a platform admin), or the password does not verify", a, u.ID)
+	}
+}
