@@ -11,7 +11,7 @@
 //	go run ./cmd/bench -live [-live-clients 8,64] [-live-subscribers 1,1000,5000] [-quick]
 //	go run ./cmd/bench -browser [-browser-cpu 4,1] [-browser-loads 3] [-browser-clicks 100] [-quick]
 //	go run ./cmd/bench -peer -peer-bin <overbookr's server> -peer-migrations <its migrations> [-peer-clients 8,64] [-quick]
-//	go run ./cmd/bench -burst [-burst-people 2000,5000,10000] [-burst-window 60s] [-quick]
+//	go run ./cmd/bench -burst [-burst-people 10000] [-burst-window 60s] [-burst-room off,on] [-burst-pick hand,best] [-quick]
 //
 // -live measures the live seat map instead (livebench): hold throughput with
 // and without announcements, commit-to-browser latency and websocket fan-out.
@@ -21,8 +21,9 @@
 // overbookr, side by side (peerbench): seat changes per second and server
 // CPU per change. -burst lets a crowd of signed-in people arrive
 // within a minute at one 1,000-seat show of a real app instance, each
-// loading the page, watching the live seat map, holding two seats and
-// paying (burstbench). This package parses the flags and wires them; the
+// (after the show's waiting room, when on) loading the page, watching the
+// live seat map, holding two seats by hand or best available and paying
+// (burstbench). This package parses the flags and wires them; the
 // benchmarks and their parts are the packages below it.
 //
 // docs/benchmarks.md explains the workloads and the figures.
@@ -107,8 +108,15 @@ func main() {
 	peerClients := flag.String("peer-clients", "8,64", "-peer: concurrent clients")
 	peerRelease := flag.String("peer-release", "db", "-peer: how Marquee's holds are given back: db (Store.CancelHold, as overbookr's are in its database) or api (DELETE /api/v1/holds/{id})")
 	burstMode := flag.Bool("burst", false, "benchmark a crowd arriving at one 1,000-seat show instead of the hold (see docs/benchmarks.md)")
-	burstPeople := flag.String("burst-people", "2000,5000,10000", "-burst: people of each cell, signed in before it and arriving within -burst-window")
+	burstPeople := flag.String("burst-people", "10000", "-burst: people of each cell, signed in before it and arriving within -burst-window")
 	burstWindow := flag.Duration("burst-window", time.Minute, "-burst: the people of a cell arrive evenly within this time")
+	burstRoom := flag.String("burst-room", "off,on", "-burst: the show's waiting room in the cells: off, on or both")
+	burstPick := flag.String("burst-pick", "hand,best", "-burst: how people pick their two seats: hand (side by side from the seat map), best (best available)")
+	burstThink := flag.String("burst-think", "1s-3s", "-burst: how long a person looks at the show page before holding, a range (1s-3s) or one time (0: not at all)")
+	var burstRoomSettings burstbench.RoomSettings
+	flag.IntVar(&burstRoomSettings.AdmitPerMinute, "burst-admit-per-minute", 600, "-burst: the waiting room's admissions a minute")
+	flag.IntVar(&burstRoomSettings.MaxActive, "burst-max-active", 300, "-burst: the waiting room's most shoppers active at once")
+	flag.DurationVar(&burstRoomSettings.OpensAfter, "burst-opens-after", 5*time.Second, "-burst: the waiting room opens this long after the first arrival, a pre-queue before (0: no opening time)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (clients, and the server of the HTTP cells) to this file")
 	flag.Parse()
 
@@ -182,11 +190,24 @@ func main() {
 		if err == nil && (*burstWindow < time.Second || *burstWindow > time.Hour) {
 			err = errors.New("-burst-window must be from 1s to 1h")
 		}
+		if err == nil {
+			burst.Rooms, err = parseRooms(*burstRoom)
+		}
+		if err == nil {
+			burst.Picks, err = parsePicks(*burstPick)
+		}
+		if err == nil {
+			burst.Think, err = parseThink(*burstThink)
+		}
+		r := burstRoomSettings
+		if err == nil && (r.AdmitPerMinute < 1 || r.AdmitPerMinute > 100000 || r.MaxActive < 1 || r.MaxActive > 100000 || r.OpensAfter < 0 || r.OpensAfter > time.Hour) {
+			err = errors.New("-burst-admit-per-minute and -burst-max-active must be from 1 to 100000, -burst-opens-after from 0 to 1h")
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(2)
 		}
-		burst.Window, burst.MaxOther = *burstWindow, cfg.MaxOther
+		burst.Window, burst.MaxOther, burst.Room = *burstWindow, cfg.MaxOther, r
 	}
 	if quick {
 		burst.People, burst.Window = []int{300}, min(burst.Window, 5*time.Second)
@@ -272,6 +293,61 @@ func parseCounts(flagName, s string, most int) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// parseRooms reads -burst-room: off, on, or both in the order given.
+func parseRooms(s string) ([]bool, error) {
+	var out []bool
+	for _, f := range strings.Split(s, ",") {
+		switch strings.TrimSpace(f) {
+		case "off":
+			out = append(out, false)
+		case "on":
+			out = append(out, true)
+		default:
+			return nil, fmt.Errorf("-burst-room: %q is not off or on", f)
+		}
+	}
+	return out, nil
+}
+
+// parsePicks reads -burst-pick: hand, best, or both in the order given.
+func parsePicks(s string) ([]burstbench.Pick, error) {
+	var out []burstbench.Pick
+	for _, f := range strings.Split(s, ",") {
+		switch strings.TrimSpace(f) {
+		case "hand":
+			out = append(out, burstbench.ByHand)
+		case "best":
+			out = append(out, burstbench.BestAvailable)
+		default:
+			return nil, fmt.Errorf("-burst-pick: %q is not hand or best", f)
+		}
+	}
+	return out, nil
+}
+
+// parseThink reads -burst-think: a range of durations, "1s-3s", or one,
+// "2s" (0: no thinking), each at most a minute.
+func parseThink(s string) ([2]time.Duration, error) {
+	lo, hi, isRange := strings.Cut(strings.TrimSpace(s), "-")
+	if !isRange {
+		hi = lo
+	}
+	a, err1 := parseThinkTime(lo)
+	b, err2 := parseThinkTime(hi)
+	if err1 != nil || err2 != nil || b < a {
+		return [2]time.Duration{}, fmt.Errorf("-burst-think: %q is not a time or a range of times (1s-3s) from 0 to 1m", s)
+	}
+	return [2]time.Duration{a, b}, nil
+}
+
+func parseThinkTime(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d < 0 || d > time.Minute {
+		return 0, errors.New("out of range")
+	}
+	return d, nil
 }
 
 // parseRates reads a comma-separated list of CPU slowdowns, each from 1 to 20.

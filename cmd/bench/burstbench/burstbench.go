@@ -1,10 +1,12 @@
 // Package burstbench is the burst benchmark (cmd/bench -burst): a crowd of
 // people, already signed in, arriving evenly within a minute at one
-// 1,000-seat show of a real app instance, each loading the show page,
-// watching the live seat map, reading the seat map, holding two seats side
-// by side and paying for them; and its report: how soon the show sold out,
-// what every request answered and how fast, what became of every person,
-// whether any seat was sold twice, and the CPU the app and Postgres used.
+// 1,000-seat show of a real app instance, each (after the show's waiting
+// room, when it is on) loading the show page, watching the live seat map,
+// thinking a moment, holding two seats (picked by hand or best available)
+// and paying for them; and its report: how soon the show sold out, what
+// every request answered and how fast, what became of every person,
+// whether any seat was sold twice, how fairly and how fast the waiting
+// room admitted people, and the CPU the app and Postgres used.
 package burstbench
 
 import (
@@ -35,6 +37,16 @@ import (
 type Config struct {
 	People []int         // people of each cell
 	Window time.Duration // they arrive evenly within it
+	// Rooms are the cells' waiting rooms: off (false), on (true) or both;
+	// none: off.
+	Rooms []bool
+	// Picks are how the cells' people choose their seats; none: by hand.
+	Picks []Pick
+	// Room is the waiting room's settings where it is on.
+	Room RoomSettings
+	// Think is how long a person looks at the show page before holding:
+	// a random time from Think[0] to Think[1].
+	Think [2]time.Duration
 	// MaxOther marks a cell during which other work kept more cores busy
 	// (0: never). A cell is not run again: it is long, and its setup too.
 	MaxOther float64
@@ -46,6 +58,60 @@ type Config struct {
 	// show to sell out (see pickPair).
 	Hall     []booking.SeatSpec
 	HallName string
+}
+
+// Pick is how a person chooses two seats.
+type Pick int
+
+const (
+	// ByHand: two seats side by side picked at random from the seat map.
+	ByHand Pick = iota
+	// BestAvailable: the server picks the best two free seats
+	// ({"best_available":{"count":2}}).
+	BestAvailable
+)
+
+func (p Pick) String() string {
+	if p == BestAvailable {
+		return "best available"
+	}
+	return "by hand"
+}
+
+// cellSpec is what sets one cell apart.
+type cellSpec struct {
+	people int
+	room   bool
+	pick   Pick
+}
+
+func (s cellSpec) String() string {
+	room := "room off"
+	if s.room {
+		room = "room on"
+	}
+	return fmt.Sprintf("%d people, %s, %s", s.people, room, s.pick)
+}
+
+// cells are the cells of cfg in the order they run: for each number of
+// people, the room off then on, each with the picks in the order given.
+func (cfg Config) cells() []cellSpec {
+	rooms, picks := cfg.Rooms, cfg.Picks
+	if len(rooms) == 0 {
+		rooms = []bool{false}
+	}
+	if len(picks) == 0 {
+		picks = []Pick{ByHand}
+	}
+	var out []cellSpec
+	for _, n := range cfg.People {
+		for _, room := range rooms {
+			for _, pick := range picks {
+				out = append(out, cellSpec{people: n, room: room, pick: pick})
+			}
+		}
+	}
+	return out
 }
 
 // megaHall names demo.MegaHall in the report.
@@ -76,14 +142,14 @@ func Run(ctx context.Context, cfg Config, w io.Writer, status func(string, ...an
 	var serverLine string
 	began := time.Now()
 	load0 := cpu.Host().LoadAverage()
-	for i, n := range cfg.People {
+	for i, spec := range cfg.cells() {
 		err := cfg.WithDatabase(func(dbURL string, pool *pgxpool.Pool) error {
 			if serverLine == "" {
 				serverLine = report.Server(ctx, pool)
 			}
-			c, err := runCell(ctx, dbURL, pool, cfg.Hall, n, cfg.Window, uint64(i+1), status)
+			c, err := runCell(ctx, dbURL, pool, cfg, spec, uint64(i+1), status)
 			if err != nil {
-				return err
+				return fmt.Errorf("%s: %w", spec, err)
 			}
 			cells = append(cells, c)
 			return nil
@@ -93,13 +159,14 @@ func Run(ctx context.Context, cfg Config, w io.Writer, status func(string, ...an
 		}
 	}
 	writeReport(w, reportHead{
-		Hall: cfg.HallName, Window: cfg.Window, People: cfg.People, MaxOther: cfg.MaxOther, FileLimit: limit,
+		Hall: cfg.HallName, Window: cfg.Window, People: cfg.People, Think: cfg.Think, Room: cfg.Room,
+		MaxOther: cfg.MaxOther, FileLimit: limit,
 		Server: serverLine, LoadStart: load0, LoadEnd: cpu.Host().LoadAverage(), Started: began,
 	}, cells)
 	var errs []error
 	for _, c := range cells {
 		if len(c.double) > 0 || len(c.violations) > 0 {
-			errs = append(errs, fmt.Errorf("%d people: %d seats allocated twice, %d invariant violations", c.people, len(c.double), len(c.violations)))
+			errs = append(errs, fmt.Errorf("%s: %d seats allocated twice, %d invariant violations", c.spec, len(c.double), len(c.violations)))
 		}
 	}
 	return errors.Join(errs...)
@@ -107,10 +174,18 @@ func Run(ctx context.Context, cfg Config, w io.Writer, status func(string, ...an
 
 // cell is one burst's figures.
 type cell struct {
-	people int
+	spec   cellSpec
 	window time.Duration
+	think  [2]time.Duration
 	seats  int // of the show
 	crowd  *crowd
+
+	// With the waiting room on: its settings as stored and the admin's
+	// view every second; the opening's time after the first arrival (0:
+	// none); the order of admission against the order of arrival, by SQL.
+	room       *roomView
+	opensAfter time.Duration
+	fair       fairness
 
 	// After the burst, by SQL.
 	counts     map[string]int // seats by status
@@ -123,37 +198,47 @@ type cell struct {
 }
 
 // runCell seeds the show and the people on the (migrated) database at
-// dbURL, starts the app as a child process, signs everyone in, lets the
-// crowd in and checks the seats after.
-func runCell(ctx context.Context, dbURL string, pool *pgxpool.Pool, hall []booking.SeatSpec, n int, window time.Duration, cellSeed uint64, status func(string, ...any)) (*cell, error) {
+// dbURL, starts the app as a child process, signs everyone in, turns the
+// waiting room on when the cell has it, lets the crowd in and checks the
+// seats (and the queue's order) after.
+func runCell(ctx context.Context, dbURL string, pool *pgxpool.Pool, cfg Config, spec cellSpec, cellSeed uint64, status func(string, ...any)) (*cell, error) {
+	n := spec.people
+	say := func(format string, args ...any) { status("burst %s: "+format, append([]any{spec}, args...)...) }
 	store := postgres.NewStore(pool)
 	v, err := seed.NewVenue(ctx, store)
 	if err != nil {
 		return nil, err
 	}
-	show, err := v.NewShow(ctx, store, "Mega", hall)
+	show, err := v.NewShow(ctx, store, "Mega", cfg.Hall)
 	if err != nil {
 		return nil, err
 	}
-	status("burst %d: seeding %d people", n, n)
+	say("seeding %d people", n)
 	users, err := seed.Users(ctx, store, "", n)
 	if err != nil {
 		return nil, err
 	}
-	status("burst %d: starting the app", n)
+	if spec.room {
+		admin, err := seed.Admin(ctx, store)
+		if err != nil {
+			return nil, err
+		}
+		users = append(users, admin) // signed in with the others, last
+	}
+	say("starting the app")
 	child, err := appserver.StartChild(ctx, dbURL)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
 		if err := child.Stop(); err != nil {
-			status("burst %d: %v", n, err)
+			say("%v", err)
 		}
 	}()
 	if err := announce.WaitListening(ctx, pool, 1); err != nil {
 		return nil, err
 	}
-	status("burst %d: signing everyone in", n)
+	say("signing everyone in")
 	cookies, err := signIn(ctx, child.Base, users)
 	if err != nil {
 		return nil, err
@@ -163,9 +248,16 @@ func runCell(ctx context.Context, dbURL string, pool *pgxpool.Pool, hall []booki
 		return nil, err
 	}
 
-	status("burst %d: %d people arriving within %s", n, n, window)
-	c := &cell{people: n, window: window, seats: len(hall)}
-	c.crowd = newCrowd(child.Base, show, len(hall), child.WebhookSecret, cookies, window, cellSeed)
+	c := &cell{spec: spec, window: cfg.Window, think: cfg.Think, seats: len(cfg.Hall)}
+	c.crowd = newCrowd(child.Base, show, len(cfg.Hall), child.WebhookSecret, cookies[:n], cfg.Window, cellSeed)
+	c.crowd.pick, c.crowd.room, c.crowd.think = spec.pick, spec.room, cfg.Think
+	stopWatch := func() {}
+	if spec.room {
+		if stopWatch, err = c.openRoom(ctx, cfg.Room, cookies[n], say); err != nil {
+			return nil, err
+		}
+	}
+	say("%d people arriving within %s", n, cfg.Window)
 	s0, app0 := cpu.Host().SampleDatabase(ctx, pool), processCPU(child)
 	c.crowd.run(ctx)
 	span := c.crowd.span()
@@ -174,11 +266,12 @@ func runCell(ctx context.Context, dbURL string, pool *pgxpool.Pool, hall []booki
 	if c.use.Other >= 0 {
 		c.use.Other = max(0, c.use.Other-c.app)
 	}
+	stopWatch()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	status("burst %d: the last person left %.1f s after the first arrived; app %.2f cores, pg %.2f, bench %.2f, other %.2f",
-		n, span.Seconds(), c.app, c.use.Postgres, c.use.Bench, c.use.Other)
+	say("the last person left %.1f s after the first arrived; app %.2f cores, pg %.2f, bench %.2f, other %.2f",
+		span.Seconds(), c.app, c.use.Postgres, c.use.Bench, c.use.Other)
 
 	if c.counts, err = pgtest.SeatCounts(ctx, pool, show); err != nil {
 		return nil, err
@@ -189,8 +282,64 @@ func runCell(ctx context.Context, dbURL string, pool *pgxpool.Pool, hall []booki
 	if c.violations, err = store.InvariantViolations(ctx); err != nil {
 		return nil, err
 	}
+	if spec.room {
+		joined, numbers, err := queueOrder(ctx, pool, show)
+		if err != nil {
+			return nil, err
+		}
+		var opensAt time.Time
+		if c.room.settings.OpensAt != nil {
+			opensAt = *c.room.settings.OpensAt
+		}
+		c.fair = fairnessOf(joined, numbers, opensAt)
+	}
 	return c, nil
 }
+
+// openRoom turns the show's waiting room on as the admin signed in with
+// adminCookie, its opening (if any) set s.OpensAfter after the crowd's
+// first arrival, which it sets a moment ahead; and starts reading the
+// admin's view of the room every second, until stop is called.
+func (c *cell) openRoom(ctx context.Context, s RoomSettings, adminCookie string, say func(string, ...any)) (stop func(), err error) {
+	cr := c.crowd
+	conn, err := apiclient.Dial(ctx, cr.base)
+	if err != nil {
+		return nil, fmt.Errorf("the admin's connection: %w", err)
+	}
+	conn.Deadline = requestDeadline
+	conn.SetCookie(adminCookie)
+	// The crowd's first arrival a moment from now: the room is on by then.
+	cr.start = time.Now().Add(roomLead)
+	want := roomSettings{Enabled: true, AdmitPerMinute: s.AdmitPerMinute, MaxActive: s.MaxActive}
+	if s.OpensAfter > 0 {
+		at := cr.start.Add(s.OpensAfter).UTC().Round(time.Millisecond)
+		want.OpensAt = &at
+	}
+	stored, err := openRoom(conn, cr.show, want)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	c.room = &roomView{settings: stored}
+	if stored.OpensAt != nil {
+		cr.opensAt = *stored.OpensAt
+		c.opensAfter = stored.OpensAt.Sub(cr.start)
+	}
+	say("the waiting room is on: %d a minute, at most %d active, opening %s after the first arrival",
+		stored.AdmitPerMinute, stored.MaxActive, c.opensAfter.Round(time.Millisecond))
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { c.room.watch(ctx, conn, cr.show, cr.start, done) })
+	return func() {
+		close(done)
+		wg.Wait()
+		conn.Close()
+	}, nil
+}
+
+// roomLead is how long before the crowd's first arrival the waiting room
+// is turned on.
+const roomLead = 500 * time.Millisecond
 
 // signIn signs each user in through POST /api/v1/login, a few at a time
 // over keep-alive connections, and returns their session cookies
@@ -212,29 +361,8 @@ func signIn(ctx context.Context, base string, users []seed.User) ([]string, erro
 				if errs[w] != nil {
 					continue // drain
 				}
-				if conn == nil {
-					if conn, errs[w] = apiclient.Dial(ctx, base); errs[w] != nil {
-						continue
-					}
-				}
-				a, err := conn.Do(http.MethodPost, "/api/v1/login", "", map[string]string{"email": users[i].Email, "password": seed.Password})
-				if errors.Is(err, apiclient.ErrClosed) {
-					conn.Close()
-					conn, err = nil, nil
-				}
-				if err == nil && a.StatusCode != http.StatusOK {
-					err = fmt.Errorf("%d %s", a.StatusCode, a.Body)
-				}
-				for _, ck := range a.Cookies() {
-					if ck.Name == appserver.SessionCookie && ck.Value != "" {
-						cookies[i] = ck.Name + "=" + ck.Value
-					}
-				}
-				if err == nil && cookies[i] == "" {
-					err = errors.New("no session cookie in the answer")
-				}
-				if err != nil {
-					errs[w] = fmt.Errorf("sign in %s: %w", users[i].Email, err)
+				if cookies[i], errs[w] = signInOne(ctx, base, &conn, users[i]); errs[w] != nil {
+					errs[w] = fmt.Errorf("sign in %s: %w", users[i].Email, errs[w])
 				}
 			}
 		})
@@ -251,6 +379,48 @@ func signIn(ctx context.Context, base string, users []seed.User) ([]string, erro
 		return nil, err
 	}
 	return cookies, errors.Join(errs...)
+}
+
+// signInRetries bounds the tries again of a sign-in answered 503 busy: on
+// a machine other work keeps busy, the app sheds some of them.
+const signInRetries = 10
+
+// signInOne signs u in over *conn (dialled when nil; closed and set to nil
+// when the server closes it) and returns the session cookie, trying again
+// after a 503's Retry-After.
+func signInOne(ctx context.Context, base string, conn **apiclient.Conn, u seed.User) (string, error) {
+	for try := 0; ; try++ {
+		if *conn == nil {
+			c, err := apiclient.Dial(ctx, base)
+			if err != nil {
+				return "", err
+			}
+			*conn = c
+		}
+		a, err := (*conn).Do(http.MethodPost, "/api/v1/login", "", map[string]string{"email": u.Email, "password": seed.Password})
+		if errors.Is(err, apiclient.ErrClosed) { // the answer is whole
+			(*conn).Close()
+			*conn, err = nil, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if a.StatusCode == http.StatusServiceUnavailable && try < signInRetries {
+			if !sleep(ctx, retryAfter(a, time.Second)) {
+				return "", ctx.Err()
+			}
+			continue
+		}
+		if a.StatusCode != http.StatusOK {
+			return "", fmt.Errorf("%d %s", a.StatusCode, a.Body)
+		}
+		for _, ck := range a.Cookies() {
+			if ck.Name == appserver.SessionCookie && ck.Value != "" {
+				return ck.Name + "=" + ck.Value, nil
+			}
+		}
+		return "", errors.New("no session cookie in the answer")
+	}
 }
 
 // processCPU is the user and system time the child has used.

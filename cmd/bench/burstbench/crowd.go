@@ -52,6 +52,10 @@ type crowd struct {
 	cookies []string
 	window  time.Duration
 	seed    uint64
+	pick    Pick
+	room    bool             // the show's waiting room is on: everyone queues first
+	opensAt time.Time        // the room's opening; zero: none
+	think   [2]time.Duration // a person thinks from think[0] to think[1] before holding
 
 	ws       *http.Client // the websockets' handshakes, one connection each
 	provider chan *apiclient.Conn
@@ -59,23 +63,36 @@ type crowd struct {
 	// counts seconds): time.Second, shorter in tests.
 	second time.Duration
 
-	routes  [nRoutes]*tally
-	sockets *sockets
+	routes       [nRoutes]*tally
+	sockets      *sockets // the live seat map's
+	queueSockets *sockets // the waiting room's
+	queue        *queueFigures
+	broke        *firsts
 
 	mu       sync.Mutex
 	outcomes [nOutcomes]int
 	problems []string // the first few surprises, for the report
 
-	start      time.Time
-	heldSeats  atomic.Int64
-	soldSeats  atomic.Int64
-	allHeld    atomic.Int64 // since start, when every seat was held or sold; 0: never
-	soldOut    atomic.Int64 // since start, when every seat was sold; 0: never
-	lastLeft   atomic.Int64 // since start
-	active     atomic.Int64 // people in their visit now
-	mostActive atomic.Int64
-	open       atomic.Int64 // websockets open now
-	mostOpen   atomic.Int64
+	// gone is done once the seats are gone (the show sold out, or someone
+	// admitted found no seats left): whoever still waits in the room
+	// leaves, as they would when its page said so.
+	gone     context.Context
+	markGone context.CancelFunc
+
+	start         time.Time
+	heldSeats     atomic.Int64
+	soldSeats     atomic.Int64
+	allHeld       atomic.Int64 // since start, when every seat was held or sold; 0: never
+	soldOut       atomic.Int64 // since start, when every seat was sold; 0: never
+	goneAt        atomic.Int64 // since start, when the seats were gone; 0: never
+	lastLeft      atomic.Int64 // since start
+	active        atomic.Int64 // people in their visit now
+	mostActive    atomic.Int64
+	open          atomic.Int64 // live seat map websockets open now
+	mostOpen      atomic.Int64
+	queueOpen     atomic.Int64 // waiting room websockets open now
+	mostQueueOpen atomic.Int64
+	mostSockets   atomic.Int64 // of both kinds at once
 }
 
 func newCrowd(base string, show int64, seats int, secret []byte, cookies []string, window time.Duration, seed uint64) *crowd {
@@ -85,22 +102,61 @@ func newCrowd(base string, show int64, seats int, secret []byte, cookies []strin
 			DialContext:       (&net.Dialer{Timeout: requestDeadline}).DialContext,
 			DisableKeepAlives: true,
 		}},
-		provider: make(chan *apiclient.Conn, providerConns),
-		second:   time.Second,
-		sockets:  newSockets(),
+		provider:     make(chan *apiclient.Conn, providerConns),
+		second:       time.Second,
+		sockets:      newSockets(),
+		queueSockets: newSockets(),
+		queue:        &queueFigures{},
+		broke:        newFirsts(),
 	}
+	c.gone, c.markGone = context.WithCancel(context.Background())
 	for r := range c.routes {
 		c.routes[r] = newTally()
 	}
 	return c
 }
 
-// run lets everyone arrive, evenly over the window from now on, and
-// returns when the last has left (or ctx is done and all have stopped).
-// Each person is a goroutine that sleeps while it waits on the app.
+// since is the time from the first arrival to now.
+func (c *crowd) since() time.Duration { return time.Since(c.start) }
+
+// seatsGone notes that the seats are gone, at the first call.
+func (c *crowd) seatsGone() {
+	if c.goneAt.CompareAndSwap(0, int64(c.since())) {
+		c.markGone()
+	}
+}
+
+// opened counts a websocket opened (live is the seat map's, else the
+// waiting room's) and raises the peaks.
+func (c *crowd) opened(live bool) {
+	if live {
+		raiseTo(&c.mostOpen, c.open.Add(1))
+	} else {
+		raiseTo(&c.mostQueueOpen, c.queueOpen.Add(1))
+	}
+	raiseTo(&c.mostSockets, c.open.Load()+c.queueOpen.Load())
+}
+
+func (c *crowd) closed(live bool) {
+	if live {
+		c.open.Add(-1)
+	} else {
+		c.queueOpen.Add(-1)
+	}
+}
+
+// run lets everyone arrive, evenly over the window from start (now,
+// unless set), and returns when the last has left (or ctx is done and all
+// have stopped). Each person is a goroutine that sleeps while it waits on
+// the app.
 func (c *crowd) run(ctx context.Context) {
 	var people sync.WaitGroup
-	c.start = time.Now()
+	stop := context.AfterFunc(ctx, c.markGone)
+	defer stop()
+	defer c.markGone()
+	if c.start.IsZero() {
+		c.start = time.Now()
+	}
 	n := len(c.cookies)
 	for i := range n {
 		if !sleep(ctx, time.Until(c.start.Add(time.Duration(i)*c.window/time.Duration(n)))) {
@@ -132,6 +188,8 @@ type person struct {
 	ws      *websocket.Conn
 	wsDone  chan struct{}
 	leaving atomic.Bool
+	// seatMapStatus is the last seat map's status, 0 for none.
+	seatMapStatus int
 }
 
 func (c *crowd) visit(ctx context.Context, i int) {
@@ -140,7 +198,10 @@ func (c *crowd) visit(ctx context.Context, i int) {
 	out := p.visit(ctx)
 	p.leave()
 	c.active.Add(-1)
-	raiseTo(&c.lastLeft, int64(time.Since(c.start)))
+	raiseTo(&c.lastLeft, int64(c.since()))
+	if out.broken() {
+		c.broke.note("a person "+outcomeNames[out], c.since())
+	}
 	c.mu.Lock()
 	c.outcomes[out]++
 	c.mu.Unlock()
@@ -158,13 +219,23 @@ func (c *crowd) problem(format string, args ...any) {
 
 var acceptGzip = http.Header{"Accept-Encoding": {"gzip"}}
 
-// visit is the person's visit, steps 1 to 5 of docs/benchmarks.md.
+// visit is the person's visit, the steps of docs/benchmarks.md: the
+// waiting room when it is on, then the show page and its live seat map,
+// a moment's thought, two seats and the payment.
 func (p *person) visit(ctx context.Context) outcome {
 	c := p.c
+	if c.room {
+		if out, admitted := p.wait(ctx); !admitted {
+			return out
+		}
+	}
 	// 1. The show page, as the browser loads it (its assets are cached).
 	a, ok := c.send(ctx, routePage, &p.conn, p.cookie, p.rng, http.MethodGet, fmt.Sprintf("/shows/%d", c.show), acceptGzip, nil)
 	if ctx.Err() != nil {
 		return interrupted
+	}
+	if ok && a.StatusCode == http.StatusSeeOther {
+		return sentBack
 	}
 	if !ok || a.StatusCode != http.StatusOK {
 		return noPage
@@ -184,47 +255,28 @@ func (p *person) visit(ctx context.Context) outcome {
 	}
 	// 2. The live seat map, open for the rest of the visit.
 	p.watch(ctx, shown)
-	// 3. The seat map's JSON.
-	seats, ok := p.readSeats(ctx)
-	if !ok {
-		return failedSeatMap
+	// A moment's thought, while the live seat map keeps the page current.
+	if !sleep(ctx, p.thinkTime()) {
+		return interrupted
 	}
-	// 4. Two seats side by side.
-	var hold struct {
-		HoldID      string `json:"hold_id"`
-		AmountMinor int64  `json:"amount_minor"`
-		Currency    string `json:"currency"`
+	// 3 and 4. Two seats.
+	var hold heldSeats
+	var out outcome
+	if c.pick == BestAvailable {
+		hold, out = p.holdBest(ctx)
+	} else {
+		hold, out = p.holdByHand(ctx)
 	}
-	for attempt := 1; ; attempt++ {
-		pair, ok := pickPair(seats, p.rng)
-		if !ok {
-			return noPair
-		}
-		h := http.Header{"Content-Type": {"application/json"}, "Idempotency-Key": {fmt.Sprintf("burst-%d", attempt)}}
-		body := fmt.Appendf(nil, `{"seats":[%q,%q]}`, pair[0], pair[1])
-		a, ok := c.send(ctx, routeHold, &p.conn, p.cookie, p.rng, http.MethodPost, fmt.Sprintf("/api/v1/shows/%d/holds", c.show), h, body)
-		if ctx.Err() != nil {
-			return interrupted
-		}
-		if ok && (a.StatusCode == http.StatusCreated || a.StatusCode == http.StatusOK) {
-			if err := json.Unmarshal(a.Body, &hold); err != nil || hold.HoldID == "" {
-				c.problem("a hold's answer: %v: %.200s", err, a.Body)
-				return failedHold
-			}
-			break
-		}
-		if !ok || a.StatusCode != http.StatusConflict {
-			return failedHold
-		}
-		if attempt == holdAttempts {
-			return lostThrice
-		}
-		if seats, ok = p.readSeats(ctx); !ok {
-			return failedSeatMap
-		}
+	switch out {
+	case booked: // held: on to paying
+	case noPair, noSeats:
+		c.seatsGone()
+		return out
+	default:
+		return out
 	}
 	if c.heldSeats.Add(2) >= int64(c.seats) {
-		c.allHeld.CompareAndSwap(0, int64(time.Since(c.start)))
+		c.allHeld.CompareAndSwap(0, int64(c.since()))
 	}
 	// 5. Pay: the checkout, then the provider's signed webhook.
 	a, ok = c.send(ctx, routeCheckout, &p.conn, p.cookie, p.rng, http.MethodPost, "/api/v1/holds/"+hold.HoldID+"/checkout", nil, nil)
@@ -241,15 +293,119 @@ func (p *person) visit(ctx context.Context) outcome {
 		return failedPayment
 	}
 	if c.soldSeats.Add(2) >= int64(c.seats) {
-		c.soldOut.CompareAndSwap(0, int64(time.Since(c.start)))
+		c.soldOut.CompareAndSwap(0, int64(c.since()))
+		c.seatsGone()
 	}
 	return booked
+}
+
+// thinkTime is how long the person looks at the page before holding: a
+// random time from think[0] to think[1].
+func (p *person) thinkTime() time.Duration {
+	lo, hi := p.c.think[0], p.c.think[1]
+	if hi <= lo {
+		return lo
+	}
+	return lo + time.Duration(p.rng.Int64N(int64(hi-lo)+1))
+}
+
+// heldSeats is what the person reads of a hold's answer.
+type heldSeats struct {
+	HoldID      string `json:"hold_id"`
+	AmountMinor int64  `json:"amount_minor"`
+	Currency    string `json:"currency"`
+}
+
+// holdByHand reads the seat map and holds two seats side by side picked
+// from it; on a 409 it reads the map again and picks again, holdAttempts
+// tries in all. The map is read after the person thought: what the live
+// seat map would have shown by then. The outcome is booked for a hold
+// made.
+func (p *person) holdByHand(ctx context.Context) (heldSeats, outcome) {
+	seats, ok := p.readSeats(ctx)
+	if ctx.Err() != nil {
+		return heldSeats{}, interrupted
+	}
+	if !ok {
+		return heldSeats{}, p.refusedSeatMap()
+	}
+	for attempt := 1; ; attempt++ {
+		pair, ok := pickPair(seats, p.rng)
+		if !ok {
+			return heldSeats{}, noPair
+		}
+		body := fmt.Appendf(nil, `{"seats":[%q,%q]}`, pair[0], pair[1])
+		hold, out, retry := p.tryHold(ctx, attempt, body)
+		if !retry {
+			return hold, out
+		}
+		if attempt == holdAttempts {
+			return heldSeats{}, lostThrice
+		}
+		if seats, ok = p.readSeats(ctx); !ok {
+			if ctx.Err() != nil {
+				return heldSeats{}, interrupted
+			}
+			return heldSeats{}, p.refusedSeatMap()
+		}
+	}
+}
+
+// holdBest asks the server for the two best seats free. A 409
+// not_enough_seats means fewer than two are free: the person leaves. Any
+// other 409 is tried again, holdAttempts tries in all.
+func (p *person) holdBest(ctx context.Context) (heldSeats, outcome) {
+	for attempt := 1; ; attempt++ {
+		hold, out, retry := p.tryHold(ctx, attempt, []byte(`{"best_available":{"count":2}}`))
+		if !retry {
+			return hold, out
+		}
+		if attempt == holdAttempts {
+			return heldSeats{}, lostThrice
+		}
+	}
+}
+
+// tryHold posts one hold (attempt numbers its Idempotency-Key). retry is
+// true for a 409 other than not_enough_seats: the seats were taken, pick
+// again; otherwise the outcome is booked for a hold made, or why not.
+func (p *person) tryHold(ctx context.Context, attempt int, body []byte) (hold heldSeats, out outcome, retry bool) {
+	c := p.c
+	h := http.Header{"Content-Type": {"application/json"}, "Idempotency-Key": {fmt.Sprintf("burst-%d", attempt)}}
+	a, ok := c.send(ctx, routeHold, &p.conn, p.cookie, p.rng, http.MethodPost, fmt.Sprintf("/api/v1/shows/%d/holds", c.show), h, body)
+	switch {
+	case ctx.Err() != nil:
+		return hold, interrupted, false
+	case ok && (a.StatusCode == http.StatusCreated || a.StatusCode == http.StatusOK):
+		if err := json.Unmarshal(a.Body, &hold); err != nil || hold.HoldID == "" {
+			c.problem("a hold's answer: %v: %.200s", err, a.Body)
+			return hold, failedHold, false
+		}
+		return hold, booked, false
+	case ok && a.StatusCode == http.StatusConflict && errorCode(a.Body) == "not_enough_seats":
+		return hold, noSeats, false
+	case ok && a.StatusCode == http.StatusConflict:
+		return hold, lostThrice, true
+	case ok && a.StatusCode == http.StatusForbidden && errorCode(a.Body) == "queue_required":
+		return hold, queueRequired, false
+	}
+	return hold, failedHold, false
+}
+
+// refusedSeatMap is why the seat map did not load: with the waiting room
+// on, a 403 queue_required is the room turning an admitted person away.
+func (p *person) refusedSeatMap() outcome {
+	if p.seatMapStatus == http.StatusForbidden {
+		return queueRequired
+	}
+	return failedSeatMap
 }
 
 // readSeats reads the seat map's JSON.
 func (p *person) readSeats(ctx context.Context) ([]seat, bool) {
 	c := p.c
 	a, ok := c.send(ctx, routeSeatMap, &p.conn, p.cookie, p.rng, http.MethodGet, fmt.Sprintf("/api/v1/shows/%d/seats", c.show), acceptGzip, nil)
+	p.seatMapStatus = a.StatusCode
 	if !ok || a.StatusCode != http.StatusOK {
 		return nil, false
 	}
@@ -323,6 +479,7 @@ func (c *crowd) send(ctx context.Context, rt route, conn **apiclient.Conn, cooki
 				*conn = nc
 			} else if ctx.Err() == nil {
 				c.routes[rt].failed(err)
+				c.broke.note(routeNames[rt]+": no connection ("+errorClass(err)+")", c.since())
 			}
 		}
 		if *conn != nil {
@@ -331,7 +488,10 @@ func (c *crowd) send(ctx context.Context, rt route, conn **apiclient.Conn, cooki
 			a, err = (*conn).Send(method, path, h, body)
 			took := time.Since(began)
 			if a.StatusCode != 0 {
-				c.routes[rt].answered(a.StatusCode, a.Body, took)
+				c.routes[rt].answered(a, took)
+				if a.StatusCode >= 500 {
+					c.broke.note(fmt.Sprintf("%s: %d %s", routeNames[rt], a.StatusCode, errorCode(a.Body)), c.since())
+				}
 				if err != nil { // apiclient.ErrClosed: the answer is whole
 					(*conn).Close()
 					*conn = nil
@@ -343,6 +503,7 @@ func (c *crowd) send(ctx context.Context, rt route, conn **apiclient.Conn, cooki
 			} else {
 				if ctx.Err() == nil {
 					c.routes[rt].failed(err)
+					c.broke.note(routeNames[rt]+": no answer ("+errorClass(err)+")", c.since())
 				}
 				(*conn).Close()
 				*conn = nil
@@ -412,26 +573,17 @@ func (p *person) watch(ctx context.Context, shown map[string]string) {
 	dctx, cancel := context.WithTimeout(ctx, requestDeadline)
 	defer cancel()
 	began := time.Now()
-	ws, resp, err := websocket.Dial(dctx, fmt.Sprintf("%s/shows/%d/live?diff=1", c.base, c.show), &websocket.DialOptions{ //nolint:bodyclose // coder/websocket: the handshake response has no body to close
-		HTTPClient:      c.ws,
-		HTTPHeader:      http.Header{"Origin": {c.base}, "Cookie": {p.cookie}},
-		CompressionMode: websocket.CompressionNoContextTakeover, // offered, as browsers do
-	})
+	ws, err := p.dial(dctx, c.sockets, fmt.Sprintf("/shows/%d/live?diff=1", c.show))
 	if err != nil {
-		if resp != nil {
-			c.sockets.refused(fmt.Sprintf("HTTP %d", resp.StatusCode))
-		} else if ctx.Err() == nil {
-			c.sockets.refused(errorClass(err))
-		}
 		return
 	}
 	if err := ws.Write(dctx, websocket.MessageText, hello); err != nil {
 		ws.CloseNow()
-		c.sockets.refused("first message: " + errorClass(err))
+		c.refused(c.sockets, "first message: "+errorClass(err))
 		return
 	}
 	c.sockets.opened(time.Since(began))
-	raiseTo(&c.mostOpen, c.open.Add(1))
+	c.opened(true)
 	ws.SetReadLimit(1 << 20)
 	p.ws, p.wsDone = ws, make(chan struct{})
 	go func() {
@@ -446,6 +598,7 @@ func (p *person) watch(ctx context.Context, shown map[string]string) {
 				why := ""
 				if !p.leaving.Load() {
 					why = closeReason(err)
+					c.broke.note("live seat map socket ended by the server ("+why+")", c.since())
 				}
 				c.sockets.closed(n, why)
 				return
@@ -455,6 +608,37 @@ func (p *person) watch(ctx context.Context, shown map[string]string) {
 	}()
 }
 
+// dial opens the websocket at path with the person's cookies and the
+// app's Origin, as the page's script does. A socket that does not open is
+// counted on s.
+func (p *person) dial(ctx context.Context, s *sockets, path string) (*websocket.Conn, error) {
+	c := p.c
+	ws, resp, err := websocket.Dial(ctx, c.base+path, &websocket.DialOptions{ //nolint:bodyclose // coder/websocket: the handshake response has no body to close
+		HTTPClient:      c.ws,
+		HTTPHeader:      http.Header{"Origin": {c.base}, "Cookie": {p.cookie}},
+		CompressionMode: websocket.CompressionNoContextTakeover, // offered, as browsers do
+	})
+	if err != nil {
+		if resp != nil {
+			c.refused(s, fmt.Sprintf("HTTP %d", resp.StatusCode))
+		} else if ctx.Err() == nil || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			c.refused(s, errorClass(err))
+		}
+		return nil, err
+	}
+	return ws, nil
+}
+
+// refused counts a websocket of s that did not open, and why.
+func (c *crowd) refused(s *sockets, why string) {
+	s.refused(why)
+	kind := "live seat map"
+	if s == c.queueSockets {
+		kind = "waiting room"
+	}
+	c.broke.note(kind+" socket did not open ("+why+")", c.since())
+}
+
 // leave closes the person's websocket (1001, going away, as a browser
 // leaving the page) and connection.
 func (p *person) leave() {
@@ -462,7 +646,7 @@ func (p *person) leave() {
 	if p.ws != nil {
 		p.ws.Close(websocket.StatusGoingAway, "")
 		<-p.wsDone
-		p.c.open.Add(-1)
+		p.c.closed(true)
 	}
 	if p.conn != nil {
 		p.conn.Close()
