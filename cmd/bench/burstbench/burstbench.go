@@ -258,6 +258,11 @@ func runCell(ctx context.Context, dbURL string, pool *pgxpool.Pool, cfg Config, 
 		}
 	}
 	say("%d people arriving within %s", n, cfg.Window)
+	// The CPU from the first arrival: with the room, a moment from now.
+	if !sleep(ctx, time.Until(c.crowd.start)) {
+		stopWatch()
+		return nil, ctx.Err()
+	}
 	s0, app0 := cpu.Host().SampleDatabase(ctx, pool), processCPU(child)
 	c.crowd.run(ctx)
 	span := c.crowd.span()
@@ -322,7 +327,6 @@ func (c *cell) openRoom(ctx context.Context, s RoomSettings, adminCookie string,
 	}
 	c.room = &roomView{settings: stored}
 	if stored.OpensAt != nil {
-		cr.opensAt = *stored.OpensAt
 		c.opensAfter = stored.OpensAt.Sub(cr.start)
 	}
 	say("the waiting room is on: %d a minute, at most %d active, opening %s after the first arrival",

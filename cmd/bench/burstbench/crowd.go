@@ -54,7 +54,6 @@ type crowd struct {
 	seed    uint64
 	pick    Pick
 	room    bool             // the show's waiting room is on: everyone queues first
-	opensAt time.Time        // the room's opening; zero: none
 	think   [2]time.Duration // a person thinks from think[0] to think[1] before holding
 
 	ws       *http.Client // the websockets' handshakes, one connection each

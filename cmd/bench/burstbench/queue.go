@@ -89,8 +89,11 @@ func (p *person) wait(ctx context.Context) (out outcome, admitted bool) {
 	if t.State == "ADMITTED" {
 		return 0, true
 	}
+	// No estimate on joining: the room has not opened, the person waits
+	// in the pre-queue.
 	var first *estimateFrom
-	if t.EtaS != nil {
+	preQueue := t.EtaS == nil
+	if !preQueue {
 		first = &estimateFrom{eta: seconds(*t.EtaS), at: joined}
 	}
 	broken, openedEmpty := 0, 0
@@ -112,14 +115,14 @@ func (p *person) wait(ctx context.Context) (out outcome, admitted bool) {
 			return p.admitted(ctx, first, joined, 1)
 		}
 		if number > 0 && first == nil {
-			// In the pre-queue until the opening, now numbered: the page's
-			// first estimate is the status's.
+			// Numbered, and no estimate yet: the page's first estimate is
+			// the status's.
 			st, ok := p.queueStatus(ctx)
 			if ctx.Err() != nil {
 				return interrupted, false
 			}
 			if ok && st.EtaS != nil {
-				first = &estimateFrom{eta: seconds(*st.EtaS), at: time.Now(), preQueue: joined.Before(c.opensAt)}
+				first = &estimateFrom{eta: seconds(*st.EtaS), at: time.Now(), preQueue: preQueue}
 			}
 			if ok && st.State != "WAITING" {
 				return p.admitted(ctx, first, joined, 1)
