@@ -128,6 +128,13 @@ func (p *person) wait(ctx context.Context) (out outcome, admitted bool) {
 				return p.admitted(ctx, first, joined, 1)
 			}
 		}
+		// While the page waits on its socket, its idle connection is
+		// closed, so that thousands waiting hold one file descriptor each
+		// here and in the app, not two; the next request dials again.
+		if p.conn != nil {
+			p.conn.Close()
+			p.conn = nil
+		}
 		switch p.listen(ctx, number) {
 		case heardAdmitted:
 			return p.admitted(ctx, first, joined, confirmTries)

@@ -231,8 +231,10 @@ func TestWait(t *testing.T) {
 				t.Errorf("estimate %+v: want eta_s 4 or 5 s and a wait", e)
 			}
 		}
-		if s := c.queueSockets; s.ok < 8 || total(s.failed) != 0 {
-			t.Errorf("queue sockets: %d opened, %d failed; want the 5 people's and the 3 reopened", s.ok, total(s.failed))
+		// A socket for each, and for each in the pre-queue one more after
+		// the opening, unless the status read then already said admitted.
+		if s := c.queueSockets; s.ok < 5 || s.ok > 8 || total(s.failed) != 0 {
+			t.Errorf("queue sockets: %d opened, %d failed; want the 5 people's and up to 3 opened again", s.ok, total(s.failed))
 		}
 	})
 
