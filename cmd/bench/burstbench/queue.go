@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -15,10 +14,6 @@ import (
 )
 
 const (
-	// queueSilence is how long a waiting page's socket may say nothing
-	// before the person checks their place through the API and opens the
-	// page again: the room steps every second or so while anyone waits.
-	queueSilence = 30 * time.Second
 	// brokenSockets is how many times the waiting room's socket may fail
 	// before the person only polls.
 	brokenSockets = 3
@@ -148,8 +143,8 @@ func (p *person) wait(ctx context.Context) (out outcome, admitted bool) {
 				sleep(c.gone, c.second)
 			}
 		case heardNothing:
-			// The socket did not open, ended or fell silent: check the
-			// place once, then open the page and its socket again; after
+			// The socket did not open, or ended: check the place once,
+			// then open the page and its socket again; after
 			// brokenSockets failures, only poll.
 			if broken++; broken >= brokenSockets {
 				q.mu.Lock()
@@ -328,17 +323,20 @@ const (
 	heardAdmitted heard = iota // the front reached the person's number
 	heardOpen                  // the room opened, and the page had no number
 	heardGone                  // the seats are gone (or the run stopped)
-	heardNothing               // the socket did not open, ended, or fell silent
+	heardNothing               // the socket did not open, or ended
 )
 
 // roomMessage is one of the waiting room socket's messages.
 type roomMessage struct {
+	Enabled *bool `json:"enabled"` // false: the room was turned off, everyone is in
 	Open    bool  `json:"open"`
 	Through int64 `json:"through"`
 }
 
 // listen opens the waiting room's socket and reads it until the front
-// reaches number, or, for a page with no number, until the room opens.
+// reaches number, or, for a page with no number, until the room opens;
+// or until the room is turned off. It says nothing while the front stands
+// still: the page waits as long as that takes.
 func (p *person) listen(ctx context.Context, number int64) heard {
 	c := p.c
 	dctx, cancel := context.WithTimeout(c.gone, requestDeadline)
@@ -362,16 +360,10 @@ func (p *person) listen(ctx context.Context, number int64) heard {
 		c.queueSockets.closed(n, why)
 	}()
 	for {
-		rctx, cancel := context.WithTimeout(c.gone, queueSilence)
-		_, b, err := ws.Read(rctx)
-		cancel()
+		_, b, err := ws.Read(c.gone)
 		switch {
 		case c.gone.Err() != nil:
 			return heardGone
-		case errors.Is(err, context.DeadlineExceeded):
-			why = "silent for " + queueSilence.String()
-			c.broke.note("waiting room socket "+why, c.since())
-			return heardNothing
 		case err != nil:
 			why = closeReason(err)
 			c.broke.note("waiting room socket ended by the server ("+why+")", c.since())
@@ -383,7 +375,7 @@ func (p *person) listen(ctx context.Context, number int64) heard {
 			c.problem("a waiting room message: %v: %.200s", err, b)
 			continue
 		}
-		if number > 0 && m.Through >= number {
+		if m.Enabled != nil && !*m.Enabled || number > 0 && m.Through >= number {
 			return heardAdmitted
 		}
 		if number == 0 && m.Open {

@@ -27,6 +27,7 @@ type room struct {
 	last     int64
 	numbers  map[string]int64 // ticket: number, 0 unnumbered
 	refuse   bool             // the socket answers 503
+	off      bool             // turned off: everyone is in
 	changed  chan struct{}    // closed and replaced on every change
 	sockets  int              // opened so far
 	statuses int              // status reads so far
@@ -56,7 +57,7 @@ func (r *room) step(open bool, through int64) {
 
 func (r *room) state(tk string) (string, int64) {
 	n := r.numbers[tk]
-	if n > 0 && n <= r.through {
+	if r.off || n > 0 && n <= r.through {
 		return "ADMITTED", n
 	}
 	return "WAITING", n
@@ -110,7 +111,7 @@ func (r *room) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		ctx := ws.CloseRead(req.Context())
 		for {
 			r.mu.Lock()
-			msg, _ := json.Marshal(map[string]any{"open": r.open, "through": r.through, "per_minute": 60})
+			msg, _ := json.Marshal(map[string]any{"enabled": !r.off, "open": r.open, "through": r.through, "per_minute": 60})
 			changed := r.changed
 			r.mu.Unlock()
 			if ws.Write(ctx, websocket.MessageText, msg) != nil {
@@ -255,6 +256,22 @@ func TestWait(t *testing.T) {
 		}
 		if s := c.queueSockets; s.ok != 0 || s.failed["HTTP 503"] != brokenSockets {
 			t.Errorf("queue sockets: %d opened, failed %v; want %d refused with 503", s.ok, s.failed, brokenSockets)
+		}
+	})
+
+	t.Run("the room turned off", func(t *testing.T) {
+		r := newRoom(t)
+		c := newWaitCrowd(r)
+		out := waiters(c, 2)
+		eventually(t, "two in the pre-queue", queued(r, 2))
+		r.mu.Lock()
+		r.off = true
+		r.mu.Unlock()
+		r.step(false, 0)
+		for range 2 {
+			if o := <-out; o != booked {
+				t.Errorf("a person: %s, want admitted", outcomeNames[o])
+			}
 		}
 	})
 

@@ -312,7 +312,7 @@ func writeRoom(w io.Writer, c *cell) {
 	fmt.Fprintf(w, "): at most %d active of a cap of %d, at most %d\n", active, r.settings.MaxActive, waiting)
 	fmt.Fprintf(w, "  waiting, %d admitted in all; %s admitted a minute while people waited after the opening\n", admitted, c.rateText())
 	s := c.crowd.queueSockets
-	fmt.Fprintf(w, "- its socket: %d opened, %d failed (%s); connect %s ms; %d ended by the server, failed or fell silent\n",
+	fmt.Fprintf(w, "- its socket: %d opened, %d failed (%s); connect %s ms; %d ended by the server or failed\n",
 		s.ok, total(s.failed), countList(s.failed), latency(s.connect), s.dropped)
 	fmt.Fprintf(w, "  (%s); %d messages received\n", countList(s.dropWhy), s.messages)
 }
