@@ -155,7 +155,7 @@ func (g *gates) of(c echo.Context) *gate {
 	// turned away would take a busy instance out of service. The live seat
 	// map's socket lasts as long as its page; it is not a request to
 	// take a turn for.
-	case StaticRoute, HealthRoute, ReadyRoute, LiveRoute:
+	case StaticRoute, HealthRoute, ReadyRoute, LiveRoute, QueueLiveRoute:
 		return nil
 	case WebhookRoute:
 		return g.webhooks

@@ -19,6 +19,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/internal/waitroom"
 )
 
 // Error is an answer that is not a success: a status, a stable code for
@@ -132,6 +133,12 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 	case errors.As(err, &invalidSeat):
 		return NewError(http.StatusUnprocessableEntity, "invalid_seat",
 			"Seat ids are 1 to 16 letters, digits or dashes.").With("seat", invalidSeat.Seat), false
+	case errors.Is(err, waitroom.ErrQueueRequired):
+		return NewError(http.StatusForbidden, "queue_required",
+			"This show has a waiting room. Join its queue: you can choose seats once you are let in."), false
+	case errors.Is(err, waitroom.ErrInvalidSettings):
+		return NewError(http.StatusUnprocessableEntity, "invalid_waiting_room",
+			"Admit 1 to 100000 people a minute, with 1 to 100000 shopping at once."), false
 	case errors.Is(err, booking.ErrNotEnoughSeats):
 		return NewError(http.StatusConflict, "not_enough_seats",
 			"Fewer seats of that kind are free than you asked for. Ask for fewer, or another kind."), false

@@ -165,7 +165,7 @@ func compress() echo.MiddlewareFunc {
 		Skipper: func(c echo.Context) bool {
 			req := c.Request()
 			switch {
-			case c.Path() == LiveRoute,
+			case c.Path() == LiveRoute, c.Path() == QueueLiveRoute,
 				selfCompressed[c.Path()], // see RenderShared
 				req.Header.Get("Range") != "",
 				req.Header.Get(echo.HeaderUpgrade) != "":

@@ -4,6 +4,7 @@
 package web
 
 import (
+	"crypto/rand"
 	"log/slog"
 	"net/netip"
 	"net/url"
@@ -26,6 +27,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/internal/waitroom"
 )
 
 // Config is what the server needs to know beyond its store.
@@ -77,6 +79,15 @@ type Config struct {
 	SessionIdleTimeout time.Duration
 	SessionLifetime    time.Duration
 
+	// QueueKey signs waiting-room tickets; every instance of one app
+	// needs the same. Empty: a key of this process's own, fine for one
+	// instance. AdmissionTTL is how long an admission lasts unused; 0 =
+	// waitroom.DefaultAdmissionTTL.
+	QueueKey     []byte
+	AdmissionTTL time.Duration
+	// Fronts, when set, serves the waiting rooms' websockets.
+	Fronts *live.Fronts
+
 	// Admission bounds the requests of each kind served at once and how
 	// long others may queue for a turn (see admission.go); a kind left
 	// zero gets DefaultAdmission's for this machine's cores.
@@ -95,6 +106,9 @@ const (
 	// LiveRoute is the live seat map's websocket: it lives as long as its
 	// page, so no request deadline, and it compresses its own messages.
 	LiveRoute = "/shows/:show_id/live"
+	// QueueLiveRoute is a waiting room's websocket: the same, for the
+	// queue page.
+	QueueLiveRoute = "/shows/:show_id/queue/live"
 	// DefaultLivePing keeps live seat map connections alive through
 	// proxies (most close idle ones after 30 to 60 seconds) and finds dead
 	// ones.
@@ -159,6 +173,7 @@ type Server struct {
 	layout    *layoutCache
 	Accounts  *accounts.Service
 	BoxOffice *boxoffice.Service
+	Rooms     *boxoffice.Rooms
 	Admin     *admin.Service
 	Log       *slog.Logger
 	gc        sessionGC
@@ -216,6 +231,18 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 	if cfg.Payments == nil {
 		log.Warn("no payment provider: every checkout will be refused")
 	}
+	if cfg.AdmissionTTL <= 0 {
+		cfg.AdmissionTTL = waitroom.DefaultAdmissionTTL
+	}
+	if len(cfg.QueueKey) == 0 {
+		cfg.QueueKey = make([]byte, 32)
+		rand.Read(cfg.QueueKey)
+	}
+	signer, err := waitroom.NewSigner(cfg.QueueKey)
+	if err != nil {
+		panic("web: " + err.Error()) // configuration checks the key's length
+	}
+	rooms := &boxoffice.Rooms{Store: store, Signer: signer, AdmissionTTL: cfg.AdmissionTTL, Clock: store.Clock}
 	s := &Server{
 		Origin:   origin(cfg.PublicURL),
 		Config:   cfg,
@@ -225,13 +252,13 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 		layout:   newLayoutCache(store, layoutTTL, appClock(store)),
 		Log:      log,
 		gates:    newGates(cfg.Admission, m, time.Now),
-		Admin:    &admin.Service{Store: store, Log: log},
+		Admin:    &admin.Service{Store: store, Log: log, RoomChanged: rooms.Forget},
 		BoxOffice: &boxoffice.Service{
 			Store: store, Payments: cfg.Payments, Metrics: m, HoldTTL: cfg.HoldTTL, PaymentGrace: cfg.PaymentGrace,
-			MaxSeats: cfg.MaxSeatsPerHold, Caps: caps, PublicURL: cfg.PublicURL, Log: log,
+			MaxSeats: cfg.MaxSeatsPerHold, Caps: caps, PublicURL: cfg.PublicURL, Log: log, Rooms: rooms,
 		},
+		Rooms: rooms,
 	}
-	var err error
 	if s.Accounts, err = accounts.New(store, auth.Hasher{Cost: cfg.PasswordCost}); err != nil {
 		panic("web: " + err.Error()) // a wiring mistake
 	}
@@ -269,7 +296,7 @@ func (s *Server) Echo() *echo.Echo {
 		limitBodies(),
 		middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
 			// A websocket lives as long as its page; it bounds each write instead.
-			Skipper:      func(c echo.Context) bool { return c.Path() == LiveRoute },
+			Skipper:      func(c echo.Context) bool { return c.Path() == LiveRoute || c.Path() == QueueLiveRoute },
 			Timeout:      requestTimeout,
 			ErrorHandler: func(err error, _ echo.Context) error { return err },
 		}),

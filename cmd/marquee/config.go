@@ -15,6 +15,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/reconcile"
+	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
 )
 
@@ -52,6 +53,11 @@ type config struct {
 	// Admission is how many requests of each kind are served at once and
 	// how long others may wait for a turn; the pool is sized from it.
 	Admission web.Admission
+	// QueueSecret signs waiting-room tickets (nil: a key of this
+	// process's own); AdmissionTTL is how long an admission from a
+	// waiting room lasts unused.
+	QueueSecret  []byte
+	AdmissionTTL time.Duration
 }
 
 // PaymentsSandbox is PAYMENTS=sandbox: Sandbox Pay, served by this binary,
@@ -140,6 +146,24 @@ func loadConfig(getenv func(string) string) (config, error) {
 		cfg.WebhookSecret = []byte(v)
 	} else {
 		cfg.WebhookSecret, cfg.DevSecret = []byte(devWebhookSecret), true
+	}
+
+	if v := getenv("QUEUE_SECRET"); v != "" {
+		if len(v) < minWebhookSecret {
+			bad("QUEUE_SECRET: too short (%d bytes), use at least %d random bytes", len(v), minWebhookSecret)
+		}
+		cfg.QueueSecret = []byte(v)
+	}
+	cfg.AdmissionTTL = waitroom.DefaultAdmissionTTL
+	if v := get("ADMISSION_TTL"); v != "" {
+		switch d, err := time.ParseDuration(v); {
+		case err != nil:
+			bad("ADMISSION_TTL=%q: not a duration like 5m", v)
+		case d < time.Minute || d > time.Hour:
+			bad("ADMISSION_TTL=%q: must be between 1m and 1h", v)
+		default:
+			cfg.AdmissionTTL = d
+		}
 	}
 
 	if v := get("PUBLIC_URL"); v != "" {

@@ -34,6 +34,7 @@ func TestLoadConfig(t *testing.T) {
 		MaxHeldPerAddress:        40,
 		SessionIdleTimeout:       2 * time.Hour,
 		Admission:                web.DefaultAdmission(runtime.NumCPU()),
+		AdmissionTTL:             5 * time.Minute,
 	}
 	with := func(change func(*config)) config {
 		c := defaults
@@ -72,6 +73,8 @@ func TestLoadConfig(t *testing.T) {
 			"WRITE_SLOTS":                         "6",
 			"WEBHOOK_SLOTS":                       "3",
 			"MAX_QUEUE_WAIT":                      "750ms",
+			"QUEUE_SECRET":                        "queue-secret-0123456789",
+			"ADMISSION_TTL":                       "10m",
 		}, want: config{
 			DatabaseURL: "host=/tmp dbname=marquee", Addr: "127.0.0.1:18080", HoldTTL: 90 * time.Second,
 			WebhookSecret: []byte("0123456789abcdef0123"), PublicURL: "https://tickets.example.com",
@@ -86,6 +89,7 @@ func TestLoadConfig(t *testing.T) {
 				Writes:   web.Capacity{Slots: 6, Queue: 6 * 64, MaxWait: 750 * time.Millisecond},
 				Webhooks: web.Capacity{Slots: 3, Queue: 3 * 64, MaxWait: web.DefaultWebhookMaxWait},
 			},
+			QueueSecret: []byte("queue-secret-0123456789"), AdmissionTTL: 10 * time.Minute,
 		}},
 		{name: "TRUSTED_PROXIES with an IPv6 address and a trailing comma",
 			env:  map[string]string{"DATABASE_URL": testDB, "TRUSTED_PROXIES": "::1,"},
@@ -135,6 +139,15 @@ func TestLoadConfig(t *testing.T) {
 			wantErr: []string{`HOLD_TTL="-5m"`}},
 		{name: "HOLD_TTL over an hour", env: map[string]string{"DATABASE_URL": testDB, "HOLD_TTL": "61m"},
 			wantErr: []string{`HOLD_TTL="61m"`}},
+		{name: "QUEUE_SECRET too short", env: map[string]string{"DATABASE_URL": testDB, "QUEUE_SECRET": "short"},
+			wantErr: []string{"QUEUE_SECRET: too short (5 bytes)"}},
+		{name: "QUEUE_SECRET and ADMISSION_TTL", env: map[string]string{"DATABASE_URL": testDB,
+			"QUEUE_SECRET": "0123456789abcdef0123", "ADMISSION_TTL": "90s"},
+			want: with(func(c *config) { c.QueueSecret, c.AdmissionTTL = []byte("0123456789abcdef0123"), 90*time.Second })},
+		{name: "ADMISSION_TTL under a minute", env: map[string]string{"DATABASE_URL": testDB, "ADMISSION_TTL": "30s"},
+			wantErr: []string{`ADMISSION_TTL="30s": must be between 1m and 1h`}},
+		{name: "ADMISSION_TTL not a duration", env: map[string]string{"DATABASE_URL": testDB, "ADMISSION_TTL": "5"},
+			wantErr: []string{`ADMISSION_TTL="5": not a duration`}},
 		{name: "PAYMENT_WEBHOOK_SECRET too short, and not echoed",
 			env:     map[string]string{"DATABASE_URL": testDB, "PAYMENT_WEBHOOK_SECRET": "hunter22"},
 			wantErr: []string{"PAYMENT_WEBHOOK_SECRET: too short (8 bytes)"}},

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/marquee-tickets/marquee/internal/admitter"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/demo"
 	"github.com/marquee-tickets/marquee/internal/live"
@@ -47,6 +48,11 @@ const (
 	// announceVacuumEvery is how many announced seat changes the notifier
 	// lets pile up as dead rows in seat_events before it vacuums them.
 	announceVacuumEvery = 1000
+	// admitInterval is the waiting rooms' step; frontsSeenEvery how often
+	// the tickets of open waiting pages are marked seen (well within
+	// waitroom.SeenTimeout).
+	admitInterval   = time.Second
+	frontsSeenEvery = time.Minute
 )
 
 // serve runs the app until ctx is done (a signal), then shuts it down in
@@ -159,6 +165,18 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		DatabaseURL: cfg.DatabaseURL, Hub: hub, Log: log.With("component", "live"), Metrics: m,
 		MinBackoff: 100 * time.Millisecond, MaxBackoff: 5 * time.Second,
 	}
+	// The waiting rooms: each instance steps every room that is on (one at
+	// a time per room, by the room's lock), and its listener hears every
+	// step's front and hands it to the pages waiting here.
+	fronts := live.NewFronts()
+	fronts.Seen, fronts.SeenEvery, fronts.Log = store.SeeTickets, frontsSeenEvery, log.With("component", "waitroom")
+	listener.Fronts = fronts
+	admit := &admitter.Worker{Store: store, TTL: cfg.AdmissionTTL, Interval: admitInterval, Log: log.With("component", "waitroom")}
+	if cfg.QueueSecret == nil && public(cfg.PublicURL) {
+		log.Warn("QUEUE_SECRET is not set: waiting-room tickets are signed with a key of this process, " +
+			"so they do not survive a restart and other instances refuse them; set it (at least 16 random bytes, " +
+			"the same on every instance) before a waiting room is used")
+	}
 	notifier := &live.Notifier{
 		Flush: func(ctx context.Context, limit int) (int, error) {
 			return store.AnnounceSeatChanges(ctx, live.Channel, limit)
@@ -167,7 +185,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		Vacuum: store.VacuumSeatEvents, VacuumEvery: announceVacuumEvery,
 	}
 	var workers sync.WaitGroup
-	for _, run := range append(background, hub.Run, listener.Run, notifier.Run) {
+	for _, run := range append(background, hub.Run, listener.Run, notifier.Run, admit.Run, fronts.Run) {
 		workers.Go(func() { run(workersCtx) })
 	}
 
@@ -186,6 +204,9 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		MaxHeldPerAddressPerShow: cfg.MaxHeldPerAddressPerShow,
 		MaxHeldPerAddress:        cfg.MaxHeldPerAddress,
 		Admission:                cfg.Admission,
+		QueueKey:                 cfg.QueueSecret,
+		AdmissionTTL:             cfg.AdmissionTTL,
+		Fronts:                   fronts,
 	}, store, m, log.With("component", "web"))
 	srv := &http.Server{
 		Handler:           handler,
@@ -250,8 +271,10 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 // backgroundConns are the connections the pool keeps beyond the requests'
 // slots, one for each user of the pool outside them: the sweeper, the
 // refund, webhook delivery and reconciliation workers, the live seat map's
-// hub and notifier (its listener has a connection of its own), and /readyz.
-const backgroundConns = 7
+// hub and notifier (its listener has a connection of its own), the
+// waiting rooms' admitter and the marking of open waiting pages, and
+// /readyz.
+const backgroundConns = 9
 
 // poolSize is a connection for every request slot, and the background's:
 // an admitted request never waits for a connection (pgx has no bound on

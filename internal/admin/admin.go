@@ -35,6 +35,9 @@ var (
 type Service struct {
 	Store *postgres.Store
 	Log   *slog.Logger
+	// RoomChanged, when set, is told of a waiting room switched on or off
+	// or changed.
+	RoomChanged func(showID int64)
 
 	postersOnce sync.Once
 	posters     posterSlots // see posterSlots; made on first use

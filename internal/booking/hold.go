@@ -42,6 +42,10 @@ type HoldRequest struct {
 	Caps   ClientCaps
 	// Best, instead of Seats, asks the server to choose the seats.
 	Best *BestAvailable
+	// Ticket is the holder's waiting-room ticket: a show whose room is on
+	// is held only with one admitted. Not part of the request's
+	// fingerprint: it is the pass, not what is asked for.
+	Ticket string
 }
 
 // BestAvailable asks the server to choose and hold the best free seats:

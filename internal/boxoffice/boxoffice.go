@@ -17,6 +17,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/internal/waitroom"
 )
 
 // Service is the box office on a store and a payment provider.
@@ -41,6 +42,8 @@ type Service struct {
 	// the shopper back to.
 	PublicURL string
 	Log       *slog.Logger
+	// Rooms, when set, gate holds of shows whose waiting room is on.
+	Rooms *Rooms
 }
 
 // Errors of the use cases that are not the store's.
@@ -62,7 +65,17 @@ func (e *HoldNotActiveError) Error() string { return "hold is " + string(e.State
 func (s *Service) Hold(ctx context.Context, req booking.HoldRequest) (booking.HoldResult, error) {
 	req.TTL, req.Caps = s.HoldTTL, s.Caps
 	start := time.Now()
+	admitted, err := s.Rooms.admit(ctx, req.ShowID, req.Ticket, req.UserID)
+	if err != nil {
+		s.countHold(booking.HoldResult{}, err)
+		return booking.HoldResult{}, err
+	}
 	res, err := s.Store.HoldSeats(ctx, req, s.MaxSeats)
+	if err == nil && admitted {
+		// The admission lasts as long as the hold may: until its payment
+		// grace would end.
+		err = s.Store.ExtendAdmission(ctx, req.ShowID, req.UserID, res.Hold.ExpiresAt.Add(s.PaymentGrace))
+	}
 	s.Metrics.HoldLatency.Observe(time.Since(start).Seconds())
 	s.countHold(res, err)
 	return res, err
@@ -98,6 +111,8 @@ func (s *Service) countHold(res booking.HoldResult, err error) {
 		outcome = "closed"
 	case errors.Is(err, booking.ErrNotEnoughSeats):
 		outcome = "not_enough"
+	case errors.Is(err, waitroom.ErrQueueRequired):
+		outcome = "queue_required"
 	case errors.As(err, &unknown), errors.As(err, &dup), errors.As(err, &tooMany), errors.As(err, &badSeat),
 		errors.Is(err, booking.ErrNoSeats), errors.Is(err, booking.ErrKeyReused), errors.Is(err, booking.ErrInvalidParty):
 		outcome = "invalid"
@@ -109,7 +124,16 @@ func (s *Service) countHold(res booking.HoldResult, err error) {
 // as they stand now. An expired or cancelled hold is returned as it is; a
 // paid one is booking.ErrHoldConfirmed.
 func (s *Service) Release(ctx context.Context, userID, holdID string) (booking.HoldResult, error) {
-	return s.Store.ReleaseHold(ctx, userID, holdID)
+	res, err := s.Store.ReleaseHold(ctx, userID, holdID)
+	if err != nil || res.Hold.State != booking.HoldCancelled {
+		return res, err
+	}
+	// A release ends the admission it was made under, after a moment to
+	// choose other seats.
+	if on, err := s.Rooms.Enabled(ctx, res.Hold.ShowID); err != nil || !on {
+		return res, err
+	}
+	return res, s.Store.ShortenAdmission(ctx, res.Hold.ShowID, userID, waitroom.Repick)
 }
 
 // CancelBooking cancels a user's booking under its theatre's refund policy.

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/marquee-tickets/marquee/internal/metrics"
+	"github.com/marquee-tickets/marquee/internal/waitroom"
 )
 
 // Channel is the Postgres NOTIFY channel seat changes are announced on.
@@ -39,6 +40,10 @@ type Listener struct {
 	// made again. Zero: DefaultQuietCheck, DefaultTimeout.
 	QuietCheck time.Duration
 	Timeout    time.Duration
+
+	// Fronts, when set, is given the waiting rooms' fronts, heard on
+	// waitroom.Channel on the same connection.
+	Fronts *Fronts
 
 	// Connected, when set, is called after every successful LISTEN with the
 	// backend pid: a benchmark waits for the first before it measures, and
@@ -104,6 +109,11 @@ func (l *Listener) listen(ctx context.Context, onConnect func()) error {
 	if _, err := conn.Exec(cctx, "LISTEN "+Channel); err != nil {
 		return err
 	}
+	if l.Fronts != nil {
+		if _, err := conn.Exec(cctx, "LISTEN "+waitroom.Channel); err != nil {
+			return err
+		}
+	}
 	// The feed's position now: every change numbered after it is heard on
 	// this connection; those before are covered by the resync below.
 	last, err := feedPosition(cctx, conn)
@@ -122,11 +132,15 @@ func (l *Listener) listen(ctx context.Context, onConnect func()) error {
 	l.Hub.FeedUp()
 	defer l.Hub.FeedDown()
 	l.Hub.ResyncAll()
+	// The quiet check is due quietCheck after the last seat change or
+	// check: the rooms' fronts, heard every second, do not put it off.
+	due := time.Now().Add(quietCheck)
 	for {
-		wctx, cancel := context.WithTimeout(ctx, quietCheck)
+		wctx, cancel := context.WithDeadline(ctx, due)
 		n, err := conn.WaitForNotification(wctx)
 		cancel()
 		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			due = time.Now().Add(quietCheck)
 			// Quiet for quietCheck: the wait's deadline leaves the
 			// connection usable, so ask whether it is still there, and
 			// where the feed is.
@@ -146,6 +160,16 @@ func (l *Listener) listen(ctx context.Context, onConnect func()) error {
 		if err != nil {
 			return err
 		}
+		if n.Channel == waitroom.Channel {
+			var f waitroom.Front
+			if err := json.Unmarshal([]byte(n.Payload), &f); err != nil || f.ShowID == 0 {
+				l.Log.Error("unreadable waiting room front", "payload", n.Payload, "err", err)
+				continue
+			}
+			l.Fronts.Publish(f)
+			continue
+		}
+		due = time.Now().Add(quietCheck)
 		var c Change
 		if err := json.Unmarshal([]byte(n.Payload), &c); err != nil || c.ShowID == 0 {
 			l.Log.Error("unreadable seat change", "payload", n.Payload, "err", err)

@@ -45,7 +45,7 @@ func (h *Handlers) ShowPage(c echo.Context) error {
 		c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 		return web.Render(c, http.StatusOK, adminview.OccupancyCountsPanel(counts))
 	}
-	return h.renderShow(c, http.StatusOK, showID, showNoticeFromQuery(c.QueryParams()), "", "")
+	return h.renderShow(c, http.StatusOK, showID, showNoticeFromQuery(c.QueryParams()), "", "", nil)
 }
 
 // showNoticeFromQuery says what the step that came back here did.
@@ -117,7 +117,7 @@ func occupancyCounts(o postgres.Occupancy, poll bool) adminview.OccupancyCounts 
 
 // renderShow renders the show's page with status, notice, and the seats
 // typed with their error when a change was refused.
-func (h *Handlers) renderShow(c echo.Context, status int, showID int64, notice *adminview.ShowNotice, seats, seatsError string) error {
+func (h *Handlers) renderShow(c echo.Context, status int, showID int64, notice *adminview.ShowNotice, seats, seatsError string, room *adminview.RoomView) error {
 	ctx := c.Request().Context()
 	a := actor(c)
 	sh, err := h.Admin.AdminShow(ctx, a, showID)
@@ -152,6 +152,9 @@ func (h *Handlers) renderShow(c echo.Context, status int, showID int64, notice *
 		Map:    adminSeatMap(showID, sh.Currency, seatMap),
 		Live:   h.Config.Live != nil && !cancelled,
 		CSRF:   web.CSRFToken(c), Notice: notice, Seats: seats, SeatsError: seatsError,
+	}
+	if v.Room, err = h.roomView(c, showID, sh.TimeZone, room); err != nil {
+		return err
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	return web.Render(c, status, adminview.OccupancyPage(h.meta(c, sh.MovieTitle+" · show"), nav(c, adminview.SectionTheatres), v))
@@ -232,7 +235,7 @@ func (h *Handlers) seatChangeRefused(c echo.Context, showID int64, err error, bl
 		msg = ae.Message
 	}
 	notice := &adminview.ShowNotice{Kind: "error", Title: "No seats were " + what, Text: msg}
-	return h.renderShow(c, status, showID, notice, typed, msg)
+	return h.renderShow(c, status, showID, notice, typed, msg, nil)
 }
 
 // CancelShowSubmit cancels the show: POST /admin/shows/{id}/cancel.

@@ -95,7 +95,10 @@ func (s *Handlers) CreateHold(c echo.Context) error {
 	if err := web.DecodeJSON(c, &req, true); err != nil {
 		return err
 	}
-	hold := booking.HoldRequest{UserID: web.UserID(c), ShowID: showID, Seats: req.Seats, Key: keys[0], Client: web.ClientNet(c)}
+	hold := booking.HoldRequest{
+		UserID: web.UserID(c), ShowID: showID, Seats: req.Seats, Key: keys[0], Client: web.ClientNet(c),
+		Ticket: web.QueueTicket(c, showID),
+	}
 	if req.Best != nil {
 		if len(req.Seats) > 0 {
 			return errSeatsAndBest

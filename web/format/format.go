@@ -120,6 +120,22 @@ func Plural(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "s"
 }
 
+// Count is a count with its thousands grouped: 12,345.
+func Count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
 // SeatStatus is a seat's data-status for the viewer.
 func SeatStatus(seat booking.Seat) string {
 	switch {

@@ -48,7 +48,7 @@ func newLiveEnv(t *testing.T, opts ...webtest.EnvOption) (*webtest.Env, *live.Hu
 		}, slog.New(slog.DiscardHandler))
 		e.Cfg.Live = hub
 	})...)
-	webtest.RunLive(t, hub, e.Store, slog.New(slog.DiscardHandler))
+	webtest.RunLive(t, hub, nil, e.Store, slog.New(slog.DiscardHandler))
 	return e, hub
 }
 
@@ -85,7 +85,7 @@ func newInstance(e *webtest.Env, t *testing.T, smallBuffers bool) *instance {
 	srv.Start()
 	inst.url = srv.URL
 	t.Cleanup(srv.Close)
-	webtest.RunLive(t, hub, store, slog.New(slog.DiscardHandler))
+	webtest.RunLive(t, hub, nil, store, slog.New(slog.DiscardHandler))
 	return inst
 }
 

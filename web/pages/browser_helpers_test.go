@@ -139,6 +139,9 @@ type site struct {
 	url   string
 	logs  *lockedBuffer
 	hub   *live.Hub // nil unless the live seat map is on
+	// fronts carries the waiting rooms' fronts to their pages, with the
+	// live seat map.
+	fronts *live.Fronts
 	// reconcile makes every payment check due now, when siteConfig's
 	// reconcileByHand leaves reconciliation to the test.
 	reconcile func()
@@ -182,16 +185,17 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	reg := prometheus.NewRegistry()
 	if cfg.live {
 		s.hub = live.NewHub(s.Store.SeatStates, log.With("component", "live"))
+		s.fronts = live.NewFronts()
 	}
 	srv.Config.Handler = server.New(web.Config{
 		PublicURL: s.url, HoldTTL: cfg.holdTTL, MaxSeatsPerHold: webtest.MaxSeats,
-		WebhookSecret: webtest.WebhookSecret, PasswordCost: 4, Sandbox: sb, Live: s.hub, RateLimits: cfg.limits,
+		WebhookSecret: webtest.WebhookSecret, PasswordCost: 4, Sandbox: sb, Live: s.hub, Fronts: s.fronts, RateLimits: cfg.limits,
 		ReturnPatience: cfg.returnPatience, PaymentGrace: cfg.paymentGrace, Admission: webtest.PatientAdmission(),
 	}, s.Store, metrics.New(reg), log.With("component", "web"))
 	srv.Start()
 	t.Cleanup(srv.Close)
 	if s.hub != nil {
-		webtest.RunLive(t, s.hub, s.Store, log.With("component", "live"))
+		webtest.RunLive(t, s.hub, s.fronts, s.Store, log.With("component", "live"))
 	}
 
 	// The background work of `marquee serve`, a little brisker.

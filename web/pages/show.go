@@ -24,6 +24,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/gzjoin"
 	"github.com/marquee-tickets/marquee/internal/live"
+	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web/format"
 	"github.com/marquee-tickets/marquee/web/seatmap"
 )
@@ -346,6 +347,9 @@ func (s *Handlers) viewerShow(c echo.Context) (showState, error) {
 // ShowPage is the show page. ?seats=A1,A2 preselects seats (a guest who
 // logged in to hold them comes back so); seats taken meanwhile are named.
 func (s *Handlers) ShowPage(c echo.Context) error {
+	if queued, err := s.queued(c); queued || err != nil {
+		return err
+	}
 	st, err := s.viewerShow(c)
 	if err != nil {
 		return err
@@ -444,6 +448,7 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 	hold := func(key string) (booking.HoldResult, error) {
 		return s.BoxOffice.Hold(ctx, booking.HoldRequest{
 			UserID: web.UserID(c), ShowID: showID, Seats: seats, Key: key, Client: web.ClientNet(c),
+			Ticket: web.QueueTicket(c, showID),
 		})
 	}
 	res, holdErr := hold(key)
@@ -455,6 +460,9 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 	}
 	if errors.Is(holdErr, booking.ErrNotFound) {
 		return web.NotFound("show")
+	}
+	if errors.Is(holdErr, waitroom.ErrQueueRequired) {
+		return web.SeeOther(c, queuePath(showID))
 	}
 	st, err := s.loadShow(ctx, showID, web.UserID(c))
 	if err != nil {

@@ -69,6 +69,10 @@ func routes(e *echo.Echo, s *web.Server) {
 	v1.GET("/shows/:show_id", a.Show, guest()...)
 	e.GET(web.SeatMapAPIRoute, a.SeatMap, guest()...) // compresses its own answer: see web.RenderShared
 
+	// Waiting rooms: guests may queue.
+	v1.POST("/shows/:show_id/queue", a.JoinQueue, guest()...)
+	v1.GET("/shows/:show_id/queue", a.QueueStatus, guest()...)
+
 	// Holds.
 	v1.POST("/shows/:show_id/holds", a.CreateHold, member(holdLimit)...)
 	v1.GET("/holds/:hold_id", a.Hold, member()...)
@@ -112,6 +116,8 @@ func routes(e *echo.Echo, s *web.Server) {
 	adm.POST("/shows/:show_id/blocks", ad.BlockSeats, staff()...)
 	adm.DELETE("/shows/:show_id/blocks", ad.UnblockSeats, staff()...)
 	adm.POST("/shows/:show_id/cancel", ad.CancelShow, staff()...)
+	adm.GET("/shows/:show_id/waiting-room", ad.WaitingRoom, staff()...)
+	adm.PUT("/shows/:show_id/waiting-room", ad.SetWaitingRoom, staff()...)
 	adm.GET("/reports/sales", ad.SalesReport, staff()...)
 
 	// Pages: the moviegoer's HTML. Each gets security headers, private
@@ -126,6 +132,8 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.GET(web.ShowRoute, p.ShowPage, s.Pages()...) // these two compress their own answers
 	e.GET(web.SeatMapRoute, p.SeatMapFragment, s.Pages()...)
 	e.GET(web.LiveRoute, l.LiveSeatMap, s.LoadSession)
+	e.GET("/shows/:show_id/queue", p.QueuePage, s.Pages()...)
+	e.GET(web.QueueLiveRoute, l.QueueLive)
 	e.GET("/shows/:show_id/booking", p.BookingFragment, s.Pages()...)
 	e.POST("/shows/:show_id/hold", p.HoldSeatsPage, s.Pages(holdLimit)...)
 	e.POST("/holds/:hold_id/release", p.ReleaseHoldPage, signedIn...)
@@ -174,6 +182,7 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.POST("/admin/shows/:show_id/blocks", adp.BlockSubmit, staffPages...)
 	e.POST("/admin/shows/:show_id/unblock", adp.UnblockSubmit, staffPages...)
 	e.POST("/admin/shows/:show_id/cancel", adp.CancelShowSubmit, staffPages...)
+	e.POST("/admin/shows/:show_id/waiting-room", adp.RoomSubmit, staffPages...)
 	e.GET("/admin/reports/sales", adp.SalesPage, staffPages...)
 	e.GET("/admin/reconciliation", adp.ReconciliationPage, staffPages...)
 	e.POST("/admin/reconciliation", adp.ReconcileSubmit, staffPages...)

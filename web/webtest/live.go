@@ -13,9 +13,10 @@ import (
 
 // RunLive runs an instance's live machinery on store until the test ends,
 // as `marquee serve` does (a notifier a little brisker): the hub, its one
-// LISTEN connection and the notifier that announces committed changes. It
-// returns once the listener has connected.
-func RunLive(t testing.TB, hub *live.Hub, store *postgres.Store, log *slog.Logger) {
+// LISTEN connection (which hands the waiting rooms' fronts to fronts, if
+// not nil) and the notifier that announces committed changes. It returns
+// once the listener has connected.
+func RunLive(t testing.TB, hub *live.Hub, fronts *live.Fronts, store *postgres.Store, log *slog.Logger) {
 	t.Helper()
 	if hub.Now == nil {
 		// The seat maps in memory free held seats by the store's clock,
@@ -29,7 +30,7 @@ func RunLive(t testing.TB, hub *live.Hub, store *postgres.Store, log *slog.Logge
 	}
 	l := &live.Listener{
 		DatabaseURL: store.Pool().Config().ConnString(), Hub: hub, Log: log,
-		MinBackoff: 20 * time.Millisecond, MaxBackoff: 500 * time.Millisecond,
+		MinBackoff: 20 * time.Millisecond, MaxBackoff: 500 * time.Millisecond, Fronts: fronts,
 	}
 	// A test starts once the feed is heard: before, every map is read from
 	// the database, and the resync that follows the listener's first

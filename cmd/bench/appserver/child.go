@@ -25,6 +25,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/marquee-tickets/marquee/internal/admitter"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/live"
@@ -34,6 +35,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/reconcile"
 	"github.com/marquee-tickets/marquee/internal/refunds"
 	"github.com/marquee-tickets/marquee/internal/sweeper"
+	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/server"
 )
@@ -142,6 +144,10 @@ func Serve() error {
 		Interval: AnnounceInterval, Batch: AnnounceBatch, Log: log,
 		Vacuum: store.VacuumSeatEvents, VacuumEvery: AnnounceVacuumEvery,
 	}
+	fronts := live.NewFronts()
+	fronts.Seen, fronts.SeenEvery, fronts.Log = store.SeeTickets, time.Minute, log
+	listener.Fronts = fronts
+	admit := &admitter.Worker{Store: store, TTL: waitroom.DefaultAdmissionTTL, Interval: time.Second, Log: log}
 	sw := &sweeper.Sweeper{Store: store, Interval: sweepInterval, Batch: sweepBatch, Metrics: m, Log: log}
 	sb := sandbox.New(pool, sandbox.Config{PublicURL: base, Secret: secret, Log: log})
 	ww := &sandbox.WebhookWorker{Sandbox: sb, Interval: webhookInterval}
@@ -156,7 +162,7 @@ func Serve() error {
 	}
 	wctx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	var workers sync.WaitGroup
-	for _, run := range []func(context.Context){sw.Run, rw.Run, ww.Run, rc.Run, hub.Run, listener.Run, notifier.Run} {
+	for _, run := range []func(context.Context){sw.Run, rw.Run, ww.Run, rc.Run, hub.Run, listener.Run, notifier.Run, admit.Run, fronts.Run} {
 		workers.Go(func() { run(wctx) })
 	}
 
@@ -197,7 +203,7 @@ func Serve() error {
 		}
 	})
 	cfg := config(base, 5*time.Minute, secret)
-	cfg.Sandbox, cfg.Live = sb, hub
+	cfg.Sandbox, cfg.Live, cfg.Fronts = sb, hub, fronts
 	mux.Handle("/", server.New(cfg, store, m, log))
 	// serve's timeouts: a request that cannot be read or answered in time
 	// frees its connection.
@@ -369,8 +375,8 @@ func ServeIfChild() {
 
 // ChildPoolSize is the size of a child server's database pool, as
 // `marquee serve` sizes it: a connection for each request slot of the
-// default admission, and 7 for the background workers and /readyz.
-func ChildPoolSize() int32 { return int32(web.DefaultAdmission(runtime.NumCPU()).Slots() + 7) }
+// default admission, and 9 for the background workers and /readyz.
+func ChildPoolSize() int32 { return int32(web.DefaultAdmission(runtime.NumCPU()).Slots() + 9) }
 
 // RaiseFileLimit lifts the soft limit on open files to need when it is
 // lower, and the hard limit with it when that is lower too and this process

@@ -1,0 +1,2 @@
+DROP TABLE queue_tickets;
+DROP TABLE waiting_rooms;
