@@ -144,7 +144,7 @@ func (c *cell) targets() []check {
 		{fmt.Sprintf("hold p99 of admitted people: %s ms (target < %s)", msOrDash(hold, cr.routes[routeHold].lat), stats.Ms(targetHoldP99)), len(cr.routes[routeHold].lat) > 0 && hold < targetHoldP99},
 		{fmt.Sprintf("tau-b after the opening: %s over %d tickets (target >= %.2f)", c.tauText(), c.fair.n, targetTau), c.fair.ok && c.fair.tau >= targetTau},
 		{fmt.Sprintf("most shoppers active at once: %d of a cap of %d (target: never above it; read every second)", active, c.room.settings.MaxActive), active <= c.room.settings.MaxActive && len(c.room.samples) > 0},
-		{fmt.Sprintf("sold out after %s; the admission rate implies %.1f s (target: by %.1f s, +%.0f%%)", c.soldOutAfter(), implied.Seconds(), by.Seconds(), 100*targetSoldOutPlus), at > 0 && at <= by},
+		{fmt.Sprintf("sold out: %s; the admission rate implies %.1f s (target: by %.1f s, +%.0f%%)", c.soldOutWhen(), implied.Seconds(), by.Seconds(), 100*targetSoldOutPlus), at > 0 && at <= by},
 		{fmt.Sprintf("the first estimate's median error: %s over %d people (target < %.0f%%)", percent(rel, n), n, 100*targetEstimate), n > 0 && rel < targetEstimate},
 	}
 }
@@ -371,6 +371,18 @@ func (c *cell) soldOutAfter() string {
 		return "sold out, when unknown"
 	}
 	return "not sold out"
+}
+
+// soldOutWhen says when the show sold out: "after 58.0 s", "when unknown"
+// or "no, 12 seats left".
+func (c *cell) soldOutWhen() string {
+	if at := c.crowd.soldOut.Load(); at > 0 {
+		return fmt.Sprintf("after %.1f s", time.Duration(at).Seconds())
+	}
+	if c.seatsLeft() == 0 {
+		return "when unknown"
+	}
+	return fmt.Sprintf("no, %d seats left", c.seatsLeft())
 }
 
 // seatsLeft is how many seats were not booked after the burst.

@@ -123,7 +123,7 @@ func TestWriteReport(t *testing.T) {
 			"- hold p99 of admitted people: 20.0 ms (target < 200): met\n" +
 			"- tau-b after the opening: 0.9990 over 9000 tickets (target >= 0.99): met\n" +
 			"- most shoppers active at once: 120 of a cap of 300 (target: never above it; read every second): met\n" +
-			"- sold out after 58.0 s; the admission rate implies 55.0 s (target: by 60.5 s, +10%): met\n" +
+			"- sold out: after 58.0 s; the admission rate implies 55.0 s (target: by 60.5 s, +10%): met\n" +
 			"- the first estimate's median error: 10.0% over 500 people (target < 20%): met\n",
 		// Room on, by hand: the targets set for best available, missed.
 		"**10000 people, room on, by hand**: 1 of 8 met (the targets are set for best available)\n\n" +
@@ -133,7 +133,7 @@ func TestWriteReport(t *testing.T) {
 			"- hold p99 of admitted people: 1000 ms (target < 200): **missed**\n" +
 			"- tau-b after the opening: 0.9500 over 9000 tickets (target >= 0.99): **missed**\n" +
 			"- most shoppers active at once: 301 of a cap of 300 (target: never above it; read every second): **missed**\n" +
-			"- sold out after 61.0 s; the admission rate implies 55.0 s (target: by 60.5 s, +10%): **missed**\n" +
+			"- sold out: after 61.0 s; the admission rate implies 55.0 s (target: by 60.5 s, +10%): **missed**\n" +
 			"- the first estimate's median error: 25.0% over 500 people (target < 20%): **missed**\n",
 		// The cells' sections.
 		"\n## 10000 people, room on, best available, within 1m0s\n",

@@ -1,6 +1,7 @@
 package burstbench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -61,7 +62,7 @@ func openRoom(conn *apiclient.Conn, show int64, s roomSettings) (roomSettings, e
 		return s, fmt.Errorf("turn the waiting room on: %w", err)
 	}
 	if a.StatusCode != http.StatusOK {
-		return s, fmt.Errorf("turn the waiting room on: %d %.300s", a.StatusCode, a.Body)
+		return s, fmt.Errorf("turn the waiting room on: %d %.300s", a.StatusCode, bytes.TrimSpace(a.Body))
 	}
 	var stored roomSettings
 	if err := json.Unmarshal(a.Body, &stored); err != nil {
@@ -94,7 +95,7 @@ func (r *roomView) watch(ctx context.Context, conn *apiclient.Conn, show int64, 
 			Admitted *int `json:"admitted"`
 		}
 		if err == nil && a.StatusCode != http.StatusOK {
-			err = fmt.Errorf("%d %.200s", a.StatusCode, a.Body)
+			err = fmt.Errorf("%d %.200s", a.StatusCode, bytes.TrimSpace(a.Body))
 		}
 		if err == nil {
 			err = json.Unmarshal(a.Body, &v)
