@@ -134,9 +134,9 @@ func TestQueueNumber(t *testing.T) {
 func TestRoomView(t *testing.T) {
 	s := time.Second
 	r := &roomView{samples: []roomSample{
-		{at: 1 * s, waiting: 40},                              // the pre-queue
-		{at: 5 * s, waiting: 80, active: 0, admitted: 0},      // the opening
-		{at: 6 * s, waiting: 90, active: 12, admitted: 10},    //
+		{at: 1 * s, waiting: 40},                         // the pre-queue
+		{at: 5 * s, waiting: 80, active: 0, admitted: 0}, // the opening time
+		{at: 6 * s, open: true, waiting: 90, active: 12, admitted: 10},
 		{at: 15 * s, waiting: 10, active: 31, admitted: 100},  // the last with anyone waiting
 		{at: 16 * s, waiting: 0, active: 20, admitted: 110},   // nobody waits: not the rate's
 		{at: 17 * s, waiting: 0, active: 300, admitted: 1000}, // nor this
@@ -150,5 +150,8 @@ func TestRoomView(t *testing.T) {
 	}
 	if got, ok := r.rate(15 * s); ok {
 		t.Errorf("rate from one sample = %v: want none", got)
+	}
+	if at, ok := r.openedBy(); !ok || at != 6*s {
+		t.Errorf("openedBy = %v, %v; want 6s, the first sample open", at, ok)
 	}
 }

@@ -38,8 +38,8 @@ type queueFigures struct {
 	atOnce       int             // admitted on joining
 	admitted     int             // admitted after waiting
 	waits        []time.Duration // joining to learning they were admitted
-	estimates    []estimate      // the estimate given on joining, of those who joined after the opening
-	preEstimates []estimate      // the first estimate given after the opening, of those in the pre-queue
+	estimates    []estimate      // the estimate given on joining, of those who joined the open room
+	preEstimates []estimate      // the first estimate given after the opening, of those who joined before it
 	reloads      int             // pages without a number opened again when the room opened
 	polled       int             // people who waited by polling, their socket having failed
 	notYet       int             // polls answered WAITING after the socket said admitted

@@ -98,7 +98,7 @@ func writeReport(w io.Writer, h reportHead, cells []*cell) {
 		}
 		fmt.Fprintf(w, "\n(tau-b: Kendall's, between the order the tickets joined in and the order they were numbered in, by SQL,\n")
 		fmt.Fprintf(w, "of those that joined at or after the opening; 1.0 is first come, first served. The first estimate's error:\n")
-		fmt.Fprintf(w, "|eta_s - the wait| / the wait, of those who joined after the opening and waited. Most active and waiting:\n")
+		fmt.Fprintf(w, "|eta_s - the wait| / the wait, of those given eta_s on joining (the room open) who waited. Most active and waiting:\n")
 		fmt.Fprintf(w, "the admin's view, read every second.)\n")
 	}
 
@@ -294,12 +294,15 @@ func writeRoom(w io.Writer, c *cell) {
 	fmt.Fprintf(w, "- fairness: tau-b %s between the order %d tickets joined in at or after the opening and their numbers\n", c.tauText(), c.fair.n)
 	fmt.Fprintf(w, "  (by SQL); %d numbered tickets joined before the opening and were shuffled\n", c.fair.preQueue)
 	rel, abs, n := estimateErrors(q.estimates)
-	fmt.Fprintf(w, "- the first estimate (eta_s on joining) of %d people who joined after the opening and waited: median error\n", n)
+	fmt.Fprintf(w, "- the first estimate (eta_s on joining) of %d people who joined the open room and waited: median error\n", n)
 	fmt.Fprintf(w, "  %s (median |eta_s - the wait| %.1f s)", percent(rel, n), abs.Seconds())
 	if rel, abs, n := estimateErrors(q.preEstimates); n > 0 {
-		fmt.Fprintf(w, "; of %d in the pre-queue, their first estimate after the opening: %s (%.1f s)", n, percent(rel, n), abs.Seconds())
+		fmt.Fprintf(w, "; of %d who joined before it opened, their first estimate after: %s (%.1f s)", n, percent(rel, n), abs.Seconds())
 	}
 	fmt.Fprintf(w, "\n")
+	if at, ok := r.openedBy(); ok {
+		fmt.Fprintf(w, "- the room was open by %.1f s, as the admin's view first said\n", at.Seconds())
+	}
 	active, waiting := r.most()
 	fmt.Fprintf(w, "- the admin's view, read %d times (%d failed", len(r.samples), r.failed)
 	if r.firstErr != "" {

@@ -52,8 +52,9 @@ func withRoom(c *cell, mostActive int, estimateOff float64, tau float64) *cell {
 		samples: []roomSample{
 			{at: 4 * time.Second, waiting: 800},
 			{at: 5 * time.Second, waiting: 833, active: 0, admitted: 0},
-			{at: 15 * time.Second, waiting: 2400, active: mostActive, admitted: 100},
-			{at: 55 * time.Second, waiting: 8000, active: 40, admitted: 500},
+			{at: 6 * time.Second, open: true, waiting: 900, active: 10, admitted: 10},
+			{at: 15 * time.Second, open: true, waiting: 2400, active: mostActive, admitted: 100},
+			{at: 55 * time.Second, open: true, waiting: 8000, active: 40, admitted: 500},
 		},
 	}
 	c.opensAfter = 5 * time.Second
@@ -143,6 +144,7 @@ func TestWriteReport(t *testing.T) {
 		"- fairness: tau-b 0.9990 between the order 9000 tickets joined in at or after the opening and their numbers\n" +
 			"  (by SQL); 833 numbered tickets joined before the opening and were shuffled\n",
 		"| show page `GET /shows/{id}`: 503 busy | 12.0 s | 2 |\n| live seat map socket did not open (timeout) | 20.0 s | 1 |\n",
+		"- the room was open by 6.0 s, as the admin's view first said\n",
 		"| join the queue `POST /api/v1/shows/{id}/queue` | 1 | 503: 1 | 1 |",
 		"| left the waiting room: the seats were gone | 9500 |\n",
 	} {

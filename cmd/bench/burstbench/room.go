@@ -37,6 +37,7 @@ type roomSettings struct {
 // roomSample is the admin's view of the room at one moment.
 type roomSample struct {
 	at       time.Duration // since the first arrival
+	open     bool          // the room had opened (its pre-queue numbered)
 	waiting  int
 	active   int
 	admitted int // so far
@@ -90,6 +91,7 @@ func (r *roomView) watch(ctx context.Context, conn *apiclient.Conn, show int64, 
 		}
 		a, err := conn.Do(http.MethodGet, path, "", nil)
 		var v struct {
+			Open     bool `json:"open"`
 			Waiting  *int `json:"waiting"`
 			Active   *int `json:"active"`
 			Admitted *int `json:"admitted"`
@@ -110,7 +112,7 @@ func (r *roomView) watch(ctx context.Context, conn *apiclient.Conn, show int64, 
 				r.firstErr = err.Error()
 			}
 		} else {
-			r.samples = append(r.samples, roomSample{at: time.Since(start), waiting: *v.Waiting, active: *v.Active, admitted: *v.Admitted})
+			r.samples = append(r.samples, roomSample{at: time.Since(start), open: v.Open, waiting: *v.Waiting, active: *v.Active, admitted: *v.Admitted})
 		}
 		r.mu.Unlock()
 	}
@@ -122,6 +124,16 @@ func (r *roomView) most() (active, waiting int) {
 		active, waiting = max(active, s.active), max(waiting, s.waiting)
 	}
 	return active, waiting
+}
+
+// openedBy is when the admin's view first said the room was open.
+func (r *roomView) openedBy() (time.Duration, bool) {
+	for _, s := range r.samples {
+		if s.open {
+			return s.at, true
+		}
+	}
+	return 0, false
 }
 
 // rate is the admissions a minute the samples show while people waited
