@@ -40,7 +40,7 @@ type queueFigures struct {
 	waits        []time.Duration // joining to learning they were admitted
 	estimates    []estimate      // the estimate given on joining, of those who joined the open room
 	preEstimates []estimate      // the first estimate given after the opening, of those who joined before it
-	reloads      int             // pages without a number opened again when the room opened
+	reloads      int             // people whose page had no number when the room opened, and opened again
 	polled       int             // people who waited by polling, their socket having failed
 	notYet       int             // polls answered WAITING after the socket said admitted
 }
@@ -134,13 +134,14 @@ func (p *person) wait(ctx context.Context) (out outcome, admitted bool) {
 		case heardAdmitted:
 			return p.admitted(ctx, first, joined, confirmTries)
 		case heardOpen:
-			q.mu.Lock()
-			q.reloads++
-			q.mu.Unlock()
 			// The room opened: the page opens again to show the number.
 			// Should it still have none, it waits a moment before the next.
 			if openedEmpty++; openedEmpty > 1 {
 				sleep(c.gone, c.second)
+			} else {
+				q.mu.Lock()
+				q.reloads++
+				q.mu.Unlock()
 			}
 		case heardNothing:
 			// The socket did not open, or ended: check the place once,

@@ -288,7 +288,7 @@ func writeRoom(w io.Writer, c *cell) {
 	}
 	fmt.Fprintf(w, "- %d joined: %d admitted at once, %d after waiting (from joining to learning it: %s s), %d left\n",
 		q.joined, q.atOnce, q.admitted, latencySeconds(q.waits), c.crowd.outcomes[goneWaiting])
-	fmt.Fprintf(w, "  waiting when the seats were gone (%s); %d pages opened again when the room opened; %d people\n",
+	fmt.Fprintf(w, "  waiting when the seats were gone (%s); %d people's pages had no number when the room opened; %d people\n",
 		goneText(c.crowd.goneAt.Load()), q.reloads, q.polled)
 	fmt.Fprintf(w, "  polled, their socket having failed; %d polls said WAITING after the socket said admitted\n", q.notYet)
 	fmt.Fprintf(w, "- fairness: tau-b %s between the order %d tickets joined in at or after the opening and their numbers\n", c.tauText(), c.fair.n)
