@@ -21,6 +21,7 @@
   var lastSaid = { at: 0, position: 0 };
   var backoff = 1000;
   var failures = 0;
+  var reloading = false;
 
   function plural(n, noun) {
     return n === 1 ? "1 " + noun : n + " " + noun + "s";
@@ -55,8 +56,13 @@
   function onFront(f) {
     if (!f.enabled) return goOn();
     if (!number) {
-      // In the pre-queue: the page learns its number once sales open.
-      if (f.open) window.location.reload();
+      // In the pre-queue: the page learns its number once sales open, by
+      // reloading. Not all at once: every page of the pre-queue hears the
+      // opening in the same second, so each waits a moment of its own.
+      if (f.open && !reloading) {
+        reloading = true;
+        window.setTimeout(function () { window.location.reload(); }, Math.random() * 10000);
+      }
       return;
     }
     if (f.through >= number) return goOn();
