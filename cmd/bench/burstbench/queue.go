@@ -19,6 +19,9 @@ const (
 	brokenSockets = 3
 	// pollEvery is the wait between polls of a person whose socket failed.
 	pollEvery = 3
+	// openingSpread is the most seconds a page of the pre-queue waits,
+	// at random, before opening again for its number once the room opened.
+	openingSpread = 10
 	// confirmTries bounds the polls, a second apart, of a person the
 	// socket said was admitted while the API still says WAITING.
 	confirmTries = 60
@@ -134,14 +137,18 @@ func (p *person) wait(ctx context.Context) (out outcome, admitted bool) {
 		case heardAdmitted:
 			return p.admitted(ctx, first, joined, confirmTries)
 		case heardOpen:
-			// The room opened: the page opens again to show the number.
-			// Should it still have none, it waits a moment before the next.
+			// The room opened: the page opens again to show the number,
+			// at a moment of its own within openingSpread, as the page's
+			// script does, so that the pre-queue does not come back all in
+			// one second. Should it still have none, it waits a moment
+			// before the next.
 			if openedEmpty++; openedEmpty > 1 {
 				sleep(c.gone, c.second)
 			} else {
 				q.mu.Lock()
 				q.reloads++
 				q.mu.Unlock()
+				sleep(c.gone, time.Duration(p.rng.Float64()*openingSpread*float64(c.second)))
 			}
 		case heardNothing:
 			// The socket did not open, or ended: check the place once,
