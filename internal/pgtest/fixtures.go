@@ -18,9 +18,8 @@ type Venue struct {
 }
 
 // NewVenue creates a city, a theatre in Asia/Kolkata with the default refund
-// policy and without the orphan rule, and a two-hour movie. (The rule would
-// refuse many a hold of a test's tiny hall: its own tests turn it on, with
-// Store.SetOrphanRule.)
+// policy and without the orphan rule (as Store.CreateTheatre makes one:
+// the rule's own tests turn it on), and a two-hour movie.
 func NewVenue(tb testing.TB, s *postgres.Store) Venue {
 	tb.Helper()
 	ctx := context.Background()
@@ -31,9 +30,6 @@ func NewVenue(tb testing.TB, s *postgres.Store) Venue {
 		tb.Fatal(err)
 	}
 	if v.TheatreID, err = s.CreateTheatre(ctx, booking.Theatre{CityID: v.CityID, Name: "Test Cinema", TimeZone: "Asia/Kolkata"}, nil); err != nil {
-		tb.Fatal(err)
-	}
-	if err = s.SetOrphanRule(ctx, v.TheatreID, false); err != nil {
 		tb.Fatal(err)
 	}
 	if v.MovieID, err = s.CreateMovie(ctx, booking.Movie{Title: "The Last Algorithm", DurationMinutes: 120}); err != nil {

@@ -11,17 +11,13 @@ import (
 )
 
 // InTheatre returns v with a theatre of its own in v's city, in zone tz,
-// with policy (nil: the default policy), without the orphan rule (as
-// NewVenue's).
+// with policy (nil: the default policy).
 func InTheatre(tb testing.TB, s *postgres.Store, v Venue, tz string, policy *booking.RefundPolicy) Venue {
 	tb.Helper()
 	id, err := s.CreateTheatre(context.Background(), booking.Theatre{
 		CityID: v.CityID, Name: fmt.Sprintf("Cinema %d", time.Now().UnixNano()), TimeZone: tz,
 	}, policy)
 	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := s.SetOrphanRule(context.Background(), id, false); err != nil {
 		tb.Fatal(err)
 	}
 	v.TheatreID = id

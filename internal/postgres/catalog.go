@@ -47,11 +47,15 @@ func (s *Store) Cities(ctx context.Context) ([]booking.City, error) {
 }
 
 // CreateTheatre adds a theatre to a city, with its refund policy (nil keeps
-// the default policy), and returns its id.
+// the default policy), and returns its id. The theatre is made without the
+// orphan rule, which would refuse many a hold of a fixture's tiny hall:
+// fixtures, seeds and the demo that want it call SetOrphanRule. (A theatre
+// an admin adds has it unless they say otherwise: CreateTheatreAudited.)
 func (s *Store) CreateTheatre(ctx context.Context, t booking.Theatre, policy *booking.RefundPolicy) (int64, error) {
 	var id int64
+	off := false
 	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
-		id, err = insertTheatre(ctx, tx, t, nil, policy, nil)
+		id, err = insertTheatre(ctx, tx, t, nil, policy, &off)
 		return err
 	})
 	if err != nil {
@@ -61,8 +65,8 @@ func (s *Store) CreateTheatre(ctx context.Context, t booking.Theatre, policy *bo
 }
 
 // SetOrphanRule turns theatre id's orphan rule on or off (see HoldSeats),
-// as fixtures and seeds set up a theatre. An admin's change goes through
-// UpdateTheatre, which writes it in the audit log.
+// as fixtures, seeds and the demo set up a theatre. An admin's change goes
+// through UpdateTheatre, which writes it in the audit log.
 func (s *Store) SetOrphanRule(ctx context.Context, id int64, on bool) error {
 	tag, err := s.pool.Exec(ctx, `UPDATE theatres SET orphan_rule = $2 WHERE id = $1`, id, on)
 	if err != nil {

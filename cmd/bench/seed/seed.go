@@ -93,8 +93,7 @@ type Venue struct {
 }
 
 // NewVenue creates a city, a theatre and a movie; its shows start a week
-// from now. The theatre has no orphan rule: the workloads hold seats picked
-// at random, which the rule would often refuse.
+// from now.
 func NewVenue(ctx context.Context, s *postgres.Store) (*Venue, error) {
 	cityID, err := s.CreateCity(ctx, "Benchville", "benchville")
 	if err != nil {
@@ -102,9 +101,6 @@ func NewVenue(ctx context.Context, s *postgres.Store) (*Venue, error) {
 	}
 	v := &Venue{StartsAt: time.Now().Add(7 * 24 * time.Hour).Truncate(time.Hour)}
 	if v.TheatreID, err = s.CreateTheatre(ctx, booking.Theatre{CityID: cityID, Name: "Bench Cinema", TimeZone: "UTC"}, nil); err != nil {
-		return nil, fmt.Errorf("seed the venue: %w", err)
-	}
-	if err = s.SetOrphanRule(ctx, v.TheatreID, false); err != nil {
 		return nil, fmt.Errorf("seed the venue: %w", err)
 	}
 	if v.MovieID, err = s.CreateMovie(ctx, booking.Movie{Title: "The Benchmark", DurationMinutes: 120}); err != nil {
