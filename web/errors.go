@@ -91,6 +91,7 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		invalidSeat *booking.InvalidSeatError
 		activeHold  *booking.ActiveHoldError
 		heldCap     *booking.HeldSeatsCapError
+		orphan      *booking.OrphanSeatError
 		mismatch    *booking.AmountMismatchError
 		badPayment  *booking.InvalidPaymentError
 		notActive   *boxoffice.HoldNotActiveError
@@ -120,6 +121,15 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 			"You are already holding seats. Pay for them or release them first.").With("hold_id", activeHold.HoldID), false
 	case errors.As(err, &heldCap):
 		return errTooManyHeldSeats(heldCap), false
+	case errors.As(err, &orphan):
+		own := " empty on its own. "
+		if len(orphan.Seats) > 1 {
+			own = " empty, each on its own. "
+		}
+		return NewError(http.StatusConflict, "orphan_seat",
+			"Holding these seats would leave "+strings.Join(orphan.Seats, ", ")+own+
+				"Hold "+strings.Join(orphan.Suggestion, ", ")+" instead, or pick other seats.").
+			With("seats", NonNil(orphan.Seats)).With("suggestion", NonNil(orphan.Suggestion)), false
 	case errors.As(err, &unknown):
 		return NewError(http.StatusUnprocessableEntity, "unknown_seats",
 			"This show has no seats with these ids.").With("seats", NonNil(unknown.Seats)), false

@@ -38,6 +38,7 @@ func TestErrorTable(t *testing.T) {
 		{wrap(&booking.SeatsUnavailableError{Seats: []string{"A1"}}), 409, "seats_unavailable", false},
 		{wrap(&booking.ActiveHoldError{HoldID: "h"}), 409, "active_hold_exists", false},
 		{wrap(&booking.HeldSeatsCapError{PerShow: true, Max: 20}), 429, "too_many_held_seats", false},
+		{wrap(&booking.OrphanSeatError{Seats: []string{"F5"}, Suggestion: []string{"F6", "F7"}}), 409, "orphan_seat", false},
 		{wrap(&booking.UnknownSeatsError{Seats: []string{"Z9"}}), 422, "unknown_seats", false},
 		{wrap(&booking.DuplicateSeatsError{Seats: []string{"A1"}}), 422, "duplicate_seats", false},
 		{wrap(&booking.TooManySeatsError{Asked: 11, Max: 10}), 422, "too_many_seats", false},

@@ -65,6 +65,9 @@ type TheatreRecord struct {
 	Currency              string       `json:"currency"`
 	CleaningBufferMinutes int          `json:"cleaning_buffer_minutes"`
 	RefundTiers           []TierRecord `json:"refund_tiers"`
+	// OrphanRule: a hold of seats picked by hand may not leave one seat
+	// alone in its row when a choice of as many seats leaves none.
+	OrphanRule bool `json:"orphan_rule"`
 }
 
 // TierRecord is a refund tier in whole hours, as admins set it.
@@ -81,7 +84,7 @@ func Record(t postgres.AdminTheatre) TheatreRecord {
 	}
 	return TheatreRecord{
 		City: t.CitySlug, Name: t.Name, Address: t.Address, TimeZone: t.TimeZone, Currency: t.Currency,
-		CleaningBufferMinutes: int(t.CleaningBuffer / time.Minute), RefundTiers: tiers,
+		CleaningBufferMinutes: int(t.CleaningBuffer / time.Minute), RefundTiers: tiers, OrphanRule: t.OrphanRule,
 	}
 }
 
@@ -95,11 +98,12 @@ type TheatreInput struct {
 	Currency              *string // ISO 4217; INR when a new theatre names none
 	CleaningBufferMinutes *int
 	RefundTiers           *[]TierRecord
+	OrphanRule            *bool // on for a new theatre that says nothing
 }
 
 // CreateTheatre adds a theatre to a city (platform admins only). City,
 // name and time zone are required; the cleaning buffer defaults to 15
-// minutes and the refund policy to the default one.
+// minutes, the refund policy to the default one and the orphan rule to on.
 func (s *Service) CreateTheatre(ctx context.Context, a Actor, in TheatreInput) (postgres.AdminTheatre, error) {
 	if err := requirePlatform(a); err != nil {
 		return postgres.AdminTheatre{}, err
@@ -127,7 +131,7 @@ func (s *Service) CreateTheatre(ctx context.Context, a Actor, in TheatreInput) (
 		return postgres.AdminTheatre{}, &booking.FieldError{Field: "city", Message: "there is no city with this slug"}
 	}
 	nt := postgres.NewTheatre{City: *in.City, Name: *p.Name, Address: *p.Address, TimeZone: *p.TimeZone,
-		CleaningBuffer: p.CleaningBuffer, Policy: p.Policy}
+		CleaningBuffer: p.CleaningBuffer, Policy: p.Policy, OrphanRule: p.OrphanRule}
 	if p.Currency != nil {
 		nt.Currency = *p.Currency
 	}
@@ -204,6 +208,7 @@ func (in TheatreInput) patch() (postgres.TheatrePatch, error) {
 		}
 		p.Policy = &policy
 	}
+	p.OrphanRule = in.OrphanRule
 	return p, nil
 }
 

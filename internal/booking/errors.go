@@ -29,6 +29,16 @@ func (e *SeatsUnavailableError) Error() string {
 	return "seats unavailable: " + strings.Join(e.Seats, ", ")
 }
 
+// OrphanSeatError is a hold of seats picked by hand refused under its
+// theatre's orphan rule: it would leave Seats empty, each alone in its row.
+// Suggestion is the nearest choice of as many seats that leaves nobody
+// alone (a hold with none to offer is not refused).
+type OrphanSeatError struct{ Seats, Suggestion []string }
+
+func (e *OrphanSeatError) Error() string {
+	return "would leave " + strings.Join(e.Seats, ", ") + " alone; suggested instead: " + strings.Join(e.Suggestion, ", ")
+}
+
 // UnknownSeatsError names seats the show does not have.
 type UnknownSeatsError struct{ Seats []string }
 

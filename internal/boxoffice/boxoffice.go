@@ -91,6 +91,7 @@ func (s *Service) countHold(res booking.HoldResult, err error) {
 		tooMany *booking.TooManySeatsError
 		badSeat *booking.InvalidSeatError
 		capped  *booking.HeldSeatsCapError
+		orphan  *booking.OrphanSeatError
 	)
 	outcome := "error"
 	switch {
@@ -105,6 +106,8 @@ func (s *Service) countHold(res booking.HoldResult, err error) {
 		outcome = "active_hold"
 	case errors.As(err, &capped):
 		outcome = "address_cap"
+	case errors.As(err, &orphan):
+		outcome = "orphan_seat"
 	case errors.Is(err, booking.ErrNotFound):
 		outcome = "not_found"
 	case errors.Is(err, booking.ErrShowClosed):

@@ -163,6 +163,10 @@ func Load(ctx context.Context, s *postgres.Store, now time.Time) error {
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
+		// As a theatre an admin adds: no single empty seats left.
+		if err := s.SetOrphanRule(ctx, theatreID, true); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
 		for _, sp := range tp.screens {
 			screenID, err := s.CreateScreen(ctx, theatreID, sp.name, sp.seats)
 			if err != nil {

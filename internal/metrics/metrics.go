@@ -10,6 +10,7 @@ type Metrics struct {
 	// HoldAttempts counts hold requests by outcome: held, replayed,
 	// conflict, active_hold, address_cap (the seats held from one client
 	// address are at their cap), not_enough (best available: too few free),
+	// orphan_seat (the theatre's orphan rule refused the seats picked),
 	// invalid, not_found, closed, error.
 	HoldAttempts *prometheus.CounterVec
 	// HoldLatency is the time a hold request spends in the store.

@@ -18,7 +18,8 @@ type Venue struct {
 }
 
 // NewVenue creates a city, a theatre in Asia/Kolkata with the default refund
-// policy, and a two-hour movie.
+// policy and without the orphan rule (as Store.CreateTheatre makes one:
+// the rule's own tests turn it on), and a two-hour movie.
 func NewVenue(tb testing.TB, s *postgres.Store) Venue {
 	tb.Helper()
 	ctx := context.Background()

@@ -26,6 +26,10 @@ type AdminTheatre struct {
 	// Policy is the theatre's refund policy: its own tiers, or the default
 	// policy when it set none.
 	Policy booking.RefundPolicy
+	// OrphanRule: a hold of seats picked by hand that would leave one seat
+	// alone in its row is refused, with a better choice offered (see
+	// HoldSeats).
+	OrphanRule bool
 }
 
 // ScreenSummary is one screen of a theatre, with how many seats it has.
@@ -51,6 +55,7 @@ type NewTheatre struct {
 	Currency       string                // ISO 4217; "": INR
 	CleaningBuffer *time.Duration        // nil: the default buffer
 	Policy         *booking.RefundPolicy // nil: the default policy
+	OrphanRule     *bool                 // nil: on
 }
 
 // TheatrePatch is a change to a theatre: each nil field stays as it is.
@@ -61,6 +66,7 @@ type TheatrePatch struct {
 	Currency       *string
 	CleaningBuffer *time.Duration
 	Policy         *booking.RefundPolicy // replaces the theatre's tiers
+	OrphanRule     *bool
 }
 
 // CreateCityAudited adds a city and its audit entry in one transaction.
@@ -91,7 +97,7 @@ func (s *Store) CreateTheatreAudited(ctx context.Context, nt NewTheatre, audit f
 			return fmt.Errorf("city %q: %w", nt.City, err)
 		}
 		id, err := insertTheatre(ctx, tx, booking.Theatre{CityID: cityID, Name: nt.Name, Address: nt.Address, TimeZone: nt.TimeZone, Currency: nt.Currency},
-			nt.CleaningBuffer, nt.Policy)
+			nt.CleaningBuffer, nt.Policy, nt.OrphanRule)
 		if err != nil {
 			return err
 		}
@@ -124,8 +130,8 @@ func (s *Store) UpdateTheatre(ctx context.Context, id int64, p TheatrePatch, aud
 			UPDATE theatres SET name = coalesce($2, name), address = coalesce($3, address),
 			       timezone = coalesce($4, timezone),
 			       cleaning_buffer = coalesce($5 * interval '1 microsecond', cleaning_buffer),
-			       currency = coalesce($6, currency)
-			 WHERE id = $1`, id, p.Name, p.Address, p.TimeZone, buffer, p.Currency)
+			       currency = coalesce($6, currency), orphan_rule = coalesce($7, orphan_rule)
+			 WHERE id = $1`, id, p.Name, p.Address, p.TimeZone, buffer, p.Currency, p.OrphanRule)
 		if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "theatres_city_id_name_key" {
 			return errTheatreNameTaken
 		}
@@ -155,7 +161,8 @@ const adminTheatreColumns = `t.id, c.id, c.name, c.slug, t.name, t.address, t.ti
 	(extract(epoch FROM t.cleaning_buffer) * 1000000)::bigint,
 	ARRAY(SELECT (extract(epoch FROM r.min_before) * 1000000)::bigint FROM refund_tiers r
 	       WHERE r.theatre_id = t.id ORDER BY r.min_before DESC),
-	ARRAY(SELECT r.percent FROM refund_tiers r WHERE r.theatre_id = t.id ORDER BY r.min_before DESC)`
+	ARRAY(SELECT r.percent FROM refund_tiers r WHERE r.theatre_id = t.id ORDER BY r.min_before DESC),
+	t.orphan_rule`
 
 const adminTheatreFrom = `theatres t JOIN cities c ON c.id = t.city_id`
 
@@ -168,7 +175,7 @@ func scanAdminTheatre(row pgx.Row) (AdminTheatre, error) {
 		tiersOfTheatre []booking.RefundTier
 	)
 	err := row.Scan(&t.ID, &t.CityID, &t.CityName, &t.CitySlug, &t.Name, &t.Address, &t.TimeZone, &t.Currency,
-		&buffer, &befores, &percents)
+		&buffer, &befores, &percents, &t.OrphanRule)
 	if err != nil {
 		return t, err
 	}

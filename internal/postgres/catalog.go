@@ -47,11 +47,15 @@ func (s *Store) Cities(ctx context.Context) ([]booking.City, error) {
 }
 
 // CreateTheatre adds a theatre to a city, with its refund policy (nil keeps
-// the default policy), and returns its id.
+// the default policy), and returns its id. The theatre is made without the
+// orphan rule, which would refuse many a hold of a fixture's tiny hall:
+// fixtures, seeds and the demo that want it call SetOrphanRule. (A theatre
+// an admin adds has it unless they say otherwise: CreateTheatreAudited.)
 func (s *Store) CreateTheatre(ctx context.Context, t booking.Theatre, policy *booking.RefundPolicy) (int64, error) {
 	var id int64
+	off := false
 	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
-		id, err = insertTheatre(ctx, tx, t, nil, policy)
+		id, err = insertTheatre(ctx, tx, t, nil, policy, &off)
 		return err
 	})
 	if err != nil {
@@ -60,11 +64,25 @@ func (s *Store) CreateTheatre(ctx context.Context, t booking.Theatre, policy *bo
 	return id, nil
 }
 
+// SetOrphanRule turns theatre id's orphan rule on or off (see HoldSeats),
+// as fixtures, seeds and the demo set up a theatre. An admin's change goes
+// through UpdateTheatre, which writes it in the audit log.
+func (s *Store) SetOrphanRule(ctx context.Context, id int64, on bool) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE theatres SET orphan_rule = $2 WHERE id = $1`, id, on)
+	if err != nil {
+		return fmt.Errorf("set orphan rule of theatre %d: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("theatre %d: %w", id, booking.ErrNotFound)
+	}
+	return nil
+}
+
 // insertTheatre is the one insert of a theatre and its refund tiers, for
 // CreateTheatre and the admin's audited CreateTheatreAudited. A nil
-// cleaning buffer is the column's default; a name the city already has
-// is a *booking.FieldError.
-func insertTheatre(ctx context.Context, tx pgx.Tx, t booking.Theatre, buffer *time.Duration, policy *booking.RefundPolicy) (int64, error) {
+// cleaning buffer or orphan rule is the column's default; a name the city
+// already has is a *booking.FieldError.
+func insertTheatre(ctx context.Context, tx pgx.Tx, t booking.Theatre, buffer *time.Duration, policy *booking.RefundPolicy, orphanRule *bool) (int64, error) {
 	if _, err := time.LoadLocation(t.TimeZone); err != nil || t.TimeZone == "" {
 		return 0, fmt.Errorf("theatre %q: unknown time zone %q", t.Name, t.TimeZone)
 	}
@@ -72,14 +90,19 @@ func insertTheatre(ctx context.Context, tx pgx.Tx, t booking.Theatre, buffer *ti
 	if currency == "" {
 		currency = "INR"
 	}
-	bufferSQL, args := "DEFAULT", []any{t.CityID, t.Name, t.Address, t.TimeZone, currency}
+	bufferSQL, ruleSQL, args := "DEFAULT", "DEFAULT", []any{t.CityID, t.Name, t.Address, t.TimeZone, currency}
 	if buffer != nil {
-		bufferSQL, args = "$6 * interval '1 microsecond'", append(args, buffer.Microseconds())
+		args = append(args, buffer.Microseconds())
+		bufferSQL = fmt.Sprintf("$%d * interval '1 microsecond'", len(args))
+	}
+	if orphanRule != nil {
+		args = append(args, *orphanRule)
+		ruleSQL = fmt.Sprintf("$%d", len(args))
 	}
 	var id int64
 	err := tx.QueryRow(ctx, `
-		INSERT INTO theatres (city_id, name, address, timezone, currency, cleaning_buffer)
-		VALUES ($1, $2, $3, $4, $5, `+bufferSQL+`) RETURNING id`, args...).Scan(&id)
+		INSERT INTO theatres (city_id, name, address, timezone, currency, cleaning_buffer, orphan_rule)
+		VALUES ($1, $2, $3, $4, $5, `+bufferSQL+`, `+ruleSQL+`) RETURNING id`, args...).Scan(&id)
 	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "theatres_city_id_name_key" {
 		return 0, errTheatreNameTaken
 	}

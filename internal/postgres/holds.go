@@ -47,8 +47,10 @@ var holdOutcomes = []holdOutcome{
 	holdAddressShowCap, holdAddressCap,
 }
 
-// HoldSeats claims req's seats for req's user, all or nothing, in one round
-// trip (the hold_seats function). A wait for a seat another request is
+// HoldSeats claims req's seats for req's user, all or nothing, in one
+// transaction: the hold_seats function, then the orphan rule of the show's
+// theatre (see holdNamed), which may refuse the hold
+// (*booking.OrphanSeatError). A wait for a seat another request is
 // claiming is cut at LockTimeout and the request looked at once more (at
 // most three attempts in all), after which it answers as unavailable.
 //
@@ -79,7 +81,7 @@ func (s *Store) HoldSeats(ctx context.Context, req booking.HoldRequest, maxSeats
 	// key), a lock wait that timed out and a lapsed hold of the user's make
 	// another attempt worthwhile: it sees what the first could not.
 	for attempt := 0; ; attempt++ {
-		res, retry, err := s.holdOnce(ctx, s.pool, req, seats, fingerprint)
+		res, retry, err := s.holdNamed(ctx, req, seats, fingerprint)
 		if retry && attempt < 2 {
 			continue
 		}

@@ -118,8 +118,7 @@ const chooserWait = 2 * time.Second
 // is free. A show not on sale (none, cancelled) has none.
 func (s *Store) choosable(ctx context.Context, tx pgx.Tx, showID int64) ([]seating.Seat, error) {
 	rows, err := tx.Query(ctx, `
-		SELECT ss.seat_id, st.row_label, st.grid_row, st.grid_col, ss.category, st.accessible, st.companion,
-		       ss.status = 'AVAILABLE' OR (ss.status = 'HELD' AND ss.hold_expires_at <= coalesce($2::timestamptz, clock_timestamp()))
+		SELECT `+seatingColumns+`
 		  FROM show_seats ss
 		  JOIN shows sh ON sh.id = ss.show_id
 		  JOIN seats st ON st.screen_id = ss.screen_id AND st.seat_id = ss.seat_id
@@ -127,6 +126,16 @@ func (s *Store) choosable(ctx context.Context, tx pgx.Tx, showID int64) ([]seati
 	if err != nil {
 		return nil, fmt.Errorf("read seats of show %d: %w", showID, err)
 	}
+	return collectSeating(rows, showID)
+}
+
+// seatingColumns are a seat of a show (ss) and of its layout (st) as
+// collectSeating reads them, free as of $2 (nil: the database clock).
+const seatingColumns = `ss.seat_id, st.row_label, st.grid_row, st.grid_col, ss.category, st.accessible, st.companion,
+		       ss.status = 'AVAILABLE' OR (ss.status = 'HELD' AND ss.hold_expires_at <= coalesce($2::timestamptz, clock_timestamp()))`
+
+// collectSeating reads rows of seatingColumns.
+func collectSeating(rows pgx.Rows, showID int64) ([]seating.Seat, error) {
 	seats, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (seating.Seat, error) {
 		var st seating.Seat
 		err := r.Scan(&st.ID, &st.Row, &st.GridRow, &st.GridCol, &st.Category, &st.Accessible, &st.Companion, &st.Free)

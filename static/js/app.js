@@ -374,6 +374,11 @@
       }
       return;
     }
+    var keep = ev.target.closest && ev.target.closest('[data-keep-choosing]');
+    if (keep) {
+      keepChoosing(keep.closest('[data-orphan-offer]'));
+      return;
+    }
     var dismiss = ev.target.closest && ev.target.closest('[data-dismiss]');
     if (dismiss) {
       var toast = dismiss.closest('[data-toast]');
@@ -397,6 +402,18 @@
       window.print();
     }
   });
+
+  // keepChoosing puts away the offer of other seats (the orphan rule's) and
+  // takes the shopper back to the seat map, the seats they picked still
+  // picked.
+  function keepChoosing(offer) {
+    if (!offer) return;
+    var section = offer.closest('#booking') || document;
+    offer.remove();
+    var seat = section.querySelector('#seatmap button.seat[tabindex="0"]');
+    if (seat) seat.focus();
+    announce('Your seats are still picked. Change them on the seat map, then hold them.');
+  }
 
   document.addEventListener('keydown', function (ev) {
     var seat = ev.target.closest && ev.target.closest('button.seat');

@@ -229,7 +229,7 @@ func TestCreateTheatre(t *testing.T) {
 			"city": "pune", "name": "Deccan Talkies", "address": "FC Road", "timezone": "Asia/Kolkata"})
 		webtest.Want(t, r, http.StatusCreated)
 		want := fmt.Sprintf(`{"theatre_id":%d,"city":"pune","name":"Deccan Talkies","address":"FC Road","timezone":"Asia/Kolkata","currency":"INR",`+
-			`"cleaning_buffer_minutes":15,"refund_tiers":[{"hours_before":24,"percent":100},{"hours_before":2,"percent":50}]}`,
+			`"cleaning_buffer_minutes":15,"refund_tiers":[{"hours_before":24,"percent":100},{"hours_before":2,"percent":50}],"orphan_rule":true}`,
 			int64(r.Num("theatre_id")))
 		if strings.TrimSpace(string(r.Body)) != want {
 			t.Fatalf("theatre = %s\nwant        %s", r.Body, want)

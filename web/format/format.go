@@ -112,6 +112,33 @@ func SeatOrder(ids []string) []string {
 	return out
 }
 
+// SeatRange writes seats as a moviegoer reads them: "F6", "F6 and F7",
+// three or more side by side in one row "F6–F8"; seats apart are listed,
+// "A1, B2 and C3". The seats are taken in grid order.
+func SeatRange(seats []booking.Seat) string {
+	seats = slices.Clone(seats)
+	slices.SortFunc(seats, func(a, b booking.Seat) int {
+		return cmp.Or(cmp.Compare(a.GridRow, b.GridRow), cmp.Compare(a.GridCol, b.GridCol))
+	})
+	ids := make([]string, len(seats))
+	together := true
+	for i, s := range seats {
+		ids[i] = s.ID
+		if i > 0 && (s.GridRow != seats[0].GridRow || s.GridCol != seats[i-1].GridCol+1) {
+			together = false
+		}
+	}
+	switch {
+	case len(ids) == 0:
+		return ""
+	case len(ids) >= 3 && together:
+		return ids[0] + "–" + ids[len(ids)-1]
+	case len(ids) == 1:
+		return ids[0]
+	}
+	return strings.Join(ids[:len(ids)-1], ", ") + " and " + ids[len(ids)-1]
+}
+
 // Plural is "1 show", "3 shows".
 func Plural(n int, noun string) string {
 	if n == 1 {

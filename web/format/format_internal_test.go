@@ -3,6 +3,8 @@ package format
 import (
 	"slices"
 	"testing"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
 )
 
 func TestSeatOrder(t *testing.T) {
@@ -10,6 +12,28 @@ func TestSeatOrder(t *testing.T) {
 	want := []string{"A2", "A10", "B2", "C9", "C10", "D11", "X", "AA1"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("seatOrder = %v, want %v", got, want)
+	}
+}
+
+func TestSeatRange(t *testing.T) {
+	seat := func(id string, row, col int) booking.Seat { return booking.Seat{ID: id, GridRow: row, GridCol: col} }
+	for _, tc := range []struct {
+		seats []booking.Seat
+		want  string
+	}{
+		{nil, ""},
+		{[]booking.Seat{seat("F6", 5, 6)}, "F6"},
+		{[]booking.Seat{seat("F7", 5, 7), seat("F6", 5, 6)}, "F6 and F7"},
+		{[]booking.Seat{seat("F8", 5, 8), seat("F6", 5, 6), seat("F7", 5, 7)}, "F6–F8"},
+		// Numbered from the right: the seats as they sit, left to right.
+		{[]booking.Seat{seat("F3", 5, 6), seat("F2", 5, 7), seat("F1", 5, 8)}, "F3–F1"},
+		// Across an aisle, or in two rows: listed.
+		{[]booking.Seat{seat("B3", 1, 2), seat("B4", 1, 4), seat("B5", 1, 5)}, "B3, B4 and B5"},
+		{[]booking.Seat{seat("A1", 0, 0), seat("B1", 1, 0), seat("C1", 2, 0)}, "A1, B1 and C1"},
+	} {
+		if got := SeatRange(tc.seats); got != tc.want {
+			t.Errorf("SeatRange(%v) = %q, want %q", tc.seats, got, tc.want)
+		}
 	}
 }
 

@@ -474,6 +474,7 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 		unknown *booking.UnknownSeatsError
 		active  *booking.ActiveHoldError
 		capped  *booking.HeldSeatsCapError
+		orphan  *booking.OrphanSeatError
 	)
 	sel := selection{seats: seats}
 	status := http.StatusOK
@@ -508,6 +509,8 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 	case errors.Is(holdErr, booking.ErrShowClosed):
 		status = http.StatusConflict
 		sel.notice = &components.Notice{Kind: "error", Title: "This show is no longer on sale"}
+	case errors.As(holdErr, &orphan):
+		return s.orphanRefused(c, st, seats, orphan)
 	case errors.As(holdErr, &capped):
 		// Seats held from the shopper's address, maybe by others: the
 		// selection is kept for when some are let go.

@@ -1,0 +1,2 @@
+-- Undoes 000013.
+ALTER TABLE theatres DROP COLUMN orphan_rule;
