@@ -81,7 +81,7 @@ func (h *Handlers) CreateScreenSubmit(c echo.Context) error {
 	case err != nil:
 		return err
 	default:
-		id, err := h.Admin.CreateScreen(ctx, actor(c), theatreID, strings.TrimSpace(v.Name), seats)
+		id, err := h.Admin.CreateScreen(ctx, actor(c), theatreID, strings.TrimSpace(v.Name), seats, nil)
 		if !errors.As(err, &bad) {
 			if err != nil {
 				return web.Lookup("theatre", err)
@@ -262,7 +262,7 @@ func (h *Handlers) SaveLayoutSubmit(c echo.Context) error {
 		v.Notice = &adminview.EditorNotice{Kind: "error", Title: "The layout was not saved.", Text: perr.Error()}
 		return h.renderEditor(c, http.StatusUnprocessableEntity, v)
 	}
-	_, err = h.Admin.ReplaceLayout(ctx, actor(c), screenID, seats)
+	_, err = h.Admin.ReplaceLayout(ctx, actor(c), screenID, seats, booking.IdealChange{})
 	if err == nil {
 		return web.SeeOther(c, "/admin/screens/"+strconv.FormatInt(screenID, 10)+"?saved=1")
 	}
