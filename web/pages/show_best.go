@@ -210,7 +210,11 @@ func (s *Handlers) BestSeatsPage(c echo.Context) error {
 			return holdErr
 		}
 		status = ae.Status
-		sel.notice = &components.Notice{Kind: "error", Title: "We couldn't hold seats for you", Text: holdProblem(ae)}
+		text := "Please try again."
+		if ae.Code == "too_many_seats" || ae.Code == "no_seats" {
+			text = ae.Message // already plain
+		}
+		sel.notice = &components.Notice{Kind: "error", Title: "We couldn't hold seats for you", Text: text}
 	}
 	return s.renderBooking(c, status, st, s.bookingView(c, st, sel))
 }
