@@ -31,11 +31,11 @@ var (
 	categoryPattern = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,31}$`)
 )
 
-// CreateScreen adds a screen with its seat layout to a theatre the actor
-// administers. A bad name or seat is a *booking.FieldError ("name" or
-// "seats", naming the first bad seat); a name the theatre already has is
-// one for "name".
-func (s *Service) CreateScreen(ctx context.Context, a Actor, theatreID int64, name string, seats []booking.SeatSpec) (int64, error) {
+// CreateScreen adds a screen with its seat layout and ideal viewing point
+// (nil: the default) to a theatre the actor administers. A bad name, seat
+// or point is a *booking.FieldError ("name", "seats", naming the first bad
+// seat, or "ideal"); a name the theatre already has is one for "name".
+func (s *Service) CreateScreen(ctx context.Context, a Actor, theatreID int64, name string, seats []booking.SeatSpec, ideal *booking.GridPoint) (int64, error) {
 	if err := s.requireTheatre(ctx, a, theatreID); err != nil {
 		return 0, err
 	}
@@ -45,9 +45,15 @@ func (s *Service) CreateScreen(ctx context.Context, a Actor, theatreID int64, na
 	if err := checkLayout(seats); err != nil {
 		return 0, err
 	}
-	id, err := s.Store.AdminCreateScreen(ctx, theatreID, name, seats, func(id int64) booking.AuditEntry {
-		return audit(a, theatreID, "screen.create", fmt.Sprintf("screen %d", id), nil,
-			map[string]any{"name": name, "seats": len(seats), "categories": postgres.Screen{Seats: seats}.Categories()})
+	if err := checkIdeal(ideal, seats); err != nil {
+		return 0, err
+	}
+	id, err := s.Store.AdminCreateScreen(ctx, theatreID, name, seats, ideal, func(id int64) booking.AuditEntry {
+		after := map[string]any{"name": name, "seats": len(seats), "categories": postgres.Screen{Seats: seats}.Categories()}
+		if ideal != nil {
+			after["ideal"] = ideal
+		}
+		return audit(a, theatreID, "screen.create", fmt.Sprintf("screen %d", id), nil, after)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("create screen: %w", err)
@@ -66,9 +72,10 @@ func (s *Service) Screen(ctx context.Context, a Actor, screenID int64) (postgres
 
 // ReplaceLayout makes seats the layout of a screen the actor administers
 // and of its upcoming shows (see postgres.(*Store).ReplaceLayout for what
-// is refused). The audit entry has the seat counts before and after and
-// the seats changed.
-func (s *Service) ReplaceLayout(ctx context.Context, a Actor, screenID int64, seats []booking.SeatSpec) (postgres.LayoutChange, error) {
+// is refused), and changes its ideal viewing point as ideal says. The
+// audit entry has the seat counts before and after, the seats changed and
+// the ideal point before and after (null: the default).
+func (s *Service) ReplaceLayout(ctx context.Context, a Actor, screenID int64, seats []booking.SeatSpec, ideal booking.IdealChange) (postgres.LayoutChange, error) {
 	theatre, err := s.requireScreen(ctx, a, screenID)
 	if err != nil {
 		return postgres.LayoutChange{}, err
@@ -76,11 +83,16 @@ func (s *Service) ReplaceLayout(ctx context.Context, a Actor, screenID int64, se
 	if err := checkLayout(seats); err != nil {
 		return postgres.LayoutChange{}, err
 	}
-	ch, err := s.Store.ReplaceLayout(ctx, screenID, seats, func(ch postgres.LayoutChange) booking.AuditEntry {
+	if ideal.Set {
+		if err := checkIdeal(ideal.At, seats); err != nil {
+			return postgres.LayoutChange{}, err
+		}
+	}
+	ch, err := s.Store.ReplaceLayout(ctx, screenID, seats, ideal, func(ch postgres.LayoutChange) booking.AuditEntry {
 		return audit(a, theatre, "screen.replace_layout", fmt.Sprintf("screen %d", screenID),
-			map[string]any{"seats": ch.Before},
+			map[string]any{"seats": ch.Before, "ideal": ch.IdealBefore},
 			map[string]any{"seats": ch.After, "added": ch.Added, "removed": ch.Removed, "moved": ch.Moved,
-				"recategorized": ch.Recategorized, "relabelled": ch.Relabelled})
+				"recategorized": ch.Recategorized, "relabelled": ch.Relabelled, "ideal": ch.Ideal})
 	})
 	if err != nil {
 		return ch, fmt.Errorf("replace layout: %w", err)
@@ -127,6 +139,24 @@ func checkLayout(seats []booking.SeatSpec) error {
 		cells[cell] = st.ID
 	}
 	return checkGrid(seats)
+}
+
+// checkIdeal refuses an ideal viewing point outside the grid of seats,
+// from row and column 0 to the last ones used: best available would then
+// seat every party as near the edge as it can. nil, the default, is fine.
+func checkIdeal(ideal *booking.GridPoint, seats []booking.SeatSpec) error {
+	if ideal == nil {
+		return nil
+	}
+	rows, cols := 0, 0
+	for _, st := range seats {
+		rows, cols = max(rows, st.GridRow+1), max(cols, st.GridCol+1)
+	}
+	if ideal.Row < 0 || ideal.Col < 0 || ideal.Row >= rows || ideal.Col >= cols {
+		return &booking.FieldError{Field: "ideal", Message: fmt.Sprintf(
+			"The best view must be a cell of the layout's grid: grid row 0 to %d and grid column 0 to %d.", rows-1, cols-1)}
+	}
+	return nil
 }
 
 // checkGrid refuses a layout whose grid, from row and column 0 to the last

@@ -89,7 +89,7 @@ func TestCreateScreenChecksTheLayout(t *testing.T) {
 		{"a NUL in the name", "a\x00b", with(func(*booking.SeatSpec) {}), "name", "name of 1 to 60"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := e.svc.CreateScreen(ctx, e.platform, e.venue.TheatreID, tc.screen, tc.seats)
+			_, err := e.svc.CreateScreen(ctx, e.platform, e.venue.TheatreID, tc.screen, tc.seats, nil)
 			var bad *booking.FieldError
 			if !errors.As(err, &bad) || bad.Field != tc.field || !strings.Contains(bad.Message, tc.says) {
 				t.Fatalf("CreateScreen = %v, want a %s error saying %q", err, tc.field, tc.says)
@@ -108,11 +108,11 @@ func TestScreensBelongToTheirTheatre(t *testing.T) {
 		t.Fatal(err)
 	}
 	layout := pgtest.Grid(2, 3)
-	mine, err := e.svc.CreateScreen(ctx, e.theatre, e.venue.TheatreID, "Audi 1", layout)
+	mine, err := e.svc.CreateScreen(ctx, e.theatre, e.venue.TheatreID, "Audi 1", layout, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	theirs, err := e.svc.CreateScreen(ctx, e.platform, other, "Audi 1", layout)
+	theirs, err := e.svc.CreateScreen(ctx, e.platform, other, "Audi 1", layout, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,10 +130,10 @@ func TestScreensBelongToTheirTheatre(t *testing.T) {
 		if _, err := e.svc.Screen(ctx, e.theatre, theirs); !errors.Is(err, booking.ErrNotFound) {
 			t.Fatalf("Screen = %v", err)
 		}
-		if _, err := e.svc.ReplaceLayout(ctx, e.theatre, theirs, pgtest.Grid(1, 1)); !errors.Is(err, booking.ErrNotFound) {
+		if _, err := e.svc.ReplaceLayout(ctx, e.theatre, theirs, pgtest.Grid(1, 1), booking.IdealChange{}); !errors.Is(err, booking.ErrNotFound) {
 			t.Fatalf("ReplaceLayout = %v", err)
 		}
-		if _, err := e.svc.CreateScreen(ctx, e.theatre, other, "Audi 2", layout); !errors.Is(err, booking.ErrNotFound) {
+		if _, err := e.svc.CreateScreen(ctx, e.theatre, other, "Audi 2", layout, nil); !errors.Is(err, booking.ErrNotFound) {
 			t.Fatalf("CreateScreen = %v", err)
 		}
 		if n := pgtest.Scalar[int64](t, e.store.Pool(), `SELECT count(*) FROM seats WHERE screen_id = $1`, theirs); n != 6 {
@@ -142,7 +142,7 @@ func TestScreensBelongToTheirTheatre(t *testing.T) {
 	})
 	t.Run("a layout change is audited with what changed", func(t *testing.T) {
 		next := pgtest.Grid(2, 3)[:5]
-		ch, err := e.svc.ReplaceLayout(ctx, e.theatre, mine, next)
+		ch, err := e.svc.ReplaceLayout(ctx, e.theatre, mine, next, booking.IdealChange{})
 		if err != nil || ch.After != 5 {
 			t.Fatalf("ReplaceLayout = %+v, %v", ch, err)
 		}
@@ -168,7 +168,7 @@ func TestReplaceLayoutOfAScreenOnSale(t *testing.T) {
 	if _, err := e.store.HoldSeats(ctx, booking.HoldRequest{UserID: user, ShowID: show, Seats: []string{"A1"}, TTL: time.Minute, Key: "k"}, 10); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.svc.ReplaceLayout(ctx, e.theatre, screen, pgtest.Grid(2, 2)[1:])
+	_, err := e.svc.ReplaceLayout(ctx, e.theatre, screen, pgtest.Grid(2, 2)[1:], booking.IdealChange{})
 	var inUse *booking.LayoutInUseError
 	if !errors.As(err, &inUse) || len(inUse.Seats) != 1 || inUse.Seats[0] != "A1" || inUse.Shows[0] != show {
 		t.Fatalf("ReplaceLayout = %v", err)

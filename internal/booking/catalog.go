@@ -33,6 +33,22 @@ type SeatSpec struct {
 	Companion  bool   `json:"companion"` // beside an accessible seat, for the person with its occupant
 }
 
+// GridPoint is a cell of a screen's grid, in the grid rows and columns its
+// seats are placed by. Its JSON is the admin API's "ideal".
+type GridPoint struct {
+	Row int `json:"grid_row"`
+	Col int `json:"grid_col"`
+}
+
+// IdealChange is what a change of layout does to its screen's ideal
+// viewing point, the cell best available seats a party nearest to: nothing
+// (the zero value), or, when Set, make it At; At nil is the default, two
+// thirds of the way back on the centre line.
+type IdealChange struct {
+	Set bool
+	At  *GridPoint
+}
+
 // Movie is a film that shows are scheduled for.
 type Movie struct {
 	ID              int64

@@ -18,6 +18,9 @@ type Screen struct {
 	TheatreID int64
 	Name      string
 	Seats     []booking.SeatSpec // by grid row, then column
+	// Ideal is the cell best available seats a party nearest to; nil: the
+	// default, two thirds of the way back on the centre line.
+	Ideal *booking.GridPoint
 }
 
 // Categories are the seat categories of the layout, sorted.
@@ -33,14 +36,18 @@ func (sc Screen) Categories() []string {
 // errScreenNameTaken is a second screen of one name in a theatre.
 var errScreenNameTaken = &booking.FieldError{Field: "name", Message: "This theatre already has a screen with this name."}
 
-// AdminCreateScreen adds a screen with its seat layout and the audit entry
-// audit makes of its id, in one transaction. A name the theatre already
-// has is a booking.FieldError for "name".
+// AdminCreateScreen adds a screen with its seat layout and ideal viewing
+// point (nil: the default) and the audit entry audit makes of its id, in
+// one transaction. A name the theatre already has is a booking.FieldError
+// for "name".
 func (s *Store) AdminCreateScreen(ctx context.Context, theatreID int64, name string, seats []booking.SeatSpec,
-	audit func(screenID int64) booking.AuditEntry) (int64, error) {
+	ideal *booking.GridPoint, audit func(screenID int64) booking.AuditEntry) (int64, error) {
 	var id int64
 	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
 		if id, err = createScreen(ctx, tx, theatreID, name, seats); err != nil {
+			return err
+		}
+		if err := setIdeal(ctx, tx, id, ideal); err != nil {
 			return err
 		}
 		return s.insertAudit(ctx, tx, audit(id))
@@ -61,7 +68,10 @@ func (s *Store) AdminCreateScreen(ctx context.Context, theatreID int64, name str
 // it), or booking.ErrNotFound.
 func (s *Store) Screen(ctx context.Context, id int64) (Screen, error) {
 	sc := Screen{ID: id}
-	err := s.pool.QueryRow(ctx, `SELECT theatre_id, name FROM screens WHERE id = $1`, id).Scan(&sc.TheatreID, &sc.Name)
+	var row, col *int
+	err := s.pool.QueryRow(ctx, `SELECT theatre_id, name, ideal_grid_row, ideal_grid_col FROM screens WHERE id = $1`, id).
+		Scan(&sc.TheatreID, &sc.Name, &row, &col)
+	sc.Ideal = gridPoint(row, col)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return sc, fmt.Errorf("screen %d: %w", id, booking.ErrNotFound)
 	}
@@ -72,6 +82,28 @@ func (s *Store) Screen(ctx context.Context, id int64) (Screen, error) {
 		return sc, fmt.Errorf("read screen %d: %w", id, err)
 	}
 	return sc, nil
+}
+
+// gridPoint is the cell of a nullable row and column, as screens keep an
+// ideal viewing point: nil when either is NULL.
+func gridPoint(row, col *int) *booking.GridPoint {
+	if row == nil || col == nil {
+		return nil
+	}
+	return &booking.GridPoint{Row: *row, Col: *col}
+}
+
+// setIdeal makes ideal the ideal viewing point of screenID (nil: the
+// default).
+func setIdeal(ctx context.Context, tx pgx.Tx, screenID int64, ideal *booking.GridPoint) error {
+	var row, col *int
+	if ideal != nil {
+		row, col = &ideal.Row, &ideal.Col
+	}
+	if _, err := tx.Exec(ctx, `UPDATE screens SET ideal_grid_row = $2, ideal_grid_col = $3 WHERE id = $1`, screenID, row, col); err != nil {
+		return fmt.Errorf("set the ideal viewing point of screen %d: %w", screenID, err)
+	}
+	return nil
 }
 
 // layout reads a screen's seats (not the retired ones) by grid position.
@@ -98,6 +130,9 @@ type LayoutChange struct {
 	Moved         []string // another grid cell
 	Recategorized []string
 	Relabelled    []string // another row label or number, accessible or companion
+	// IdealBefore and Ideal are the screen's ideal viewing point before and
+	// after (nil: the default).
+	IdealBefore, Ideal *booking.GridPoint
 }
 
 // diffLayout compares a screen's layout with the one replacing it.
@@ -142,8 +177,9 @@ func (ch LayoutChange) disturbed() []string {
 }
 
 // ReplaceLayout makes seats the layout of screenID, and of its upcoming
-// shows (scheduled, not started), in one transaction with the audit entry
-// audit makes of the change:
+// shows (scheduled, not started), and makes the screen's ideal viewing
+// point what ideal says, in one transaction with the audit entry audit
+// makes of the change:
 //
 //   - a seat that leaves the layout leaves the upcoming shows; past and
 //     cancelled shows keep it, so it is deleted only when no show refers
@@ -161,12 +197,16 @@ func (ch LayoutChange) disturbed() []string {
 // show_seats rows of the upcoming shows in the global order (show_id,
 // seat_id) before anything is decided, so no hold can take a seat between
 // the decision and the change. No hold or booking row is locked.
-func (s *Store) ReplaceLayout(ctx context.Context, screenID int64, seats []booking.SeatSpec,
+func (s *Store) ReplaceLayout(ctx context.Context, screenID int64, seats []booking.SeatSpec, ideal booking.IdealChange,
 	audit func(LayoutChange) booking.AuditEntry) (LayoutChange, error) {
 	var ch LayoutChange
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var theatre int64
-		err := tx.QueryRow(ctx, `SELECT theatre_id FROM screens WHERE id = $1 FOR UPDATE`, screenID).Scan(&theatre)
+		var (
+			theatre  int64
+			row, col *int
+		)
+		err := tx.QueryRow(ctx, `SELECT theatre_id, ideal_grid_row, ideal_grid_col FROM screens WHERE id = $1 FOR UPDATE`, screenID).
+			Scan(&theatre, &row, &col)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("screen %d: %w", screenID, booking.ErrNotFound)
 		}
@@ -186,6 +226,8 @@ func (s *Store) ReplaceLayout(ctx context.Context, screenID int64, seats []booki
 			return err
 		}
 		ch = diffLayout(old, seats)
+		ch.IdealBefore = gridPoint(row, col)
+		ch.Ideal = ch.IdealBefore
 		if err := inUse(ch, owned); err != nil {
 			return err
 		}
@@ -194,6 +236,12 @@ func (s *Store) ReplaceLayout(ctx context.Context, screenID int64, seats []booki
 		}
 		if err := applyLayout(ctx, tx, screenID, shows, seats, ch); err != nil {
 			return err
+		}
+		if ideal.Set {
+			ch.Ideal = ideal.At
+			if err := setIdeal(ctx, tx, screenID, ideal.At); err != nil {
+				return err
+			}
 		}
 		return s.insertAudit(ctx, tx, audit(ch))
 	})

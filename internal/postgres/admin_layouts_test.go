@@ -27,7 +27,7 @@ func newLayoutWorld(t *testing.T) *layoutWorld {
 }
 
 func (w *layoutWorld) replace(seats []booking.SeatSpec) (postgres.LayoutChange, error) {
-	return w.store.ReplaceLayout(ctx, w.screen, seats, func(ch postgres.LayoutChange) booking.AuditEntry {
+	return w.store.ReplaceLayout(ctx, w.screen, seats, booking.IdealChange{}, func(ch postgres.LayoutChange) booking.AuditEntry {
 		return booking.AuditEntry{ActorID: w.admin, TheatreID: w.venue.TheatreID, Action: "screen.replace_layout",
 			Object: fmt.Sprintf("screen %d", w.screen), Before: ch.Before, After: ch}
 	})
@@ -323,7 +323,7 @@ func TestAdminCreateScreen(t *testing.T) {
 	auditOf := func(id int64) booking.AuditEntry {
 		return booking.AuditEntry{ActorID: w.admin, TheatreID: w.venue.TheatreID, Action: "screen.create", Object: fmt.Sprintf("screen %d", id)}
 	}
-	id, err := w.store.AdminCreateScreen(ctx, w.venue.TheatreID, "Audi 9", seats, auditOf)
+	id, err := w.store.AdminCreateScreen(ctx, w.venue.TheatreID, "Audi 9", seats, nil, auditOf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func TestAdminCreateScreen(t *testing.T) {
 
 	t.Run("a second screen of the same name is a name error", func(t *testing.T) {
 		before := w.state()
-		_, err := w.store.AdminCreateScreen(ctx, w.venue.TheatreID, "Audi 9", seats, auditOf)
+		_, err := w.store.AdminCreateScreen(ctx, w.venue.TheatreID, "Audi 9", seats, nil, auditOf)
 		var bad *booking.FieldError
 		if !errors.As(err, &bad) || bad.Field != "name" {
 			t.Fatalf("duplicate name: %v", err)

@@ -20,7 +20,8 @@ import (
 //     client network's and the seats'): best-available holds of one show
 //     choose one after the other, so that an on-sale crowd asking for the
 //     best seats never collides on them;
-//  2. the seats as they are now, and the choice;
+//  2. the seats as they are now and the screen's ideal viewing point, and
+//     the choice;
 //  3. hold_seats with the seats chosen, as any hold: the seats' locks in
 //     the global order, the caps, the key.
 //
@@ -47,14 +48,14 @@ func (s *Store) holdBest(ctx context.Context, req booking.HoldRequest, maxSeats 
 				fmt.Sprintf("%dms", chooserWait.Milliseconds()), req.ShowID); err != nil {
 				return fmt.Errorf("wait for the show's choosers: %w", err)
 			}
-			seats, err := s.choosable(ctx, tx, req.ShowID)
+			seats, ideal, err := s.choosable(ctx, tx, req.ShowID)
 			if err != nil {
 				return err
 			}
 			if len(seats) == 0 {
 				return fmt.Errorf("show %d: %w", req.ShowID, booking.ErrNotFound)
 			}
-			choice, err := seating.Best(seats, party, seating.DefaultIdeal(seats))
+			choice, err := seating.Best(seats, party, ideal)
 			switch {
 			case errors.Is(err, seating.ErrNotEnough):
 				// A retry of a hold that won sees its own seats taken:
@@ -114,19 +115,39 @@ func (s *Store) sideBySide(ctx context.Context, showID int64, seats []string) (b
 const chooserWait = 2 * time.Second
 
 // choosable reads the seats of a show on sale as seating sees them, free
-// or not, as of the store's clock: a seat held by a hold that has let it go
-// is free. A show not on sale (none, cancelled) has none.
-func (s *Store) choosable(ctx context.Context, tx pgx.Tx, showID int64) ([]seating.Seat, error) {
+// or not, as of the store's clock (a seat held by a hold that has let it go
+// is free), and its screen's ideal viewing point: the one the layout sets,
+// else the default. A show not on sale (none, cancelled) has no seats.
+func (s *Store) choosable(ctx context.Context, tx pgx.Tx, showID int64) ([]seating.Seat, seating.Point, error) {
+	// The screen's point comes on every seat's row: one round trip, in the
+	// crowd's queue, rather than two.
 	rows, err := tx.Query(ctx, `
-		SELECT `+seatingColumns+`
+		SELECT `+seatingColumns+`, sc.ideal_grid_row, sc.ideal_grid_col
 		  FROM show_seats ss
 		  JOIN shows sh ON sh.id = ss.show_id
+		  JOIN screens sc ON sc.id = ss.screen_id
 		  JOIN seats st ON st.screen_id = ss.screen_id AND st.seat_id = ss.seat_id
 		 WHERE ss.show_id = $1 AND sh.status = 'SCHEDULED'`, showID, s.now())
 	if err != nil {
-		return nil, fmt.Errorf("read seats of show %d: %w", showID, err)
+		return nil, seating.Point{}, fmt.Errorf("read seats of show %d: %w", showID, err)
 	}
-	return collectSeating(rows, showID)
+	var set *booking.GridPoint
+	seats, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (seating.Seat, error) {
+		var (
+			st       seating.Seat
+			row, col *int
+		)
+		err := r.Scan(&st.ID, &st.Row, &st.GridRow, &st.GridCol, &st.Category, &st.Accessible, &st.Companion, &st.Free, &row, &col)
+		set = gridPoint(row, col)
+		return st, err
+	})
+	if err != nil {
+		return nil, seating.Point{}, fmt.Errorf("read seats of show %d: %w", showID, err)
+	}
+	if set == nil {
+		return seats, seating.DefaultIdeal(seats), nil
+	}
+	return seats, seating.Point{Row: float64(set.Row), Col: float64(set.Col)}, nil
 }
 
 // seatingColumns are a seat of a show (ss) and of its layout (st) as

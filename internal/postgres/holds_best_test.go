@@ -10,6 +10,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
+	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 func (w *world) holdBest(user, key string, best booking.BestAvailable) (booking.HoldResult, error) {
@@ -148,4 +149,65 @@ func TestHoldBestCrowd(t *testing.T) {
 		t.Fatalf("%d turned away with %d seats still free", len(refused), free)
 	}
 	t.Logf("%d of %d won %d seats; %d held by name; %d left", crowd-len(refused), crowd, won, held-won, free)
+}
+
+// A screen's ideal viewing point, set with its layout, is where best
+// available seats a party nearest to; a layout that does not mention it
+// keeps it; reset, the default is back.
+func TestHoldBestNearTheScreensIdealPoint(t *testing.T) {
+	w := newLayoutWorld(t)
+	layout := func(ideal booking.IdealChange) postgres.LayoutChange {
+		t.Helper()
+		ch, err := w.store.ReplaceLayout(ctx, w.screen, pgtest.Grid(3, 4), ideal, func(ch postgres.LayoutChange) booking.AuditEntry {
+			return booking.AuditEntry{ActorID: w.admin, TheatreID: w.venue.TheatreID, Action: "screen.replace_layout",
+				Object: fmt.Sprintf("screen %d", w.screen), Before: ch.IdealBefore, After: ch.Ideal}
+		})
+		if err != nil {
+			t.Fatalf("replace layout with %+v: %v", ideal, err)
+		}
+		return ch
+	}
+	// best holds the best 2 seats for a new user, then lets them go.
+	best := func() []string {
+		t.Helper()
+		u := w.user()
+		res, err := w.holdBest(u, "k", booking.BestAvailable{Count: 2})
+		if err != nil || !res.Together {
+			t.Fatalf("best 2 = %+v, %v", res, err)
+		}
+		if _, err := w.store.CancelHold(ctx, u, res.Hold.ID); err != nil {
+			t.Fatal(err)
+		}
+		return res.Hold.Seats
+	}
+
+	if got := best(); !slices.Equal(got, []string{"B1", "B2"}) {
+		t.Fatalf("by default: %v, want B1, B2 (two thirds back, the centre line)", got)
+	}
+	// Front right: A3-A4, which strands nobody (A2-A3 would strand A1 and A4).
+	front := &booking.GridPoint{Row: 0, Col: 3}
+	if ch := layout(booking.IdealChange{Set: true, At: front}); ch.IdealBefore != nil || *ch.Ideal != *front {
+		t.Fatalf("the change says the ideal went from %v to %v, want nil to %v", ch.IdealBefore, ch.Ideal, front)
+	}
+	if got := best(); !slices.Equal(got, []string{"A3", "A4"}) {
+		t.Fatalf("with the best view at the front right: %v, want A3, A4", got)
+	}
+	if sc, err := w.store.Screen(ctx, w.screen); err != nil || sc.Ideal == nil || *sc.Ideal != *front {
+		t.Fatalf("screen = %+v, %v; want its ideal %v", sc, err, front)
+	}
+	if ch := layout(booking.IdealChange{}); ch.Ideal == nil || *ch.Ideal != *front {
+		t.Fatalf("a layout that says nothing of it changed the ideal to %v", ch.Ideal)
+	}
+	if got := best(); !slices.Equal(got, []string{"A3", "A4"}) {
+		t.Fatalf("after a layout that keeps it: %v, want A3, A4", got)
+	}
+	if ch := layout(booking.IdealChange{Set: true}); ch.Ideal != nil {
+		t.Fatalf("reset, the ideal is %v", ch.Ideal)
+	}
+	if got := best(); !slices.Equal(got, []string{"B1", "B2"}) {
+		t.Fatalf("reset to the default: %v, want B1, B2", got)
+	}
+	if n := pgtest.Scalar[int](t, w.store.Pool(), `SELECT count(*) FROM screens WHERE id = $1 AND ideal_grid_row IS NULL AND ideal_grid_col IS NULL`, w.screen); n != 1 {
+		t.Fatal("reset left a point in the screen's row")
+	}
 }

@@ -4,7 +4,9 @@
 // gap); the grid's cells show it through data attributes. A change touches
 // only the cells it changes; only adding or removing a row or a column
 // draws the grid again. One listener of each kind on the grid, none per
-// cell. The form's seats field is kept the layout as the JSON API's seats.
+// cell. The form's seats field is kept the layout as the JSON API's seats,
+// its ideal field the best view ("row,col" of the grid, or "" for the
+// default, two thirds of the way back on the centre line).
 (function () {
   'use strict';
 
@@ -26,6 +28,8 @@
     this.form = form;
     this.grid = form.querySelector('[data-editor-grid]');
     this.input = form.querySelector('[data-layout-json]');
+    this.idealInput = form.querySelector('[data-ideal-input]');
+    this.idealText = form.querySelector('[data-ideal-text]');
     this.status = form.querySelector('[data-editor-status]');
     this.count = document.querySelector('[data-editor-count]');
     this.rowInput = form.querySelector('[data-row-label]');
@@ -60,6 +64,10 @@
     });
     this.rows = rows;
     this.C = C;
+    this.ideal = null; // {r, c}, or null for the default
+    var at = /^(\d+),(\d+)$/.exec(this.idealInput ? this.idealInput.value : '');
+    if (at) this.ideal = { r: Number(at[1]), c: Number(at[2]) };
+    this.idealMarks = {}; // "r,c" -> "set" or "default", as drawn
   };
 
   Editor.prototype.cellEl = function (r, c) {
@@ -70,11 +78,70 @@
   Editor.prototype.label = function (r, c) {
     var row = this.rows[r], cell = row.cells[c];
     var prefix = row.label ? 'Row ' + row.label + ', ' : '';
-    if (cell.k === 'gap') return prefix ? prefix + 'gap' : 'Gap';
+    var ideal = { set: ', best view', 'default': ', best view by default' }[this.idealMarks[r + ',' + c]] || '';
+    if (cell.k === 'gap') return (prefix ? prefix + 'gap' : 'Gap') + ideal;
     var s = prefix + 'seat ' + cell.n + ', ' + categoryName(cell.cat);
     if (cell.k === 'accessible') s += ', wheelchair space';
     if (cell.k === 'companion') s += ', companion seat';
-    return s;
+    return s + ideal;
+  };
+
+  // idealPlace is where the best view is: the cell set, or the default's
+  // cells (two when the centre line runs between columns), with words
+  // saying so, as the server says them (markIdeal in web/admin/layouts.go).
+  Editor.prototype.idealPlace = function () {
+    if (this.ideal) {
+      return {
+        kind: 'set', cells: [this.ideal],
+        text: 'Best view: ' + this.rowName(this.ideal.r) + ', column ' + (this.ideal.c + 1) + ', set for this screen.'
+      };
+    }
+    var r0 = Infinity, r1 = -1, c0 = Infinity, c1 = -1;
+    for (var r = 0; r < this.rows.length; r++) {
+      var cells = this.rows[r].cells;
+      for (var c = 0; c < cells.length; c++) {
+        if (cells[c].k === 'gap') continue;
+        r0 = Math.min(r0, r); r1 = Math.max(r1, r);
+        c0 = Math.min(c0, c); c1 = Math.max(c1, c);
+      }
+    }
+    if (r1 < 0) return { kind: 'default', cells: [], text: 'Best view: the default, two thirds of the way back on the centre line.' };
+    var row = Math.round(r0 + 2 * (r1 - r0) / 3), mid = (c0 + c1) / 2;
+    var left = Math.floor(mid), right = Math.ceil(mid);
+    var cols = left === right ? 'column ' + (left + 1) : 'between columns ' + (left + 1) + ' and ' + (right + 1);
+    return {
+      kind: 'default', cells: left === right ? [{ r: row, c: left }] : [{ r: row, c: left }, { r: row, c: right }],
+      text: 'Best view: the default, two thirds of the way back on the centre line (' + this.rowName(row) + ', ' + cols + ').'
+    };
+  };
+
+  // markIdeal draws the best view where it is now, and keeps the form's
+  // ideal field and the words under the grid in step.
+  Editor.prototype.markIdeal = function () {
+    var old = this.idealMarks, self = this, key, el;
+    var place = this.idealPlace();
+    this.idealMarks = {};
+    place.cells.forEach(function (p) { self.idealMarks[p.r + ',' + p.c] = place.kind; });
+    for (key in old) {
+      if (this.idealMarks[key] === old[key]) continue;
+      var rc = key.split(',');
+      el = this.cellEl(Number(rc[0]), Number(rc[1]));
+      if (!el) continue;
+      el.removeAttribute('data-ideal');
+      el.setAttribute('aria-label', this.label(Number(rc[0]), Number(rc[1])));
+    }
+    for (key in this.idealMarks) {
+      var at = key.split(',');
+      el = this.cellEl(Number(at[0]), Number(at[1]));
+      if (!el) continue;
+      el.setAttribute('data-ideal', this.idealMarks[key]);
+      el.setAttribute('aria-label', this.label(Number(at[0]), Number(at[1])));
+    }
+    if (this.idealInput) this.idealInput.value = this.ideal ? this.ideal.r + ',' + this.ideal.c : '';
+    if (this.idealText) this.idealText.textContent = place.text;
+    var swatch = this.form.querySelector('[data-ideal-swatch]');
+    if (swatch) swatch.setAttribute('data-ideal', place.kind);
+    return place;
   };
 
   // draw shows the model's cell r, c in its element.
@@ -117,6 +184,8 @@
       frag.appendChild(rowEl);
     }
     this.grid.replaceChildren(frag);
+    this.idealMarks = {};
+    this.markIdeal();
     this.grid.setAttribute('data-rows', String(this.rows.length));
     this.grid.setAttribute('data-cols', String(this.C));
     this.grid.setAttribute('aria-rowcount', String(this.rows.length));
@@ -181,6 +250,7 @@
   Editor.prototype.brushName = function () {
     switch (this.brush.kind) {
       case 'gap': return 'gap or aisle';
+      case 'ideal': return 'best view';
       case 'accessible': return 'wheelchair space';
       case 'companion': return 'companion seat';
     }
@@ -191,6 +261,13 @@
   // seats changed and names a new row of seats.
   Editor.prototype.paint = function (rect) {
     var b = this.brush, touched = {}, count = 0, r, c;
+    if (b.kind === 'ideal') {
+      // One cell, the current one, whatever is selected.
+      this.ideal = { r: this.cur.r, c: this.cur.c };
+      this.changed();
+      this.announce(this.markIdeal().text);
+      return;
+    }
     for (r = rect.r0; r <= rect.r1; r++) {
       var row = this.rows[r];
       for (c = rect.c0; c <= rect.c1; c++) {
@@ -272,6 +349,7 @@
       }
     }
     this.input.value = JSON.stringify(seats);
+    this.markIdeal();
     if (this.count) {
       this.count.textContent = seats.length + ' seats in ' + this.rows.length + ' rows of ' + this.C + ' columns.' +
         (this.dirty ? ' Not saved yet.' : '');
@@ -402,6 +480,7 @@
         var cells = [];
         for (i = 0; i < this.C; i++) cells.push({ k: 'gap', cat: '', n: 0 });
         this.rows.splice(r + 1, 0, { label: '', cells: cells });
+        if (this.ideal && this.ideal.r > r) this.ideal.r++;
         this.cur.r = r + 1;
         this.render();
         this.changed();
@@ -409,14 +488,17 @@
         return;
       case 'remove-row':
         if (this.rows.length === 1) { this.announce('The grid needs one row at least.'); return; }
-        var gone = this.rowName(r);
+        var gone = this.rowName(r), lost = this.ideal && this.ideal.r === r;
         this.rows.splice(r, 1);
+        if (lost) this.ideal = null;
+        else if (this.ideal && this.ideal.r > r) this.ideal.r--;
         this.render();
         this.changed();
-        this.announce('Removed ' + gone + '.');
+        this.announce('Removed ' + gone + '.' + (lost ? ' The best view was in it: it is the default again.' : ''));
         return;
       case 'add-col':
         this.rows.forEach(function (row) { row.cells.splice(c + 1, 0, { k: 'gap', cat: '', n: 0 }); });
+        if (this.ideal && this.ideal.c > c) this.ideal.c++;
         this.C++;
         this.cur.c = c + 1;
         this.render();
@@ -431,13 +513,21 @@
           row.cells.splice(c, 1);
         });
         this.C--;
+        var lostCol = this.ideal && this.ideal.c === c;
+        if (lostCol) this.ideal = null;
+        else if (this.ideal && this.ideal.c > c) this.ideal.c--;
         hit.forEach(function (ri) {
           var n = 0;
           self.rows[ri].cells.forEach(function (cell) { if (cell.k !== 'gap') cell.n = ++n; });
         });
         this.render();
         this.changed();
-        this.announce('Removed column ' + (c + 1) + '.');
+        this.announce('Removed column ' + (c + 1) + '.' + (lostCol ? ' The best view was in it: it is the default again.' : ''));
+        return;
+      case 'reset-ideal':
+        this.ideal = null;
+        this.changed();
+        this.announce(this.markIdeal().text);
         return;
       case 'rename-row':
         var label = this.rowInput.value.trim();
@@ -464,6 +554,11 @@
   Editor.prototype.start = function () {
     var self = this;
     this.grid.removeAttribute('aria-readonly');
+    Array.prototype.forEach.call(this.grid.querySelectorAll('[data-ideal]'), function (el) {
+      var rc = { r: Number(el.parentNode.getAttribute('data-r')), c: Number(el.getAttribute('data-c')) };
+      self.idealMarks[rc.r + ',' + rc.c] = el.getAttribute('data-ideal');
+    });
+    this.markIdeal();
     this.setCurrent(0, 0, false);
     var checked = this.brushes.querySelector('input[name="brush"]:checked');
     if (checked) this.setBrush(checked.value);

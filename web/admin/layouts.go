@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	adminview "github.com/marquee-tickets/marquee/components/admin"
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/seating"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/format"
 	"github.com/marquee-tickets/marquee/web/seatmap"
@@ -81,7 +83,7 @@ func (h *Handlers) CreateScreenSubmit(c echo.Context) error {
 	case err != nil:
 		return err
 	default:
-		id, err := h.Admin.CreateScreen(ctx, actor(c), theatreID, strings.TrimSpace(v.Name), seats)
+		id, err := h.Admin.CreateScreen(ctx, actor(c), theatreID, strings.TrimSpace(v.Name), seats, nil)
 		if !errors.As(err, &bad) {
 			if err != nil {
 				return web.Lookup("theatre", err)
@@ -104,7 +106,7 @@ func (h *Handlers) ScreenPage(c echo.Context) error {
 	if err != nil {
 		return web.NotFound("screen")
 	}
-	v, err := h.editorView(c, screenID, nil)
+	v, err := h.editorView(c, screenID, nil, booking.IdealChange{})
 	if err != nil {
 		return err
 	}
@@ -119,9 +121,9 @@ func (h *Handlers) renderEditor(c echo.Context, status int, v adminview.ScreenEd
 	return web.Render(c, status, adminview.ScreenEditorPage(h.meta(c, "Seat layout: "+v.Name), nav(c, adminview.SectionTheatres), v))
 }
 
-// editorView is the editor of a screen, showing draft instead of the saved
-// layout when it is not nil.
-func (h *Handlers) editorView(c echo.Context, screenID int64, draft []booking.SeatSpec) (adminview.ScreenEditorView, error) {
+// editorView is the editor of a screen, showing draft and the best view
+// ideal sets instead of the saved layout when draft is not nil.
+func (h *Handlers) editorView(c echo.Context, screenID int64, draft []booking.SeatSpec, ideal booking.IdealChange) (adminview.ScreenEditorView, error) {
 	ctx := c.Request().Context()
 	sc, err := h.Admin.Screen(ctx, actor(c), screenID)
 	if err != nil {
@@ -131,13 +133,16 @@ func (h *Handlers) editorView(c echo.Context, screenID int64, draft []booking.Se
 	if err != nil {
 		return adminview.ScreenEditorView{}, web.Lookup("screen", err)
 	}
-	seats := sc.Seats
+	seats, best := sc.Seats, sc.Ideal
 	if drawable(draft) {
 		seats = draft
+		if ideal.Set {
+			best = ideal.At
+		}
 	} else {
 		draft = nil
 	}
-	v := editorGrid(seats)
+	v := editorGrid(seats, best)
 	v.ScreenID, v.Name, v.TheatreID, v.TheatreName, v.Draft = sc.ID, sc.Name, sc.TheatreID, d.Name, draft != nil
 	return v, nil
 }
@@ -160,8 +165,9 @@ func drawable(draft []booking.SeatSpec) bool {
 }
 
 // editorGrid lays seats out in the editor's grid, from grid row and column
-// 0 to the last ones used; a cell without a seat is a gap.
-func editorGrid(seats []booking.SeatSpec) adminview.ScreenEditorView {
+// 0 to the last ones used; a cell without a seat is a gap. ideal is the
+// screen's best view (nil: the default), marked on its cell.
+func editorGrid(seats []booking.SeatSpec, ideal *booking.GridPoint) adminview.ScreenEditorView {
 	rows, cols := 1, 1
 	for _, st := range seats {
 		rows, cols = max(rows, st.GridRow+1), max(cols, st.GridCol+1)
@@ -194,6 +200,7 @@ func editorGrid(seats []booking.SeatSpec) adminview.ScreenEditorView {
 			cats = append(cats, st.Category)
 		}
 	}
+	markIdeal(&v, seats, ideal)
 	for r := range v.Rows {
 		for c := range v.Rows[r].Cells {
 			v.Rows[r].Cells[c].Label = cellLabel(v.Rows[r].Label, v.Rows[r].Cells[c])
@@ -202,6 +209,49 @@ func editorGrid(seats []booking.SeatSpec) adminview.ScreenEditorView {
 	v.Categories = cats
 	v.SeatsJSON = seatsJSON(seats)
 	return v
+}
+
+// markIdeal marks the best view in the editor's grid and says where it
+// is: the cell ideal names, or the default's cells (two, when the centre
+// line runs between columns). static/js/layout-editor.js marks and says it
+// the same way.
+func markIdeal(v *adminview.ScreenEditorView, seats []booking.SeatSpec, ideal *booking.GridPoint) {
+	inGrid := func(r, c int) bool { return r >= 0 && c >= 0 && r < len(v.Rows) && c < v.Cols }
+	if ideal != nil && inGrid(ideal.Row, ideal.Col) {
+		v.Rows[ideal.Row].Cells[ideal.Col].Ideal = "set"
+		v.IdealValue = strconv.Itoa(ideal.Row) + "," + strconv.Itoa(ideal.Col)
+		v.IdealText = "Best view: " + gridRowName(v, ideal.Row) + ", column " + strconv.Itoa(ideal.Col+1) + ", set for this screen."
+		return
+	}
+	if len(seats) == 0 {
+		v.IdealText = "Best view: the default, two thirds of the way back on the centre line."
+		return
+	}
+	at := make([]seating.Seat, len(seats))
+	for i, st := range seats {
+		at[i] = seating.Seat{GridRow: st.GridRow, GridCol: st.GridCol}
+	}
+	p := seating.DefaultIdeal(at)
+	r, c0, c1 := int(math.Round(p.Row)), int(math.Floor(p.Col)), int(math.Ceil(p.Col))
+	cols := "column " + strconv.Itoa(c0+1)
+	if c1 != c0 {
+		cols = "between columns " + strconv.Itoa(c0+1) + " and " + strconv.Itoa(c1+1)
+	}
+	for _, c := range []int{c0, c1} {
+		if inGrid(r, c) {
+			v.Rows[r].Cells[c].Ideal = "default"
+		}
+	}
+	v.IdealText = "Best view: the default, two thirds of the way back on the centre line (" + gridRowName(v, r) + ", " + cols + ")."
+}
+
+// gridRowName names grid row r as the editor does: "row F", or "grid row
+// 3" for a row without seats.
+func gridRowName(v *adminview.ScreenEditorView, r int) string {
+	if r >= 0 && r < len(v.Rows) && v.Rows[r].Label != "" {
+		return "row " + v.Rows[r].Label
+	}
+	return "grid row " + strconv.Itoa(r+1)
 }
 
 // cellLabel is a cell's accessible name: "Row C, seat 7, Premium", "Row C,
@@ -213,9 +263,9 @@ func cellLabel(row string, cell adminview.EditorCell) string {
 	}
 	if cell.Kind == "gap" {
 		if prefix == "" {
-			return "Gap"
+			return "Gap" + idealWords(cell.Ideal)
 		}
-		return prefix + "gap"
+		return prefix + "gap" + idealWords(cell.Ideal)
 	}
 	label := prefix + "seat " + strconv.Itoa(cell.Number) + ", " + format.CategoryName(cell.Category)
 	switch cell.Kind {
@@ -224,7 +274,18 @@ func cellLabel(row string, cell adminview.EditorCell) string {
 	case "companion":
 		label += ", companion seat"
 	}
-	return label
+	return label + idealWords(cell.Ideal)
+}
+
+// idealWords end a cell's accessible name when the best view is there.
+func idealWords(ideal string) string {
+	switch ideal {
+	case "set":
+		return ", best view"
+	case "default":
+		return ", best view by default"
+	}
+	return ""
 }
 
 func seatsJSON(specs []booking.SeatSpec) string {
@@ -244,8 +305,29 @@ func parseLayoutJSON(c echo.Context) ([]booking.SeatSpec, error) {
 	return specs, nil
 }
 
-// SaveLayoutSubmit replaces the screen's layout with the one drawn. A
-// refusal shows the draft again with what was wrong.
+// parseIdeal reads the form's ideal field, the best view drawn: "" for
+// the default, "row,column" for a cell. A form without the field leaves
+// the screen's best view as it is.
+func parseIdeal(c echo.Context) (booking.IdealChange, error) {
+	form, _ := c.FormParams() // a form that cannot be read has no layout either: parseLayoutJSON says so
+	if form["ideal"] == nil {
+		return booking.IdealChange{}, nil
+	}
+	raw := strings.TrimSpace(form.Get("ideal"))
+	if raw == "" {
+		return booking.IdealChange{Set: true}, nil
+	}
+	r, col, ok := strings.Cut(raw, ",")
+	row, rerr := strconv.Atoi(r)
+	column, cerr := strconv.Atoi(col)
+	if !ok || rerr != nil || cerr != nil {
+		return booking.IdealChange{}, &booking.FieldError{Field: "ideal", Message: "The best view sent could not be read. Reload the page and try again."}
+	}
+	return booking.IdealChange{Set: true, At: &booking.GridPoint{Row: row, Col: column}}, nil
+}
+
+// SaveLayoutSubmit replaces the screen's layout and its best view with the
+// ones drawn. A refusal shows the draft again with what was wrong.
 func (h *Handlers) SaveLayoutSubmit(c echo.Context) error {
 	ctx := c.Request().Context()
 	screenID, err := pathID(c, "screen_id")
@@ -253,16 +335,24 @@ func (h *Handlers) SaveLayoutSubmit(c echo.Context) error {
 		return web.NotFound("screen")
 	}
 	seats, perr := parseLayoutJSON(c)
+	ideal, ierr := parseIdeal(c)
+	if perr == nil {
+		perr = ierr
+	}
 	if perr != nil {
 		// The screen must be the admin's before anything is said about it.
-		v, err := h.editorView(c, screenID, nil)
+		v, err := h.editorView(c, screenID, nil, booking.IdealChange{})
 		if err != nil {
 			return err
 		}
-		v.Notice = &adminview.EditorNotice{Kind: "error", Title: "The layout was not saved.", Text: perr.Error()}
+		text := perr.Error()
+		if bad := (*booking.FieldError)(nil); errors.As(perr, &bad) {
+			text = bad.Message
+		}
+		v.Notice = &adminview.EditorNotice{Kind: "error", Title: "The layout was not saved.", Text: text}
 		return h.renderEditor(c, http.StatusUnprocessableEntity, v)
 	}
-	_, err = h.Admin.ReplaceLayout(ctx, actor(c), screenID, seats)
+	_, err = h.Admin.ReplaceLayout(ctx, actor(c), screenID, seats, ideal)
 	if err == nil {
 		return web.SeeOther(c, "/admin/screens/"+strconv.FormatInt(screenID, 10)+"?saved=1")
 	}
@@ -288,7 +378,7 @@ func (h *Handlers) SaveLayoutSubmit(c echo.Context) error {
 	default:
 		return web.Lookup("screen", err)
 	}
-	v, err := h.editorView(c, screenID, seats)
+	v, err := h.editorView(c, screenID, seats, ideal)
 	if err != nil {
 		return err
 	}

@@ -391,3 +391,94 @@ func largestScreen(t *testing.T, e *webtest.Env, name string) (*webtest.Browser,
 		url.Values{"name": {name}, "template": {"grid"}, "rows": {"40"}, "seats_per_row": {"50"}})
 	return b, createdScreen(t, p)
 }
+
+// The editor's best view: the default marked where it is, a cell set with
+// the layout and marked there, kept by a form without the field, reset to
+// the default; a bad one refused; another theatre's screen not found.
+func TestSaveBestView(t *testing.T) {
+	t.Parallel()
+	e := webtest.NewEnv(t)
+	screenID := envScreen(t, e)
+	path := fmt.Sprintf("/admin/screens/%d", screenID)
+	b := layoutBrowser(t, e, auth.RoleTheatreAdmin, e.Venue.TheatreID)
+	stranger := layoutBrowser(t, e, auth.RoleTheatreAdmin, pgtest.NewVenue(t, e.Store).TheatreID)
+	layout := layoutJSON(t, servedLayout(t, b.Get(t, path)))
+	ideal := func() string {
+		t.Helper()
+		sc, err := e.Store.Screen(t.Context(), screenID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(sc.Ideal)
+	}
+	cell := func(r, c int) string {
+		return fmt.Sprintf(`[role=row][data-r="%d"] [role=gridcell][data-c="%d"]`, r, c)
+	}
+
+	t.Run("the default is marked two thirds back on the centre line", func(t *testing.T) {
+		p := b.Get(t, path)
+		webtest.Want200(t, p)
+		// 10 rows of 10: grid row 6 (row G), between columns 5 and 6.
+		if n := p.Doc.Find(`[role=gridcell][data-ideal]`).Length(); n != 2 || p.Attr(cell(6, 4), "data-ideal") != "default" || p.Attr(cell(6, 5), "data-ideal") != "default" {
+			t.Fatalf("%d cells marked; G5 %q, G6 %q", n, p.Attr(cell(6, 4), "data-ideal"), p.Attr(cell(6, 5), "data-ideal"))
+		}
+		if got := p.Attr(cell(6, 4), "aria-label"); got != "Row G, seat 5, Standard, best view by default" {
+			t.Fatalf("G5 is named %q", got)
+		}
+		if got := p.Text(`[data-ideal-text]`); got != "Best view: the default, two thirds of the way back on the centre line (row G, between columns 5 and 6)." {
+			t.Fatalf("the editor says %q", got)
+		}
+		if p.Attr(`input[name="ideal"]`, "value") != "" || !p.Has(`input[name="brush"][value="ideal"]`) || !p.Has(`button[data-cmd="reset-ideal"]`) {
+			t.Fatal("no best view field, brush or reset")
+		}
+	})
+	t.Run("a cell is saved with the layout and marked", func(t *testing.T) {
+		p := b.Submit(t, path+"/seats", url.Values{"seats": {layout}, "ideal": {"2,7"}})
+		webtest.WantSeeOther(t, p, path+"?saved=1")
+		if got := ideal(); got != "&{2 7}" {
+			t.Fatalf("stored ideal %s", got)
+		}
+		p = b.Get(t, path)
+		if n := p.Doc.Find(`[role=gridcell][data-ideal]`).Length(); n != 1 || p.Attr(cell(2, 7), "data-ideal") != "set" ||
+			p.Attr(`input[name="ideal"]`, "value") != "2,7" || p.Text(`[data-ideal-text]`) != "Best view: row C, column 8, set for this screen." ||
+			p.Attr(cell(2, 7), "aria-label") != "Row C, seat 8, Standard, best view" {
+			t.Fatalf("after saving: %d marked, C8 %q, field %q, text %q", n, p.Attr(cell(2, 7), "data-ideal"),
+				p.Attr(`input[name="ideal"]`, "value"), p.Text(`[data-ideal-text]`))
+		}
+	})
+	t.Run("a form without the field keeps it", func(t *testing.T) {
+		webtest.WantSeeOther(t, b.Submit(t, path+"/seats", url.Values{"seats": {layout}}), path+"?saved=1")
+		if got := ideal(); got != "&{2 7}" {
+			t.Fatalf("stored ideal %s", got)
+		}
+	})
+	t.Run("a bad one is refused and changes nothing", func(t *testing.T) {
+		for _, bad := range []string{"2;7", "ten,1", "10,0", "0,10", "-1,3"} {
+			p := b.Submit(t, path+"/seats", url.Values{"seats": {layout}, "ideal": {bad}})
+			webtest.WantStatus(t, p, http.StatusUnprocessableEntity)
+			if msg := p.Text(`#editor-notice[role=alert]`); !strings.Contains(msg, "best view") {
+				t.Fatalf("%q: notice %q", bad, msg)
+			}
+		}
+		if got := ideal(); got != "&{2 7}" {
+			t.Fatalf("stored ideal %s", got)
+		}
+	})
+	t.Run("another theatre's admin gets 404 and changes nothing", func(t *testing.T) {
+		webtest.WantFriendly(t, stranger.Get(t, path), http.StatusNotFound)
+		webtest.WantFriendly(t, stranger.Submit(t, path+"/seats", url.Values{"seats": {layout}, "ideal": {""}}), http.StatusNotFound)
+		webtest.WantFriendly(t, stranger.Submit(t, path+"/seats", url.Values{"seats": {layout}, "ideal": {"0,0"}}), http.StatusNotFound)
+		if got := ideal(); got != "&{2 7}" {
+			t.Fatalf("stored ideal %s", got)
+		}
+	})
+	t.Run("an empty field resets it to the default", func(t *testing.T) {
+		webtest.WantSeeOther(t, b.Submit(t, path+"/seats", url.Values{"seats": {layout}, "ideal": {""}}), path+"?saved=1")
+		if got := ideal(); got != "<nil>" {
+			t.Fatalf("stored ideal %s", got)
+		}
+		if p := b.Get(t, path); p.Attr(cell(6, 4), "data-ideal") != "default" || p.Attr(cell(2, 7), "data-ideal") != "" {
+			t.Fatal("the default is not marked again")
+		}
+	})
+}

@@ -1,6 +1,8 @@
 package adminapi
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -24,7 +26,28 @@ func layoutError(err error) error {
 	return err
 }
 
-// CreateScreen adds a screen with its seat layout to a theatre.
+// errBadIdeal is an "ideal" that is neither null nor a grid cell.
+var errBadIdeal = web.NewError(http.StatusBadRequest, "invalid_field_type",
+	`Field "ideal" must be null or an object {"grid_row": n, "grid_col": n}.`).With("field", "ideal")
+
+// idealChange reads a layout's optional "ideal", the screen's ideal
+// viewing point: absent (raw nil) leaves it as it is, null makes it the
+// default, a cell sets it.
+func idealChange(raw json.RawMessage) (booking.IdealChange, error) {
+	if raw == nil {
+		return booking.IdealChange{}, nil
+	}
+	var at *booking.GridPoint
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&at); err != nil {
+		return booking.IdealChange{}, errBadIdeal
+	}
+	return booking.IdealChange{Set: true, At: at}, nil
+}
+
+// CreateScreen adds a screen with its seat layout, and its ideal viewing
+// point when it sends one, to a theatre.
 func (h *Handlers) CreateScreen(c echo.Context) error {
 	theatreID, err := pathID(c, "theatre_id")
 	if err != nil {
@@ -33,11 +56,16 @@ func (h *Handlers) CreateScreen(c echo.Context) error {
 	var req struct {
 		Name  string             `json:"name"`
 		Seats []booking.SeatSpec `json:"seats"`
+		Ideal json.RawMessage    `json:"ideal"`
 	}
 	if err := web.DecodeJSON(c, &req, true); err != nil {
 		return err
 	}
-	id, err := h.Admin.CreateScreen(c.Request().Context(), actor(c), theatreID, req.Name, req.Seats)
+	ideal, err := idealChange(req.Ideal)
+	if err != nil {
+		return err
+	}
+	id, err := h.Admin.CreateScreen(c.Request().Context(), actor(c), theatreID, req.Name, req.Seats, ideal.At)
 	if err != nil {
 		return web.Lookup("theatre", layoutError(err))
 	}
@@ -56,11 +84,12 @@ func (h *Handlers) Screen(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{
 		"screen_id": sc.ID, "theatre_id": sc.TheatreID, "name": sc.Name,
-		"seats": sc.Seats, "categories": web.NonNil(sc.Categories()),
+		"seats": sc.Seats, "categories": web.NonNil(sc.Categories()), "ideal": sc.Ideal,
 	})
 }
 
-// ReplaceLayout replaces a screen's seat layout, and its upcoming shows'.
+// ReplaceLayout replaces a screen's seat layout, and its upcoming shows',
+// and its ideal viewing point when it sends "ideal".
 func (h *Handlers) ReplaceLayout(c echo.Context) error {
 	screenID, err := pathID(c, "screen_id")
 	if err != nil {
@@ -68,11 +97,16 @@ func (h *Handlers) ReplaceLayout(c echo.Context) error {
 	}
 	var req struct {
 		Seats []booking.SeatSpec `json:"seats"`
+		Ideal json.RawMessage    `json:"ideal"`
 	}
 	if err := web.DecodeJSON(c, &req, true); err != nil {
 		return err
 	}
-	ch, err := h.Admin.ReplaceLayout(c.Request().Context(), actor(c), screenID, req.Seats)
+	ideal, err := idealChange(req.Ideal)
+	if err != nil {
+		return err
+	}
+	ch, err := h.Admin.ReplaceLayout(c.Request().Context(), actor(c), screenID, req.Seats, ideal)
 	if err != nil {
 		return web.Lookup("screen", layoutError(err))
 	}
@@ -83,7 +117,7 @@ func layoutChangeJSON(screenID int64, ch postgres.LayoutChange) map[string]any {
 	return map[string]any{
 		"screen_id": screenID, "seats": ch.After,
 		"added": web.NonNil(ch.Added), "removed": web.NonNil(ch.Removed), "moved": web.NonNil(ch.Moved),
-		"recategorized": web.NonNil(ch.Recategorized), "relabelled": web.NonNil(ch.Relabelled),
+		"recategorized": web.NonNil(ch.Recategorized), "relabelled": web.NonNil(ch.Relabelled), "ideal": ch.Ideal,
 	}
 }
 

@@ -327,3 +327,117 @@ func TestUploadPoster(t *testing.T) {
 		}
 	})
 }
+
+// A screen's ideal viewing point over the API: set with a new screen or a
+// layout, kept by a layout that does not send it, reset by null, and moved
+// where best available seats a party; bad points change nothing; another
+// theatre's screen is not found.
+func TestScreenIdealOverHTTP(t *testing.T) {
+	t.Parallel()
+	e := webtest.NewEnv(t)
+	mine := e.Admin(t, auth.RoleTheatreAdmin, e.Venue.TheatreID)
+	other := pgtest.NewVenue(t, e.Store)
+	stranger := e.Admin(t, auth.RoleTheatreAdmin, other.TheatreID)
+	screenID := e.Count(t, `SELECT screen_id FROM shows WHERE id = $1`, e.Show)
+	screen := fmt.Sprintf("/api/v1/admin/screens/%d", screenID)
+	ideal := func(r *webtest.Response) string {
+		t.Helper()
+		return fmt.Sprint(r.JSON["ideal"])
+	}
+	// best holds the best 2 seats of the show for a new moviegoer and lets
+	// them go again.
+	best := func() []string {
+		t.Helper()
+		u := e.User(t)
+		h := u.Send(webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/shows/%d/holds", e.Show),
+			Header: map[string]string{"Idempotency-Key": "best"}, Body: map[string]any{"best_available": map[string]any{"count": 2}}})
+		webtest.Want(t, h, http.StatusCreated)
+		webtest.Want(t, u.Delete("/api/v1/holds/"+h.Str("hold_id")), http.StatusOK)
+		return h.Strs("seats")
+	}
+
+	if got := ideal(mine.Get(screen)); got != "<nil>" {
+		t.Fatalf("a new screen's ideal = %s, want null", got)
+	}
+	// The fixture is 10 rows of 10: two thirds back is row G, the centre
+	// between seats 5 and 6.
+	if got := best(); !slices.Equal(got, []string{"G5", "G6"}) {
+		t.Fatalf("by default: %v, want G5, G6", got)
+	}
+
+	t.Run("set with the layout, the choice moves there", func(t *testing.T) {
+		r := put(mine, screen+"/seats", map[string]any{"seats": fixtureLayout(), "ideal": map[string]int{"grid_row": 2, "grid_col": 1}})
+		webtest.Want(t, r, http.StatusOK)
+		if got := ideal(r); got != "map[grid_col:1 grid_row:2]" {
+			t.Fatalf("answer's ideal = %s", got)
+		}
+		if got := ideal(mine.Get(screen)); got != "map[grid_col:1 grid_row:2]" {
+			t.Fatalf("read back: %s", got)
+		}
+		if got := best(); !slices.Equal(got, []string{"C1", "C2"}) {
+			t.Fatalf("with the best view at row C, seat 2: %v, want C1, C2", got)
+		}
+	})
+	t.Run("a layout without it keeps it", func(t *testing.T) {
+		r := put(mine, screen+"/seats", map[string]any{"seats": fixtureLayout()})
+		webtest.Want(t, r, http.StatusOK)
+		if got := ideal(r); got != "map[grid_col:1 grid_row:2]" {
+			t.Fatalf("ideal = %s, want it kept", got)
+		}
+	})
+	t.Run("bad points are refused and change nothing", func(t *testing.T) {
+		before := e.Count(t, `SELECT count(*) FROM audit_log`)
+		for _, tc := range []struct {
+			name   string
+			ideal  any
+			status int
+			code   string
+		}{
+			{"past the last row", map[string]int{"grid_row": 10, "grid_col": 0}, 422, "invalid_ideal"},
+			{"left of the grid", map[string]int{"grid_row": 0, "grid_col": -1}, 422, "invalid_ideal"},
+			{"text", "middle", 400, "invalid_field_type"},
+			{"an unknown field", map[string]int{"row": 1, "col": 1}, 400, "invalid_field_type"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := put(mine, screen+"/seats", map[string]any{"seats": fixtureLayout(), "ideal": tc.ideal})
+				webtest.WantError(t, r, tc.status, tc.code)
+				if r.Str("field") != "ideal" {
+					t.Fatalf("answer %s names no field ideal", r)
+				}
+			})
+		}
+		if got := ideal(mine.Get(screen)); got != "map[grid_col:1 grid_row:2]" {
+			t.Fatalf("ideal = %s after refusals", got)
+		}
+		if after := e.Count(t, `SELECT count(*) FROM audit_log`); after != before {
+			t.Fatalf("audit entries %d -> %d", before, after)
+		}
+	})
+	t.Run("another theatre's admin finds nothing and changes nothing", func(t *testing.T) {
+		webtest.WantError(t, put(stranger, screen+"/seats", map[string]any{"seats": fixtureLayout(), "ideal": nil}), http.StatusNotFound, "not_found")
+		if got := ideal(mine.Get(screen)); got != "map[grid_col:1 grid_row:2]" {
+			t.Fatalf("ideal = %s after a stranger's try", got)
+		}
+	})
+	t.Run("null resets it to the default", func(t *testing.T) {
+		r := put(mine, screen+"/seats", map[string]any{"seats": fixtureLayout(), "ideal": nil})
+		webtest.Want(t, r, http.StatusOK)
+		if got := ideal(r); got != "<nil>" {
+			t.Fatalf("ideal = %s, want null", got)
+		}
+		if got := best(); !slices.Equal(got, []string{"G5", "G6"}) {
+			t.Fatalf("reset: %v, want G5, G6", got)
+		}
+	})
+	t.Run("a new screen may name it", func(t *testing.T) {
+		r := mine.Post(fmt.Sprintf("/api/v1/admin/theatres/%d/screens", e.Venue.TheatreID),
+			map[string]any{"name": "Audi 7", "seats": grid(3, 3), "ideal": map[string]int{"grid_row": 0, "grid_col": 2}})
+		webtest.Want(t, r, http.StatusCreated)
+		got := mine.Get(fmt.Sprintf("/api/v1/admin/screens/%d", int64(r.Num("screen_id"))))
+		if ideal(got) != "map[grid_col:2 grid_row:0]" {
+			t.Fatalf("new screen = %s", got)
+		}
+		webtest.WantError(t, mine.Post(fmt.Sprintf("/api/v1/admin/theatres/%d/screens", e.Venue.TheatreID),
+			map[string]any{"name": "Audi 8", "seats": grid(3, 3), "ideal": map[string]int{"grid_row": 3, "grid_col": 0}}), http.StatusUnprocessableEntity, "invalid_ideal")
+	})
+}

@@ -321,6 +321,23 @@ func editLayout(t *testing.T, tb *tab, s *site, screen int64) {
 	}
 	paint(kb.Enter, "Painted 16 cells Premium seat")
 	wantText(t, "the seat count", tb.Text("[data-editor-count]"), "45 seats in 6 rows of 8 columns. Not saved yet.")
+
+	// The best view, by keyboard too: its brush, then Space on a cell.
+	marked := func() string {
+		t.Helper()
+		return eval[string](tb, `[...document.querySelectorAll('[data-editor-grid] [data-ideal]')].map(el =>
+			el.parentNode.dataset.r + "," + el.dataset.c + ":" + el.dataset.ideal).join(" ") + " field " + document.querySelector('input[name="ideal"]').value`)
+	}
+	if got := marked(); got != "3,3:default 3,4:default field " {
+		t.Fatalf("the default best view is marked at %q, want row D between columns 4 and 5", got)
+	}
+	brush("ideal", kb.ArrowRight, kb.ArrowRight, kb.ArrowRight, kb.ArrowRight, kb.ArrowRight) // Recliner, Wheelchair, Companion, Gap, Best view
+	move(kb.ArrowUp, 3)
+	paint(" ", "Best view: row B, column 8, set for this screen.")
+	if got := marked(); got != "1,7:set field 1,7" {
+		t.Fatalf("the best view set is marked at %q, want grid row 1, column 7", got)
+	}
+	wantText(t, "the best view's words", tb.Text("[data-ideal-text]"), "Best view: row B, column 8, set for this screen.")
 	tb.shot("layout-drawn")
 
 	// Save, by keyboard too: the next stop after the grid.
@@ -381,6 +398,26 @@ func editLayout(t *testing.T, tb *tab, s *site, screen int64) {
 	}
 	if len(diff) > 0 {
 		t.Fatalf("the saved layout is not the one drawn:\n%s", strings.Join(diff, "\n"))
+	}
+	if got := scalar[string](s, `SELECT format('%s,%s', ideal_grid_row, ideal_grid_col) FROM screens WHERE id = $1`, screen); got != "1,7" {
+		t.Fatalf("the best view saved is %q, want 1,7", got)
+	}
+
+	// Back to the default best view, saved.
+	if got := marked(); got != "1,7:set field 1,7" {
+		t.Fatalf("the saved best view is marked at %q", got)
+	}
+	tb.click(`button[data-cmd="reset-ideal"]`)
+	tb.waitFor("the default best view", `document.querySelector("[data-editor-status]").textContent.startsWith("Best view: the default")`)
+	if got := marked(); got != "3,3:default 3,4:default field " {
+		t.Fatalf("reset, the best view is marked at %q", got)
+	}
+	wantText(t, "the best view's words", tb.Text("[data-ideal-text]"), "Best view: the default, two thirds of the way back on the centre line (row D, between columns 4 and 5).")
+	tb.do("mark the page before saving", chromedp.Evaluate[chromedp.Void](`window.beforeSave = true`))
+	tb.click(`#layout-form button[type=submit]`)
+	tb.waitFor("the layout to be saved again", `!window.beforeSave && document.readyState === "complete" && !!document.querySelector('#editor-notice[data-notice="success"]')`)
+	if n := scalar[int64](s, `SELECT count(*) FROM screens WHERE id = $1 AND ideal_grid_row IS NULL AND ideal_grid_col IS NULL`, screen); n != 1 {
+		t.Fatal("the best view reset is not saved as the default")
 	}
 }
 

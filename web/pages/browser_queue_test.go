@@ -16,7 +16,7 @@ import (
 // TestBrowserWaitingRoom: a show's waiting room is on. A moviegoer who
 // opens the show is sent to the queue page, sees their place, waits
 // without touching anything while the room lets people in, is taken to
-// the seat map by the page itself, holds seats and pays.
+// the seat map by the page itself, asks for the 3 best seats and pays.
 func TestBrowserWaitingRoom(t *testing.T) {
 	t.Parallel()
 	browser := startChromium(t)
@@ -82,17 +82,16 @@ func TestBrowserWaitingRoom(t *testing.T) {
 		t.Fatalf("the ticket of the page that moved on is %s", state)
 	}
 
-	// Admitted: three seats, held and paid.
-	for _, id := range []string{"E4", "E5", "E6"} {
-		a.pick(id)
-	}
-	a.click("[data-hold-button]")
-	a.waitVisible("#checkout [data-countdown-display]")
+	// Admitted: the 3 best seats, held at once, and paid.
+	a.setValue("best-count", "3")
+	a.click("[data-best-button]")
+	a.heldNow(email, "G4,G5,G6")
+	wantText(t, "the notice", a.Text("[data-notice]"), "We found you 3 seats together in row G.")
 	a.click(`#checkout form[action$="/pay"] button[type=submit]`)
 	a.waitVisible("[data-merchant]")
 	a.click(`#pay-form button[type=submit]`)
 	a.waitFor("the booking to be confirmed", `!!document.querySelector('#payment-status[data-state="booked"] [data-booking-link]')`)
-	if got := scalar[[]string](s, `SELECT b.seat_ids FROM bookings b JOIN users u ON u.id = b.user_id WHERE u.email = $1`, email); !sameSet(got, []string{"E4", "E5", "E6"}) {
+	if got := scalar[[]string](s, `SELECT b.seat_ids FROM bookings b JOIN users u ON u.id = b.user_id WHERE u.email = $1`, email); !sameSet(got, []string{"G4", "G5", "G6"}) {
 		t.Fatalf("booked %v", got)
 	}
 	// The booking ends the admission, and frees its place for the next.

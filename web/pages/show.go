@@ -107,6 +107,11 @@ type selection struct {
 	seats  []string
 	taken  []string
 	notice *components.Notice
+	// party is what the best available form asked for, kept in it.
+	party party
+	// chosen: the viewer's hold is the seats best available chose just
+	// now (see heldByBest for later).
+	chosen bool
 }
 
 // newKey is the idempotency key of one rendering of the hold form: a double
@@ -141,6 +146,9 @@ func (s *Handlers) bookingView(c echo.Context, st showState, sel selection) comp
 		v.Mode = "checkout"
 		v.Map, v.MapHTML = s.seatMap(st, false, nil, nil)
 		v.Checkout = s.checkoutView(st, *st.hold)
+		if sel.chosen || heldByBest(c, st.hold.ID) {
+			chosenView(&v, st, *st.hold)
+		}
 	default:
 		v.Mode = "select"
 		picked := map[string]bool{}
@@ -161,6 +169,7 @@ func (s *Handlers) bookingView(c echo.Context, st showState, sel selection) comp
 		}
 		v.Summary = selectionSummary(v.Selected)
 		v.Total = format.Money(total, st.show.Currency)
+		v.Best = s.bestSeatsView(c, st, sel.party)
 		if v.Notice == nil && st.otherHold != nil {
 			v.Notice = &components.Notice{
 				Kind: "warning", Title: "You're holding seats for another show",
@@ -346,6 +355,8 @@ func (s *Handlers) viewerShow(c echo.Context) (showState, error) {
 
 // ShowPage is the show page. ?seats=A1,A2 preselects seats (a guest who
 // logged in to hold them comes back so); seats taken meanwhile are named.
+// ?count=3&category=PREMIUM&wheelchairs=1 fills in the best available form
+// (the same guest, having asked for the best seats).
 func (s *Handlers) ShowPage(c echo.Context) error {
 	if queued, err := s.queued(c); queued || err != nil {
 		return err
@@ -355,6 +366,7 @@ func (s *Handlers) ShowPage(c echo.Context) error {
 		return err
 	}
 	sel := selection{seats: seatList(c.QueryParam("seats"), s.Config.MaxSeatsPerHold)}
+	sel.party, _ = readParty(c.QueryParams(), s.Config.MaxSeatsPerHold) // a guest's party, back from logging in
 	if len(sel.seats) > 0 && st.hold == nil && !st.closed() {
 		var gone []string
 		for _, seat := range st.seats {

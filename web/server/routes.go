@@ -136,6 +136,7 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.GET(web.QueueLiveRoute, l.QueueLive)
 	e.GET("/shows/:show_id/booking", p.BookingFragment, s.Pages()...)
 	e.POST("/shows/:show_id/hold", p.HoldSeatsPage, s.Pages(holdLimit)...)
+	e.POST("/shows/:show_id/best", p.BestSeatsPage, s.Pages(holdLimit)...)
 	e.POST("/holds/:hold_id/release", p.ReleaseHoldPage, signedIn...)
 
 	// The moviegoer's own: bookings, tickets, the account forms.
