@@ -170,19 +170,22 @@ func (r *Rooms) status(ticket string, t waitroom.Ticket, front waitroom.Front) Q
 // MayShop says whether userID (perhaps a guest, "") with ticket may see
 // showID's seat map: the room is off, or the ticket is admitted, its
 // admission active, and no other account has used it.
-func (r *Rooms) MayShop(ctx context.Context, showID int64, ticket, userID string) (bool, error) {
+//
+// until is when the admission lapses if it holds nothing (zero with the
+// room off).
+func (r *Rooms) MayShop(ctx context.Context, showID int64, ticket, userID string) (ok bool, until time.Time, err error) {
 	on, err := r.Enabled(ctx, showID)
 	if err != nil || !on {
-		return !on, err
+		return !on, time.Time{}, err
 	}
 	st, err := r.Status(ctx, showID, ticket)
 	if errors.Is(err, booking.ErrNotFound) {
-		return false, nil
+		return false, time.Time{}, nil
 	}
 	if err != nil {
-		return false, err
+		return false, time.Time{}, err
 	}
-	return st.State == waitroom.Admitted && (st.UserID == "" || st.UserID == userID), nil
+	return st.State == waitroom.Admitted && (st.UserID == "" || st.UserID == userID), st.AdmittedUntil, nil
 }
 
 // admit lets userID hold seats of showID with ticket: always when the

@@ -77,6 +77,7 @@ func TestBrowserWaitingRoom(t *testing.T) {
 	go w.Run(wctx)
 	a.waitForWithin("the page to take its place in line to the seat map by itself",
 		fmt.Sprintf(`location.pathname === %q && !!document.querySelector('#seatmap[data-ready="true"]')`, showPath), time.Minute)
+	wantText(t, "the show page of the admitted", a.Text("[data-admitted]"), "You’re in.", "Hold your seats by")
 	a.shot("admitted")
 	if state := scalar[string](s, `SELECT state FROM queue_tickets WHERE show_id = $1 AND number = 3`, show); state != "ADMITTED" {
 		t.Fatalf("the ticket of the page that moved on is %s", state)
@@ -86,6 +87,9 @@ func TestBrowserWaitingRoom(t *testing.T) {
 	a.setValue("best-count", "3")
 	a.click("[data-best-button]")
 	a.heldNow(email, "G4,G5,G6")
+	if n := eval[int](a, `document.querySelectorAll("[data-admitted]").length`); n != 0 {
+		t.Fatal("the page still asks to hold seats once they are held")
+	}
 	wantText(t, "the notice", a.Text("[data-notice]"), "We found you 3 seats together in row G.")
 	a.click(`#checkout form[action$="/pay"] button[type=submit]`)
 	a.waitVisible("[data-merchant]")

@@ -100,15 +100,16 @@ func queuePath(showID int64) string { return "/shows/" + strconv.FormatInt(showI
 
 // queued sends the caller to the show's waiting room, and says so, when
 // the room is on and they have not been let in: the show page is for
-// those admitted.
-func (s *Handlers) queued(c echo.Context) (bool, error) {
+// those admitted. until is when an admission the caller has lapses unused
+// (zero with the room off).
+func (s *Handlers) queued(c echo.Context) (queued bool, until time.Time, err error) {
 	showID, err := parseShowParam(c)
 	if err != nil {
-		return false, err
+		return false, until, err
 	}
-	ok, err := s.Rooms.MayShop(c.Request().Context(), showID, web.QueueTicket(c, showID), web.UserID(c))
+	ok, until, err := s.Rooms.MayShop(c.Request().Context(), showID, web.QueueTicket(c, showID), web.UserID(c))
 	if err != nil || ok {
-		return false, err
+		return false, until, err
 	}
-	return true, web.SeeOther(c, queuePath(showID))
+	return true, until, web.SeeOther(c, queuePath(showID))
 }

@@ -50,8 +50,11 @@ type showState struct {
 	// snap is the seat map in memory the seats come from (nil: read from
 	// the database); shared tells that seats is its Seats as they are, so
 	// what is rendered from them alone is rendered once per snapshot.
-	snap   *live.Snapshot
-	shared bool
+	snap *live.Snapshot
+	// admittedUntil is when the viewer's admission from the show's
+	// waiting room lapses unused (zero: no room, or not known here).
+	admittedUntil time.Time
+	shared        bool
 }
 
 // loadShow reads what the show page shows the viewer. The seats come from
@@ -126,6 +129,7 @@ func newKey() string {
 func (s *Handlers) bookingView(c echo.Context, st showState, sel selection) components.BookingView {
 	v := components.BookingView{
 		ShowID: st.show.ID, CSRF: web.CSRFToken(c), Guest: web.UserID(c) == "", Notice: sel.notice, Key: newKey(),
+		AdmittedUntil: admittedUntil(st),
 	}
 	switch {
 	case st.closed():
@@ -358,13 +362,15 @@ func (s *Handlers) viewerShow(c echo.Context) (showState, error) {
 // ?count=3&category=PREMIUM&wheelchairs=1 fills in the best available form
 // (the same guest, having asked for the best seats).
 func (s *Handlers) ShowPage(c echo.Context) error {
-	if queued, err := s.queued(c); queued || err != nil {
+	queued, admittedUntil, err := s.queued(c)
+	if queued || err != nil {
 		return err
 	}
 	st, err := s.viewerShow(c)
 	if err != nil {
 		return err
 	}
+	st.admittedUntil = admittedUntil
 	sel := selection{seats: seatList(c.QueryParam("seats"), s.Config.MaxSeatsPerHold)}
 	sel.party, _ = readParty(c.QueryParams(), s.Config.MaxSeatsPerHold) // a guest's party, back from logging in
 	if len(sel.seats) > 0 && st.hold == nil && !st.closed() {
@@ -598,4 +604,13 @@ func (s *Handlers) ReleaseHoldPage(c echo.Context) error {
 		return err
 	}
 	return s.renderBooking(c, http.StatusOK, st, s.bookingView(c, st, sel))
+}
+
+// admittedUntil says, to a viewer let in from the show's waiting room who
+// holds nothing yet, by when to hold seats: "10:35 PM".
+func admittedUntil(st showState) string {
+	if st.admittedUntil.IsZero() || st.hold != nil || st.closed() {
+		return ""
+	}
+	return format.Clock(st.admittedUntil, st.show.TimeZone)
 }

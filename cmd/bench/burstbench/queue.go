@@ -289,7 +289,7 @@ func (p *person) queuePage(ctx context.Context) (number int64, ok, admittedPage 
 	return queueNumber(html), true, false
 }
 
-// queueNumber is the number the queue page's <main> carries in
+// queueNumber is the number the queue page's queue section carries in
 // data-queue-number, or 0 when it carries none.
 func queueNumber(html []byte) int64 {
 	const attr = `data-queue-number="`
