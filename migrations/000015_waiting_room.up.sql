@@ -44,9 +44,6 @@ CREATE TABLE queue_tickets (
     active_until timestamptz,
     ended_at     timestamptz,
     user_id      uuid REFERENCES users (id) ON DELETE SET NULL,
-    -- The first estimate the ticket was given, for the achieved-estimate
-    -- figures of the admin's room view.
-    first_eta_s  integer,
     CHECK (state <> 'ADMITTED' OR (admitted_at IS NOT NULL AND active_until IS NOT NULL)),
     CHECK ((state IN ('WAITING', 'ADMITTED')) = (ended_at IS NULL)),
     UNIQUE (show_id, number)

@@ -243,6 +243,9 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 		panic("web: " + err.Error()) // configuration checks the key's length
 	}
 	rooms := &boxoffice.Rooms{Store: store, Signer: signer, AdmissionTTL: cfg.AdmissionTTL, Clock: store.Clock}
+	if cfg.Fronts != nil {
+		rooms.Front = cfg.Fronts.Last
+	}
 	s := &Server{
 		Origin:   origin(cfg.PublicURL),
 		Config:   cfg,

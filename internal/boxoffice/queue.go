@@ -22,6 +22,10 @@ type Rooms struct {
 	AdmissionTTL time.Duration
 	// Clock is the time tickets are checked against; nil, time.Now.
 	Clock func() time.Time
+	// Front, when set, is the room's front as this instance last heard
+	// a step announce it (ok false: none heard): a waiter's status then
+	// costs no read of it.
+	Front func(showID int64) (f waitroom.Front, ok bool)
 
 	// enabled remembers for a moment whether a show's room is on, so that
 	// a show page costs no database read for it: a room switched on at
@@ -108,17 +112,11 @@ func (r *Rooms) Join(ctx context.Context, showID int64, ticket, userID string) (
 		}
 		return QueueStatus{State: waitroom.Admitted}, nil
 	}
-	front, err := r.Store.RoomFront(ctx, showID)
+	front, err := r.front(ctx, showID)
 	if err != nil {
 		return QueueStatus{}, err
 	}
-	st = r.status(r.Signer.Sign(showID, t.ID, r.now()), t, front)
-	if st.Known {
-		if err := r.Store.SetFirstEstimate(ctx, t.ID, st.ETA); err != nil {
-			return QueueStatus{}, err
-		}
-	}
-	return st, nil
+	return r.status(r.Signer.Sign(showID, t.ID, r.now()), t, front), nil
 }
 
 // Status is ticket's place in showID's queue now; reading it tells the
@@ -133,7 +131,7 @@ func (r *Rooms) Status(ctx context.Context, showID int64, ticket string) (QueueS
 	if err != nil {
 		return QueueStatus{}, err
 	}
-	front, err := r.Store.RoomFront(ctx, showID)
+	front, err := r.front(ctx, showID)
 	if err != nil {
 		return QueueStatus{}, err
 	}
@@ -142,6 +140,16 @@ func (r *Rooms) Status(ctx context.Context, showID int64, ticket string) (QueueS
 		t.State = waitroom.Admitted
 	}
 	return r.status(ticket, t, front), nil
+}
+
+// front is showID's room front: as last heard, else read.
+func (r *Rooms) front(ctx context.Context, showID int64) (waitroom.Front, error) {
+	if r.Front != nil {
+		if f, ok := r.Front(showID); ok {
+			return f, nil
+		}
+	}
+	return r.Store.RoomFront(ctx, showID)
 }
 
 func (r *Rooms) verify(showID int64, ticket string) (int64, error) {

@@ -107,6 +107,16 @@ func (f *Fronts) Publish(front waitroom.Front) {
 	}
 }
 
+// Last returns showID's last front heard here, if any.
+func (f *Fronts) Last(showID int64) (waitroom.Front, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r := f.rooms[showID]; r != nil && r.known {
+		return r.last, true
+	}
+	return waitroom.Front{}, false
+}
+
 // Watching returns the tickets of the pages waiting now.
 func (f *Fronts) Watching() []int64 {
 	f.mu.Lock()

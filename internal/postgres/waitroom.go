@@ -135,54 +135,33 @@ func (s *Store) SetRoom(ctx context.Context, showID int64, set waitroom.Settings
 // JoinQueue gives a new ticket in showID's room, numbered behind everyone
 // if the room is open, unnumbered in its pre-queue if not. ok is false
 // when the room is off: there is nothing to queue for.
+//
+// One statement: the room's row is the queue's lock, held from taking the
+// number to the commit, so joins and the step that shuffles the pre-queue
+// take turns on it, and arrival, stamped under it (clock_timestamp, not
+// the statement's start), follows the numbers.
 func (s *Store) JoinQueue(ctx context.Context, showID int64) (t waitroom.Ticket, ok bool, err error) {
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		// The room's row is the queue's lock: joins and the step that
-		// shuffles the pre-queue and numbers it take turns on it.
-		var (
-			last int64
-			open bool
-		)
-		err := tx.QueryRow(ctx, `
+	var number *int64
+	err = s.pool.QueryRow(ctx, `
+		WITH room AS (
 			UPDATE waiting_rooms SET last_number = last_number + (opened_at IS NOT NULL)::int
 			 WHERE show_id = $1 AND enabled
-			RETURNING last_number, opened_at IS NOT NULL`, showID).Scan(&last, &open)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("join the queue of show %d: %w", showID, err)
-		}
-		// Arrival is stamped under the room's lock (clock_timestamp, not
-		// the transaction's start): numbers and arrival times agree.
-		var number *int64
-		if open {
-			number = &last
-		}
-		t = waitroom.Ticket{ShowID: showID, State: waitroom.Waiting}
-		if err := tx.QueryRow(ctx, `
-			INSERT INTO queue_tickets (show_id, number, state, joined_at, seen_at)
-			VALUES ($1, $2, 'WAITING', coalesce($3::timestamptz, clock_timestamp()), coalesce($3::timestamptz, clock_timestamp()))
-			RETURNING id`, showID, number, s.now()).Scan(&t.ID); err != nil {
-			return fmt.Errorf("join the queue of show %d: %w", showID, err)
-		}
-		if number != nil {
-			t.Number = *number
-		}
-		ok = true
-		return nil
-	})
-	return t, ok, err
-}
-
-// SetFirstEstimate records the first estimate a ticket was given, unless
-// one is recorded.
-func (s *Store) SetFirstEstimate(ctx context.Context, id int64, eta time.Duration) error {
-	if _, err := s.pool.Exec(ctx, `UPDATE queue_tickets SET first_eta_s = $2 WHERE id = $1 AND first_eta_s IS NULL`,
-		id, int(eta/time.Second)); err != nil {
-		return fmt.Errorf("record the estimate of ticket %d: %w", id, err)
+			RETURNING CASE WHEN opened_at IS NOT NULL THEN last_number END AS number)
+		INSERT INTO queue_tickets (show_id, number, state, joined_at, seen_at)
+		SELECT $1, room.number, 'WAITING', coalesce($2::timestamptz, clock_timestamp()), coalesce($2::timestamptz, clock_timestamp())
+		  FROM room
+		RETURNING id, number`, showID, s.now()).Scan(&t.ID, &number)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return t, false, nil
 	}
-	return nil
+	if err != nil {
+		return t, false, fmt.Errorf("join the queue of show %d: %w", showID, err)
+	}
+	t.ShowID, t.State = showID, waitroom.Waiting
+	if number != nil {
+		t.Number = *number
+	}
+	return t, true, nil
 }
 
 // SeeTicket reads ticket id of showID, and marks a waiting one seen now:
@@ -273,8 +252,8 @@ func (s *Store) ShortenAdmission(ctx context.Context, showID int64, userID strin
 }
 
 // StepRoom takes one admission step in showID's room, if no other instance
-// is taking one (ran false then): the room's row, locked without waiting,
-// makes one admitter at a time, whatever the instances.
+// is taking one (ran false then): a lock of the room's admitter, taken
+// without waiting, makes one at a time, whatever the instances.
 //
 //  1. At or after the opening, the pre-queue is numbered: those who came
 //     before the opening in a random order, those after in arrival order
@@ -298,10 +277,22 @@ func (s *Store) StepRoom(ctx context.Context, showID int64, ttl time.Duration) (
 			credit            float64
 			now               time.Time
 		)
+		// One admitter at a time, whatever the instances: the others
+		// skip this step. Then the room's row, waited for: joins hold it
+		// a moment each, and the step must number the pre-queue with
+		// no join between.
+		var mine bool
+		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtext('waiting_room'), hashtext($1::bigint::text))`,
+			showID).Scan(&mine); err != nil {
+			return fmt.Errorf("take the admitter's lock of show %d: %w", showID, err)
+		}
+		if !mine {
+			return nil
+		}
 		err := tx.QueryRow(ctx, `
 			SELECT enabled, admit_per_minute, max_active, opens_at, opened_at, stepped_at, last_number, through, credit,
 			       coalesce($2::timestamptz, now())
-			  FROM waiting_rooms WHERE show_id = $1 FOR UPDATE SKIP LOCKED`, showID, s.now()).
+			  FROM waiting_rooms WHERE show_id = $1 FOR UPDATE`, showID, s.now()).
 			Scan(&enabled, &rate, &maxActive, &opensAt, &openedAt, &steppedAt, &last, &through, &credit, &now)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
