@@ -13,6 +13,12 @@ import (
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 )
 
+// lazyCommit, selected in a statement of its own implicit transaction,
+// lets that transaction commit without waiting for its WAL to reach the
+// disk: for writes a crash may lose at no cost (a queue join, a ticket
+// seen), not for anything a booking depends on.
+const lazyCommit = `set_config('synchronous_commit', 'off', true)`
+
 // rateWindow is the window the achieved admission rate is measured over,
 // and minRateWindow the least of it before the rate is believed.
 const (
@@ -136,20 +142,23 @@ func (s *Store) SetRoom(ctx context.Context, showID int64, set waitroom.Settings
 // if the room is open, unnumbered in its pre-queue if not. ok is false
 // when the room is off: there is nothing to queue for.
 //
-// One statement: the room's row is the queue's lock, held from taking the
+// Its commit does not wait for the disk (see lazyCommit): a join lost to
+// a crash is a person who joins again. One statement: the room's row is
+// the queue's lock, held from taking the
 // number to the commit, so joins and the step that shuffles the pre-queue
 // take turns on it, and arrival, stamped under it (clock_timestamp, not
 // the statement's start), follows the numbers.
 func (s *Store) JoinQueue(ctx context.Context, showID int64) (t waitroom.Ticket, ok bool, err error) {
 	var number *int64
 	err = s.pool.QueryRow(ctx, `
-		WITH room AS (
+		WITH lazy AS (SELECT `+lazyCommit+`),
+		room AS (
 			UPDATE waiting_rooms SET last_number = last_number + (opened_at IS NOT NULL)::int
 			 WHERE show_id = $1 AND enabled
 			RETURNING CASE WHEN opened_at IS NOT NULL THEN last_number END AS number)
 		INSERT INTO queue_tickets (show_id, number, state, joined_at, seen_at)
 		SELECT $1, room.number, 'WAITING', coalesce($2::timestamptz, clock_timestamp()), coalesce($2::timestamptz, clock_timestamp())
-		  FROM room
+		  FROM room, lazy
 		RETURNING id, number`, showID, s.now()).Scan(&t.ID, &number)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return t, false, nil
@@ -173,10 +182,14 @@ func (s *Store) SeeTicket(ctx context.Context, showID, id int64) (waitroom.Ticke
 		until  *time.Time
 		user   *string
 	)
+	// Seen within the last minute is seen enough: most reads then write
+	// nothing, and what they write need not wait for the disk.
 	err := s.pool.QueryRow(ctx, `
 		WITH seen AS (
 			UPDATE queue_tickets SET seen_at = coalesce($3::timestamptz, now())
-			 WHERE id = $1 AND show_id = $2 AND state = 'WAITING')
+			  FROM (SELECT `+lazyCommit+`) lazy
+			 WHERE id = $1 AND show_id = $2 AND state = 'WAITING'
+			   AND seen_at < coalesce($3::timestamptz, now()) - interval '1 minute')
 		SELECT number, state, active_until, user_id::text FROM queue_tickets WHERE id = $1 AND show_id = $2`,
 		id, showID, s.now()).Scan(&number, &t.State, &until, &user)
 	if errors.Is(err, pgx.ErrNoRows) {
