@@ -30,7 +30,6 @@ type Fronts struct {
 type frontRoom struct {
 	last     waitroom.Front
 	known    bool
-	sentAt   time.Time
 	watchers map[*FrontWatch]struct{}
 }
 
@@ -39,32 +38,56 @@ type FrontWatch struct {
 	fronts *Fronts
 	showID int64
 	ticket int64
+	// number is the page's place in the admission order as the page
+	// says it (0: unknown, or none yet): it only decides how often the
+	// page is sent the front, never who is let in.
+	number int64
 	c      chan waitroom.Front
+	// sent is the last front handed to the page, at sentAt.
+	sent    waitroom.Front
+	hasSent bool
+	sentAt  time.Time
 }
 
-// frontQuiet is how long an unchanged front goes unsent: the rate achieved
-// drifts, and the pages' estimates with it.
-const frontQuiet = 10 * time.Second
+// How often a page is sent the front. An unchanged front goes unsent for
+// frontQuiet (the rate achieved drifts, and the pages' estimates with it).
+// A page near the front (within nearFront of the admissions of a minute,
+// at least minNear places) is sent every move, so it goes on the moment
+// its turn comes; a page further back is sent one at most every farEvery:
+// its place moves on screen a few seconds late, and the sockets of a long
+// line cost a tenth of the writes.
+const (
+	frontQuiet = 10 * time.Second
+	farEvery   = 5 * time.Second
+	nearFront  = 0.25 // of a minute's admissions: some 15 seconds away
+	minNear    = 50
+)
 
 // NewFronts returns fronts with no watchers.
 func NewFronts() *Fronts { return &Fronts{rooms: map[int64]*frontRoom{}} }
 
-// Watch starts watching showID's room for the page of ticket. The room's
-// last front, if one was heard, is waiting on C at once.
-func (f *Fronts) Watch(showID, ticket int64) *FrontWatch {
-	w := &FrontWatch{fronts: f, showID: showID, ticket: ticket, c: make(chan waitroom.Front, 1)}
+// Watch starts watching showID's room for the page of ticket, which says
+// it has number (0: none, or not said). The room's last front, if one was
+// heard, is waiting on C at once.
+func (f *Fronts) Watch(showID, ticket, number int64) *FrontWatch {
+	w := &FrontWatch{fronts: f, showID: showID, ticket: ticket, number: number, c: make(chan waitroom.Front, 1)}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	r := f.room(showID)
+	r.watchers[w] = struct{}{}
+	if r.known {
+		w.hand(r.last, time.Now())
+	}
+	return w
+}
+
+func (f *Fronts) room(showID int64) *frontRoom {
 	r := f.rooms[showID]
 	if r == nil {
 		r = &frontRoom{watchers: map[*FrontWatch]struct{}{}}
 		f.rooms[showID] = r
 	}
-	r.watchers[w] = struct{}{}
-	if r.known {
-		w.c <- r.last
-	}
-	return w
+	return r
 }
 
 // C delivers the room's fronts, the latest only.
@@ -80,30 +103,43 @@ func (w *FrontWatch) Close() {
 	}
 }
 
-// Publish hands front to every page waiting in its room, unless it says
-// nothing new: the same front and open state, and a rate within a tenth
-// of the last sent less than frontQuiet ago.
+// hand gives the page front in place of any it has not taken yet.
+func (w *FrontWatch) hand(front waitroom.Front, now time.Time) {
+	select {
+	case <-w.c:
+	default:
+	}
+	w.c <- front
+	w.sent, w.hasSent, w.sentAt = front, true, now
+}
+
+// due says whether the page is owed front now (see farEvery).
+func (w *FrontWatch) due(front waitroom.Front, now time.Time) bool {
+	s := w.sent
+	near := int64(max(minNear, nearFront*front.PerMinute))
+	switch {
+	case !w.hasSent, front.Enabled != s.Enabled, front.Open != s.Open:
+		return true
+	case front.Through == s.Through && math.Abs(front.PerMinute-s.PerMinute) <= s.PerMinute/10:
+		return now.Sub(w.sentAt) >= frontQuiet
+	case w.number == 0 || w.number-front.Through <= near:
+		return true
+	}
+	return now.Sub(w.sentAt) >= farEvery
+}
+
+// Publish hands front to every page waiting in its room that is owed it
+// (see due), and keeps it for pages to come.
 func (f *Fronts) Publish(front waitroom.Front) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	r := f.rooms[front.ShowID]
-	if r == nil {
-		// Kept for the first page to come: it is sent the front at once.
-		r = &frontRoom{watchers: map[*FrontWatch]struct{}{}}
-		f.rooms[front.ShowID] = r
-	}
+	r := f.room(front.ShowID)
+	r.last, r.known = front, true
 	now := time.Now()
-	if r.known && r.last.Through == front.Through && r.last.Open == front.Open && r.last.Enabled == front.Enabled &&
-		math.Abs(r.last.PerMinute-front.PerMinute) <= r.last.PerMinute/10 && now.Sub(r.sentAt) < frontQuiet {
-		return
-	}
-	r.last, r.known, r.sentAt = front, true, now
 	for w := range r.watchers {
-		select {
-		case <-w.c: // not taken yet: this one replaces it
-		default:
+		if w.due(front, now) {
+			w.hand(front, now)
 		}
-		w.c <- front
 	}
 }
 

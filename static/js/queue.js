@@ -78,6 +78,8 @@
   function connect() {
     var url = new URL(liveURL, window.location.href);
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    // Far back in the line the server sends the front less often.
+    if (number) url.searchParams.set("n", String(number));
     var ws;
     try {
       ws = new WebSocket(url.toString());

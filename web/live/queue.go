@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,9 +24,11 @@ type frontJSON struct {
 	PerMinute float64 `json:"per_minute"`
 }
 
-// QueueLive is a waiting room's websocket, GET /shows/{show_id}/queue/live:
-// the room's front, at once and then after every admission step that
-// moved it. One message serves every page: each knows its own number.
+// QueueLive is a waiting room's websocket, GET
+// /shows/{show_id}/queue/live?n=<the page's number>: the room's front, at
+// once and then after the admission steps that moved it (every one near
+// the front, one every few seconds further back). One message serves
+// every page: each knows its own number.
 // While the socket is open its ticket keeps its place, as polling would.
 func (s *Handler) QueueLive(c echo.Context) error {
 	if s.Config.Fronts == nil {
@@ -42,7 +45,10 @@ func (s *Handler) QueueLive(c echo.Context) error {
 	if err != nil {
 		return web.NotFound("queue ticket for this show")
 	}
-	watch := s.Config.Fronts.Watch(showID, ticket)
+	// The page says its number, so that a page far back in the line is
+	// sent the front less often (live.Fronts); nothing else believes it.
+	number, _ := strconv.ParseInt(c.QueryParam("n"), 10, 64)
+	watch := s.Config.Fronts.Watch(showID, ticket, max(number, 0))
 	defer watch.Close()
 	conn, err := websocket.Accept(c.Response(), c.Request(), &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {

@@ -349,7 +349,11 @@ func (p *person) listen(ctx context.Context, number int64) heard {
 	c := p.c
 	dctx, cancel := context.WithTimeout(c.gone, requestDeadline)
 	began := time.Now()
-	ws, err := p.dial(dctx, c.queueSockets, fmt.Sprintf("/shows/%d/queue/live", c.show))
+	path := fmt.Sprintf("/shows/%d/queue/live", c.show)
+	if number > 0 {
+		path += fmt.Sprintf("?n=%d", number) // as the page says it
+	}
+	ws, err := p.dial(dctx, c.queueSockets, path)
 	cancel()
 	if err != nil {
 		if c.gone.Err() != nil {
