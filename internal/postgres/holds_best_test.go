@@ -211,3 +211,48 @@ func TestHoldBestNearTheScreensIdealPoint(t *testing.T) {
 		t.Fatal("reset left a point in the screen's row")
 	}
 }
+
+// 500 parties of two ask for the best seats of a 1,000-seat show at once:
+// each is held seats, none twice, and nobody is turned away while seats
+// remain: the server picks only what is free under its locks.
+func TestHoldBest500AtOnce(t *testing.T) {
+	w := newWorld(t)
+	w.show = pgtest.NewShow(t, w.store, w.venue, 25, 40, w.clock.Now().Add(48*time.Hour))
+	const parties = 500
+	users := make([]string, parties)
+	for i := range users {
+		users[i] = w.user()
+	}
+	var (
+		start = make(chan struct{})
+		wg    sync.WaitGroup
+		errs  = make(chan error, parties)
+	)
+	for i := range parties {
+		wg.Go(func() {
+			<-start
+			res, err := w.holdBest(users[i], "best", booking.BestAvailable{Count: 2})
+			if err == nil && len(res.Hold.Seats) != 2 {
+				err = fmt.Errorf("held %v", res.Hold.Seats)
+			}
+			if err != nil {
+				errs <- err
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("a party of two was refused with seats left: %v", err)
+	}
+	held := pgtest.Scalar[int](t, w.store.Pool(), `SELECT count(*) FROM show_seats WHERE show_id = $1 AND status = 'HELD'`, w.show)
+	distinct := pgtest.Scalar[int](t, w.store.Pool(), `SELECT count(DISTINCT s) FROM holds, unnest(seat_ids) s WHERE show_id = $1 AND state = 'HELD'`, w.show)
+	holds := pgtest.Scalar[int](t, w.store.Pool(), `SELECT count(*) FROM holds WHERE show_id = $1 AND state = 'HELD'`, w.show)
+	if held != 1000 || distinct != 1000 || holds != parties {
+		t.Fatalf("%d seats held, %d distinct in %d holds; want all 1000 once, in 500", held, distinct, holds)
+	}
+	if _, err := w.holdBest(w.user(), "late", booking.BestAvailable{Count: 1}); !errors.Is(err, booking.ErrNotEnoughSeats) {
+		t.Fatalf("a party after the sell-out: %v, want ErrNotEnoughSeats", err)
+	}
+}
