@@ -3,6 +3,7 @@ package stream_test
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,7 +43,10 @@ func TestStream(t *testing.T) {
 	// 10 ms, until told to stop.
 	polled, ignored := st.NewReceiver(), st.NewReceiver()
 	stop := make(chan struct{})
-	var wg sync.WaitGroup
+	var (
+		wg    sync.WaitGroup
+		polls atomic.Int64 // reads finished
+	)
 	wg.Go(func() {
 		for {
 			select {
@@ -60,12 +64,20 @@ func TestStream(t *testing.T) {
 			for _, s := range seats {
 				polled.Saw(s.ID, s.Status == booking.SeatHeld, at)
 			}
+			polls.Add(1)
 		}
 	})
 	began := time.Now()
 	st.Run(ctx, 2*time.Second)
 	ended := time.Now()
-	time.Sleep(300 * time.Millisecond) // the last changes' reads
+	// The last changes' reads: two more reads finished, so one began
+	// after every change was committed, however slow the machine.
+	for after, deadline := polls.Load()+2, time.Now().Add(30*time.Second); polls.Load() < after; {
+		if time.Now().After(deadline) {
+			t.Fatal("the receiver read nothing for 30 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	close(stop)
 	wg.Wait()
 
@@ -82,9 +94,13 @@ func TestStream(t *testing.T) {
 
 	t.Run("a receiver that read every change has each once, after its commit", func(t *testing.T) {
 		l := st.Collect([]*stream.Receiver{polled}, nil)
-		if l.Changes != n || l.Failures != 0 || l.Missed != 0 || len(l.Lat) != n || len(l.Slowest) != n {
-			t.Fatalf("Collect = %d changes, %d failures, %d missed, %d latencies, %d slowest; want %d changes, all seen once",
-				l.Changes, l.Failures, l.Missed, len(l.Lat), len(l.Slowest), n)
+		// Each seen once, or superseded: on a busy machine a read can take
+		// longer than a slot's 0.8 s between changes, and only a seat's
+		// last state must arrive.
+		if l.Changes != n || l.Failures != 0 || l.Missed != 0 || len(l.Lat)+l.Superseded != n || len(l.Slowest) != len(l.Lat) ||
+			l.Superseded > n/4 {
+			t.Fatalf("Collect = %d changes, %d failures, %d missed, %d latencies, %d superseded, %d slowest; want %d changes, all seen once or superseded",
+				l.Changes, l.Failures, l.Missed, len(l.Lat), l.Superseded, len(l.Slowest), n)
 		}
 		for i, d := range l.Lat {
 			if d < 0 || d > 5*time.Second || (i > 0 && d < l.Lat[i-1]) {
@@ -96,13 +112,14 @@ func TestStream(t *testing.T) {
 		}
 	})
 	t.Run("a receiver fed nothing missed every change, unless skipped", func(t *testing.T) {
+		seen := len(st.Collect([]*stream.Receiver{polled}, nil).Lat) // all but any superseded (above)
 		l := st.Collect([]*stream.Receiver{polled, ignored}, nil)
-		if l.Missed != n || len(l.Lat) != n {
-			t.Errorf("Collect = %d missed, %d latencies; want %d and %d", l.Missed, len(l.Lat), n, n)
+		if l.Missed != n || len(l.Lat) != seen {
+			t.Errorf("Collect = %d missed, %d latencies; want %d and %d", l.Missed, len(l.Lat), n, seen)
 		}
 		l = st.Collect([]*stream.Receiver{polled, ignored}, func(i int) bool { return i == 1 })
-		if l.Missed != 0 || len(l.Lat) != n {
-			t.Errorf("Collect skipping it = %d missed, %d latencies; want 0 and %d", l.Missed, len(l.Lat), n)
+		if l.Missed != 0 || len(l.Lat) != seen {
+			t.Errorf("Collect skipping it = %d missed, %d latencies; want 0 and %d", l.Missed, len(l.Lat), seen)
 		}
 		if s := st.Collect([]*stream.Receiver{ignored}, nil).Summary(); s != "-" {
 			t.Errorf("Summary of nothing seen = %q, want -", s)
