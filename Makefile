@@ -49,21 +49,14 @@ run:
 
 # The tests spend much of their time waiting (on a browser, a timer, a
 # webhook), so four packages at a time with four parallel tests each keep
-# two cores busy; pgtest shares the server's connections among them. The
-# browser tests' package is the longest by far: it starts at once, beside
-# the others three at a time, rather than when its turn in the list comes.
-SLOWEST := ./web/pages
+# two cores busy; pgtest shares the server's connections among them.
 test: generate-check
 	@$(MAKE) --no-print-directory vulncheck
 	@scripts/chromium.sh
-	@$(use_db); set -e; \
+	@$(use_db); \
 	echo "go vet ./..."; go vet ./...; \
 	echo "golangci-lint run ./..."; $(LINT) run ./...; \
-	rest=$$(go list ./... | grep -vx 'github.com/marquee-tickets/marquee/web/pages'); \
-	echo "go test -race -count=1 -parallel 4 -timeout 20m $(SLOWEST) & go test -race -count=1 -p 3 -parallel 4 -timeout 20m (the other packages)"; \
-	go test -race -count=1 -parallel 4 -timeout 20m $(SLOWEST) & slowest=$$!; \
-	others=0; go test -race -count=1 -p 3 -parallel 4 -timeout 20m $$rest || others=$$?; \
-	wait $$slowest; test $$others -eq 0
+	echo "go test -race -count=1 -p 4 -parallel 4 -timeout 20m ./..."; go test -race -count=1 -p 4 -parallel 4 -timeout 20m ./...
 	@$(MAKE) --no-print-directory fuzz
 
 lint:
