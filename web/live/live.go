@@ -178,10 +178,7 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 				return nil
 			}
 		case <-ping.C:
-			pctx, cancel := context.WithTimeout(ctx, min(liveWrite, s.Config.LivePing))
-			err := conn.Ping(pctx)
-			cancel()
-			if err != nil {
+			if s.ping(ctx, conn) != nil {
 				return nil // dead: reaped
 			}
 		}
@@ -429,4 +426,12 @@ func renderSeats(ctx context.Context, seats []booking.Seat, mine map[string]bool
 		}
 	}
 	return buf.Bytes(), nil
+}
+
+// ping asks a socket's client to answer within the ping interval (at most
+// liveWrite): one that does not is gone, and its socket is let go.
+func (s *Handler) ping(ctx context.Context, conn *websocket.Conn) error {
+	pctx, cancel := context.WithTimeout(ctx, min(liveWrite, s.Config.LivePing))
+	defer cancel()
+	return conn.Ping(pctx)
 }

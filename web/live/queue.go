@@ -83,11 +83,8 @@ func (s *Handler) QueueLive(c echo.Context) error {
 				return nil
 			}
 		case <-ping.C:
-			pctx, cancel := context.WithTimeout(ctx, min(liveWrite, s.Config.LivePing))
-			err := conn.Ping(pctx)
-			cancel()
-			if err != nil {
-				return nil
+			if s.ping(ctx, conn) != nil {
+				return nil // dead: reaped
 			}
 		}
 	}
