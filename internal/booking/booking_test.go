@@ -197,3 +197,44 @@ func TestHoldLapsed(t *testing.T) {
 		t.Fatal("a confirmed hold never lapses")
 	}
 }
+
+// Settle is the one rule of book or refund: each way a payment meets its
+// hold, by the hold's state, its deadline, its grace and the capture time.
+func TestSettle(t *testing.T) {
+	deadline := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	grace := 2 * time.Minute
+	held := booking.Hold{State: booking.HoldHeld, ExpiresAt: deadline, AmountMinor: 50000, Currency: "INR"}
+	inGrace := held
+	inGrace.PaymentGrace = grace
+	pay := booking.Payment{ID: "pay_1", AmountMinor: 50000, Currency: "INR"}
+	captured := pay
+	captured.CapturedAt = deadline.Add(-time.Second)
+	with := func(h booking.Hold, s booking.HoldState) booking.Hold { h.State = s; return h }
+	other := pay
+	other.Currency = "USD"
+
+	for _, tc := range []struct {
+		name  string
+		h     booking.Hold
+		found bool
+		p     booking.Payment
+		now   time.Time
+		want  booking.Settlement
+	}{
+		{"no such hold", booking.Hold{}, false, pay, deadline, booking.Settlement{Reason: booking.ReasonUnknownHold}},
+		{"another currency", held, true, other, deadline.Add(-time.Minute), booking.Settlement{Reason: booking.ReasonAmountMismatch}},
+		{"in time", held, true, pay, deadline.Add(-time.Nanosecond), booking.Settlement{Book: true}},
+		{"at the deadline, no grace: lapsed", held, true, pay, deadline, booking.Settlement{Reason: booking.ReasonHoldExpired, EndLapsed: true}},
+		{"in the grace, captured in time", inGrace, true, captured, deadline.Add(time.Minute), booking.Settlement{Book: true}},
+		{"in the grace, captured at the deadline", inGrace, true, func() booking.Payment { p := pay; p.CapturedAt = deadline; return p }(), deadline.Add(time.Minute), booking.Settlement{Reason: booking.ReasonHoldExpired}},
+		{"in the grace, capture unknown", inGrace, true, pay, deadline.Add(time.Minute), booking.Settlement{Reason: booking.ReasonHoldExpired}},
+		{"after the grace, captured in time", inGrace, true, captured, deadline.Add(grace), booking.Settlement{Reason: booking.ReasonHoldExpired, EndLapsed: true}},
+		{"expired", with(held, booking.HoldExpired), true, pay, deadline.Add(-time.Minute), booking.Settlement{Reason: booking.ReasonHoldExpired}},
+		{"cancelled", with(held, booking.HoldCancelled), true, pay, deadline.Add(-time.Minute), booking.Settlement{Reason: booking.ReasonHoldCancelled}},
+		{"confirmed by another payment", with(held, booking.HoldConfirmed), true, pay, deadline.Add(-time.Minute), booking.Settlement{Reason: booking.ReasonAlreadyConfirmed}},
+	} {
+		if got := booking.Settle(tc.h, tc.found, tc.p, tc.now); got != tc.want {
+			t.Errorf("%s: Settle = %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -84,6 +84,61 @@ func (p Payment) Validate() error {
 	return nil
 }
 
+// Settlement is what a verified successful payment does to the hold it
+// names: it books the hold's seats, or it buys nothing and is owed back in
+// full for Reason. EndLapsed asks the store to end the hold first, as the
+// sweeper would: it is still marked HELD but has let its seats go.
+type Settlement struct {
+	Book      bool
+	Reason    string // why it bought nothing: one of the Reason constants
+	EndLapsed bool
+}
+
+// Mismatch is why payment p cannot be for hold h whatever the time:
+// ReasonUnknownHold when it names no hold (found false), ReasonAmountMismatch
+// when its amount or currency differs from the hold's; else "". Neither
+// changes under a lock, so the store decides them before taking any.
+func (p Payment) Mismatch(h Hold, found bool) string {
+	switch {
+	case !found:
+		return ReasonUnknownHold
+	case h.AmountMinor != p.AmountMinor || h.Currency != p.Currency:
+		return ReasonAmountMismatch
+	}
+	return ""
+}
+
+// Settle decides what payment p, received at now, does to hold h, found or
+// not (found false: p names no hold). It is the one rule of book or refund,
+// applied by the store under the hold's locks with h read again under them:
+//
+//   - a payment for no hold, or whose amount or currency differs from its
+//     hold's, buys nothing (and is reported as a mismatch);
+//   - the first payment in time for a HELD hold books it (Hold.PaidInTime);
+//   - one too late for a hold in its payment grace buys nothing and leaves
+//     the hold its seats, for a payment captured in time;
+//   - one for a lapsed, expired, cancelled or already confirmed hold buys
+//     nothing.
+func Settle(h Hold, found bool, p Payment, now time.Time) Settlement {
+	if reason := p.Mismatch(h, found); reason != "" {
+		return Settlement{Reason: reason}
+	}
+	switch {
+	case h.PaidInTime(p.CapturedAt, now):
+		return Settlement{Book: true}
+	case h.State == HoldHeld && !h.Lapsed(now):
+		return Settlement{Reason: ReasonHoldExpired}
+	case h.State == HoldHeld:
+		return Settlement{Reason: ReasonHoldExpired, EndLapsed: true}
+	case h.State == HoldExpired:
+		return Settlement{Reason: ReasonHoldExpired}
+	case h.State == HoldCancelled:
+		return Settlement{Reason: ReasonHoldCancelled}
+	default: // CONFIRMED by another payment
+		return Settlement{Reason: ReasonAlreadyConfirmed}
+	}
+}
+
 // Confirmation is the stored outcome of one provider payment id. A repeat
 // delivery of the same payment returns it unchanged.
 type Confirmation struct {

@@ -59,12 +59,10 @@ func (s *Store) confirmOnce(ctx context.Context, p booking.Payment) (booking.Con
 			}
 		}
 		c = booking.Confirmation{PaymentID: p.ID, HoldID: p.HoldRef, Outcome: booking.OutcomeRefundRequired}
-		switch {
-		case !found:
-			c.Reason = booking.ReasonUnknownHold
+		switch c.Reason = p.Mismatch(h, found); c.Reason {
+		case booking.ReasonUnknownHold:
 			return s.recordRefund(ctx, tx, p, nil, c)
-		case h.AmountMinor != p.AmountMinor || h.Currency != p.Currency:
-			c.Reason = booking.ReasonAmountMismatch
+		case booking.ReasonAmountMismatch:
 			return s.recordRefund(ctx, tx, p, &h, c)
 		}
 
@@ -78,14 +76,11 @@ func (s *Store) confirmOnce(ctx context.Context, p booking.Payment) (booking.Con
 		}
 		c = booking.Confirmation{PaymentID: p.ID, HoldID: h.ID, Outcome: booking.OutcomeRefundRequired}
 
-		switch {
-		case h.PaidInTime(p.CapturedAt, now):
+		st := booking.Settle(h, true, p, now)
+		if st.Book {
 			return s.book(ctx, tx, p, h, now, &c)
-		case h.State == booking.HoldHeld && !h.Lapsed(now):
-			// In its payment grace, and this payment came too late: the
-			// hold keeps its seats for one captured in time.
-			c.Reason = booking.ReasonHoldExpired
-		case h.State == booking.HoldHeld: // lapsed: end it now, as the sweeper would
+		}
+		if st.EndLapsed {
 			ended, err := endHoldOn(ctx, tx, h.ID, nil, false, now)
 			if err != nil {
 				return err
@@ -93,14 +88,8 @@ func (s *Store) confirmOnce(ctx context.Context, p booking.Payment) (booking.Con
 			if ended.State != booking.HoldExpired {
 				return fmt.Errorf("end lapsed hold %s: state %s, want %s", h.ID, ended.State, booking.HoldExpired)
 			}
-			c.Reason = booking.ReasonHoldExpired
-		case h.State == booking.HoldExpired:
-			c.Reason = booking.ReasonHoldExpired
-		case h.State == booking.HoldCancelled:
-			c.Reason = booking.ReasonHoldCancelled
-		default: // CONFIRMED by another payment
-			c.Reason = booking.ReasonAlreadyConfirmed
 		}
+		c.Reason = st.Reason
 		return s.recordRefund(ctx, tx, p, &h, c)
 	})
 	if err == nil && c.Reason == booking.ReasonAmountMismatch {
