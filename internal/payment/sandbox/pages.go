@@ -11,9 +11,9 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/marquee-tickets/marquee/components/format"
 	view "github.com/marquee-tickets/marquee/components/sandbox"
 	"github.com/marquee-tickets/marquee/internal/booking"
-	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // The pages of Sandbox Pay, the test payment provider this binary serves
