@@ -37,7 +37,7 @@ help:
 	@echo "make fuzz            run each fuzz target for a few seconds (FUZZTIME=3s)"
 	@echo "make bench           run the booking benchmark (cmd/bench)"
 	@echo "make bench-browser   run the show page benchmark of big halls in Chromium (cmd/bench -browser)"
-	@echo "make generate        templ, vendored htmx and the Tailwind CSS build"
+	@echo "make generate        templ, vendored htmx, the Tailwind CSS build and migrations/schema.sql"
 	@echo "make generate-check  fail if generated files are not committed and current"
 	@echo "make db              print the development database URL"
 	@echo "make db-stop         stop the private Postgres in ./.data"
@@ -110,6 +110,9 @@ bench-browser:
 # step runs only when its inputs are there. node_modules comes from
 # package-lock.json (npm ci); what the app serves is copied or built into
 # static/ and committed, so a build of the Go binary needs no npm at all.
+# migrations/schema.sql is the schema the migrations add up to, dumped from a
+# scratch database on the development server (scripts/devdb.sh starts one
+# if none answers), for reading.
 generate:
 	@if [ -n "$$(find . \( -name .git -o -name node_modules -o -name .data \) -prune -o -name '*.templ' -print -quit)" ]; then \
 		echo "go tool templ generate"; go tool templ generate; \
@@ -119,6 +122,7 @@ generate:
 		echo "tailwindcss -> static/css/app.css"; \
 		npx --no-install tailwindcss -c tailwind.config.js -i web/styles/input.css -o static/css/app.css --minify; \
 	fi
+	@$(use_db); echo "schemadump -> migrations/schema.sql"; go run ./scripts/schemadump -o migrations/schema.sql
 
 # vendor copies htmx and its websocket extension, at the versions
 # package-lock.json pins, into static/vendor.
@@ -136,7 +140,7 @@ generate-check: generate
 	@if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
 		echo "generate-check: not a git checkout, skipped"; exit 0; \
 	fi; \
-	changes="$$(git status --porcelain -- '*_templ.go' static/css static/vendor)"; \
+	changes="$$(git status --porcelain -- '*_templ.go' static/css static/vendor migrations/schema.sql)"; \
 	if [ -n "$$changes" ]; then \
 		echo "$$changes" >&2; \
 		echo "generate-check: generated files are missing or stale; run 'make generate' and commit them." >&2; \

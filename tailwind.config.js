@@ -6,6 +6,7 @@ const colors = require('tailwindcss/colors');
 module.exports = {
   content: [
     './components/**/*.templ',
+    './internal/**/*.templ',
     './web/**/*.go',
     '!./web/**/*_test.go',
     './static/js/**/*.js',

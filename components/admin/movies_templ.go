@@ -14,8 +14,8 @@ import (
 	"strings"
 
 	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/booking"
-	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // Faults is what to fix in a form as it was sent: a sentence about the

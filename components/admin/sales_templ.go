@@ -13,7 +13,7 @@ import (
 	"strconv"
 
 	"github.com/marquee-tickets/marquee/components"
-	"github.com/marquee-tickets/marquee/web/format"
+	"github.com/marquee-tickets/marquee/components/format"
 )
 
 // TheatreOption is a theatre the admin may pick.

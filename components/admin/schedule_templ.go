@@ -14,8 +14,8 @@ import (
 	"strings"
 
 	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/static"
-	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // ScheduleScreen is a screen shows can be scheduled on, with its layout's

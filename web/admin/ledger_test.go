@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
-	"github.com/marquee-tickets/marquee/web/format"
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
 

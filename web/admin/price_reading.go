@@ -7,9 +7,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	adminview "github.com/marquee-tickets/marquee/components/admin"
+	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/web"
-	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // PriceReading says how a price typed in a schedule form reads: GET

@@ -10,9 +10,9 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
-	"github.com/marquee-tickets/marquee/web/format"
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
 

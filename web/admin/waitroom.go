@@ -10,9 +10,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	adminview "github.com/marquee-tickets/marquee/components/admin"
+	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
-	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // datetimeLocal is how an <input type="datetime-local"> writes a time.

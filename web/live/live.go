@@ -18,9 +18,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/live"
-	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // Handler is the live seat map's handler, on the shared server.

@@ -13,9 +13,9 @@ import (
 	"github.com/marquee-tickets/marquee/web"
 
 	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/postgres"
-	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // browseDays is how many days, from today, the browse pages offer.

@@ -14,10 +14,10 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/components/checkout"
+	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/payment"
-	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // PayHold is the Pay button of a hold: it sends the browser to the hold's

@@ -9,9 +9,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
-	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // queueRefresh is how often a queue page without script reloads itself.

@@ -8,8 +8,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/postgres"
-	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // TheatrePage lists a theatre's shows of a day, by movie.

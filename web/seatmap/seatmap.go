@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/money"
-	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // View lays out seats priced in currency ("" for seats without prices

@@ -11,9 +11,8 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
-	view "github.com/marquee-tickets/marquee/components/sandbox"
 	"github.com/marquee-tickets/marquee/internal/booking"
-	"github.com/marquee-tickets/marquee/web/format"
+	"github.com/marquee-tickets/marquee/internal/money"
 )
 
 // The pages of Sandbox Pay, the test payment provider this binary serves
@@ -108,8 +107,8 @@ func (p *pages) renderCheckout(c echo.Context, status int, id string, refusedPai
 	// its own state; nor does one asked again to pay once paid.
 	alreadyPaid := refusedPaid || (co.HoldPaid && co.Status != CheckoutPaid)
 	expired := co.Expired(now) && !alreadyPaid
-	v := view.Checkout{
-		ID: co.ID, Merchant: co.Merchant, Amount: format.Money(co.AmountMinor, co.Currency), HoldID: co.HoldID,
+	v := checkoutView{
+		ID: co.ID, Merchant: co.Merchant, Amount: money.Format(co.AmountMinor, co.Currency), HoldID: co.HoldID,
 		Open: co.Status == CheckoutOpen && !expired && !alreadyPaid, Behaviour: string(co.Behaviour), ReturnURL: co.ReturnURL,
 		BackURL: co.BackURL, CSRF: p.csrf(c), FailRefunds: settings.FailRefunds,
 	}
@@ -130,7 +129,7 @@ func (p *pages) renderCheckout(c echo.Context, status int, id string, refusedPai
 		v.Outcome = "expired"
 	case co.Status == CheckoutOpen:
 		for _, b := range Behaviours {
-			v.Behaviours = append(v.Behaviours, view.Option{Value: string(b.Behaviour), Label: b.Description})
+			v.Behaviours = append(v.Behaviours, behaviourOption{Value: string(b.Behaviour), Label: b.Description})
 		}
 	case co.Status == CheckoutPaid:
 		v.Outcome = "paid"
@@ -144,7 +143,7 @@ func (p *pages) renderCheckout(c echo.Context, status int, id string, refusedPai
 		}
 		v.Deliveries = deliveryViews(list)
 	}
-	return render(c, status, view.CheckoutPage(v))
+	return render(c, status, checkoutPage(v))
 }
 
 // timeLeft formats a positive duration as the countdown shows it: 4:59,
@@ -197,7 +196,7 @@ func (p *pages) dashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, view.DashboardPage(view.Dashboard{
+	return render(c, http.StatusOK, dashboardPage(dashboardView{
 		CSRF: p.csrf(c), FailRefunds: settings.FailRefunds, Deliveries: deliveryViews(list),
 	}))
 }
@@ -218,10 +217,10 @@ func (p *pages) settings(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, Prefix)
 }
 
-func deliveryViews(list []Delivery) []view.Delivery {
-	out := make([]view.Delivery, 0, len(list))
+func deliveryViews(list []Delivery) []deliveryView {
+	out := make([]deliveryView, 0, len(list))
 	for _, d := range list {
-		v := view.Delivery{PaymentID: d.PaymentID, Event: d.Event, Status: d.Status, Attempts: d.Attempts}
+		v := deliveryView{PaymentID: d.PaymentID, Event: d.Event, Status: d.Status, Attempts: d.Attempts}
 		switch {
 		case d.LastError != "":
 			v.Last = d.LastError

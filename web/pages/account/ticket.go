@@ -10,8 +10,8 @@ import (
 	qrcode "github.com/skip2/go-qrcode"
 
 	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/booking"
-	"github.com/marquee-tickets/marquee/web/format"
 )
 
 // TicketPage is the e-ticket of one of the caller's bookings: another

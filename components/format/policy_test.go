@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/booking"
-	"github.com/marquee-tickets/marquee/web/format"
 )
 
 func TestRefundNow(t *testing.T) {

@@ -1,0 +1,270 @@
+// Command schemadump writes migrations/schema.sql: the schema of a freshly
+// migrated database, in one file, for reading. `make generate` runs it and
+// `make generate-check` fails when the committed file is not what it writes.
+//
+// It creates a scratch database on DATABASE_URL's server, applies the
+// embedded migrations with postgres.Migrate as the server does at start-up,
+// dumps the schema with pg_dump --schema-only --no-owner --no-privileges
+// (golang-migrate's schema_migrations left out), drops the database, and
+// normalizes the dump so it reads the same from one run to the next and
+// from one minor pg_dump version to the next.
+//
+//	DATABASE_URL=postgres://... go run ./scripts/schemadump -o migrations/schema.sql
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/marquee-tickets/marquee/internal/pgtest"
+	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/migrations"
+)
+
+func main() {
+	out := flag.String("o", "migrations/schema.sql", "the file to write")
+	pgDump := flag.String("pg_dump", "", "the pg_dump to run (default: the newest of /usr/lib/postgresql/*/bin, else pg_dump on PATH)")
+	flag.Parse()
+	serverURL := os.Getenv("DATABASE_URL")
+	if serverURL == "" {
+		fmt.Fprintln(os.Stderr, "schemadump: DATABASE_URL is not set (scripts/devdb.sh gives one)")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, serverURL, *pgDump, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "schemadump:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, serverURL, pgDump, out string) error {
+	first, latest, err := migrationRange(migrations.FS)
+	if err != nil {
+		return err
+	}
+	if pgDump == "" {
+		pgDump = findPgDump()
+	}
+	dump, err := dumpMigrated(ctx, serverURL, pgDump)
+	if err != nil {
+		return err
+	}
+	schema := append(header(first, latest), normalize(dump)...)
+	// Written aside, then renamed: a run cut short leaves the old file.
+	tmp, err := os.CreateTemp(filepath.Dir(out), filepath.Base(out)+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(schema); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), out)
+}
+
+// dumpMigrated migrates a database of its own on serverURL's server and
+// returns pg_dump's schema of it. The database is dropped whatever happens.
+func dumpMigrated(ctx context.Context, serverURL, pgDump string) (dump []byte, err error) {
+	db, err := pgtest.CreateDatabase(ctx, serverURL, "marquee_schema")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if derr := db.Drop(); derr != nil && err == nil {
+			err = derr
+		}
+	}()
+	if err := postgres.Migrate(ctx, db.URL); err != nil {
+		return nil, fmt.Errorf("migrate %s: %w", db.Name, err)
+	}
+	cmd := exec.CommandContext(ctx, pgDump,
+		"--schema-only", "--no-owner", "--no-privileges",
+		"--exclude-table=public.schema_migrations",
+		"--dbname="+db.URL)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	dump, err = cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s of %s: %w: %s", pgDump, postgres.RedactURL(db.URL), err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	return dump, nil
+}
+
+// findPgDump returns Debian's newest versioned pg_dump (a pg_dump refuses a
+// server of a newer major version than its own), else the one on PATH.
+func findPgDump() string {
+	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_dump")
+	best, bestMajor := "", 0
+	for _, p := range found {
+		var major int
+		if _, err := fmt.Sscanf(filepath.Base(filepath.Dir(filepath.Dir(p))), "%d", &major); err == nil && major > bestMajor {
+			best, bestMajor = p, major
+		}
+	}
+	if best != "" {
+		return best
+	}
+	return "pg_dump"
+}
+
+var upFile = regexp.MustCompile(`^([0-9]+)_.+\.up\.sql$`)
+
+// migrationRange returns the names of the first and the latest up
+// migrations in fsys, without their .up.sql.
+func migrationRange(fsys fs.FS) (first, latest string, err error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return "", "", fmt.Errorf("list migrations: %w", err)
+	}
+	var ups []string
+	for _, e := range entries {
+		if upFile.MatchString(e.Name()) {
+			ups = append(ups, strings.TrimSuffix(e.Name(), ".up.sql"))
+		}
+	}
+	if len(ups) == 0 {
+		return "", "", errors.New("no up migrations found")
+	}
+	// The numbers have the same width (NNNNNN), so names sort by number.
+	slices.Sort(ups)
+	return ups[0], ups[len(ups)-1], nil
+}
+
+func header(first, latest string) []byte {
+	return fmt.Appendf(nil, `-- The schema of a database migrated from %[1]s to %[2]s: every
+-- table, type and function in its current form, in one place. Generated by
+-- `+"`make generate`"+` (go run ./scripts/schemadump): migrations/*.up.sql applied to
+-- an empty database by postgres.Migrate, as the server does at start-up, then
+-- pg_dump --schema-only --no-owner --no-privileges, without golang-migrate's
+-- schema_migrations.
+--
+-- DO NOT EDIT: change the schema with a new migration and run `+"`make generate`"+`;
+-- `+"`make generate-check`"+` fails when this file is not current. The server never
+-- reads it.
+
+`, first, latest)
+}
+
+var (
+	// objectComment is pg_dump's comment line over each object.
+	objectComment = regexp.MustCompile(`^-- Name: (.+); Type: ([A-Z ]+); Schema: [^;]+; Owner: .*$`)
+	// setting is a line of pg_dump's session set-up.
+	setting = regexp.MustCompile(`^(?:SET [a-z_.]+ = .*;|SELECT pg_catalog\.set_config\(.*\);)$`)
+	// dollarTag is the quote around a function's body ($$, $_$).
+	dollarTag = regexp.MustCompile(`\$[A-Za-z_]*\$`)
+)
+
+// onTable are the object types pg_dump names "table object".
+var onTable = map[string]bool{
+	"CONSTRAINT": true, "CHECK CONSTRAINT": true, "FK CONSTRAINT": true,
+	"TRIGGER": true, "DEFAULT": true, "POLICY": true, "RULE": true,
+}
+
+// normalize keeps pg_dump's statements and their order and drops what
+// changes between runs or pg_dump releases: the session settings, the
+// \restrict lines (their key is random), the version comments. Each
+// object's three-line comment becomes one line ("-- table holds",
+// "-- constraint holds_pkey on holds"), and runs of blank lines become one.
+// Function bodies are kept exactly as written.
+func normalize(dump []byte) []byte {
+	var out bytes.Buffer
+	blank := true // nothing yet, or an object's comment: no blank line next
+	emit := func(line string) {
+		if line == "" {
+			if blank {
+				return
+			}
+			blank = true
+		} else {
+			blank = false
+		}
+		out.WriteString(line)
+		out.WriteByte('\n')
+	}
+	lines := strings.Split(string(dump), "\n")
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimRight(lines[i], "\r")
+		switch {
+		case setting.MatchString(line),
+			strings.HasPrefix(line, `\restrict `), strings.HasPrefix(line, `\unrestrict `),
+			strings.HasPrefix(line, "-- Dumped from database version"),
+			strings.HasPrefix(line, "-- Dumped by pg_dump version"),
+			line == "-- PostgreSQL database dump", line == "-- PostgreSQL database dump complete":
+			continue
+		case line == "--":
+			// The lines around pg_dump's comments: an object's comment is
+			// written as one line, the rest are dropped.
+			continue
+		}
+		if m := objectComment.FindStringSubmatch(line); m != nil {
+			emit("")
+			emit("-- " + describe(m[1], m[2]))
+			blank = true // the statement follows its comment at once
+			continue
+		}
+		emit(line)
+		if tag := openedBody(line); tag != "" {
+			// Copied as it is up to the line that closes it.
+			for i++; i < len(lines); i++ {
+				body := lines[i]
+				out.WriteString(body)
+				out.WriteByte('\n')
+				if strings.Contains(body, tag) {
+					break
+				}
+			}
+			blank = false
+		}
+	}
+	b := bytes.TrimRight(out.Bytes(), "\n")
+	return append(b, '\n')
+}
+
+// describe says what pg_dump's "Name: name; Type: typ" comment names.
+func describe(name, typ string) string {
+	kind := strings.ToLower(typ)
+	if typ == "FK CONSTRAINT" {
+		kind = "foreign key"
+	}
+	if typ == "COMMENT" {
+		// "EXTENSION btree_gist", "TABLE holds", "COLUMN holds.state"
+		if what, object, ok := strings.Cut(name, " "); ok {
+			return "comment on " + strings.ToLower(what) + " " + object
+		}
+	}
+	if onTable[typ] {
+		if table, object, ok := strings.Cut(name, " "); ok {
+			return kind + " " + object + " on " + table
+		}
+	}
+	return kind + " " + name
+}
+
+// openedBody returns the tag of a dollar quote the line opens and leaves
+// open ("AS $$", "AS $_$"), or "".
+func openedBody(line string) string {
+	tags := dollarTag.FindAllString(line, -1)
+	if len(tags)%2 == 0 {
+		return ""
+	}
+	return tags[len(tags)-1]
+}
