@@ -213,9 +213,9 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		}
 		return NewError(http.StatusUnprocessableEntity, "invalid_"+invalid.Field, Sentence(invalid.Message)).
 			With("field", invalid.Field).With("fields", fields), false
-	case errors.Is(err, booking.ErrEmailTaken):
+	case errors.Is(err, auth.ErrEmailTaken):
 		return NewError(http.StatusConflict, "email_taken", "An account with this email already exists. Sign in instead."), false
-	case errors.Is(err, booking.ErrBadCredentials):
+	case errors.Is(err, auth.ErrBadCredentials):
 		return errBadCredentials, false
 
 	// Theatre admin.
@@ -256,7 +256,7 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		return NewError(http.StatusConflict, "show_cancelled", "This show was cancelled."), false
 	case errors.Is(err, booking.ErrCityExists):
 		return NewError(http.StatusConflict, "city_exists", "A city with this slug already exists. Pick another slug."), false
-	case errors.Is(err, booking.ErrUnknownAccount):
+	case errors.Is(err, auth.ErrUnknownAccount):
 		return NewError(http.StatusUnprocessableEntity, "unknown_account",
 			"No account has this email. Ask the person to sign up first."), false
 

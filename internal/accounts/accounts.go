@@ -33,7 +33,7 @@ func New(store *postgres.Store, hasher auth.Hasher) (*Service, error) {
 }
 
 // SignUp creates a moviegoer's account. Its errors: *auth.FieldError (one
-// per field at fault, see auth.Problems), booking.ErrEmailTaken.
+// per field at fault, see auth.Problems), auth.ErrEmailTaken.
 func (s *Service) SignUp(ctx context.Context, su auth.SignUp) (auth.User, error) {
 	su, err := su.Normalize()
 	if err != nil {
@@ -48,7 +48,7 @@ func (s *Service) SignUp(ctx context.Context, su auth.SignUp) (auth.User, error)
 
 // LogIn returns the account of email if password is its own. A field left
 // empty is an *auth.FieldError (both, joined, when both are); a wrong
-// password and an unknown email are booking.ErrBadCredentials alike, in
+// password and an unknown email are auth.ErrBadCredentials alike, in
 // about the same time.
 func (s *Service) LogIn(ctx context.Context, email, password string) (auth.User, error) {
 	email = strings.TrimSpace(email)
@@ -78,11 +78,11 @@ func (s *Service) LogIn(ctx context.Context, email, password string) (auth.User,
 	switch {
 	case errors.Is(err, booking.ErrNotFound):
 		s.hasher.Check(s.dummyHash, password)
-		return auth.User{}, booking.ErrBadCredentials
+		return auth.User{}, auth.ErrBadCredentials
 	case err != nil:
 		return auth.User{}, err
 	case !s.hasher.Check(hash, password):
-		return auth.User{}, booking.ErrBadCredentials
+		return auth.User{}, auth.ErrBadCredentials
 	}
 	return u, nil
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/accounts"
 	"github.com/marquee-tickets/marquee/internal/auth"
-	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
@@ -24,7 +23,7 @@ func TestAccounts(t *testing.T) {
 	}
 
 	t.Run("a second sign-up with the email is refused", func(t *testing.T) {
-		if _, err := svc.SignUp(ctx, auth.SignUp{Email: "asha@example.com", Password: "another one", Name: "A"}); !errors.Is(err, booking.ErrEmailTaken) {
+		if _, err := svc.SignUp(ctx, auth.SignUp{Email: "asha@example.com", Password: "another one", Name: "A"}); !errors.Is(err, auth.ErrEmailTaken) {
 			t.Fatalf("err = %v, want ErrEmailTaken", err)
 		}
 	})
@@ -42,7 +41,7 @@ func TestAccounts(t *testing.T) {
 	})
 	t.Run("a wrong password and an unknown email are alike", func(t *testing.T) {
 		for _, email := range []string{"asha@example.com", "nobody@example.com", "bad\x00email"} {
-			if _, err := svc.LogIn(ctx, email, "wrong horse"); !errors.Is(err, booking.ErrBadCredentials) {
+			if _, err := svc.LogIn(ctx, email, "wrong horse"); !errors.Is(err, auth.ErrBadCredentials) {
 				t.Errorf("log-in as %q = %v, want ErrBadCredentials", email, err)
 			}
 		}
@@ -58,7 +57,7 @@ func TestAccounts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, email := range []string{"\xff@example.com", "\xfe@example.com", "\xfc@EXAMPLE.com"} {
-			if _, err := svc.LogIn(ctx, email, "correct horse"); !errors.Is(err, booking.ErrBadCredentials) {
+			if _, err := svc.LogIn(ctx, email, "correct horse"); !errors.Is(err, auth.ErrBadCredentials) {
 				t.Errorf("log-in as %q = %v, want ErrBadCredentials", email, err)
 			}
 			if _, err := svc.SignUp(ctx, auth.SignUp{Email: email, Password: "correct horse", Name: "New"}); !auth.IsInvalid(err) {

@@ -286,7 +286,7 @@ type grantRecord struct {
 }
 
 // GrantTheatre makes the account of email an admin of a theatre (platform
-// admins only). An unknown email is booking.ErrUnknownAccount.
+// admins only). An unknown email is auth.ErrUnknownAccount.
 func (s *Service) GrantTheatre(ctx context.Context, a Actor, theatreID int64, email string) (auth.User, error) {
 	if err := requirePlatform(a); err != nil {
 		return auth.User{}, err

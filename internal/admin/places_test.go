@@ -50,7 +50,7 @@ func TestPlacesDecideWhoMay(t *testing.T) {
 	if err != nil || th.Name != name {
 		t.Fatalf("a granted theatre: %+v, %v", th, err)
 	}
-	if _, err := svc.GrantTheatre(ctx, platform, v.TheatreID, "nobody@example.com"); !errors.Is(err, booking.ErrUnknownAccount) {
+	if _, err := svc.GrantTheatre(ctx, platform, v.TheatreID, "nobody@example.com"); !errors.Is(err, auth.ErrUnknownAccount) {
 		t.Errorf("an unknown account: %v, want ErrUnknownAccount", err)
 	}
 	if _, err := svc.Theatre(ctx, platform, 999999); !errors.Is(err, booking.ErrNotFound) {

@@ -13,6 +13,19 @@ import (
 	"golang.org/x/crypto/bcrypt"
 )
 
+// What an account's owner or an admin can run into. The web layer maps
+// each to a status code and a message a person understands.
+var (
+	// ErrEmailTaken is a sign-up with the email of another account.
+	ErrEmailTaken = errors.New("email already registered")
+	// ErrBadCredentials is a log-in with a wrong password or an unknown
+	// email: the two are one answer, so that it tells nobody which
+	// accounts exist.
+	ErrBadCredentials = errors.New("wrong email or password")
+	// ErrUnknownAccount is a grant to an email no account has.
+	ErrUnknownAccount = errors.New("no account with this email")
+)
+
 // Role decides what a user may administer.
 type Role string
 

@@ -20,8 +20,6 @@ var (
 	ErrShowHasSales = errors.New("show has sales")
 	// ErrShowCancelled is a change to a show its theatre cancelled.
 	ErrShowCancelled = errors.New("show is cancelled")
-	// ErrUnknownAccount is a grant to an e-mail no account has.
-	ErrUnknownAccount = errors.New("no account with this email")
 	// ErrCityExists is a new city with the slug of another.
 	ErrCityExists = errors.New("a city with this slug exists")
 )

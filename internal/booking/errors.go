@@ -18,8 +18,6 @@ var (
 	ErrHoldConfirmed      = errors.New("hold is confirmed")
 	ErrCancellationClosed = errors.New("cancellation is closed")
 	ErrPaymentConflict    = errors.New("payment id reused with a different hold, amount or currency")
-	ErrEmailTaken         = errors.New("email already registered")
-	ErrBadCredentials     = errors.New("wrong email or password")
 )
 
 // SeatsUnavailableError names the seats someone else holds or has booked.

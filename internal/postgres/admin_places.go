@@ -261,7 +261,7 @@ func (s *Store) AdminTheatre(ctx context.Context, id int64) (TheatreDetail, erro
 // moviegoer becomes a theatre admin, a platform admin stays one. Granting
 // twice changes nothing and writes no second entry; the first grant's
 // entry is audit(the account). An unknown theatre is booking.ErrNotFound,
-// an unknown email booking.ErrUnknownAccount.
+// an unknown email auth.ErrUnknownAccount.
 func (s *Store) GrantTheatre(ctx context.Context, theatreID int64, email string, audit func(auth.User) booking.AuditEntry) (auth.User, error) {
 	var u auth.User
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -340,17 +340,17 @@ func lockTheatre(ctx context.Context, tx pgx.Tx, id int64) error {
 
 // lockUserByEmail locks the account of email, so grants and revocations of
 // one account take turns and its role follows its grants; an unknown email
-// is booking.ErrUnknownAccount.
+// is auth.ErrUnknownAccount.
 func lockUserByEmail(ctx context.Context, tx pgx.Tx, email string) (auth.User, error) {
 	var u auth.User
 	email = strings.ToLower(strings.TrimSpace(email))
 	if strings.ContainsRune(email, 0) {
-		return u, booking.ErrUnknownAccount // Postgres text cannot hold NUL: no such account
+		return u, auth.ErrUnknownAccount // Postgres text cannot hold NUL: no such account
 	}
 	err := tx.QueryRow(ctx, `SELECT id::text, email, name, role FROM users WHERE email = $1 FOR UPDATE`, email).
 		Scan(&u.ID, &u.Email, &u.Name, &u.Role)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return u, booking.ErrUnknownAccount
+		return u, auth.ErrUnknownAccount
 	}
 	return u, err
 }
@@ -384,7 +384,7 @@ func (s *Store) SetPlatformAdmin(ctx context.Context, email string) (auth.Role, 
 	var was auth.Role
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		u, err := lockUserByEmail(ctx, tx, email)
-		if errors.Is(err, booking.ErrUnknownAccount) {
+		if errors.Is(err, auth.ErrUnknownAccount) {
 			return booking.ErrNotFound
 		}
 		if err != nil {

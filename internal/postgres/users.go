@@ -13,14 +13,14 @@ import (
 )
 
 // CreateUser adds an account with an already hashed password. An email
-// already registered fails with booking.ErrEmailTaken.
+// already registered fails with auth.ErrEmailTaken.
 func (s *Store) CreateUser(ctx context.Context, email, name, passwordHash string, role auth.Role) (auth.User, error) {
 	u := auth.User{Email: strings.ToLower(email), Name: name, Role: role}
 	err := s.pool.QueryRow(ctx, `
 		INSERT INTO users (email, name, password_hash, role) VALUES ($1, $2, $3, $4) RETURNING id::text`,
 		u.Email, name, passwordHash, role).Scan(&u.ID)
 	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "users_email_key" {
-		return u, booking.ErrEmailTaken
+		return u, auth.ErrEmailTaken
 	}
 	if err != nil {
 		return u, fmt.Errorf("create user: %w", err)

@@ -13,6 +13,7 @@ import (
 
 	adminview "github.com/marquee-tickets/marquee/components/admin"
 	"github.com/marquee-tickets/marquee/internal/admin"
+	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
@@ -372,7 +373,7 @@ func (h *Handlers) GrantSubmit(c echo.Context) error {
 		return web.SeeOther(c, fmt.Sprintf("/admin/theatres/%d?done=granted#admins-title", d.ID))
 	}
 	switch fields := placeFieldProblem(err); {
-	case errors.Is(err, booking.ErrUnknownAccount):
+	case errors.Is(err, auth.ErrUnknownAccount):
 		g.Error = "No account has this email. Ask the person to sign up first."
 	case fields != nil:
 		g.Error = "Enter the email address of an account."

@@ -13,7 +13,6 @@ import (
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/auth"
-	"github.com/marquee-tickets/marquee/internal/booking"
 )
 
 // Accounts as pages: sign up, log in, log out. They share the accounts use
@@ -62,7 +61,7 @@ func (s *Handlers) LoginSubmit(c echo.Context) error {
 	if problems := auth.Problems(err); len(problems) > 0 {
 		return s.fixForm(c, LoginForm, f, problems)
 	}
-	if errors.Is(err, booking.ErrBadCredentials) {
+	if errors.Is(err, auth.ErrBadCredentials) {
 		f.Error = "Wrong email or password."
 		return s.again(c, LoginForm, http.StatusUnauthorized, f)
 	}
@@ -100,7 +99,7 @@ func (s *Handlers) SignupSubmit(c echo.Context) error {
 	if problems := auth.Problems(err); len(problems) > 0 {
 		return s.fixForm(c, SignupForm, f, problems)
 	}
-	if errors.Is(err, booking.ErrEmailTaken) {
+	if errors.Is(err, auth.ErrEmailTaken) {
 		f.Fields = map[string]string{"email": "This email already has an account: log in, or use another email."}
 		f.Error = "An account with this email already exists."
 		return s.again(c, SignupForm, http.StatusConflict, f)
