@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/postgres"
@@ -99,10 +100,10 @@ func (s *Service) requireTheatre(ctx context.Context, a Actor, theatreID int64) 
 	return nil
 }
 
-// audit is the entry for a change by a to object of theatre theatreID (0
+// auditEntry is the entry for a change by a to object of theatre theatreID (0
 // for none).
-func audit(a Actor, theatreID int64, action, object string, before, after any) booking.AuditEntry {
-	return booking.AuditEntry{ActorID: a.UserID, TheatreID: theatreID, Action: action, Object: object, Before: before, After: after}
+func auditEntry(a Actor, theatreID int64, action, object string, before, after any) audit.Entry {
+	return audit.Entry{ActorID: a.UserID, TheatreID: theatreID, Action: action, Object: object, Before: before, After: after}
 }
 
 // requireScreen refuses an actor who may not administer the screen's

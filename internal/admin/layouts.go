@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -48,12 +49,12 @@ func (s *Service) CreateScreen(ctx context.Context, a Actor, theatreID int64, na
 	if err := checkIdeal(ideal, seats); err != nil {
 		return 0, err
 	}
-	id, err := s.Store.AdminCreateScreen(ctx, theatreID, name, seats, ideal, func(id int64) booking.AuditEntry {
+	id, err := s.Store.AdminCreateScreen(ctx, theatreID, name, seats, ideal, func(id int64) audit.Entry {
 		after := map[string]any{"name": name, "seats": len(seats), "categories": postgres.Screen{Seats: seats}.Categories()}
 		if ideal != nil {
 			after["ideal"] = ideal
 		}
-		return audit(a, theatreID, "screen.create", fmt.Sprintf("screen %d", id), nil, after)
+		return auditEntry(a, theatreID, "screen.create", fmt.Sprintf("screen %d", id), nil, after)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("create screen: %w", err)
@@ -88,8 +89,8 @@ func (s *Service) ReplaceLayout(ctx context.Context, a Actor, screenID int64, se
 			return postgres.LayoutChange{}, err
 		}
 	}
-	ch, err := s.Store.ReplaceLayout(ctx, screenID, seats, ideal, func(ch postgres.LayoutChange) booking.AuditEntry {
-		return audit(a, theatre, "screen.replace_layout", fmt.Sprintf("screen %d", screenID),
+	ch, err := s.Store.ReplaceLayout(ctx, screenID, seats, ideal, func(ch postgres.LayoutChange) audit.Entry {
+		return auditEntry(a, theatre, "screen.replace_layout", fmt.Sprintf("screen %d", screenID),
 			map[string]any{"seats": ch.Before, "ideal": ch.IdealBefore},
 			map[string]any{"seats": ch.After, "added": ch.Added, "removed": ch.Removed, "moved": ch.Moved,
 				"recategorized": ch.Recategorized, "relabelled": ch.Relabelled, "ideal": ch.Ideal})

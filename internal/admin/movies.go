@@ -17,6 +17,7 @@ import (
 	"golang.org/x/image/draw"
 	"golang.org/x/image/webp"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 )
 
@@ -46,8 +47,8 @@ func (s *Service) CreateMovie(ctx context.Context, a Actor, m booking.Movie) (in
 	if err := checkMovie(m); err != nil {
 		return 0, err
 	}
-	id, err := s.Store.AdminCreateMovie(ctx, m, func(id int64) booking.AuditEntry {
-		return audit(a, 0, "movie.create", fmt.Sprintf("movie %d", id), nil, map[string]any{
+	id, err := s.Store.AdminCreateMovie(ctx, m, func(id int64) audit.Entry {
+		return auditEntry(a, 0, "movie.create", fmt.Sprintf("movie %d", id), nil, map[string]any{
 			"title": m.Title, "duration_minutes": m.DurationMinutes, "rating": m.Rating,
 			"language": m.Language, "genres": m.Genres,
 		})
@@ -115,8 +116,8 @@ func (s *Service) SetPoster(ctx context.Context, a Actor, movieID int64, data []
 	if poster.Alt == "" {
 		poster.Alt = truncate("Poster of "+m.Title, 300)
 	}
-	info, err := s.Store.AdminSetPoster(ctx, movieID, poster, func(info booking.PosterInfo) booking.AuditEntry {
-		return audit(a, 0, "movie.set_poster", fmt.Sprintf("movie %d", movieID), nil, map[string]any{
+	info, err := s.Store.AdminSetPoster(ctx, movieID, poster, func(info booking.PosterInfo) audit.Entry {
+		return auditEntry(a, 0, "movie.set_poster", fmt.Sprintf("movie %d", movieID), nil, map[string]any{
 			"version": info.Version, "width": info.Width, "height": info.Height,
 			"content_type": poster.ContentType, "bytes": len(poster.Data), "alt": poster.Alt,
 		})

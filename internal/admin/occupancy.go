@@ -29,7 +29,7 @@ func (s *Service) BlockSeats(ctx context.Context, a Actor, showID int64, seats [
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.Store.BlockSeats(ctx, showID, sorted, audit(a, theatre, "show.block_seats", showObject(showID), nil, nil)); err != nil {
+	if _, err := s.Store.BlockSeats(ctx, showID, sorted, auditEntry(a, theatre, "show.block_seats", showObject(showID), nil, nil)); err != nil {
 		return nil, err
 	}
 	return sorted, nil
@@ -42,7 +42,7 @@ func (s *Service) UnblockSeats(ctx context.Context, a Actor, showID int64, seats
 	if err != nil {
 		return nil, err
 	}
-	return s.Store.UnblockSeats(ctx, showID, sorted, audit(a, theatre, "show.unblock_seats", showObject(showID), nil, nil))
+	return s.Store.UnblockSeats(ctx, showID, sorted, auditEntry(a, theatre, "show.unblock_seats", showObject(showID), nil, nil))
 }
 
 // seatChange authorizes a change to seats of showID and returns the show's
@@ -66,7 +66,7 @@ func (s *Service) CancelShow(ctx context.Context, a Actor, showID int64) (postgr
 	if err != nil {
 		return postgres.ShowCancellation{}, err
 	}
-	return s.Store.CancelShow(ctx, showID, audit(a, theatre, "show.cancel", showObject(showID), nil, nil))
+	return s.Store.CancelShow(ctx, showID, auditEntry(a, theatre, "show.cancel", showObject(showID), nil, nil))
 }
 
 func showObject(showID int64) string { return "show " + strconv.FormatInt(showID, 10) }

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/money"
@@ -45,8 +46,8 @@ func (s *Service) CreateCity(ctx context.Context, a Actor, name, slug string) (b
 		return booking.City{}, &booking.FieldError{Field: "slug",
 			Message: "use lower-case letters and digits in words joined by single dashes, like new-delhi"}
 	}
-	return s.Store.CreateCityAudited(ctx, name, slug, func(c booking.City) booking.AuditEntry {
-		return audit(a, 0, "city.create", fmt.Sprintf("city %d", c.ID), nil, cityRecord{Name: c.Name, Slug: c.Slug})
+	return s.Store.CreateCityAudited(ctx, name, slug, func(c booking.City) audit.Entry {
+		return auditEntry(a, 0, "city.create", fmt.Sprintf("city %d", c.ID), nil, cityRecord{Name: c.Name, Slug: c.Slug})
 	})
 }
 
@@ -135,8 +136,8 @@ func (s *Service) CreateTheatre(ctx context.Context, a Actor, in TheatreInput) (
 	if p.Currency != nil {
 		nt.Currency = *p.Currency
 	}
-	return s.Store.CreateTheatreAudited(ctx, nt, func(t postgres.AdminTheatre) booking.AuditEntry {
-		return audit(a, t.ID, "theatre.create", fmt.Sprintf("theatre %d", t.ID), nil, Record(t))
+	return s.Store.CreateTheatreAudited(ctx, nt, func(t postgres.AdminTheatre) audit.Entry {
+		return auditEntry(a, t.ID, "theatre.create", fmt.Sprintf("theatre %d", t.ID), nil, Record(t))
 	})
 }
 
@@ -158,8 +159,8 @@ func (s *Service) UpdateTheatre(ctx context.Context, a Actor, theatreID int64, i
 		d, err := s.Store.AdminTheatre(ctx, theatreID)
 		return d.AdminTheatre, err
 	}
-	return s.Store.UpdateTheatre(ctx, theatreID, p, func(before, after postgres.AdminTheatre) booking.AuditEntry {
-		return audit(a, theatreID, "theatre.update", fmt.Sprintf("theatre %d", theatreID), Record(before), Record(after))
+	return s.Store.UpdateTheatre(ctx, theatreID, p, func(before, after postgres.AdminTheatre) audit.Entry {
+		return auditEntry(a, theatreID, "theatre.update", fmt.Sprintf("theatre %d", theatreID), Record(before), Record(after))
 	})
 }
 
@@ -294,8 +295,8 @@ func (s *Service) GrantTheatre(ctx context.Context, a Actor, theatreID int64, em
 	if email = strings.TrimSpace(email); email == "" || len(email) > 254 || hasControl(email) {
 		return auth.User{}, &booking.FieldError{Field: "email", Message: "enter the email address of an account"}
 	}
-	return s.Store.GrantTheatre(ctx, theatreID, email, func(u auth.User) booking.AuditEntry {
-		return audit(a, theatreID, "theatre_admin.grant", fmt.Sprintf("theatre %d admin %s", theatreID, u.ID),
+	return s.Store.GrantTheatre(ctx, theatreID, email, func(u auth.User) audit.Entry {
+		return auditEntry(a, theatreID, "theatre_admin.grant", fmt.Sprintf("theatre %d admin %s", theatreID, u.ID),
 			nil, grantRecord{UserID: u.ID, Email: u.Email, Role: u.Role})
 	})
 }
@@ -306,14 +307,14 @@ func (s *Service) RevokeTheatre(ctx context.Context, a Actor, theatreID int64, u
 	if err := requirePlatform(a); err != nil {
 		return err
 	}
-	return s.Store.RevokeTheatre(ctx, theatreID, userID, func(u auth.User) booking.AuditEntry {
-		return audit(a, theatreID, "theatre_admin.revoke", fmt.Sprintf("theatre %d admin %s", theatreID, u.ID),
+	return s.Store.RevokeTheatre(ctx, theatreID, userID, func(u auth.User) audit.Entry {
+		return auditEntry(a, theatreID, "theatre_admin.revoke", fmt.Sprintf("theatre %d admin %s", theatreID, u.ID),
 			grantRecord{UserID: u.ID, Email: u.Email, Role: u.Role}, nil)
 	})
 }
 
 // AuditLog reads the audit log, newest first (platform admins only).
-func (s *Service) AuditLog(ctx context.Context, a Actor, f postgres.AuditFilter) ([]postgres.AuditRecord, error) {
+func (s *Service) AuditLog(ctx context.Context, a Actor, f audit.Filter) ([]audit.Record, error) {
 	if err := requirePlatform(a); err != nil {
 		return nil, err
 	}

@@ -86,9 +86,9 @@ func (s *Service) Reconcile(ctx context.Context, a Actor, check bool, id, action
 	switch action {
 	case ReconcileRetry:
 		if check {
-			err = s.Store.RetryPaymentCheck(ctx, id, audit(a, theatre, "payment_check.retry", object, nil, nil))
+			err = s.Store.RetryPaymentCheck(ctx, id, auditEntry(a, theatre, "payment_check.retry", object, nil, nil))
 		} else {
-			_, err = s.Store.RetryRefund(ctx, id, audit(a, theatre, "refund.retry", object, nil, nil))
+			_, err = s.Store.RetryRefund(ctx, id, auditEntry(a, theatre, "refund.retry", object, nil, nil))
 		}
 		if errors.Is(err, postgres.ErrNothingToRetry) {
 			return &booking.FieldError{Field: "action", Message: "there is nothing to retry: no failed refund, or the check has finished"}
@@ -109,7 +109,7 @@ func (s *Service) Reconcile(ctx context.Context, a Actor, check bool, id, action
 			key = "check:" + id
 		}
 		return s.Store.ResolveReconcile(ctx, key, a.UserID, note,
-			audit(a, theatre, "payment.resolve", object, nil, map[string]string{"note": note}))
+			auditEntry(a, theatre, "payment.resolve", object, nil, map[string]string{"note": note}))
 	}
 	return &booking.FieldError{Field: "action", Message: "choose retry or resolve"}
 }

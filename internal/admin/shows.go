@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/postgres"
@@ -140,9 +141,9 @@ func (s *Service) schedule(ctx context.Context, a Actor, p showPlan, starts []ti
 			Currency: p.terms.Currency, Prices: p.terms.Prices, Format: p.terms.Format, Language: p.terms.Language,
 		}
 	}
-	ids, err := s.Store.ScheduleShows(ctx, shows, func(ids []int64) booking.AuditEntry {
+	ids, err := s.Store.ScheduleShows(ctx, shows, func(ids []int64) audit.Entry {
 		action, object := names(ids)
-		return audit(a, p.screen.TheatreID, action, object, nil, auditShows(ids, shows))
+		return auditEntry(a, p.screen.TheatreID, action, object, nil, auditShows(ids, shows))
 	})
 	if err != nil {
 		return nil, err
@@ -365,8 +366,8 @@ func (s *Service) SetPrices(ctx context.Context, a Actor, showID int64, prices m
 	if err := checkPrices(prices, categories, currency); err != nil {
 		return nil, err
 	}
-	err = s.Store.SetShowPrices(ctx, showID, prices, func(before map[string]int64) booking.AuditEntry {
-		return audit(a, theatreID, "show.set_prices", fmt.Sprintf("show %d", showID),
+	err = s.Store.SetShowPrices(ctx, showID, prices, func(before map[string]int64) audit.Entry {
+		return auditEntry(a, theatreID, "show.set_prices", fmt.Sprintf("show %d", showID),
 			map[string]any{"prices": before}, map[string]any{"prices": prices})
 	})
 	if err != nil {

@@ -45,7 +45,7 @@ func (s *Service) SetWaitingRoom(ctx context.Context, a Actor, showID int64, set
 	if err := set.Check(); err != nil {
 		return waitroom.Room{}, err
 	}
-	entry := audit(a, theatre, "show.waiting_room", showObject(showID), roomAudit(before.Settings), roomAudit(set))
+	entry := auditEntry(a, theatre, "show.waiting_room", showObject(showID), roomAudit(before.Settings), roomAudit(set))
 	if err := s.Store.SetRoom(ctx, showID, set, ttl, entry); err != nil {
 		return waitroom.Room{}, err
 	}

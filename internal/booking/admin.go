@@ -63,17 +63,3 @@ type LayoutInUseError struct {
 func (e *LayoutInUseError) Error() string {
 	return fmt.Sprintf("layout in use: seats %s held or booked in shows %v", strings.Join(e.Seats, ", "), e.Shows)
 }
-
-// AuditEntry is one admin change, written in the transaction of the change:
-// who did what to which object, with the object before and after (nil for
-// a creation or a deletion), as JSON.
-type AuditEntry struct {
-	ID        int64
-	At        time.Time
-	ActorID   string
-	TheatreID int64  // 0: the change is to no one theatre (a city, a movie)
-	Action    string // <object>.<verb>, e.g. theatre.create
-	Object    string // e.g. "theatre 12"
-	Before    any
-	After     any
-}

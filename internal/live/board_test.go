@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
@@ -136,7 +137,7 @@ func TestBoard(t *testing.T) {
 				_, err = w.store.ConfirmPayment(ctx, booking.Payment{ID: id, HoldRef: h.ID, AmountMinor: h.AmountMinor, Currency: h.Currency})
 				return "pay", tolerate(err)
 			case k < 8:
-				e := booking.AuditEntry{ActorID: admin, TheatreID: venue, Action: "show.block_seats", Object: "show"}
+				e := audit.Entry{ActorID: admin, TheatreID: venue, Action: "show.block_seats", Object: "show"}
 				if rng.IntN(2) == 0 {
 					_, err := w.store.BlockSeats(ctx, w.show, pick(rng, 2), e)
 					return "block", tolerate(err)

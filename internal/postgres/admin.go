@@ -8,13 +8,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 )
 
 // insertAudit writes an admin change's audit entry in the change's own
 // transaction: the change and its record commit or roll back together.
 // The entry's time is the store's clock.
-func (s *Store) insertAudit(ctx context.Context, tx pgx.Tx, e booking.AuditEntry) error {
+func (s *Store) insertAudit(ctx context.Context, tx pgx.Tx, e audit.Entry) error {
 	before, err := auditJSON(e.Before)
 	if err != nil {
 		return fmt.Errorf("audit %s: %w", e.Action, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 )
 
@@ -37,11 +38,11 @@ func (sc Screen) Categories() []string {
 var errScreenNameTaken = &booking.FieldError{Field: "name", Message: "This theatre already has a screen with this name."}
 
 // AdminCreateScreen adds a screen with its seat layout and ideal viewing
-// point (nil: the default) and the audit entry audit makes of its id, in
+// point (nil: the default) and the audit entry that entry makes of its id, in
 // one transaction. A name the theatre already has is a booking.FieldError
 // for "name".
 func (s *Store) AdminCreateScreen(ctx context.Context, theatreID int64, name string, seats []booking.SeatSpec,
-	ideal *booking.GridPoint, audit func(screenID int64) booking.AuditEntry) (int64, error) {
+	ideal *booking.GridPoint, entry func(screenID int64) audit.Entry) (int64, error) {
 	var id int64
 	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
 		if id, err = createScreen(ctx, tx, theatreID, name, seats); err != nil {
@@ -50,7 +51,7 @@ func (s *Store) AdminCreateScreen(ctx context.Context, theatreID int64, name str
 		if err := setIdeal(ctx, tx, id, ideal); err != nil {
 			return err
 		}
-		return s.insertAudit(ctx, tx, audit(id))
+		return s.insertAudit(ctx, tx, entry(id))
 	})
 	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "screens_theatre_id_name_key" {
 		return 0, errScreenNameTaken
@@ -178,8 +179,8 @@ func (ch LayoutChange) disturbed() []string {
 
 // ReplaceLayout makes seats the layout of screenID, and of its upcoming
 // shows (scheduled, not started), and makes the screen's ideal viewing
-// point what ideal says, in one transaction with the audit entry audit
-// makes of the change:
+// point what ideal says, in one transaction with the audit entry that
+// entry makes of the change:
 //
 //   - a seat that leaves the layout leaves the upcoming shows; past and
 //     cancelled shows keep it, so it is deleted only when no show refers
@@ -198,7 +199,7 @@ func (ch LayoutChange) disturbed() []string {
 // seat_id) before anything is decided, so no hold can take a seat between
 // the decision and the change. No hold or booking row is locked.
 func (s *Store) ReplaceLayout(ctx context.Context, screenID int64, seats []booking.SeatSpec, ideal booking.IdealChange,
-	audit func(LayoutChange) booking.AuditEntry) (LayoutChange, error) {
+	entry func(LayoutChange) audit.Entry) (LayoutChange, error) {
 	var ch LayoutChange
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var (
@@ -243,7 +244,7 @@ func (s *Store) ReplaceLayout(ctx context.Context, screenID int64, seats []booki
 				return err
 			}
 		}
-		return s.insertAudit(ctx, tx, audit(ch))
+		return s.insertAudit(ctx, tx, entry(ch))
 	})
 	if err != nil {
 		return ch, fmt.Errorf("replace layout of screen %d: %w", screenID, err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
@@ -27,8 +28,8 @@ func newLayoutWorld(t *testing.T) *layoutWorld {
 }
 
 func (w *layoutWorld) replace(seats []booking.SeatSpec) (postgres.LayoutChange, error) {
-	return w.store.ReplaceLayout(ctx, w.screen, seats, booking.IdealChange{}, func(ch postgres.LayoutChange) booking.AuditEntry {
-		return booking.AuditEntry{ActorID: w.admin, TheatreID: w.venue.TheatreID, Action: "screen.replace_layout",
+	return w.store.ReplaceLayout(ctx, w.screen, seats, booking.IdealChange{}, func(ch postgres.LayoutChange) audit.Entry {
+		return audit.Entry{ActorID: w.admin, TheatreID: w.venue.TheatreID, Action: "screen.replace_layout",
 			Object: fmt.Sprintf("screen %d", w.screen), Before: ch.Before, After: ch}
 	})
 }
@@ -320,8 +321,8 @@ func TestAdminCreateScreen(t *testing.T) {
 	w := newLayoutWorld(t)
 	seats := pgtest.Grid(2, 2)
 	seats[1].Companion = true
-	auditOf := func(id int64) booking.AuditEntry {
-		return booking.AuditEntry{ActorID: w.admin, TheatreID: w.venue.TheatreID, Action: "screen.create", Object: fmt.Sprintf("screen %d", id)}
+	auditOf := func(id int64) audit.Entry {
+		return audit.Entry{ActorID: w.admin, TheatreID: w.venue.TheatreID, Action: "screen.create", Object: fmt.Sprintf("screen %d", id)}
 	}
 	id, err := w.store.AdminCreateScreen(ctx, w.venue.TheatreID, "Audi 9", seats, nil, auditOf)
 	if err != nil {

@@ -6,18 +6,19 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 )
 
-// AdminCreateMovie adds a movie, with the audit entry audit makes of its
+// AdminCreateMovie adds a movie, with the audit entry that entry makes of its
 // id in the same transaction, and returns its id.
-func (s *Store) AdminCreateMovie(ctx context.Context, m booking.Movie, audit func(movieID int64) booking.AuditEntry) (int64, error) {
+func (s *Store) AdminCreateMovie(ctx context.Context, m booking.Movie, entry func(movieID int64) audit.Entry) (int64, error) {
 	var id int64
 	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
 		if id, err = createMovie(ctx, tx, m); err != nil {
 			return err
 		}
-		return s.insertAudit(ctx, tx, audit(id))
+		return s.insertAudit(ctx, tx, entry(id))
 	})
 	if err != nil {
 		return 0, fmt.Errorf("admin: %w", err)
@@ -25,17 +26,17 @@ func (s *Store) AdminCreateMovie(ctx context.Context, m booking.Movie, audit fun
 	return id, nil
 }
 
-// AdminSetPoster stores p as movieID's poster, with the audit entry audit
+// AdminSetPoster stores p as movieID's poster, with the audit entry that entry
 // makes of it in the same transaction, or fails with booking.ErrNotFound
 // for an unknown movie.
 func (s *Store) AdminSetPoster(ctx context.Context, movieID int64, p booking.Poster,
-	audit func(booking.PosterInfo) booking.AuditEntry) (booking.PosterInfo, error) {
+	entry func(booking.PosterInfo) audit.Entry) (booking.PosterInfo, error) {
 	var info booking.PosterInfo
 	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
 		if info, err = s.setPoster(ctx, tx, movieID, p); err != nil {
 			return err
 		}
-		return s.insertAudit(ctx, tx, audit(info))
+		return s.insertAudit(ctx, tx, entry(info))
 	})
 	if err != nil {
 		return info, fmt.Errorf("admin: %w", err)

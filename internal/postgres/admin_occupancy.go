@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/money"
 )
@@ -141,7 +142,7 @@ func missingSeats(want []string, found map[string]seatState) []string {
 // booking.ErrShowCancelled. Nothing is changed then. It returns the seats
 // this call blocked (not those blocked already), sorted; e is the audit entry, to
 // which it adds each seat's state before and after.
-func (s *Store) BlockSeats(ctx context.Context, showID int64, seats []string, e booking.AuditEntry) ([]string, error) {
+func (s *Store) BlockSeats(ctx context.Context, showID int64, seats []string, e audit.Entry) ([]string, error) {
 	sorted := slices.Sorted(slices.Values(seats))
 	var changed []string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -190,7 +191,7 @@ func (s *Store) BlockSeats(ctx context.Context, showID int64, seats []string, e 
 // booking.ErrShowCancelled. It returns the seats this call unblocked,
 // sorted; e is
 // the audit entry, to which it adds their states.
-func (s *Store) UnblockSeats(ctx context.Context, showID int64, seats []string, e booking.AuditEntry) ([]string, error) {
+func (s *Store) UnblockSeats(ctx context.Context, showID int64, seats []string, e audit.Entry) ([]string, error) {
 	sorted := slices.Sorted(slices.Values(seats))
 	var changed []string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -253,7 +254,7 @@ type ShowCancellation struct {
 // finishes first (and its hold or booking is ended here) or waits and then
 // finds the show cancelled (hold_seats re-checks it under its locks) or its
 // hold ended.
-func (s *Store) CancelShow(ctx context.Context, showID int64, e booking.AuditEntry) (ShowCancellation, error) {
+func (s *Store) CancelShow(ctx context.Context, showID int64, e audit.Entry) (ShowCancellation, error) {
 	res := ShowCancellation{ShowID: showID}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `

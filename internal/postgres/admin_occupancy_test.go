@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
@@ -13,8 +14,8 @@ import (
 )
 
 // entry is an audit entry by a fresh account for w's show.
-func (w *world) entry(action string) booking.AuditEntry {
-	return booking.AuditEntry{ActorID: w.user(), TheatreID: w.venue.TheatreID, Action: action, Object: "show"}
+func (w *world) entry(action string) audit.Entry {
+	return audit.Entry{ActorID: w.user(), TheatreID: w.venue.TheatreID, Action: action, Object: "show"}
 }
 
 func (w *world) block(seats ...string) ([]string, error) {

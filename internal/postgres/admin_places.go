@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/marquee-tickets/marquee/internal/auth"
@@ -71,13 +73,13 @@ type TheatrePatch struct {
 
 // CreateCityAudited adds a city and its audit entry in one transaction.
 // A taken slug fails with booking.ErrCityExists.
-func (s *Store) CreateCityAudited(ctx context.Context, name, slug string, audit func(booking.City) booking.AuditEntry) (booking.City, error) {
+func (s *Store) CreateCityAudited(ctx context.Context, name, slug string, entry func(booking.City) audit.Entry) (booking.City, error) {
 	c := booking.City{Name: name, Slug: slug}
 	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
 		if c.ID, err = insertCity(ctx, tx, name, slug); err != nil {
 			return err
 		}
-		return s.insertAudit(ctx, tx, audit(c))
+		return s.insertAudit(ctx, tx, entry(c))
 	})
 	return c, err
 }
@@ -85,7 +87,7 @@ func (s *Store) CreateCityAudited(ctx context.Context, name, slug string, audit 
 // CreateTheatreAudited adds a theatre to the city named by nt.City, and its
 // audit entry, in one transaction. An unknown city or a name the city
 // already has is a *booking.FieldError.
-func (s *Store) CreateTheatreAudited(ctx context.Context, nt NewTheatre, audit func(AdminTheatre) booking.AuditEntry) (AdminTheatre, error) {
+func (s *Store) CreateTheatreAudited(ctx context.Context, nt NewTheatre, entry func(AdminTheatre) audit.Entry) (AdminTheatre, error) {
 	var t AdminTheatre
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var cityID int64
@@ -104,7 +106,7 @@ func (s *Store) CreateTheatreAudited(ctx context.Context, nt NewTheatre, audit f
 		if t, err = readTheatre(ctx, tx, id, ""); err != nil {
 			return err
 		}
-		return s.insertAudit(ctx, tx, audit(t))
+		return s.insertAudit(ctx, tx, entry(t))
 	})
 	if err != nil {
 		return t, fmt.Errorf("create theatre %q: %w", nt.Name, err)
@@ -114,7 +116,7 @@ func (s *Store) CreateTheatreAudited(ctx context.Context, nt NewTheatre, audit f
 
 // UpdateTheatre changes theatre id by p and writes the audit entry of the
 // change (from the theatre before and after) in the same transaction.
-func (s *Store) UpdateTheatre(ctx context.Context, id int64, p TheatrePatch, audit func(before, after AdminTheatre) booking.AuditEntry) (AdminTheatre, error) {
+func (s *Store) UpdateTheatre(ctx context.Context, id int64, p TheatrePatch, entry func(before, after AdminTheatre) audit.Entry) (AdminTheatre, error) {
 	var after AdminTheatre
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		before, err := readTheatre(ctx, tx, id, "FOR UPDATE OF t")
@@ -149,7 +151,7 @@ func (s *Store) UpdateTheatre(ctx context.Context, id int64, p TheatrePatch, aud
 		if after, err = readTheatre(ctx, tx, id, ""); err != nil {
 			return err
 		}
-		return s.insertAudit(ctx, tx, audit(before, after))
+		return s.insertAudit(ctx, tx, entry(before, after))
 	})
 	if err != nil {
 		return after, fmt.Errorf("update theatre %d: %w", id, err)
@@ -260,9 +262,9 @@ func (s *Store) AdminTheatre(ctx context.Context, id int64) (TheatreDetail, erro
 // GrantTheatre makes the account of email an admin of theatre theatreID: a
 // moviegoer becomes a theatre admin, a platform admin stays one. Granting
 // twice changes nothing and writes no second entry; the first grant's
-// entry is audit(the account). An unknown theatre is booking.ErrNotFound,
+// entry is entry(the account). An unknown theatre is booking.ErrNotFound,
 // an unknown email auth.ErrUnknownAccount.
-func (s *Store) GrantTheatre(ctx context.Context, theatreID int64, email string, audit func(auth.User) booking.AuditEntry) (auth.User, error) {
+func (s *Store) GrantTheatre(ctx context.Context, theatreID int64, email string, entry func(auth.User) audit.Entry) (auth.User, error) {
 	var u auth.User
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockTheatre(ctx, tx, theatreID); err != nil {
@@ -283,7 +285,7 @@ func (s *Store) GrantTheatre(ctx context.Context, theatreID int64, email string,
 			}
 			u.Role = auth.RoleTheatreAdmin
 		}
-		return s.insertAudit(ctx, tx, audit(u))
+		return s.insertAudit(ctx, tx, entry(u))
 	})
 	if err != nil {
 		return u, fmt.Errorf("grant theatre %d: %w", theatreID, err)
@@ -295,8 +297,8 @@ func (s *Store) GrantTheatre(ctx context.Context, theatreID int64, email string,
 // left with no theatre becomes a moviegoer again; a platform admin keeps
 // their role. An account that was not granted the theatre is left as it is
 // (no entry); an unknown theatre or account is booking.ErrNotFound. The
-// entry is audit(the account as it was before).
-func (s *Store) RevokeTheatre(ctx context.Context, theatreID int64, userID string, audit func(auth.User) booking.AuditEntry) error {
+// entry is entry(the account as it was before).
+func (s *Store) RevokeTheatre(ctx context.Context, theatreID int64, userID string, entry func(auth.User) audit.Entry) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockTheatre(ctx, tx, theatreID); err != nil {
 			return err
@@ -319,7 +321,7 @@ func (s *Store) RevokeTheatre(ctx context.Context, theatreID int64, userID strin
 				return err
 			}
 		}
-		return s.insertAudit(ctx, tx, audit(before))
+		return s.insertAudit(ctx, tx, entry(before))
 	})
 	if err != nil {
 		return fmt.Errorf("revoke theatre %d of %s: %w", theatreID, userID, err)
@@ -399,24 +401,8 @@ func (s *Store) SetPlatformAdmin(ctx context.Context, email string) (auth.Role, 
 	return was, nil
 }
 
-// AuditRecord is an entry of the audit log with its actor's e-mail; Before
-// and After are json.RawMessage (nil for none).
-type AuditRecord struct {
-	booking.AuditEntry
-	ActorEmail string
-}
-
-// AuditFilter narrows the audit log. From and To are days (UTC), both
-// included; zero values do not narrow.
-type AuditFilter struct {
-	TheatreID  int64
-	ActorEmail string
-	From, To   time.Time
-	Limit      int // 1 to 500; other values are 100
-}
-
 // AuditLog lists entries of the audit log, newest first.
-func (s *Store) AuditLog(ctx context.Context, f AuditFilter) ([]AuditRecord, error) {
+func (s *Store) AuditLog(ctx context.Context, f audit.Filter) ([]audit.Record, error) {
 	if f.Limit <= 0 || f.Limit > 500 {
 		f.Limit = 100
 	}
@@ -445,9 +431,9 @@ func (s *Store) AuditLog(ctx context.Context, f AuditFilter) ([]AuditRecord, err
 	if err != nil {
 		return nil, fmt.Errorf("read audit log: %w", err)
 	}
-	records, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AuditRecord, error) {
+	records, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (audit.Record, error) {
 		var (
-			a             AuditRecord
+			a             audit.Record
 			before, after []byte
 		)
 		err := r.Scan(&a.ID, &a.At, &a.ActorID, &a.ActorEmail, &a.TheatreID, &a.Action, &a.Object, &before, &after)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
@@ -18,8 +19,8 @@ func TestAuditCommitsWithTheChange(t *testing.T) {
 	w := newWorld(t)
 	s := w.store
 	admin := w.user()
-	entry := func(action string) booking.AuditEntry {
-		return booking.AuditEntry{ActorID: admin, Action: action, Object: "test"}
+	entry := func(action string) audit.Entry {
+		return audit.Entry{ActorID: admin, Action: action, Object: "test"}
 	}
 	places := func() string {
 		return pgtest.Scalar[string](t, s.Pool(), `
@@ -30,16 +31,16 @@ func TestAuditCommitsWithTheChange(t *testing.T) {
 	entries := func() int { return count(t, s, `SELECT count(*) FROM audit_log`) }
 
 	t.Run("a city and its entry", func(t *testing.T) {
-		c, err := s.CreateCityAudited(ctx, "Pune", "pune", func(c booking.City) booking.AuditEntry { return entry("city.create") })
+		c, err := s.CreateCityAudited(ctx, "Pune", "pune", func(c booking.City) audit.Entry { return entry("city.create") })
 		if err != nil || c.ID == 0 || entries() != 1 {
 			t.Fatalf("city %+v, %v; %d entries", c, err, entries())
 		}
 		before := places()
-		_, err = s.CreateCityAudited(ctx, "Nashik", "nashik", func(booking.City) booking.AuditEntry { return entry("Not An Action") })
+		_, err = s.CreateCityAudited(ctx, "Nashik", "nashik", func(booking.City) audit.Entry { return entry("Not An Action") })
 		if err == nil || places() != before || entries() != 1 {
 			t.Fatalf("refused entry: err %v, %d entries, places %s -> %s", err, entries(), before, places())
 		}
-		_, err = s.CreateCityAudited(ctx, "Pune", "pune", func(booking.City) booking.AuditEntry { return entry("city.create") })
+		_, err = s.CreateCityAudited(ctx, "Pune", "pune", func(booking.City) audit.Entry { return entry("city.create") })
 		if !errors.Is(err, booking.ErrCityExists) || entries() != 1 {
 			t.Fatalf("taken slug: %v, %d entries", err, entries())
 		}
@@ -48,26 +49,26 @@ func TestAuditCommitsWithTheChange(t *testing.T) {
 		before := places()
 		policy := &booking.RefundPolicy{Tiers: []booking.RefundTier{{Before: time.Hour, Percent: 10}}}
 		_, err := s.CreateTheatreAudited(ctx, postgres.NewTheatre{City: "pune", Name: "Rolled Back", TimeZone: "UTC", Policy: policy},
-			func(postgres.AdminTheatre) booking.AuditEntry { return entry("bad action") })
+			func(postgres.AdminTheatre) audit.Entry { return entry("bad action") })
 		if err == nil || places() != before {
 			t.Fatalf("refused entry: err %v, places %s -> %s", err, before, places())
 		}
 		buffer := 20 * time.Minute
 		th, err := s.CreateTheatreAudited(ctx, postgres.NewTheatre{City: "pune", Name: "Kept", TimeZone: "UTC", CleaningBuffer: &buffer, Policy: policy},
-			func(postgres.AdminTheatre) booking.AuditEntry { return entry("theatre.create") })
+			func(postgres.AdminTheatre) audit.Entry { return entry("theatre.create") })
 		if err != nil || th.CleaningBuffer != buffer || th.CitySlug != "pune" || len(th.Policy.Tiers) != 1 || entries() != 2 {
 			t.Fatalf("theatre %+v, %v", th, err)
 		}
 		before = places()
 		name := "Renamed"
 		_, err = s.UpdateTheatre(ctx, th.ID, postgres.TheatrePatch{Name: &name, Policy: &booking.DefaultRefundPolicy},
-			func(_, _ postgres.AdminTheatre) booking.AuditEntry { return entry("bad action") })
+			func(_, _ postgres.AdminTheatre) audit.Entry { return entry("bad action") })
 		if err == nil || places() != before || entries() != 2 {
 			t.Fatalf("refused update entry: err %v, places %s -> %s", err, before, places())
 		}
 		var unknown *booking.FieldError
 		_, err = s.CreateTheatreAudited(ctx, postgres.NewTheatre{City: "atlantis", Name: "X", TimeZone: "UTC"},
-			func(postgres.AdminTheatre) booking.AuditEntry { return entry("theatre.create") })
+			func(postgres.AdminTheatre) audit.Entry { return entry("theatre.create") })
 		if !errors.As(err, &unknown) || unknown.Field != "city" || places() != before {
 			t.Fatalf("unknown city: %v", err)
 		}
@@ -78,7 +79,7 @@ func TestAuditCommitsWithTheChange(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := places()
-		_, err = s.GrantTheatre(ctx, w.venue.TheatreID, u.Email, func(auth.User) booking.AuditEntry { return entry("bad action") })
+		_, err = s.GrantTheatre(ctx, w.venue.TheatreID, u.Email, func(auth.User) audit.Entry { return entry("bad action") })
 		if err == nil || places() != before || role(t, s, u.ID) != auth.RoleMoviegoer {
 			t.Fatalf("refused grant entry: err %v, places %s -> %s", err, before, places())
 		}
@@ -109,9 +110,9 @@ func TestGrantsRace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entry := func(action string) func(auth.User) booking.AuditEntry {
-		return func(u auth.User) booking.AuditEntry {
-			return booking.AuditEntry{ActorID: platform, Action: action, Object: "admin " + u.ID}
+	entry := func(action string) func(auth.User) audit.Entry {
+		return func(u auth.User) audit.Entry {
+			return audit.Entry{ActorID: platform, Action: action, Object: "admin " + u.ID}
 		}
 	}
 	for round := range 5 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
@@ -29,7 +30,7 @@ func TestRaceBlocksAgainstHolds(t *testing.T) {
 			want := pick(seats, i)
 			if i%4 == 0 {
 				// Every fourth client is an admin blocking.
-				won[i], errs[i] = s.BlockSeats(ctx, show, want, booking.AuditEntry{
+				won[i], errs[i] = s.BlockSeats(ctx, show, want, audit.Entry{
 					ActorID: users[round*clients+i], Action: "show.block_seats", Object: "race",
 				})
 				return
@@ -114,7 +115,7 @@ func TestRaceCancelShowWhileCustomersBuy(t *testing.T) {
 			for booked.Load() < 10 && time.Now().Before(deadline) {
 				time.Sleep(time.Millisecond)
 			}
-			_, cancelErr = s.CancelShow(ctx, show, booking.AuditEntry{ActorID: users[clients], Action: "show.cancel", Object: "race"})
+			_, cancelErr = s.CancelShow(ctx, show, audit.Entry{ActorID: users[clients], Action: "show.cancel", Object: "race"})
 			return
 		}
 		seat := []string{fmt.Sprintf("%c%d", 'A'+rune(i%10), i/10%10+1)}

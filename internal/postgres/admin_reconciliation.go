@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 )
 
@@ -228,7 +229,7 @@ type RefundRetry struct {
 // counted from zero again (the worker's backoff starts over), and returns
 // what it was; e gets that as its before. A refund that is not FAILED is
 // ErrNothingToRetry.
-func (s *Store) RetryRefund(ctx context.Context, paymentID string, e booking.AuditEntry) (RefundRetry, error) {
+func (s *Store) RetryRefund(ctx context.Context, paymentID string, e audit.Entry) (RefundRetry, error) {
 	var was RefundRetry
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var lastError *string
@@ -259,7 +260,7 @@ func (s *Store) RetryRefund(ctx context.Context, paymentID string, e booking.Aud
 
 // RetryPaymentCheck makes the payment check of holdID due now, or
 // ErrNothingToRetry when it is no longer open.
-func (s *Store) RetryPaymentCheck(ctx context.Context, holdID string, e booking.AuditEntry) error {
+func (s *Store) RetryPaymentCheck(ctx context.Context, holdID string, e audit.Entry) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `
 			UPDATE payment_checks SET next_check_at = coalesce($2::timestamptz, clock_timestamp())
@@ -276,7 +277,7 @@ func (s *Store) RetryPaymentCheck(ctx context.Context, holdID string, e booking.
 
 // ResolveReconcile marks item (ReconcileItem.Key) resolved by userID with
 // note; resolving it again keeps the first note and records nothing.
-func (s *Store) ResolveReconcile(ctx context.Context, item, userID, note string, e booking.AuditEntry) error {
+func (s *Store) ResolveReconcile(ctx context.Context, item, userID, note string, e audit.Entry) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `
 			INSERT INTO reconciliation_resolutions (item, resolved_by, note, resolved_at)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 )
 
@@ -74,14 +75,14 @@ func (e *ScheduleOverlapError) Unwrap() error {
 const overlapAttempts = 3
 
 // ScheduleShows schedules shows, on one screen or several, with their seats
-// on sale at once, and the audit entry audit makes of their ids, in one
+// on sale at once, and the audit entry that entry makes of their ids, in one
 // transaction: all of them or none. It fails with booking.ErrShowInPast
 // when one starts by the store's clock, booking.ErrShowTooFarAhead when
 // one starts more than booking.MaxScheduleAhead after it, and with a
 // *ScheduleOverlapError
 // when one overlaps a scheduled show or another of shows. The exclusion
 // constraint decides; the conflicting show is looked up after it refused.
-func (s *Store) ScheduleShows(ctx context.Context, shows []booking.Show, audit func(ids []int64) booking.AuditEntry) ([]int64, error) {
+func (s *Store) ScheduleShows(ctx context.Context, shows []booking.Show, entry func(ids []int64) audit.Entry) ([]int64, error) {
 	if len(shows) == 0 {
 		return nil, nil
 	}
@@ -89,7 +90,7 @@ func (s *Store) ScheduleShows(ctx context.Context, shows []booking.Show, audit f
 		return nil, err
 	}
 	for attempt := 1; ; attempt++ {
-		ids, err := s.scheduleOnce(ctx, shows, audit)
+		ids, err := s.scheduleOnce(ctx, shows, entry)
 		if code, _ := pgCode(err); code != codeExclusion {
 			return ids, err
 		}
@@ -122,7 +123,7 @@ func checkStarts(shows []booking.Show, now time.Time) error {
 	return nil
 }
 
-func (s *Store) scheduleOnce(ctx context.Context, shows []booking.Show, audit func(ids []int64) booking.AuditEntry) ([]int64, error) {
+func (s *Store) scheduleOnce(ctx context.Context, shows []booking.Show, entry func(ids []int64) audit.Entry) ([]int64, error) {
 	ids := make([]int64, len(shows))
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockScreens(ctx, tx, shows); err != nil {
@@ -142,7 +143,7 @@ func (s *Store) scheduleOnce(ctx context.Context, shows []booking.Show, audit fu
 			}
 			ids[i] = id
 		}
-		return s.insertAudit(ctx, tx, audit(ids))
+		return s.insertAudit(ctx, tx, entry(ids))
 	})
 	if code, _ := pgCode(err); code == codeExclusion {
 		return nil, err // the caller looks for the show in the way
@@ -287,13 +288,13 @@ func (s *Store) ShowCategories(ctx context.Context, showID int64) (categories []
 	return categories, currency, nil
 }
 
-// SetShowPrices replaces showID's prices, with the audit entry audit makes
+// SetShowPrices replaces showID's prices, with the audit entry that entry makes
 // of the prices before, in one transaction. It takes the show's seat rows
 // first, in the global lock order, and decides under them: a seat BOOKED
 // or HELD by a live hold refuses the change (booking.ErrShowHasSales), as
 // does a cancelled show (booking.ErrShowCancelled). A hold waiting for
 // those locks is priced after the change commits.
-func (s *Store) SetShowPrices(ctx context.Context, showID int64, prices map[string]int64, audit func(before map[string]int64) booking.AuditEntry) error {
+func (s *Store) SetShowPrices(ctx context.Context, showID int64, prices map[string]int64, entry func(before map[string]int64) audit.Entry) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		// The aggregate reads, and so locks, every seat: an EXISTS would
 		// stop at the first sold one.
@@ -323,7 +324,7 @@ func (s *Store) SetShowPrices(ctx context.Context, showID int64, prices map[stri
 		if err := replacePrices(ctx, tx, showID, prices); err != nil {
 			return err
 		}
-		return s.insertAudit(ctx, tx, audit(before))
+		return s.insertAudit(ctx, tx, entry(before))
 	})
 	if err != nil {
 		return fmt.Errorf("set prices of show %d: %w", showID, err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
@@ -31,9 +32,9 @@ func showAt(v pgtest.Venue, screen int64, at time.Time) booking.Show {
 		Currency: "INR", Prices: pgtest.Prices}
 }
 
-func auditAs(user string) func([]int64) booking.AuditEntry {
-	return func(ids []int64) booking.AuditEntry {
-		return booking.AuditEntry{ActorID: user, Action: "show.schedule", Object: fmt.Sprintf("show %d", ids[0])}
+func auditAs(user string) func([]int64) audit.Entry {
+	return func(ids []int64) audit.Entry {
+		return audit.Entry{ActorID: user, Action: "show.schedule", Object: fmt.Sprintf("show %d", ids[0])}
 	}
 }
 
@@ -116,8 +117,8 @@ func TestPriceChangeRacesHolds(t *testing.T) {
 			holdErrs := make([]error, holders)
 			pgtest.Release(holders+1, func(i int) {
 				if i == holders {
-					changeErr = s.SetShowPrices(ctx, show, newPrices, func(before map[string]int64) booking.AuditEntry {
-						return booking.AuditEntry{ActorID: admin, Action: "show.set_prices", Object: "show", Before: before, After: newPrices}
+					changeErr = s.SetShowPrices(ctx, show, newPrices, func(before map[string]int64) audit.Entry {
+						return audit.Entry{ActorID: admin, Action: "show.set_prices", Object: "show", Before: before, After: newPrices}
 					})
 					return
 				}

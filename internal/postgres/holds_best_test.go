@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
@@ -158,8 +159,8 @@ func TestHoldBestNearTheScreensIdealPoint(t *testing.T) {
 	w := newLayoutWorld(t)
 	layout := func(ideal booking.IdealChange) postgres.LayoutChange {
 		t.Helper()
-		ch, err := w.store.ReplaceLayout(ctx, w.screen, pgtest.Grid(3, 4), ideal, func(ch postgres.LayoutChange) booking.AuditEntry {
-			return booking.AuditEntry{ActorID: w.admin, TheatreID: w.venue.TheatreID, Action: "screen.replace_layout",
+		ch, err := w.store.ReplaceLayout(ctx, w.screen, pgtest.Grid(3, 4), ideal, func(ch postgres.LayoutChange) audit.Entry {
+			return audit.Entry{ActorID: w.admin, TheatreID: w.venue.TheatreID, Action: "screen.replace_layout",
 				Object: fmt.Sprintf("screen %d", w.screen), Before: ch.IdealBefore, After: ch.Ideal}
 		})
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
@@ -113,7 +114,7 @@ func TestOrphanRule(t *testing.T) {
 		w := orphanWorld(t)
 		w.orphanRule(false)
 		w.hold(w.user(), "A1")
-		if _, err := w.store.BlockSeats(ctx, w.show, []string{"B1"}, booking.AuditEntry{ActorID: w.user(), TheatreID: w.venue.TheatreID, Action: "show.block", Object: "show"}); err != nil {
+		if _, err := w.store.BlockSeats(ctx, w.show, []string{"B1"}, audit.Entry{ActorID: w.user(), TheatreID: w.venue.TheatreID, Action: "show.block", Object: "show"}); err != nil {
 			t.Fatal(err)
 		}
 		w.orphanRule(true)

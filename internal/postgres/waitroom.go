@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 )
@@ -94,7 +95,7 @@ func (s *Store) Room(ctx context.Context, showID int64) (waitroom.Room, error) {
 // SetRoom stores showID's room settings. Switching a room off admits
 // everyone waiting in it (they may go on at once); switching it on again
 // keeps its queue. A new opening time reopens a room not yet open.
-func (s *Store) SetRoom(ctx context.Context, showID int64, set waitroom.Settings, ttl time.Duration, entry booking.AuditEntry) error {
+func (s *Store) SetRoom(ctx context.Context, showID int64, set waitroom.Settings, ttl time.Duration, entry audit.Entry) error {
 	var opensAt *time.Time
 	if !set.OpensAt.IsZero() {
 		opensAt = &set.OpensAt

@@ -18,6 +18,7 @@ import (
 	adminview "github.com/marquee-tickets/marquee/components/admin"
 	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/admin"
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/postgres"
@@ -566,7 +567,7 @@ func (h *Handlers) AuditPage(c echo.Context) error {
 	q := c.QueryParams()
 	v := adminview.AuditView{Email: strings.TrimSpace(q.Get("actor")), From: q.Get("from"), To: q.Get("to"),
 		Errors: map[string]string{}, Limit: auditPageLimit}
-	f := postgres.AuditFilter{ActorEmail: v.Email, Limit: auditPageLimit}
+	f := audit.Filter{ActorEmail: v.Email, Limit: auditPageLimit}
 	if raw := q.Get("theatre_id"); raw != "" {
 		id, err := web.ParseID(raw)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/internal/admin"
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
 )
@@ -231,8 +232,8 @@ func rawJSON(v any) json.RawMessage {
 }
 
 // auditFilter reads the audit log's query; anything it cannot read is a 400.
-func auditFilter(c echo.Context) (postgres.AuditFilter, error) {
-	var f postgres.AuditFilter
+func auditFilter(c echo.Context) (audit.Filter, error) {
+	var f audit.Filter
 	q := c.QueryParams()
 	if v := q.Get("theatre_id"); v != "" {
 		id, err := strconv.ParseInt(v, 10, 64)

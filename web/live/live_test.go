@@ -24,6 +24,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/metrics"
@@ -507,7 +508,7 @@ func TestLiveSeatMap(t *testing.T) {
 		e, _ := newLiveEnv(t)
 		guest := watch(e, t, "guest", e.Srv.URL, e.Show, nil)
 		guest.waitSeat("D7", "available")
-		entry := booking.AuditEntry{ActorID: pgtest.User(t, e.Store), Action: "show.block_seats", Object: "live"}
+		entry := audit.Entry{ActorID: pgtest.User(t, e.Store), Action: "show.block_seats", Object: "live"}
 		if _, err := e.Store.BlockSeats(context.Background(), e.Show, []string{"D7"}, entry); err != nil {
 			t.Fatal(err)
 		}

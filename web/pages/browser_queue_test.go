@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/admitter"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 )
@@ -26,7 +26,7 @@ func TestBrowserWaitingRoom(t *testing.T) {
 	show := s.newShow(10, 10)
 	admin := pgtest.User(t, s.Store)
 	set := waitroom.Settings{Enabled: true, AdmitPerMinute: 60, MaxActive: 10}
-	if err := s.Store.SetRoom(ctx, show, set, 5*time.Minute, booking.AuditEntry{ActorID: admin, Action: "show.waiting_room", Object: "show"}); err != nil {
+	if err := s.Store.SetRoom(ctx, show, set, 5*time.Minute, audit.Entry{ActorID: admin, Action: "show.waiting_room", Object: "show"}); err != nil {
 		t.Fatal(err)
 	}
 	// Two people are in line already.
