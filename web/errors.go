@@ -17,6 +17,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
@@ -97,10 +98,10 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		notActive   *boxoffice.HoldNotActiveError
 		paid        *boxoffice.AlreadyPaidError
 		invalid     *auth.FieldError
-		badField    *booking.FieldError
-		overlap     *booking.ShowOverlapError
-		noPrice     *booking.MissingPricesError
-		inUse       *booking.LayoutInUseError
+		badField    *catalog.FieldError
+		overlap     *catalog.ShowOverlapError
+		noPrice     *catalog.MissingPricesError
+		inUse       *catalog.LayoutInUseError
 		httpErr     *echo.HTTPError
 		maxBytes    *http.MaxBytesError
 		panicked    *panicError
@@ -242,26 +243,26 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 	case errors.Is(err, admin.ErrPosterBusy):
 		return retrying(NewError(http.StatusServiceUnavailable, "poster_busy",
 			"Other posters are being processed right now. Try again in a few seconds: nothing was changed."), UnavailableRetryAfter), false
-	case errors.Is(err, booking.ErrShowInPast):
+	case errors.Is(err, catalog.ErrShowInPast):
 		return NewError(http.StatusUnprocessableEntity, "show_in_past", "A show cannot start in the past."), false
-	case errors.Is(err, booking.ErrShowTooFarAhead):
-		days := int(booking.MaxScheduleAhead / (24 * time.Hour))
+	case errors.Is(err, catalog.ErrShowTooFarAhead):
+		days := int(catalog.MaxScheduleAhead / (24 * time.Hour))
 		return NewError(http.StatusUnprocessableEntity, "show_too_far_ahead",
 			fmt.Sprintf("A show can start at most %d days (two years) from now. Pick an earlier date.", days)).
 			With("max_days_ahead", days), false
-	case errors.Is(err, booking.ErrShowHasSales):
+	case errors.Is(err, catalog.ErrShowHasSales):
 		return NewError(http.StatusConflict, "show_has_sales",
 			"Seats of this show are already sold or held, so its prices cannot change."), false
-	case errors.Is(err, booking.ErrShowCancelled):
+	case errors.Is(err, catalog.ErrShowCancelled):
 		return NewError(http.StatusConflict, "show_cancelled", "This show was cancelled."), false
-	case errors.Is(err, booking.ErrCityExists):
+	case errors.Is(err, catalog.ErrCityExists):
 		return NewError(http.StatusConflict, "city_exists", "A city with this slug already exists. Pick another slug."), false
 	case errors.Is(err, auth.ErrUnknownAccount):
 		return NewError(http.StatusUnprocessableEntity, "unknown_account",
 			"No account has this email. Ask the person to sign up first."), false
 
 	// Scheduling.
-	case errors.Is(err, booking.ErrShowOverlap):
+	case errors.Is(err, catalog.ErrShowOverlap):
 		return NewError(http.StatusConflict, "show_overlap", "This screen already has a show at that time. Pick another time or screen."), false
 
 	case errors.Is(err, booking.ErrNotFound):

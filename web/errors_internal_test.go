@@ -21,6 +21,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -52,7 +53,7 @@ func TestErrorTable(t *testing.T) {
 		{wrap(booking.ErrCancellationClosed), 409, "cancellation_closed", false},
 		{wrap(auth.ErrEmailTaken), 409, "email_taken", false},
 		{wrap(auth.ErrBadCredentials), 401, "bad_credentials", false},
-		{wrap(booking.ErrShowOverlap), 409, "show_overlap", false},
+		{wrap(catalog.ErrShowOverlap), 409, "show_overlap", false},
 		{wrap(booking.ErrNotFound), 404, "not_found", false},
 		{&auth.FieldError{Field: "email", Message: "enter a valid email address"}, 422, "invalid_email", false},
 		{payment.ErrMissingSignature, 400, "signature_missing", false},
@@ -75,7 +76,7 @@ func TestErrorTable(t *testing.T) {
 		{&boxoffice.HoldNotActiveError{State: booking.HoldExpired}, 409, "hold_not_active", false},
 
 		{wrap(admin.ErrPosterBusy), 503, "poster_busy", false},
-		{wrap(booking.ErrShowTooFarAhead), 422, "show_too_far_ahead", false},
+		{wrap(catalog.ErrShowTooFarAhead), 422, "show_too_far_ahead", false},
 		{&panicError{err: booking.ErrNotFound}, 500, "internal", true},
 	} {
 		t.Run(fmt.Sprintf("%T %v", tc.err, tc.err), func(t *testing.T) {

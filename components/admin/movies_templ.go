@@ -15,7 +15,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/components/format"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 // Faults is what to fix in a form as it was sent: a sentence about the
@@ -256,12 +256,12 @@ var movieFields = []string{"title", "duration_minutes", "rating", "language", "g
 
 // MoviesView is the catalogue page.
 type MoviesView struct {
-	Movies []booking.Movie
+	Movies []catalog.Movie
 	Form   MovieForm
 }
 
 // PosterURL is the address of a movie's poster, which changes with it.
-func PosterURL(movieID int64, p *booking.PosterInfo) string {
+func PosterURL(movieID int64, p *catalog.PosterInfo) string {
 	u := "/movies/" + strconv.FormatInt(movieID, 10) + "/poster"
 	if p != nil {
 		u += "?v=" + p.Version
@@ -271,7 +271,7 @@ func PosterURL(movieID int64, p *booking.PosterInfo) string {
 
 func moviePath(id int64) string { return "/admin/movies/" + strconv.FormatInt(id, 10) }
 
-func movieFacts(m booking.Movie) string {
+func movieFacts(m catalog.Movie) string {
 	parts := []string{format.Duration(m.DurationMinutes)}
 	if m.Rating != "" {
 		parts = append(parts, m.Rating)
@@ -285,7 +285,7 @@ func movieFacts(m booking.Movie) string {
 	return strings.Join(parts, " · ")
 }
 
-func posterThumb(m booking.Movie, size string) templ.Component {
+func posterThumb(m catalog.Movie, size string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -912,7 +912,7 @@ func newMovieForm(m components.Meta, f MovieForm) templ.Component {
 
 // MovieView is a movie's page with its poster form.
 type MovieView struct {
-	Movie  booking.Movie
+	Movie  catalog.Movie
 	Notice string // what the last change did
 	Alt    string // the text alternative as sent
 	Faults        // the poster form's: "poster", "alt"

@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 // Movies lists the movie catalogue. Any admin may read it: a theatre admin
 // picks the movies of their shows from it (changing it is a platform
 // admin's task).
-func (s *Service) Movies(ctx context.Context, a Actor) ([]booking.Movie, error) {
+func (s *Service) Movies(ctx context.Context, a Actor) ([]catalog.Movie, error) {
 	if a.UserID == "" {
 		return nil, ErrForbidden
 	}
@@ -20,9 +20,9 @@ func (s *Service) Movies(ctx context.Context, a Actor) ([]booking.Movie, error) 
 }
 
 // Movie returns one movie of the catalogue, or booking.ErrNotFound.
-func (s *Service) Movie(ctx context.Context, a Actor, movieID int64) (booking.Movie, error) {
+func (s *Service) Movie(ctx context.Context, a Actor, movieID int64) (catalog.Movie, error) {
 	if a.UserID == "" {
-		return booking.Movie{}, ErrForbidden
+		return catalog.Movie{}, ErrForbidden
 	}
 	return s.Store.Movie(ctx, movieID)
 }

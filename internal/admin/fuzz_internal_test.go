@@ -11,11 +11,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 // FuzzLayout: a layout as the editor and the API send it, JSON seats, is
-// refused as a *booking.FieldError for "seats" (a *SeatError naming the
+// refused as a *catalog.FieldError for "seats" (a *SeatError naming the
 // first bad seat, every seat before it fine), or it is one the database
 // stores as it is, and encoded and decoded again it is the same layout.
 func FuzzLayout(f *testing.F) {
@@ -28,7 +28,7 @@ func FuzzLayout(f *testing.F) {
 		err := checkLayout(specs)
 		if err != nil {
 			var (
-				field *booking.FieldError
+				field *catalog.FieldError
 				seat  *SeatError
 			)
 			if !errors.As(err, &field) || field.Field != "seats" || field.Message == "" {
@@ -83,17 +83,17 @@ func FuzzLayout(f *testing.F) {
 }
 
 // decodeLayout reads a list of seats as the layout editor's form does.
-func decodeLayout(raw []byte) ([]booking.SeatSpec, bool) {
+func decodeLayout(raw []byte) ([]catalog.SeatSpec, bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	var specs []booking.SeatSpec
+	var specs []catalog.SeatSpec
 	if err := dec.Decode(&specs); err != nil || dec.More() {
 		return nil, false
 	}
 	return specs, true
 }
 
-// FuzzTemplateSeats: a layout template is refused as a *booking.FieldError
+// FuzzTemplateSeats: a layout template is refused as a *catalog.FieldError
 // for the template, rows or seats per row, or it makes a layout
 // checkLayout accepts, of rows times seats for the plain grid.
 func FuzzTemplateSeats(f *testing.F) {
@@ -102,7 +102,7 @@ func FuzzTemplateSeats(f *testing.F) {
 	f.Fuzz(func(t *testing.T, key string, rows, seats int) {
 		specs, err := TemplateSeats(key, rows, seats)
 		if err != nil {
-			var field *booking.FieldError
+			var field *catalog.FieldError
 			if !errors.As(err, &field) || !slices.Contains([]string{"template", "rows", "seats_per_row"}, field.Field) || field.Message == "" {
 				t.Fatalf("TemplateSeats(%q, %d, %d) = %v: not a documented refusal", key, rows, seats, err)
 			}

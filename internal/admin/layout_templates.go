@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 // LayoutTemplate is a ready-made seat layout a new screen can start from:
@@ -48,22 +48,22 @@ func LayoutTemplates() []LayoutTemplate { return slices.Clone(layoutTemplates) }
 
 // TemplateSeats is the layout of the template named key; rows and seats
 // size a Sized template and are ignored otherwise. An unknown template or a
-// bad size is a *booking.FieldError ("template", "rows" or "seats_per_row").
-func TemplateSeats(key string, rows, seats int) ([]booking.SeatSpec, error) {
+// bad size is a *catalog.FieldError ("template", "rows" or "seats_per_row").
+func TemplateSeats(key string, rows, seats int) ([]catalog.SeatSpec, error) {
 	i := slices.IndexFunc(layoutTemplates, func(t LayoutTemplate) bool { return t.Key == key })
 	if i < 0 {
-		return nil, &booking.FieldError{Field: "template", Message: "Pick a layout to start from."}
+		return nil, &catalog.FieldError{Field: "template", Message: "Pick a layout to start from."}
 	}
 	t := layoutTemplates[i]
 	if t.Sized {
 		if rows < 1 || rows > MaxTemplateRows {
-			return nil, &booking.FieldError{Field: "rows", Message: fmt.Sprintf("A grid has 1 to %d rows.", MaxTemplateRows)}
+			return nil, &catalog.FieldError{Field: "rows", Message: fmt.Sprintf("A grid has 1 to %d rows.", MaxTemplateRows)}
 		}
 		if seats < 1 || seats > MaxTemplateSeats {
-			return nil, &booking.FieldError{Field: "seats_per_row", Message: fmt.Sprintf("A row has 1 to %d seats.", MaxTemplateSeats)}
+			return nil, &catalog.FieldError{Field: "seats_per_row", Message: fmt.Sprintf("A row has 1 to %d seats.", MaxTemplateSeats)}
 		}
 		if rows*seats > MaxSeats {
-			return nil, &booking.FieldError{Field: "rows", Message: fmt.Sprintf("A layout has at most %d seats; %d rows of %d is %d.", MaxSeats, rows, seats, rows*seats)}
+			return nil, &catalog.FieldError{Field: "rows", Message: fmt.Sprintf("A layout has at most %d seats; %d rows of %d is %d.", MaxSeats, rows, seats, rows*seats)}
 		}
 		t.Rows, t.Seats = rows, seats
 	}
@@ -74,8 +74,8 @@ func TemplateSeats(key string, rows, seats int) ([]booking.SeatSpec, error) {
 // numbered 1 to seats from the left, with a gap column after each seat
 // number in aislesAfter; the last backRows rows are BackCategory, the
 // others StandardCategory.
-func GridSeats(rows, seats int, aislesAfter []int, backRows int) []booking.SeatSpec {
-	out := make([]booking.SeatSpec, 0, rows*seats)
+func GridSeats(rows, seats int, aislesAfter []int, backRows int) []catalog.SeatSpec {
+	out := make([]catalog.SeatSpec, 0, rows*seats)
 	for r := range rows {
 		label := RowLabel(r)
 		cat := StandardCategory
@@ -84,7 +84,7 @@ func GridSeats(rows, seats int, aislesAfter []int, backRows int) []booking.SeatS
 		}
 		col := 0
 		for n := 1; n <= seats; n++ {
-			out = append(out, booking.SeatSpec{
+			out = append(out, catalog.SeatSpec{
 				ID: label + strconv.Itoa(n), Row: label, Number: n, Category: cat, GridRow: r, GridCol: col,
 			})
 			col++

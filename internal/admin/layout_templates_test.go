@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/marquee-tickets/marquee/internal/admin"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 func TestTemplateSeatsAisles(t *testing.T) {
@@ -59,7 +59,7 @@ func TestTemplateSeatsGrid(t *testing.T) {
 		field       string
 	}{{"nope", 1, 1, "template"}, {"grid", 0, 5, "rows"}, {"grid", 5, 61, "seats_per_row"}, {"grid", 60, 60, "rows"}} {
 		_, err := admin.TemplateSeats(bad.key, bad.rows, bad.seats)
-		var fe *booking.FieldError
+		var fe *catalog.FieldError
 		if !errors.As(err, &fe) || fe.Field != bad.field {
 			t.Errorf("%+v: %v, want a %s error", bad, err, bad.field)
 		}

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/marquee-tickets/marquee/internal/audit"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -34,9 +34,9 @@ var (
 
 // CreateScreen adds a screen with its seat layout and ideal viewing point
 // (nil: the default) to a theatre the actor administers. A bad name, seat
-// or point is a *booking.FieldError ("name", "seats", naming the first bad
+// or point is a *catalog.FieldError ("name", "seats", naming the first bad
 // seat, or "ideal"); a name the theatre already has is one for "name".
-func (s *Service) CreateScreen(ctx context.Context, a Actor, theatreID int64, name string, seats []booking.SeatSpec, ideal *booking.GridPoint) (int64, error) {
+func (s *Service) CreateScreen(ctx context.Context, a Actor, theatreID int64, name string, seats []catalog.SeatSpec, ideal *catalog.GridPoint) (int64, error) {
 	if err := s.requireTheatre(ctx, a, theatreID); err != nil {
 		return 0, err
 	}
@@ -76,7 +76,7 @@ func (s *Service) Screen(ctx context.Context, a Actor, screenID int64) (postgres
 // is refused), and changes its ideal viewing point as ideal says. The
 // audit entry has the seat counts before and after, the seats changed and
 // the ideal point before and after (null: the default).
-func (s *Service) ReplaceLayout(ctx context.Context, a Actor, screenID int64, seats []booking.SeatSpec, ideal booking.IdealChange) (postgres.LayoutChange, error) {
+func (s *Service) ReplaceLayout(ctx context.Context, a Actor, screenID int64, seats []catalog.SeatSpec, ideal catalog.IdealChange) (postgres.LayoutChange, error) {
 	theatre, err := s.requireScreen(ctx, a, screenID)
 	if err != nil {
 		return postgres.LayoutChange{}, err
@@ -103,22 +103,22 @@ func (s *Service) ReplaceLayout(ctx context.Context, a Actor, screenID int64, se
 
 func checkScreenName(name string) error {
 	if n := utf8.RuneCountInString(strings.TrimSpace(name)); n == 0 || n > maxScreenNameLen || !printable(name) {
-		return &booking.FieldError{Field: "name", Message: fmt.Sprintf("A screen needs a name of 1 to %d characters.", maxScreenNameLen)}
+		return &catalog.FieldError{Field: "name", Message: fmt.Sprintf("A screen needs a name of 1 to %d characters.", maxScreenNameLen)}
 	}
 	if r, ok := hiddenRune(name); ok {
-		return &booking.FieldError{Field: "name", Message: hiddenProblem("The screen name", r) + "."}
+		return &catalog.FieldError{Field: "name", Message: hiddenProblem("The screen name", r) + "."}
 	}
 	return nil
 }
 
 // checkLayout refuses a layout the database would refuse, or a person
 // could not mean, naming the first bad seat.
-func checkLayout(seats []booking.SeatSpec) error {
+func checkLayout(seats []catalog.SeatSpec) error {
 	switch {
 	case len(seats) == 0:
-		return &booking.FieldError{Field: "seats", Message: "A layout needs at least one seat."}
+		return &catalog.FieldError{Field: "seats", Message: "A layout needs at least one seat."}
 	case len(seats) > MaxSeats:
-		return &booking.FieldError{Field: "seats", Message: fmt.Sprintf("A layout has at most %d seats; this one has %d.", MaxSeats, len(seats))}
+		return &catalog.FieldError{Field: "seats", Message: fmt.Sprintf("A layout has at most %d seats; this one has %d.", MaxSeats, len(seats))}
 	}
 	ids := make(map[string]bool, len(seats))
 	cells := make(map[[2]int]string, len(seats))
@@ -145,7 +145,7 @@ func checkLayout(seats []booking.SeatSpec) error {
 // checkIdeal refuses an ideal viewing point outside the grid of seats,
 // from row and column 0 to the last ones used: best available would then
 // seat every party as near the edge as it can. nil, the default, is fine.
-func checkIdeal(ideal *booking.GridPoint, seats []booking.SeatSpec) error {
+func checkIdeal(ideal *catalog.GridPoint, seats []catalog.SeatSpec) error {
 	if ideal == nil {
 		return nil
 	}
@@ -154,7 +154,7 @@ func checkIdeal(ideal *booking.GridPoint, seats []booking.SeatSpec) error {
 		rows, cols = max(rows, st.GridRow+1), max(cols, st.GridCol+1)
 	}
 	if ideal.Row < 0 || ideal.Col < 0 || ideal.Row >= rows || ideal.Col >= cols {
-		return &booking.FieldError{Field: "ideal", Message: fmt.Sprintf(
+		return &catalog.FieldError{Field: "ideal", Message: fmt.Sprintf(
 			"The best view must be a cell of the layout's grid: grid row 0 to %d and grid column 0 to %d.", rows-1, cols-1)}
 	}
 	return nil
@@ -162,13 +162,13 @@ func checkIdeal(ideal *booking.GridPoint, seats []booking.SeatSpec) error {
 
 // checkGrid refuses a layout whose grid, from row and column 0 to the last
 // ones used, has more than MaxGridCells cells.
-func checkGrid(seats []booking.SeatSpec) error {
+func checkGrid(seats []catalog.SeatSpec) error {
 	rows, cols := 0, 0
 	for _, st := range seats {
 		rows, cols = max(rows, st.GridRow+1), max(cols, st.GridCol+1)
 	}
 	if rows*cols > MaxGridCells {
-		return &booking.FieldError{Field: "seats", Message: fmt.Sprintf(
+		return &catalog.FieldError{Field: "seats", Message: fmt.Sprintf(
 			"A layout's grid has at most %d cells (rows times columns, gaps included); this one is %d rows by %d columns, %d cells. Move the seats closer together.",
 			MaxGridCells, rows, cols, rows*cols)}
 	}
@@ -176,7 +176,7 @@ func checkGrid(seats []booking.SeatSpec) error {
 }
 
 // seatProblem is what is wrong with one seat on its own, or "".
-func seatProblem(st booking.SeatSpec) string {
+func seatProblem(st catalog.SeatSpec) string {
 	switch {
 	case !categoryPattern.MatchString(st.Category):
 		return "its category must be a capital letter then up to 31 capitals, digits or underscores, like STANDARD"
@@ -193,13 +193,13 @@ func seatProblem(st booking.SeatSpec) string {
 	return ""
 }
 
-// SeatError is the first bad seat of a layout: a *booking.FieldError for
+// SeatError is the first bad seat of a layout: a *catalog.FieldError for
 // "seats" that also says which seat, by its place in the list (from 0) and
 // its id as sent.
 type SeatError struct {
 	Index int
 	Seat  string
-	Err   *booking.FieldError
+	Err   *catalog.FieldError
 }
 
 func (e *SeatError) Error() string { return e.Err.Error() }
@@ -211,7 +211,7 @@ func seatError(i int, id, problem string) error {
 	if !seatIDPattern.MatchString(id) {
 		name = fmt.Sprintf("Seat %d of the list", i+1)
 	}
-	return &SeatError{Index: i, Seat: id, Err: &booking.FieldError{Field: "seats", Message: name + ": " + problem + "."}}
+	return &SeatError{Index: i, Seat: id, Err: &catalog.FieldError{Field: "seats", Message: name + ": " + problem + "."}}
 }
 
 // printable reports whether s is valid text without control characters

@@ -12,6 +12,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -57,40 +58,40 @@ func (e *env) audits(t *testing.T, action string) int64 {
 
 func TestCreateScreenChecksTheLayout(t *testing.T) {
 	e := newEnv(t)
-	seat := func(id string, row, col int) booking.SeatSpec {
-		return booking.SeatSpec{ID: id, Row: "A", Number: col + 1, Category: "STANDARD", GridRow: row, GridCol: col}
+	seat := func(id string, row, col int) catalog.SeatSpec {
+		return catalog.SeatSpec{ID: id, Row: "A", Number: col + 1, Category: "STANDARD", GridRow: row, GridCol: col}
 	}
-	with := func(fn func(*booking.SeatSpec)) []booking.SeatSpec {
-		seats := []booking.SeatSpec{seat("A1", 0, 0), seat("A2", 0, 1)}
+	with := func(fn func(*catalog.SeatSpec)) []catalog.SeatSpec {
+		seats := []catalog.SeatSpec{seat("A1", 0, 0), seat("A2", 0, 1)}
 		fn(&seats[1])
 		return seats
 	}
-	many := make([]booking.SeatSpec, admin.MaxSeats+1)
+	many := make([]catalog.SeatSpec, admin.MaxSeats+1)
 	for i := range many {
 		many[i] = seat(fmt.Sprintf("S%d", i), i/50, i%50)
 	}
 	for _, tc := range []struct {
 		name, screen string
-		seats        []booking.SeatSpec
+		seats        []catalog.SeatSpec
 		field, says  string
 	}{
 		{"no seats", "One", nil, "seats", "at least one seat"},
 		{"too many seats", "One", many, "seats", "at most 2000"},
-		{"a duplicate id", "One", []booking.SeatSpec{seat("A1", 0, 0), seat("A1", 0, 1)}, "seats", "Seat A1: this id is in the layout twice"},
-		{"a duplicate cell", "One", []booking.SeatSpec{seat("A1", 0, 0), seat("A2", 0, 0)}, "seats", "Seat A2: its grid cell (row 0, column 0) is taken by seat A1"},
-		{"a bad id", "One", with(func(s *booking.SeatSpec) { s.ID = "A 2" }), "seats", "Seat 2 of the list: its id"},
-		{"a bad category", "One", with(func(s *booking.SeatSpec) { s.Category = "vip" }), "seats", "Seat A2: its category"},
-		{"an empty row label", "One", with(func(s *booking.SeatSpec) { s.Row = "" }), "seats", "Seat A2: its row label"},
-		{"a long row label", "One", with(func(s *booking.SeatSpec) { s.Row = "ABCDEFGHI" }), "seats", "Seat A2: its row label"},
-		{"number 0", "One", with(func(s *booking.SeatSpec) { s.Number = 0 }), "seats", "Seat A2: its number"},
-		{"a negative grid row", "One", with(func(s *booking.SeatSpec) { s.GridRow = -1 }), "seats", "Seat A2: its grid"},
-		{"a huge grid column", "One", with(func(s *booking.SeatSpec) { s.GridCol = 1 << 40 }), "seats", "Seat A2: its grid"},
-		{"no name", "  ", with(func(*booking.SeatSpec) {}), "name", "name of 1 to 60"},
-		{"a NUL in the name", "a\x00b", with(func(*booking.SeatSpec) {}), "name", "name of 1 to 60"},
+		{"a duplicate id", "One", []catalog.SeatSpec{seat("A1", 0, 0), seat("A1", 0, 1)}, "seats", "Seat A1: this id is in the layout twice"},
+		{"a duplicate cell", "One", []catalog.SeatSpec{seat("A1", 0, 0), seat("A2", 0, 0)}, "seats", "Seat A2: its grid cell (row 0, column 0) is taken by seat A1"},
+		{"a bad id", "One", with(func(s *catalog.SeatSpec) { s.ID = "A 2" }), "seats", "Seat 2 of the list: its id"},
+		{"a bad category", "One", with(func(s *catalog.SeatSpec) { s.Category = "vip" }), "seats", "Seat A2: its category"},
+		{"an empty row label", "One", with(func(s *catalog.SeatSpec) { s.Row = "" }), "seats", "Seat A2: its row label"},
+		{"a long row label", "One", with(func(s *catalog.SeatSpec) { s.Row = "ABCDEFGHI" }), "seats", "Seat A2: its row label"},
+		{"number 0", "One", with(func(s *catalog.SeatSpec) { s.Number = 0 }), "seats", "Seat A2: its number"},
+		{"a negative grid row", "One", with(func(s *catalog.SeatSpec) { s.GridRow = -1 }), "seats", "Seat A2: its grid"},
+		{"a huge grid column", "One", with(func(s *catalog.SeatSpec) { s.GridCol = 1 << 40 }), "seats", "Seat A2: its grid"},
+		{"no name", "  ", with(func(*catalog.SeatSpec) {}), "name", "name of 1 to 60"},
+		{"a NUL in the name", "a\x00b", with(func(*catalog.SeatSpec) {}), "name", "name of 1 to 60"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := e.svc.CreateScreen(ctx, e.platform, e.venue.TheatreID, tc.screen, tc.seats, nil)
-			var bad *booking.FieldError
+			var bad *catalog.FieldError
 			if !errors.As(err, &bad) || bad.Field != tc.field || !strings.Contains(bad.Message, tc.says) {
 				t.Fatalf("CreateScreen = %v, want a %s error saying %q", err, tc.field, tc.says)
 			}
@@ -103,7 +104,7 @@ func TestCreateScreenChecksTheLayout(t *testing.T) {
 
 func TestScreensBelongToTheirTheatre(t *testing.T) {
 	e := newEnv(t)
-	other, err := e.store.CreateTheatre(ctx, booking.Theatre{CityID: e.venue.CityID, Name: "Elsewhere", TimeZone: "Asia/Kolkata"}, nil)
+	other, err := e.store.CreateTheatre(ctx, catalog.Theatre{CityID: e.venue.CityID, Name: "Elsewhere", TimeZone: "Asia/Kolkata"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestScreensBelongToTheirTheatre(t *testing.T) {
 		if _, err := e.svc.Screen(ctx, e.theatre, theirs); !errors.Is(err, booking.ErrNotFound) {
 			t.Fatalf("Screen = %v", err)
 		}
-		if _, err := e.svc.ReplaceLayout(ctx, e.theatre, theirs, pgtest.Grid(1, 1), booking.IdealChange{}); !errors.Is(err, booking.ErrNotFound) {
+		if _, err := e.svc.ReplaceLayout(ctx, e.theatre, theirs, pgtest.Grid(1, 1), catalog.IdealChange{}); !errors.Is(err, booking.ErrNotFound) {
 			t.Fatalf("ReplaceLayout = %v", err)
 		}
 		if _, err := e.svc.CreateScreen(ctx, e.theatre, other, "Audi 2", layout, nil); !errors.Is(err, booking.ErrNotFound) {
@@ -142,7 +143,7 @@ func TestScreensBelongToTheirTheatre(t *testing.T) {
 	})
 	t.Run("a layout change is audited with what changed", func(t *testing.T) {
 		next := pgtest.Grid(2, 3)[:5]
-		ch, err := e.svc.ReplaceLayout(ctx, e.theatre, mine, next, booking.IdealChange{})
+		ch, err := e.svc.ReplaceLayout(ctx, e.theatre, mine, next, catalog.IdealChange{})
 		if err != nil || ch.After != 5 {
 			t.Fatalf("ReplaceLayout = %+v, %v", ch, err)
 		}
@@ -168,8 +169,8 @@ func TestReplaceLayoutOfAScreenOnSale(t *testing.T) {
 	if _, err := e.store.HoldSeats(ctx, booking.HoldRequest{UserID: user, ShowID: show, Seats: []string{"A1"}, TTL: time.Minute, Key: "k"}, 10); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.svc.ReplaceLayout(ctx, e.theatre, screen, pgtest.Grid(2, 2)[1:], booking.IdealChange{})
-	var inUse *booking.LayoutInUseError
+	_, err := e.svc.ReplaceLayout(ctx, e.theatre, screen, pgtest.Grid(2, 2)[1:], catalog.IdealChange{})
+	var inUse *catalog.LayoutInUseError
 	if !errors.As(err, &inUse) || len(inUse.Seats) != 1 || inUse.Seats[0] != "A1" || inUse.Shows[0] != show {
 		t.Fatalf("ReplaceLayout = %v", err)
 	}

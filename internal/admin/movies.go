@@ -18,7 +18,7 @@ import (
 	"golang.org/x/image/webp"
 
 	"github.com/marquee-tickets/marquee/internal/audit"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 // What a poster upload can run into (the API answers 413, 415 and 422).
@@ -39,8 +39,8 @@ const (
 )
 
 // CreateMovie adds a movie to the catalogue (a platform admin's task).
-// A bad field is a *booking.FieldError naming it.
-func (s *Service) CreateMovie(ctx context.Context, a Actor, m booking.Movie) (int64, error) {
+// A bad field is a *catalog.FieldError naming it.
+func (s *Service) CreateMovie(ctx context.Context, a Actor, m catalog.Movie) (int64, error) {
 	if err := requirePlatform(a); err != nil {
 		return 0, err
 	}
@@ -59,8 +59,8 @@ func (s *Service) CreateMovie(ctx context.Context, a Actor, m booking.Movie) (in
 	return id, nil
 }
 
-func checkMovie(m booking.Movie) error {
-	bad := func(field, message string) error { return &booking.FieldError{Field: field, Message: message} }
+func checkMovie(m catalog.Movie) error {
+	bad := func(field, message string) error { return &catalog.FieldError{Field: field, Message: message} }
 	switch {
 	case !textOK(m.Title, 1, 200):
 		return bad("title", "A movie needs a title of 1 to 200 characters.")
@@ -94,29 +94,29 @@ func textOK(s string, min, max int) bool {
 // of a movie (a platform admin's task): decoded, shrunk to fit 640x960,
 // and stored as PNG (a PNG) or JPEG (the others). alt is its text
 // alternative; "" makes one of the title.
-func (s *Service) SetPoster(ctx context.Context, a Actor, movieID int64, data []byte, alt string) (booking.PosterInfo, error) {
+func (s *Service) SetPoster(ctx context.Context, a Actor, movieID int64, data []byte, alt string) (catalog.PosterInfo, error) {
 	if err := requirePlatform(a); err != nil {
-		return booking.PosterInfo{}, err
+		return catalog.PosterInfo{}, err
 	}
 	if len(data) > MaxPosterBytes {
-		return booking.PosterInfo{}, ErrPosterTooLarge
+		return catalog.PosterInfo{}, ErrPosterTooLarge
 	}
 	if alt != "" && !textOK(alt, 1, 300) {
-		return booking.PosterInfo{}, &booking.FieldError{Field: "alt", Message: "The text alternative is 1 to 300 characters."}
+		return catalog.PosterInfo{}, &catalog.FieldError{Field: "alt", Message: "The text alternative is 1 to 300 characters."}
 	}
 	poster, err := s.encodePoster(ctx, data)
 	if err != nil {
-		return booking.PosterInfo{}, err
+		return catalog.PosterInfo{}, err
 	}
 	m, err := s.Store.Movie(ctx, movieID)
 	if err != nil {
-		return booking.PosterInfo{}, err
+		return catalog.PosterInfo{}, err
 	}
 	poster.Alt = strings.TrimSpace(alt)
 	if poster.Alt == "" {
 		poster.Alt = truncate("Poster of "+m.Title, 300)
 	}
-	info, err := s.Store.AdminSetPoster(ctx, movieID, poster, func(info booking.PosterInfo) audit.Entry {
+	info, err := s.Store.AdminSetPoster(ctx, movieID, poster, func(info catalog.PosterInfo) audit.Entry {
 		return auditEntry(a, 0, "movie.set_poster", fmt.Sprintf("movie %d", movieID), nil, map[string]any{
 			"version": info.Version, "width": info.Width, "height": info.Height,
 			"content_type": poster.ContentType, "bytes": len(poster.Data), "alt": poster.Alt,
@@ -134,7 +134,7 @@ func (s *Service) SetPoster(ctx context.Context, a Actor, movieID int64, data []
 // is judged from its header before it is decoded (checkPosterSize), and
 // decoded in one of a few slots; the caller has its answer, or ctx's
 // error, when ctx ends, while the slot stays taken until the work stops.
-func (s *Service) encodePoster(ctx context.Context, data []byte) (booking.Poster, error) {
+func (s *Service) encodePoster(ctx context.Context, data []byte) (catalog.Poster, error) {
 	kind := http.DetectContentType(data)
 	decode := map[string]func(io.Reader) (image.Image, error){
 		"image/png":  png.Decode,
@@ -142,21 +142,21 @@ func (s *Service) encodePoster(ctx context.Context, data []byte) (booking.Poster
 		"image/webp": webp.Decode,
 	}[kind]
 	if decode == nil {
-		return booking.Poster{}, ErrUnsupportedImage
+		return catalog.Poster{}, ErrUnsupportedImage
 	}
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil || cfg.Width < 1 || cfg.Height < 1 {
-		return booking.Poster{}, ErrInvalidImage
+		return catalog.Poster{}, ErrInvalidImage
 	}
 	if err := checkPosterSize(cfg, kind, data); err != nil {
-		return booking.Poster{}, err
+		return catalog.Poster{}, err
 	}
 	slots := s.posterSlots()
 	if err := slots.acquire(ctx); err != nil {
-		return booking.Poster{}, err
+		return catalog.Poster{}, err
 	}
 	type result struct {
-		poster booking.Poster
+		poster catalog.Poster
 		err    error
 	}
 	done := make(chan result, 1)
@@ -169,27 +169,27 @@ func (s *Service) encodePoster(ctx context.Context, data []byte) (booking.Poster
 	case r := <-done:
 		return r.poster, r.err
 	case <-ctx.Done():
-		return booking.Poster{}, fmt.Errorf("resize poster: %w", ctx.Err())
+		return catalog.Poster{}, fmt.Errorf("resize poster: %w", ctx.Err())
 	}
 }
 
 // resizePoster decodes data, fits it to the poster's size and encodes it:
 // as PNG when isPNG, else as JPEG. The decoder reads through ctx, so it
 // stops when ctx ends.
-func resizePoster(ctx context.Context, decode func(io.Reader) (image.Image, error), data []byte, isPNG bool) (booking.Poster, error) {
+func resizePoster(ctx context.Context, decode func(io.Reader) (image.Image, error), data []byte, isPNG bool) (catalog.Poster, error) {
 	img, err := decode(ctxReader{ctx: ctx, r: bytes.NewReader(data)})
 	if ctx.Err() != nil {
-		return booking.Poster{}, fmt.Errorf("decode poster: %w", ctx.Err())
+		return catalog.Poster{}, fmt.Errorf("decode poster: %w", ctx.Err())
 	}
 	if err != nil {
-		return booking.Poster{}, ErrInvalidImage
+		return catalog.Poster{}, ErrInvalidImage
 	}
 	img = fitPoster(img, !isPNG)
 	if ctx.Err() != nil {
-		return booking.Poster{}, fmt.Errorf("resize poster: %w", ctx.Err())
+		return catalog.Poster{}, fmt.Errorf("resize poster: %w", ctx.Err())
 	}
 	var buf bytes.Buffer
-	p := booking.Poster{PosterInfo: booking.PosterInfo{Width: img.Bounds().Dx(), Height: img.Bounds().Dy()}}
+	p := catalog.Poster{PosterInfo: catalog.PosterInfo{Width: img.Bounds().Dx(), Height: img.Bounds().Dy()}}
 	if isPNG {
 		p.ContentType, err = "image/png", png.Encode(&buf, img)
 	} else {

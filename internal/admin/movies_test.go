@@ -14,12 +14,13 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
 func TestCreateMovie(t *testing.T) {
 	e := newEnv(t)
-	good := booking.Movie{Title: "Night Train", DurationMinutes: 131, Rating: "UA", Language: "Hindi",
+	good := catalog.Movie{Title: "Night Train", DurationMinutes: 131, Rating: "UA", Language: "Hindi",
 		Synopsis: "Two strangers.\nOne night.", Genres: []string{"Drama", "Thriller"}}
 
 	id, err := e.svc.CreateMovie(ctx, e.platform, good)
@@ -41,22 +42,22 @@ func TestCreateMovie(t *testing.T) {
 	})
 	for _, tc := range []struct {
 		name, field string
-		edit        func(*booking.Movie)
+		edit        func(*catalog.Movie)
 	}{
-		{"no title", "title", func(m *booking.Movie) { m.Title = " " }},
-		{"a long title", "title", func(m *booking.Movie) { m.Title = strings.Repeat("x", 201) }},
-		{"no running time", "duration_minutes", func(m *booking.Movie) { m.DurationMinutes = 0 }},
-		{"a running time over ten hours", "duration_minutes", func(m *booking.Movie) { m.DurationMinutes = 601 }},
-		{"seven genres", "genres", func(m *booking.Movie) { m.Genres = strings.Split("a b c d e f g", " ") }},
-		{"an empty genre", "genres", func(m *booking.Movie) { m.Genres = []string{""} }},
-		{"a NUL in the synopsis", "synopsis", func(m *booking.Movie) { m.Synopsis = "a\x00" }},
-		{"a long language", "language", func(m *booking.Movie) { m.Language = strings.Repeat("x", 41) }},
+		{"no title", "title", func(m *catalog.Movie) { m.Title = " " }},
+		{"a long title", "title", func(m *catalog.Movie) { m.Title = strings.Repeat("x", 201) }},
+		{"no running time", "duration_minutes", func(m *catalog.Movie) { m.DurationMinutes = 0 }},
+		{"a running time over ten hours", "duration_minutes", func(m *catalog.Movie) { m.DurationMinutes = 601 }},
+		{"seven genres", "genres", func(m *catalog.Movie) { m.Genres = strings.Split("a b c d e f g", " ") }},
+		{"an empty genre", "genres", func(m *catalog.Movie) { m.Genres = []string{""} }},
+		{"a NUL in the synopsis", "synopsis", func(m *catalog.Movie) { m.Synopsis = "a\x00" }},
+		{"a long language", "language", func(m *catalog.Movie) { m.Language = strings.Repeat("x", 41) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := good
 			tc.edit(&m)
 			_, err := e.svc.CreateMovie(ctx, e.platform, m)
-			var bad *booking.FieldError
+			var bad *catalog.FieldError
 			if !errors.As(err, &bad) || bad.Field != tc.field {
 				t.Fatalf("CreateMovie = %v, want a %s error", err, tc.field)
 			}

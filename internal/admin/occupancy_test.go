@@ -9,6 +9,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
@@ -76,7 +77,7 @@ func TestOccupancyUseCases(t *testing.T) {
 		if err != nil || res.ShowID != show {
 			t.Fatalf("cancel = %+v, %v", res, err)
 		}
-		if _, err := svc.BlockSeats(ctx, mine, show, []string{"A2"}); !errors.Is(err, booking.ErrShowCancelled) {
+		if _, err := svc.BlockSeats(ctx, mine, show, []string{"A2"}); !errors.Is(err, catalog.ErrShowCancelled) {
 			t.Fatalf("block after cancel: %v", err)
 		}
 	})

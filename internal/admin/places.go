@@ -11,6 +11,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -33,20 +34,20 @@ const (
 var slugPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // CreateCity adds a city (platform admins only). A taken slug is
-// booking.ErrCityExists.
-func (s *Service) CreateCity(ctx context.Context, a Actor, name, slug string) (booking.City, error) {
+// catalog.ErrCityExists.
+func (s *Service) CreateCity(ctx context.Context, a Actor, name, slug string) (catalog.City, error) {
 	if err := requirePlatform(a); err != nil {
-		return booking.City{}, err
+		return catalog.City{}, err
 	}
 	name = strings.TrimSpace(name)
 	if err := checkName("name", name); err != nil {
-		return booking.City{}, err
+		return catalog.City{}, err
 	}
 	if len(slug) > maxNameLen || !slugPattern.MatchString(slug) {
-		return booking.City{}, &booking.FieldError{Field: "slug",
+		return catalog.City{}, &catalog.FieldError{Field: "slug",
 			Message: "use lower-case letters and digits in words joined by single dashes, like new-delhi"}
 	}
-	return s.Store.CreateCityAudited(ctx, name, slug, func(c booking.City) audit.Entry {
+	return s.Store.CreateCityAudited(ctx, name, slug, func(c catalog.City) audit.Entry {
 		return auditEntry(a, 0, "city.create", fmt.Sprintf("city %d", c.ID), nil, cityRecord{Name: c.Name, Slug: c.Slug})
 	})
 }
@@ -114,7 +115,7 @@ func (s *Service) CreateTheatre(ctx context.Context, a Actor, in TheatreInput) (
 		value *string
 	}{{"city", in.City}, {"name", in.Name}, {"timezone", in.TimeZone}} {
 		if f.value == nil {
-			return postgres.AdminTheatre{}, &booking.FieldError{Field: f.name, Message: "this field is required"}
+			return postgres.AdminTheatre{}, &catalog.FieldError{Field: f.name, Message: "this field is required"}
 		}
 	}
 	if in.Address == nil {
@@ -129,7 +130,7 @@ func (s *Service) CreateTheatre(ctx context.Context, a Actor, in TheatreInput) (
 		return postgres.AdminTheatre{}, err
 	}
 	if strings.ContainsRune(*in.City, 0) || len(*in.City) > maxNameLen {
-		return postgres.AdminTheatre{}, &booking.FieldError{Field: "city", Message: "there is no city with this slug"}
+		return postgres.AdminTheatre{}, &catalog.FieldError{Field: "city", Message: "there is no city with this slug"}
 	}
 	nt := postgres.NewTheatre{City: *in.City, Name: *p.Name, Address: *p.Address, TimeZone: *p.TimeZone,
 		CleaningBuffer: p.CleaningBuffer, Policy: p.Policy, OrphanRule: p.OrphanRule}
@@ -148,7 +149,7 @@ func (s *Service) UpdateTheatre(ctx context.Context, a Actor, theatreID int64, i
 		return postgres.AdminTheatre{}, err
 	}
 	if in.City != nil {
-		return postgres.AdminTheatre{}, &booking.FieldError{Field: "city", Message: "a theatre cannot move to another city"}
+		return postgres.AdminTheatre{}, &catalog.FieldError{Field: "city", Message: "a theatre cannot move to another city"}
 	}
 	p, err := in.patch()
 	if err != nil {
@@ -177,7 +178,7 @@ func (in TheatreInput) patch() (postgres.TheatrePatch, error) {
 	if in.Address != nil {
 		address := strings.TrimSpace(*in.Address)
 		if len([]rune(address)) > maxAddressLen || hasControl(address) {
-			return p, &booking.FieldError{Field: "address",
+			return p, &catalog.FieldError{Field: "address",
 				Message: fmt.Sprintf("enter the address in at most %d characters, without control characters", maxAddressLen)}
 		}
 		p.Address = &address
@@ -190,14 +191,14 @@ func (in TheatreInput) patch() (postgres.TheatrePatch, error) {
 	}
 	if in.Currency != nil {
 		if !money.ValidCurrency(*in.Currency) {
-			return p, &booking.FieldError{Field: "currency", Message: invalidCurrency(*in.Currency)}
+			return p, &catalog.FieldError{Field: "currency", Message: invalidCurrency(*in.Currency)}
 		}
 		p.Currency = in.Currency
 	}
 	if in.CleaningBufferMinutes != nil {
 		buffer := time.Duration(*in.CleaningBufferMinutes) * time.Minute
 		if *in.CleaningBufferMinutes < 0 || buffer > MaxCleaningBuffer {
-			return p, &booking.FieldError{Field: "cleaning_buffer_minutes",
+			return p, &catalog.FieldError{Field: "cleaning_buffer_minutes",
 				Message: fmt.Sprintf("give the cleaning time between shows in minutes, from 0 to %d", int(MaxCleaningBuffer/time.Minute))}
 		}
 		p.CleaningBuffer = &buffer
@@ -216,7 +217,7 @@ func (in TheatreInput) patch() (postgres.TheatrePatch, error) {
 // checkTimeZone accepts an IANA zone name. "Local" is refused: it is
 // whatever zone the server runs in, not the theatre's.
 func checkTimeZone(zone string) error {
-	bad := &booking.FieldError{Field: "timezone", Message: "use an IANA time zone name, like Asia/Kolkata"}
+	bad := &catalog.FieldError{Field: "timezone", Message: "use an IANA time zone name, like Asia/Kolkata"}
 	if zone == "" || zone == "Local" || len(zone) > 64 || hasControl(zone) {
 		return bad
 	}
@@ -229,7 +230,7 @@ func checkTimeZone(zone string) error {
 // refundPolicy checks refund tiers: at least one (a theatre that refunds
 // nothing sends one tier of 0 percent), whole hours, distinct.
 func refundPolicy(tiers []TierRecord) (booking.RefundPolicy, error) {
-	bad := func(msg string) error { return &booking.FieldError{Field: "refund_tiers", Message: msg} }
+	bad := func(msg string) error { return &catalog.FieldError{Field: "refund_tiers", Message: msg} }
 	if len(tiers) == 0 || len(tiers) > maxRefundTiers {
 		return booking.RefundPolicy{}, bad(fmt.Sprintf("give 1 to %d refund tiers (one of 0 percent refunds nothing)", maxRefundTiers))
 	}
@@ -253,11 +254,11 @@ func refundPolicy(tiers []TierRecord) (booking.RefundPolicy, error) {
 
 func checkName(field, name string) error {
 	if name == "" || len([]rune(name)) > maxNameLen || hasControl(name) {
-		return &booking.FieldError{Field: field,
+		return &catalog.FieldError{Field: field,
 			Message: fmt.Sprintf("enter a name of 1 to %d characters, without control characters", maxNameLen)}
 	}
 	if r, ok := hiddenRune(name); ok {
-		return &booking.FieldError{Field: field, Message: hiddenProblem("the name", r)}
+		return &catalog.FieldError{Field: field, Message: hiddenProblem("the name", r)}
 	}
 	return nil
 }
@@ -293,7 +294,7 @@ func (s *Service) GrantTheatre(ctx context.Context, a Actor, theatreID int64, em
 		return auth.User{}, err
 	}
 	if email = strings.TrimSpace(email); email == "" || len(email) > 254 || hasControl(email) {
-		return auth.User{}, &booking.FieldError{Field: "email", Message: "enter the email address of an account"}
+		return auth.User{}, &catalog.FieldError{Field: "email", Message: "enter the email address of an account"}
 	}
 	return s.Store.GrantTheatre(ctx, theatreID, email, func(u auth.User) audit.Entry {
 		return auditEntry(a, theatreID, "theatre_admin.grant", fmt.Sprintf("theatre %d admin %s", theatreID, u.ID),

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/reconcile"
 )
@@ -91,18 +92,18 @@ func (s *Service) Reconcile(ctx context.Context, a Actor, check bool, id, action
 			_, err = s.Store.RetryRefund(ctx, id, auditEntry(a, theatre, "refund.retry", object, nil, nil))
 		}
 		if errors.Is(err, postgres.ErrNothingToRetry) {
-			return &booking.FieldError{Field: "action", Message: "there is nothing to retry: no failed refund, or the check has finished"}
+			return &catalog.FieldError{Field: "action", Message: "there is nothing to retry: no failed refund, or the check has finished"}
 		}
 		return err
 	case ReconcileResolve:
 		note = strings.TrimSpace(note)
 		switch {
 		case note == "":
-			return &booking.FieldError{Field: "note", Message: "say what was done, for whoever looks next"}
+			return &catalog.FieldError{Field: "note", Message: "say what was done, for whoever looks next"}
 		case utf8.RuneCountInString(note) > MaxResolveNote:
-			return &booking.FieldError{Field: "note", Message: fmt.Sprintf("at most %d characters", MaxResolveNote)}
+			return &catalog.FieldError{Field: "note", Message: fmt.Sprintf("at most %d characters", MaxResolveNote)}
 		case hasControl(strings.NewReplacer("\n", "", "\r", "", "\t", "").Replace(note)):
-			return &booking.FieldError{Field: "note", Message: "the note has characters that cannot be shown"}
+			return &catalog.FieldError{Field: "note", Message: "the note has characters that cannot be shown"}
 		}
 		key := "payment:" + id
 		if check {
@@ -111,5 +112,5 @@ func (s *Service) Reconcile(ctx context.Context, a Actor, check bool, id, action
 		return s.Store.ResolveReconcile(ctx, key, a.UserID, note,
 			auditEntry(a, theatre, "payment.resolve", object, nil, map[string]string{"note": note}))
 	}
-	return &booking.FieldError{Field: "action", Message: "choose retry or resolve"}
+	return &catalog.FieldError{Field: "action", Message: "choose retry or resolve"}
 }

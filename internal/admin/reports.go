@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -34,9 +34,9 @@ func ParsePeriod(from, to string) (Period, error) {
 	}
 	switch days := p.To.Sub(p.From) / (24 * time.Hour); {
 	case days < 0:
-		return p, &booking.FieldError{Field: "to", Message: "the last day comes before the first"}
+		return p, &catalog.FieldError{Field: "to", Message: "the last day comes before the first"}
 	case days > MaxReportDays:
-		return p, &booking.FieldError{Field: "to", Message: fmt.Sprintf("a report covers at most %d days", MaxReportDays)}
+		return p, &catalog.FieldError{Field: "to", Message: fmt.Sprintf("a report covers at most %d days", MaxReportDays)}
 	}
 	return p, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
@@ -118,7 +119,7 @@ func TestParsePeriod(t *testing.T) {
 		{"2027-3-1", "2027-03-01", "from"},
 	} {
 		_, err := admin.ParsePeriod(c.from, c.to)
-		var fe *booking.FieldError
+		var fe *catalog.FieldError
 		switch {
 		case c.field == "" && err != nil:
 			t.Errorf("%s..%s: %v", c.from, c.to, err)

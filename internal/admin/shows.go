@@ -11,6 +11,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -26,7 +27,7 @@ const maxTheatreShows = 1000
 type ShowTerms struct {
 	Currency string
 	Prices   map[string]int64 // minor units per seat category
-	Format   string           // one of booking.Formats; "" is booking.DefaultFormat
+	Format   string           // one of catalog.Formats; "" is catalog.DefaultFormat
 	Language string           // "": the movie's own
 }
 
@@ -116,7 +117,7 @@ func (s *Service) planShows(ctx context.Context, a Actor, screenID, movieID int6
 	}
 	movie, err := s.Store.Movie(ctx, movieID)
 	if errors.Is(err, booking.ErrNotFound) {
-		return showPlan{}, &booking.FieldError{Field: "movie_id", Message: fmt.Sprintf("there is no movie %d", movieID)}
+		return showPlan{}, &catalog.FieldError{Field: "movie_id", Message: fmt.Sprintf("there is no movie %d", movieID)}
 	}
 	if err != nil {
 		return showPlan{}, err
@@ -133,9 +134,9 @@ func (s *Service) planShows(ctx context.Context, a Actor, screenID, movieID int6
 // schedule makes a show of p at each of starts, with one audit entry whose
 // action and object name says.
 func (s *Service) schedule(ctx context.Context, a Actor, p showPlan, starts []time.Time, names func(ids []int64) (action, object string)) ([]ScheduledShow, error) {
-	shows := make([]booking.Show, len(starts))
+	shows := make([]catalog.Show, len(starts))
 	for i, at := range starts {
-		shows[i] = booking.Show{
+		shows[i] = catalog.Show{
 			MovieID: p.movieID, ScreenID: p.screen.ScreenID, StartsAt: at.UTC(),
 			EndsAt:   at.UTC().Add(p.runtime + p.screen.CleaningBuffer),
 			Currency: p.terms.Currency, Prices: p.terms.Prices, Format: p.terms.Format, Language: p.terms.Language,
@@ -168,7 +169,7 @@ type auditedShow struct {
 	Language string           `json:"language,omitempty"`
 }
 
-func auditShows(ids []int64, shows []booking.Show) any {
+func auditShows(ids []int64, shows []catalog.Show) any {
 	out := make([]auditedShow, len(shows))
 	for i, sh := range shows {
 		out[i] = auditedShow{ID: ids[i], ScreenID: sh.ScreenID, MovieID: sh.MovieID, StartsAt: sh.StartsAt,
@@ -184,13 +185,13 @@ func auditShows(ids []int64, shows []booking.Show) any {
 // checks the prices against the screen.
 func checkTerms(t ShowTerms) error {
 	if !money.ValidCurrency(t.Currency) {
-		return &booking.FieldError{Field: "currency", Message: invalidCurrency(t.Currency)}
+		return &catalog.FieldError{Field: "currency", Message: invalidCurrency(t.Currency)}
 	}
-	if t.Format != "" && !slices.Contains(booking.Formats, t.Format) {
-		return &booking.FieldError{Field: "format", Message: fmt.Sprintf("the format is one of %v", booking.Formats)}
+	if t.Format != "" && !slices.Contains(catalog.Formats, t.Format) {
+		return &catalog.FieldError{Field: "format", Message: fmt.Sprintf("the format is one of %v", catalog.Formats)}
 	}
 	if n := len([]rune(t.Language)); n > 40 {
-		return &booking.FieldError{Field: "language", Message: "the language is at most 40 characters"}
+		return &catalog.FieldError{Field: "language", Message: "the language is at most 40 characters"}
 	}
 	return nil
 }
@@ -207,14 +208,14 @@ func invalidCurrency(code string) string {
 func checkPrices(prices map[string]int64, categories []string, currency string) error {
 	for _, category := range slices.Sorted(maps.Keys(prices)) {
 		if !slices.Contains(categories, category) {
-			return &booking.FieldError{Field: "prices",
+			return &catalog.FieldError{Field: "prices",
 				Message: fmt.Sprintf("no seat of this screen is in category %q (it has %v)", category, categories)}
 		}
 		if prices[category] < 0 {
-			return &booking.FieldError{Field: "prices", Message: fmt.Sprintf("the price of %s is negative", category)}
+			return &catalog.FieldError{Field: "prices", Message: fmt.Sprintf("the price of %s is negative", category)}
 		}
 		if !money.ValidPrice(prices[category]) {
-			return &booking.FieldError{Field: "prices",
+			return &catalog.FieldError{Field: "prices",
 				Message: fmt.Sprintf("the price of %s is more than a seat may cost: %s", category, money.PriceTooHigh(currency))}
 		}
 	}
@@ -225,7 +226,7 @@ func checkPrices(prices map[string]int64, categories []string, currency string) 
 		}
 	}
 	if len(missing) > 0 {
-		return &booking.MissingPricesError{Categories: missing}
+		return &catalog.MissingPricesError{Categories: missing}
 	}
 	return nil
 }
@@ -244,14 +245,14 @@ func seriesStarts(from, to string, times []string, loc *time.Location) ([]time.T
 		return nil, err
 	}
 	if last.Before(first) {
-		return nil, &booking.FieldError{Field: "to", Message: "the last day comes before the first"}
+		return nil, &catalog.FieldError{Field: "to", Message: "the last day comes before the first"}
 	}
 	if len(times) == 0 {
-		return nil, &booking.FieldError{Field: "times", Message: "give at least one time of day, such as 18:30"}
+		return nil, &catalog.FieldError{Field: "times", Message: "give at least one time of day, such as 18:30"}
 	}
 	days := int(last.Sub(first)/(24*time.Hour)) + 1
 	if n := days * len(times); n > MaxShowsPerRequest || n <= 0 {
-		return nil, &booking.FieldError{Field: "times",
+		return nil, &catalog.FieldError{Field: "times",
 			Message: fmt.Sprintf("one request schedules at most %d shows; this one asks for %d days of %d", MaxShowsPerRequest, days, len(times))}
 	}
 	type hm struct{ h, m int }
@@ -259,11 +260,11 @@ func seriesStarts(from, to string, times []string, loc *time.Location) ([]time.T
 	for _, t := range times {
 		m := wallClockPattern.FindStringSubmatch(t)
 		if m == nil {
-			return nil, &booking.FieldError{Field: "times", Message: fmt.Sprintf("%q is not a time of day as HH:MM, such as 18:30", t)}
+			return nil, &catalog.FieldError{Field: "times", Message: fmt.Sprintf("%q is not a time of day as HH:MM, such as 18:30", t)}
 		}
 		c := hm{atoi2(m[1]), atoi2(m[2])}
 		if slices.Contains(clock, c) {
-			return nil, &booking.FieldError{Field: "times", Message: fmt.Sprintf("%s is given twice", t)}
+			return nil, &catalog.FieldError{Field: "times", Message: fmt.Sprintf("%s is given twice", t)}
 		}
 		clock = append(clock, c)
 	}
@@ -272,7 +273,7 @@ func seriesStarts(from, to string, times []string, loc *time.Location) ([]time.T
 		for i, c := range clock {
 			at, ok := WallTime(day.Year(), day.Month(), day.Day(), c.h, c.m, loc)
 			if !ok {
-				return nil, &booking.FieldError{Field: "times",
+				return nil, &catalog.FieldError{Field: "times",
 					Message: fmt.Sprintf("%s does not exist on %s in %s: the clocks go forward then", times[i], day.Format(time.DateOnly), loc)}
 			}
 			starts = append(starts, at)
@@ -310,7 +311,7 @@ func WallTime(year int, month time.Month, day, hour, minute int, loc *time.Locat
 func ParseDate(field, value string) (time.Time, error) {
 	d, err := time.Parse(time.DateOnly, value)
 	if err != nil {
-		return time.Time{}, &booking.FieldError{Field: field, Message: fmt.Sprintf("%q is not a date as YYYY-MM-DD", value)}
+		return time.Time{}, &catalog.FieldError{Field: field, Message: fmt.Sprintf("%q is not a date as YYYY-MM-DD", value)}
 	}
 	return d, nil
 }
@@ -343,7 +344,7 @@ func (s *Service) TheatreShows(ctx context.Context, a Actor, theatreID int64, fr
 	}
 	if !to.IsZero() {
 		if !from.IsZero() && to.Before(from) {
-			return nil, &booking.FieldError{Field: "to", Message: "the last day comes before the first"}
+			return nil, &catalog.FieldError{Field: "to", Message: "the last day comes before the first"}
 		}
 		at := dayStart(to.AddDate(0, 0, 1), loc)
 		end = &at
@@ -353,7 +354,7 @@ func (s *Service) TheatreShows(ctx context.Context, a Actor, theatreID int64, fr
 
 // SetPrices replaces a show's prices, under the same rules as scheduling
 // it, and returns them. A show with seats sold or held by a live hold
-// keeps its prices (booking.ErrShowHasSales); so does a cancelled one.
+// keeps its prices (catalog.ErrShowHasSales); so does a cancelled one.
 func (s *Service) SetPrices(ctx context.Context, a Actor, showID int64, prices map[string]int64) (map[string]int64, error) {
 	theatreID, err := s.requireShow(ctx, a, showID)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -48,7 +49,7 @@ func newWorld(t *testing.T, timeZone string) *world {
 	}
 	w.theatre = w.newTheatre("Test Cinema", timeZone)
 	w.screen = w.newScreen(w.theatre)
-	if w.movie, err = s.CreateMovie(t.Context(), booking.Movie{Title: "The Last Algorithm", DurationMinutes: 100}); err != nil {
+	if w.movie, err = s.CreateMovie(t.Context(), catalog.Movie{Title: "The Last Algorithm", DurationMinutes: 100}); err != nil {
 		t.Fatal(err)
 	}
 	w.platform = w.admin(auth.RolePlatformAdmin)
@@ -58,7 +59,7 @@ func newWorld(t *testing.T, timeZone string) *world {
 
 func (w *world) newTheatre(name, timeZone string) int64 {
 	w.t.Helper()
-	id, err := w.store.CreateTheatre(w.t.Context(), booking.Theatre{CityID: w.city, Name: name, TimeZone: timeZone}, nil)
+	id, err := w.store.CreateTheatre(w.t.Context(), catalog.Theatre{CityID: w.city, Name: name, TimeZone: timeZone}, nil)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func (w *world) shows() string {
 
 func wantField(t *testing.T, err error, field string) {
 	t.Helper()
-	var fe *booking.FieldError
+	var fe *catalog.FieldError
 	if !errors.As(err, &fe) || fe.Field != field {
 		t.Fatalf("err = %v, want a problem with %s", err, field)
 	}
@@ -155,8 +156,8 @@ func TestCreateShow(t *testing.T) {
 		before := w.shows()
 		// 100 min + 15 min buffer: a start 1h54m later still overlaps.
 		_, err := w.svc.CreateShow(t.Context(), w.platform, w.newShow(epoch.Add(48*time.Hour+114*time.Minute)))
-		var overlap *booking.ShowOverlapError
-		if !errors.As(err, &overlap) || overlap.ConflictingShowID != first.ID || !errors.Is(err, booking.ErrShowOverlap) {
+		var overlap *catalog.ShowOverlapError
+		if !errors.As(err, &overlap) || overlap.ConflictingShowID != first.ID || !errors.Is(err, catalog.ErrShowOverlap) {
 			t.Fatalf("err = %v, want an overlap with show %d", err, first.ID)
 		}
 		if after := w.shows(); after != before {
@@ -176,7 +177,7 @@ func TestCreateShow(t *testing.T) {
 		w := newWorld(t, "Asia/Kolkata")
 		before := w.shows()
 		for _, at := range []time.Time{epoch.Add(-time.Minute), epoch} {
-			if _, err := w.svc.CreateShow(t.Context(), w.platform, w.newShow(at)); !errors.Is(err, booking.ErrShowInPast) {
+			if _, err := w.svc.CreateShow(t.Context(), w.platform, w.newShow(at)); !errors.Is(err, catalog.ErrShowInPast) {
 				t.Fatalf("start %s: err = %v, want ErrShowInPast", at, err)
 			}
 		}
@@ -196,7 +197,7 @@ func TestCreateShow(t *testing.T) {
 			_, err := w.svc.CreateShow(t.Context(), w.platform, n)
 			return err
 		}
-		var missing *booking.MissingPricesError
+		var missing *catalog.MissingPricesError
 		err := with(func(n *admin.NewShow) { n.Prices = map[string]int64{"STANDARD": 100} })
 		if !errors.As(err, &missing) || !slices.Equal(missing.Categories, []string{"PREMIUM"}) {
 			t.Fatalf("no PREMIUM price: err = %v", err)
@@ -289,7 +290,7 @@ func TestScheduleShows(t *testing.T) {
 			!overlap.StartsAt.Equal(time.Date(2027, 3, 12, 10, 0, 0, 0, loc)) {
 			t.Fatalf("err = %v, want the 12 March 10:00 show refused for show %d", err, inWay.ID)
 		}
-		var generic *booking.ShowOverlapError
+		var generic *catalog.ShowOverlapError
 		if !errors.As(err, &generic) || generic.ConflictingShowID != inWay.ID {
 			t.Fatalf("err = %v is not a ShowOverlapError naming %d", err, inWay.ID)
 		}
@@ -302,7 +303,7 @@ func TestScheduleShows(t *testing.T) {
 		w := newWorld(t, "Asia/Kolkata")
 		_, err := w.svc.ScheduleShows(t.Context(), w.platform, series(w, "2027-03-10", "2027-03-11", "10:00", "11:00"))
 		var overlap *postgres.ScheduleOverlapError
-		if !errors.As(err, &overlap) || overlap.ConflictingShowID != 0 || !errors.Is(err, booking.ErrShowOverlap) {
+		if !errors.As(err, &overlap) || overlap.ConflictingShowID != 0 || !errors.Is(err, catalog.ErrShowOverlap) {
 			t.Fatalf("err = %v, want an overlap within the series", err)
 		}
 		if n := w.count(`SELECT count(*) FROM shows`); n != 0 {
@@ -313,7 +314,7 @@ func TestScheduleShows(t *testing.T) {
 	t.Run("a show of the series in the past creates nothing", func(t *testing.T) {
 		w := newWorld(t, "UTC")
 		_, err := w.svc.ScheduleShows(t.Context(), w.platform, series(w, "2027-03-01", "2027-03-03", "11:00", "13:00"))
-		if !errors.Is(err, booking.ErrShowInPast) {
+		if !errors.Is(err, catalog.ErrShowInPast) {
 			t.Fatalf("err = %v, want ErrShowInPast (11:00 on 1 March is before the clock)", err)
 		}
 		if n := w.count(`SELECT count(*) FROM shows`); n != 0 {
@@ -340,7 +341,7 @@ func TestScheduleShows(t *testing.T) {
 			if _, err := w.svc.ScheduleShows(t.Context(), w.platform, c.s); err == nil {
 				t.Errorf("%s: accepted", name)
 			} else {
-				var fe *booking.FieldError
+				var fe *catalog.FieldError
 				if !errors.As(err, &fe) || fe.Field != c.field {
 					t.Errorf("%s: err = %v, want a problem with %s", name, err, c.field)
 				}
@@ -434,7 +435,7 @@ func TestSetPrices(t *testing.T) {
 		w := newWorld(t, "UTC")
 		sh := w.create(epoch.Add(24 * time.Hour))
 		w.hold(sh.ID, "B2")
-		if _, err := w.svc.SetPrices(t.Context(), w.platform, sh.ID, newPrices); !errors.Is(err, booking.ErrShowHasSales) {
+		if _, err := w.svc.SetPrices(t.Context(), w.platform, sh.ID, newPrices); !errors.Is(err, catalog.ErrShowHasSales) {
 			t.Fatalf("err = %v, want ErrShowHasSales", err)
 		}
 		if !maps.Equal(w.prices(sh.ID), pgtest.Prices) || w.count(`SELECT count(*) FROM audit_log WHERE action = 'show.set_prices'`) != 0 {
@@ -453,7 +454,7 @@ func TestSetPrices(t *testing.T) {
 		if _, err := w.store.ConfirmPayment(t.Context(), booking.Payment{ID: "pay-1", HoldRef: h.ID, AmountMinor: h.AmountMinor, Currency: h.Currency}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.svc.SetPrices(t.Context(), w.platform, sh.ID, newPrices); !errors.Is(err, booking.ErrShowHasSales) {
+		if _, err := w.svc.SetPrices(t.Context(), w.platform, sh.ID, newPrices); !errors.Is(err, catalog.ErrShowHasSales) {
 			t.Fatalf("err = %v, want ErrShowHasSales", err)
 		}
 	})
@@ -461,7 +462,7 @@ func TestSetPrices(t *testing.T) {
 	t.Run("the price rules of scheduling apply", func(t *testing.T) {
 		w := newWorld(t, "UTC")
 		sh := w.create(epoch.Add(24 * time.Hour))
-		var missing *booking.MissingPricesError
+		var missing *catalog.MissingPricesError
 		if _, err := w.svc.SetPrices(t.Context(), w.platform, sh.ID, map[string]int64{"STANDARD": 1}); !errors.As(err, &missing) {
 			t.Fatalf("err = %v, want missing prices", err)
 		}
@@ -478,7 +479,7 @@ func TestSetPrices(t *testing.T) {
 		w := newWorld(t, "UTC")
 		sh := w.create(epoch.Add(24 * time.Hour))
 		pgtest.Exec(t, w.store.Pool(), `UPDATE shows SET status = 'CANCELLED', cancelled_at = $2 WHERE id = $1`, sh.ID, epoch)
-		if _, err := w.svc.SetPrices(t.Context(), w.platform, sh.ID, newPrices); !errors.Is(err, booking.ErrShowCancelled) {
+		if _, err := w.svc.SetPrices(t.Context(), w.platform, sh.ID, newPrices); !errors.Is(err, catalog.ErrShowCancelled) {
 			t.Fatalf("err = %v, want ErrShowCancelled", err)
 		}
 	})

@@ -1,7 +1,8 @@
-// Package booking holds the domain of Marquee: seats of a show, holds,
-// payments, bookings, refunds and the rules between them. It knows nothing of
-// HTTP or SQL; the store in internal/postgres enforces these rules under
-// concurrency.
+// Package booking holds how a seat is sold: seats of a show, holds,
+// payments, bookings, refunds and the rules between them. What is on sale
+// (theatres, screens, movies, shows and their prices) is internal/catalog's,
+// who buys it internal/auth's. It knows nothing of HTTP or SQL; the store in
+// internal/postgres enforces these rules under concurrency.
 package booking
 
 import (

@@ -75,7 +75,3 @@ type AmountMismatchError struct{ Confirmation Confirmation }
 func (e *AmountMismatchError) Error() string {
 	return "payment " + e.Confirmation.PaymentID + " does not match the amount of hold " + e.Confirmation.HoldID
 }
-
-// ErrShowOverlap is a show scheduled on a screen at a time another show
-// already occupies.
-var ErrShowOverlap = errors.New("show overlaps another show on the same screen")

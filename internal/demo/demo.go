@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -48,7 +49,7 @@ const (
 )
 
 // The demo's movies. Titles and synopses are made up.
-var movies = []booking.Movie{
+var movies = []catalog.Movie{
 	{Title: "The Monsoon Cartographer", DurationMinutes: 142, Rating: "UA", Language: "Malayalam", Genres: []string{"Adventure", "Mystery"},
 		Synopsis: "A surveyor racing the rains across the Western Ghats finds a village that appears on no map, and a reason it wants to stay that way."},
 	{Title: "Last Local to Churchgate", DurationMinutes: 128, Rating: "UA", Language: "Hindi", Genres: []string{"Thriller", "Mystery"},
@@ -68,7 +69,7 @@ var movies = []booking.Movie{
 // language plays the original).
 type screenPlan struct {
 	name    string
-	seats   []booking.SeatSpec
+	seats   []catalog.SeatSpec
 	formats []string // nil: 2D only
 	dubs    []string
 }
@@ -157,7 +158,7 @@ func Load(ctx context.Context, s *postgres.Store, now time.Time) error {
 		if err != nil {
 			return fmt.Errorf("demo: theatre %q: %w", tp.name, err)
 		}
-		theatreID, err := s.CreateTheatre(ctx, booking.Theatre{
+		theatreID, err := s.CreateTheatre(ctx, catalog.Theatre{
 			CityID: cityIDs[tp.city], Name: tp.name, Address: tp.address, TimeZone: tp.timeZone, Currency: demoCurrency,
 		}, tp.policy)
 		if err != nil {
@@ -222,7 +223,7 @@ type screenShows struct {
 func (p screenShows) create(ctx context.Context, s *postgres.Store, movieIDs []int64) error {
 	for i, sl := range p.slots {
 		m := movies[sl.movie]
-		sh := booking.Show{
+		sh := catalog.Show{
 			MovieID: movieIDs[sl.movie], ScreenID: p.screenID,
 			StartsAt: sl.startsAt, EndsAt: sl.startsAt.Add(time.Duration(m.DurationMinutes) * time.Minute),
 			Currency: demoCurrency, Prices: p.prices,
@@ -243,7 +244,7 @@ func (p screenShows) create(ctx context.Context, s *postgres.Store, movieIDs []i
 
 // pricesFor returns the demo price of each category the seats use, so a show
 // lists no price for a seat it does not have.
-func pricesFor(seats []booking.SeatSpec) map[string]int64 {
+func pricesFor(seats []catalog.SeatSpec) map[string]int64 {
 	p := map[string]int64{}
 	for _, st := range seats {
 		p[st.Category] = Prices[st.Category]
@@ -312,8 +313,8 @@ func later(a, b time.Time) time.Time {
 // Hall is a 10-row hall: rows A-I have 16 seats in two blocks of eight
 // either side of a centre aisle (grid column 8 is empty), A-G STANDARD and
 // H-I PREMIUM; the last row, J, has eight RECLINERs, each two grid columns wide.
-func Hall() []booking.SeatSpec {
-	var seats []booking.SeatSpec
+func Hall() []catalog.SeatSpec {
+	var seats []catalog.SeatSpec
 	sides := append(span(0, 7), span(9, 16)...)
 	for r := 0; r < 9; r++ {
 		category := Standard
@@ -330,8 +331,8 @@ func Hall() []booking.SeatSpec {
 // (grid column 3 is empty), seven seats. The back row, by the door, has two
 // ACCESSIBLE wheelchair spaces (F1, F2) and a STANDARD transfer seat on the
 // aisle (F3) flagged accessible.
-func SmallRoom() []booking.SeatSpec {
-	var seats []booking.SeatSpec
+func SmallRoom() []catalog.SeatSpec {
+	var seats []catalog.SeatSpec
 	cols := append(span(0, 2), span(4, 10)...)
 	for r := 0; r < 6; r++ {
 		seats = append(seats, row(r, Standard, cols)...)
@@ -354,8 +355,8 @@ func SmallRoom() []booking.SeatSpec {
 // LargeHall is a 15-row hall (A-O) of 24 seats a row in blocks of 6, 12 and
 // 6 with an aisle after each of the first two (grid columns 6 and 19 are
 // empty). The centre block of rows H-O is PREMIUM, the rest STANDARD.
-func LargeHall() []booking.SeatSpec {
-	var seats []booking.SeatSpec
+func LargeHall() []catalog.SeatSpec {
+	var seats []catalog.SeatSpec
 	left, centre, right := span(0, 5), span(7, 18), span(20, 25)
 	for r := 0; r < 15; r++ {
 		centreCategory := Standard
@@ -378,8 +379,8 @@ func LargeHall() []booking.SeatSpec {
 // and 31 are empty): the biggest layout the seat map must stay fast on.
 // Rows A-E are STANDARD, the centre block of rows F-T PREMIUM, rows U-Y
 // RECLINER; the two outer seats of row A are accessible.
-func MegaHall() []booking.SeatSpec {
-	var seats []booking.SeatSpec
+func MegaHall() []catalog.SeatSpec {
+	var seats []catalog.SeatSpec
 	cols := append(append(span(0, 9), span(11, 30)...), span(32, 41)...)
 	for r := 0; r < 25; r++ {
 		rs := row(r, Standard, cols)
@@ -403,11 +404,11 @@ func MegaHall() []booking.SeatSpec {
 
 // row returns the seats of grid row r, one per grid column in cols (left to
 // right), labelled by row letter and a number counting only real seats.
-func row(r int, category string, cols []int) []booking.SeatSpec {
+func row(r int, category string, cols []int) []catalog.SeatSpec {
 	label := string(rune('A' + r))
-	seats := make([]booking.SeatSpec, len(cols))
+	seats := make([]catalog.SeatSpec, len(cols))
 	for i, c := range cols {
-		seats[i] = booking.SeatSpec{
+		seats[i] = catalog.SeatSpec{
 			ID: fmt.Sprintf("%s%d", label, i+1), Row: label, Number: i + 1,
 			Category: category, GridRow: r, GridCol: c,
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/demo"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
@@ -265,7 +266,7 @@ func TestLoad(t *testing.T) {
 	t.Run("the store lists the shows and their seat maps", func(t *testing.T) {
 		s.Clock = func() time.Time { return now }
 		for _, city := range []string{"bengaluru", "mumbai"} {
-			shows, err := s.Shows(ctx, booking.ShowFilter{City: city})
+			shows, err := s.Shows(ctx, catalog.ShowFilter{City: city})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -316,8 +317,8 @@ func TestLoadTwiceFails(t *testing.T) {
 }
 
 // rowsOf groups seats by row label.
-func rowsOf(seats []booking.SeatSpec) map[string][]booking.SeatSpec {
-	m := map[string][]booking.SeatSpec{}
+func rowsOf(seats []catalog.SeatSpec) map[string][]catalog.SeatSpec {
+	m := map[string][]catalog.SeatSpec{}
 	for _, st := range seats {
 		m[st.Row] = append(m[st.Row], st)
 	}
@@ -327,7 +328,7 @@ func rowsOf(seats []booking.SeatSpec) map[string][]booking.SeatSpec {
 // checkLabels checks the shape every layout shares: labels are row letter
 // and number, numbers count 1.. along the row with the grid column rising,
 // grid positions and labels are unique.
-func checkLabels(t *testing.T, name string, seats []booking.SeatSpec) {
+func checkLabels(t *testing.T, name string, seats []catalog.SeatSpec) {
 	t.Helper()
 	ids := map[string]bool{}
 	cells := map[[2]int]bool{}
@@ -357,7 +358,7 @@ func checkLabels(t *testing.T, name string, seats []booking.SeatSpec) {
 	}
 }
 
-func categories(row []booking.SeatSpec) []string {
+func categories(row []catalog.SeatSpec) []string {
 	var c []string
 	for _, st := range row {
 		if !slices.Contains(c, st.Category) {
@@ -367,11 +368,11 @@ func categories(row []booking.SeatSpec) []string {
 	return c
 }
 
-func hasCol(row []booking.SeatSpec, col int) bool {
-	return slices.ContainsFunc(row, func(st booking.SeatSpec) bool { return st.GridCol == col })
+func hasCol(row []catalog.SeatSpec, col int) bool {
+	return slices.ContainsFunc(row, func(st catalog.SeatSpec) bool { return st.GridCol == col })
 }
 
-func checkHall(t *testing.T, seats []booking.SeatSpec) {
+func checkHall(t *testing.T, seats []catalog.SeatSpec) {
 	checkLabels(t, "hall", seats)
 	rows := rowsOf(seats)
 	if len(rows) != 10 {
@@ -392,7 +393,7 @@ func checkHall(t *testing.T, seats []booking.SeatSpec) {
 	}
 }
 
-func checkSmallRoom(t *testing.T, seats []booking.SeatSpec) {
+func checkSmallRoom(t *testing.T, seats []catalog.SeatSpec) {
 	checkLabels(t, "small room", seats)
 	rows := rowsOf(seats)
 	if len(rows) != 6 || len(seats) != 60 {
@@ -412,7 +413,7 @@ func checkSmallRoom(t *testing.T, seats []booking.SeatSpec) {
 	}
 }
 
-func checkLargeHall(t *testing.T, seats []booking.SeatSpec) {
+func checkLargeHall(t *testing.T, seats []catalog.SeatSpec) {
 	checkLabels(t, "large hall", seats)
 	rows := rowsOf(seats)
 	if len(rows) != 15 {
@@ -444,7 +445,7 @@ func checkLargeHall(t *testing.T, seats []booking.SeatSpec) {
 	}
 }
 
-func checkMegaHall(t *testing.T, seats []booking.SeatSpec) {
+func checkMegaHall(t *testing.T, seats []catalog.SeatSpec) {
 	checkLabels(t, "mega hall", seats)
 	rows := rowsOf(seats)
 	if len(rows) != 25 || len(seats) != 1000 {

@@ -18,7 +18,7 @@ import (
 	"golang.org/x/image/math/fixed"
 	"golang.org/x/image/vector"
 
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 // The demo's posters are drawn when the demo loads, from a few shapes and
@@ -145,7 +145,7 @@ var arts = []art{
 // pictures for every database.
 var drawn struct {
 	sync.Mutex
-	posters map[posterKey]booking.Poster
+	posters map[posterKey]catalog.Poster
 }
 
 type posterKey struct {
@@ -155,7 +155,7 @@ type posterKey struct {
 
 // posterOf gives the poster of the demo movie numbered i, drawn on first use.
 // The caller may keep the Poster but must not change its bytes.
-func posterOf(i int, m booking.Movie) (booking.Poster, error) {
+func posterOf(i int, m catalog.Movie) (catalog.Poster, error) {
 	k := posterKey{art: i % len(arts), title: m.Title}
 	drawn.Lock()
 	defer drawn.Unlock()
@@ -164,17 +164,17 @@ func posterOf(i int, m booking.Movie) (booking.Poster, error) {
 	}
 	p, err := drawPoster(k.art, m)
 	if err != nil {
-		return booking.Poster{}, err
+		return catalog.Poster{}, err
 	}
 	if drawn.posters == nil {
-		drawn.posters = make(map[posterKey]booking.Poster)
+		drawn.posters = make(map[posterKey]catalog.Poster)
 	}
 	drawn.posters[k] = p
 	return p, nil
 }
 
 // drawPoster draws the poster of movie m in the art numbered art.
-func drawPoster(art int, m booking.Movie) (booking.Poster, error) {
+func drawPoster(art int, m catalog.Movie) (catalog.Poster, error) {
 	a := arts[art]
 	img := image.NewRGBA(image.Rect(0, 0, PosterWidth, PosterHeight))
 	// The sky: one colour a row, which PNG's filters store in a few bytes.
@@ -185,14 +185,14 @@ func drawPoster(art int, m booking.Movie) (booking.Poster, error) {
 	c := &canvas{img: img}
 	a.motif(c)
 	if err := c.title(m.Title); err != nil {
-		return booking.Poster{}, fmt.Errorf("demo poster of %q: %w", m.Title, err)
+		return catalog.Poster{}, fmt.Errorf("demo poster of %q: %w", m.Title, err)
 	}
 	var buf bytes.Buffer
 	if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, img); err != nil {
-		return booking.Poster{}, fmt.Errorf("demo poster of %q: %w", m.Title, err)
+		return catalog.Poster{}, fmt.Errorf("demo poster of %q: %w", m.Title, err)
 	}
-	return booking.Poster{
-		PosterInfo: booking.PosterInfo{
+	return catalog.Poster{
+		PosterInfo: catalog.PosterInfo{
 			Width: PosterWidth, Height: PosterHeight,
 			Alt: "Poster of " + m.Title + ": " + a.describe,
 		},

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -29,10 +29,10 @@ func NewVenue(tb testing.TB, s *postgres.Store) Venue {
 	if v.CityID, err = s.CreateCity(ctx, "Testville", slug); err != nil {
 		tb.Fatal(err)
 	}
-	if v.TheatreID, err = s.CreateTheatre(ctx, booking.Theatre{CityID: v.CityID, Name: "Test Cinema", TimeZone: "Asia/Kolkata"}, nil); err != nil {
+	if v.TheatreID, err = s.CreateTheatre(ctx, catalog.Theatre{CityID: v.CityID, Name: "Test Cinema", TimeZone: "Asia/Kolkata"}, nil); err != nil {
 		tb.Fatal(err)
 	}
-	if v.MovieID, err = s.CreateMovie(ctx, booking.Movie{Title: "The Last Algorithm", DurationMinutes: 120}); err != nil {
+	if v.MovieID, err = s.CreateMovie(ctx, catalog.Movie{Title: "The Last Algorithm", DurationMinutes: 120}); err != nil {
 		tb.Fatal(err)
 	}
 	return v
@@ -40,8 +40,8 @@ func NewVenue(tb testing.TB, s *postgres.Store) Venue {
 
 // Grid returns rows x cols seats labelled A1, A2, ..., all STANDARD except
 // the last row, which is PREMIUM.
-func Grid(rows, cols int) []booking.SeatSpec {
-	var seats []booking.SeatSpec
+func Grid(rows, cols int) []catalog.SeatSpec {
+	var seats []catalog.SeatSpec
 	for r := 0; r < rows; r++ {
 		row := string(rune('A' + r))
 		category := "STANDARD"
@@ -49,7 +49,7 @@ func Grid(rows, cols int) []booking.SeatSpec {
 			category = "PREMIUM"
 		}
 		for c := 0; c < cols; c++ {
-			seats = append(seats, booking.SeatSpec{
+			seats = append(seats, catalog.SeatSpec{
 				ID: fmt.Sprintf("%s%d", row, c+1), Row: row, Number: c + 1,
 				Category: category, GridRow: r, GridCol: c,
 			})
@@ -70,7 +70,7 @@ func NewShow(tb testing.TB, s *postgres.Store, v Venue, rows, cols int, startsAt
 	if err != nil {
 		tb.Fatal(err)
 	}
-	showID, err := s.CreateShow(ctx, booking.Show{
+	showID, err := s.CreateShow(ctx, catalog.Show{
 		MovieID: v.MovieID, ScreenID: screenID, StartsAt: startsAt, EndsAt: startsAt.Add(2 * time.Hour),
 		Currency: "INR", Prices: Prices,
 	})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -14,7 +15,7 @@ import (
 // with policy (nil: the default policy).
 func InTheatre(tb testing.TB, s *postgres.Store, v Venue, tz string, policy *booking.RefundPolicy) Venue {
 	tb.Helper()
-	id, err := s.CreateTheatre(context.Background(), booking.Theatre{
+	id, err := s.CreateTheatre(context.Background(), catalog.Theatre{
 		CityID: v.CityID, Name: fmt.Sprintf("Cinema %d", time.Now().UnixNano()), TimeZone: tz,
 	}, policy)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 // Screen is a screen with its seat layout.
@@ -18,10 +19,10 @@ type Screen struct {
 	ID        int64
 	TheatreID int64
 	Name      string
-	Seats     []booking.SeatSpec // by grid row, then column
+	Seats     []catalog.SeatSpec // by grid row, then column
 	// Ideal is the cell best available seats a party nearest to; nil: the
 	// default, two thirds of the way back on the centre line.
-	Ideal *booking.GridPoint
+	Ideal *catalog.GridPoint
 }
 
 // Categories are the seat categories of the layout, sorted.
@@ -35,14 +36,14 @@ func (sc Screen) Categories() []string {
 }
 
 // errScreenNameTaken is a second screen of one name in a theatre.
-var errScreenNameTaken = &booking.FieldError{Field: "name", Message: "This theatre already has a screen with this name."}
+var errScreenNameTaken = &catalog.FieldError{Field: "name", Message: "This theatre already has a screen with this name."}
 
 // AdminCreateScreen adds a screen with its seat layout and ideal viewing
 // point (nil: the default) and the audit entry that entry makes of its id, in
-// one transaction. A name the theatre already has is a booking.FieldError
+// one transaction. A name the theatre already has is a catalog.FieldError
 // for "name".
-func (s *Store) AdminCreateScreen(ctx context.Context, theatreID int64, name string, seats []booking.SeatSpec,
-	ideal *booking.GridPoint, entry func(screenID int64) audit.Entry) (int64, error) {
+func (s *Store) AdminCreateScreen(ctx context.Context, theatreID int64, name string, seats []catalog.SeatSpec,
+	ideal *catalog.GridPoint, entry func(screenID int64) audit.Entry) (int64, error) {
 	var id int64
 	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
 		if id, err = createScreen(ctx, tx, theatreID, name, seats); err != nil {
@@ -87,16 +88,16 @@ func (s *Store) Screen(ctx context.Context, id int64) (Screen, error) {
 
 // gridPoint is the cell of a nullable row and column, as screens keep an
 // ideal viewing point: nil when either is NULL.
-func gridPoint(row, col *int) *booking.GridPoint {
+func gridPoint(row, col *int) *catalog.GridPoint {
 	if row == nil || col == nil {
 		return nil
 	}
-	return &booking.GridPoint{Row: *row, Col: *col}
+	return &catalog.GridPoint{Row: *row, Col: *col}
 }
 
 // setIdeal makes ideal the ideal viewing point of screenID (nil: the
 // default).
-func setIdeal(ctx context.Context, tx pgx.Tx, screenID int64, ideal *booking.GridPoint) error {
+func setIdeal(ctx context.Context, tx pgx.Tx, screenID int64, ideal *catalog.GridPoint) error {
 	var row, col *int
 	if ideal != nil {
 		row, col = &ideal.Row, &ideal.Col
@@ -108,7 +109,7 @@ func setIdeal(ctx context.Context, tx pgx.Tx, screenID int64, ideal *booking.Gri
 }
 
 // layout reads a screen's seats (not the retired ones) by grid position.
-func layout(ctx context.Context, q querier, screenID int64) ([]booking.SeatSpec, error) {
+func layout(ctx context.Context, q querier, screenID int64) ([]catalog.SeatSpec, error) {
 	rows, err := q.Query(ctx, `
 		SELECT seat_id, row_label, number, category, grid_row, grid_col, accessible, companion
 		  FROM seats WHERE screen_id = $1 AND NOT retired
@@ -116,7 +117,7 @@ func layout(ctx context.Context, q querier, screenID int64) ([]booking.SeatSpec,
 	if err != nil {
 		return nil, fmt.Errorf("read layout: %w", err)
 	}
-	seats, err := pgx.CollectRows(rows, pgx.RowToStructByPos[booking.SeatSpec])
+	seats, err := pgx.CollectRows(rows, pgx.RowToStructByPos[catalog.SeatSpec])
 	if err != nil {
 		return nil, fmt.Errorf("read layout: %w", err)
 	}
@@ -133,13 +134,13 @@ type LayoutChange struct {
 	Relabelled    []string // another row label or number, accessible or companion
 	// IdealBefore and Ideal are the screen's ideal viewing point before and
 	// after (nil: the default).
-	IdealBefore, Ideal *booking.GridPoint
+	IdealBefore, Ideal *catalog.GridPoint
 }
 
 // diffLayout compares a screen's layout with the one replacing it.
-func diffLayout(old, next []booking.SeatSpec) LayoutChange {
+func diffLayout(old, next []catalog.SeatSpec) LayoutChange {
 	ch := LayoutChange{Before: len(old), After: len(next)}
-	was := make(map[string]booking.SeatSpec, len(old))
+	was := make(map[string]catalog.SeatSpec, len(old))
 	for _, st := range old {
 		was[st.ID] = st
 	}
@@ -189,16 +190,16 @@ func (ch LayoutChange) disturbed() []string {
 //   - a re-categorized seat takes its new category (and price) there.
 //
 // Removing, moving or re-categorizing a seat that a live hold or a booking
-// owns in an upcoming show is refused with *booking.LayoutInUseError; a
+// owns in an upcoming show is refused with *catalog.LayoutInUseError; a
 // category some upcoming show has no price for with
-// *booking.MissingPricesError. Nothing changes then.
+// *catalog.MissingPricesError. Nothing changes then.
 //
 // Locks: the screen row first, which keeps CreateShow (whose insert of the
 // show waits on it) from copying a layout that is being replaced; then the
 // show_seats rows of the upcoming shows in the global order (show_id,
 // seat_id) before anything is decided, so no hold can take a seat between
 // the decision and the change. No hold or booking row is locked.
-func (s *Store) ReplaceLayout(ctx context.Context, screenID int64, seats []booking.SeatSpec, ideal booking.IdealChange,
+func (s *Store) ReplaceLayout(ctx context.Context, screenID int64, seats []catalog.SeatSpec, ideal catalog.IdealChange,
 	entry func(LayoutChange) audit.Entry) (LayoutChange, error) {
 	var ch LayoutChange
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -305,7 +306,7 @@ func lockUpcomingSeats(ctx context.Context, tx pgx.Tx, screenID int64, now time.
 // the shows they are owned in.
 func inUse(ch LayoutChange, owned []ownedSeat) error {
 	disturbed := ch.disturbed()
-	e := &booking.LayoutInUseError{}
+	e := &catalog.LayoutInUseError{}
 	for _, o := range owned {
 		if _, found := slices.BinarySearch(disturbed, o.SeatID); found {
 			e.Seats = append(e.Seats, o.SeatID)
@@ -324,7 +325,7 @@ func inUse(ch LayoutChange, owned []ownedSeat) error {
 
 // requirePrices refuses a layout with a category some upcoming show has no
 // price for: its seats could not be sold there.
-func requirePrices(ctx context.Context, tx pgx.Tx, shows []int64, seats []booking.SeatSpec) error {
+func requirePrices(ctx context.Context, tx pgx.Tx, shows []int64, seats []catalog.SeatSpec) error {
 	cats := Screen{Seats: seats}.Categories()
 	rows, err := tx.Query(ctx, `
 		SELECT DISTINCT c FROM unnest($1::text[]) c, unnest($2::bigint[]) sh
@@ -338,7 +339,7 @@ func requirePrices(ctx context.Context, tx pgx.Tx, shows []int64, seats []bookin
 		return fmt.Errorf("prices of upcoming shows: %w", err)
 	}
 	if len(missing) > 0 {
-		return &booking.MissingPricesError{Categories: missing}
+		return &catalog.MissingPricesError{Categories: missing}
 	}
 	return nil
 }
@@ -346,7 +347,7 @@ func requirePrices(ctx context.Context, tx pgx.Tx, shows []int64, seats []bookin
 // applyLayout writes the new layout and makes the upcoming shows' seats
 // follow it. The seats' grid rule is checked at commit: seats swapping
 // cells pass through a state where two share one.
-func applyLayout(ctx context.Context, tx pgx.Tx, screenID int64, shows []int64, seats []booking.SeatSpec, ch LayoutChange) error {
+func applyLayout(ctx context.Context, tx pgx.Tx, screenID int64, shows []int64, seats []catalog.SeatSpec, ch LayoutChange) error {
 	if _, err := tx.Exec(ctx, `SET CONSTRAINTS seats_one_per_cell DEFERRED`); err != nil {
 		return fmt.Errorf("defer the grid rule: %w", err)
 	}

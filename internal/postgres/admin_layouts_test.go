@@ -10,6 +10,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -27,8 +28,8 @@ func newLayoutWorld(t *testing.T) *layoutWorld {
 	return &layoutWorld{world: w, screen: screen, admin: w.user()}
 }
 
-func (w *layoutWorld) replace(seats []booking.SeatSpec) (postgres.LayoutChange, error) {
-	return w.store.ReplaceLayout(ctx, w.screen, seats, booking.IdealChange{}, func(ch postgres.LayoutChange) audit.Entry {
+func (w *layoutWorld) replace(seats []catalog.SeatSpec) (postgres.LayoutChange, error) {
+	return w.store.ReplaceLayout(ctx, w.screen, seats, catalog.IdealChange{}, func(ch postgres.LayoutChange) audit.Entry {
 		return audit.Entry{ActorID: w.admin, TheatreID: w.venue.TheatreID, Action: "screen.replace_layout",
 			Object: fmt.Sprintf("screen %d", w.screen), Before: ch.Before, After: ch}
 	})
@@ -46,15 +47,15 @@ func (w *layoutWorld) state() string {
 }
 
 // edit is the fixture layout (3x4, row C PREMIUM) changed by fn.
-func edit(fn func(seats []booking.SeatSpec) []booking.SeatSpec) []booking.SeatSpec {
+func edit(fn func(seats []catalog.SeatSpec) []catalog.SeatSpec) []catalog.SeatSpec {
 	return fn(pgtest.Grid(3, 4))
 }
 
-func index(seats []booking.SeatSpec, id string) int {
-	return slices.IndexFunc(seats, func(st booking.SeatSpec) bool { return st.ID == id })
+func index(seats []catalog.SeatSpec, id string) int {
+	return slices.IndexFunc(seats, func(st catalog.SeatSpec) bool { return st.ID == id })
 }
 
-func without(seats []booking.SeatSpec, id string) []booking.SeatSpec {
+func without(seats []catalog.SeatSpec, id string) []catalog.SeatSpec {
 	return slices.Delete(seats, index(seats, id), index(seats, id)+1)
 }
 
@@ -68,20 +69,20 @@ func TestReplaceLayoutRefusesToDisturbOwnedSeats(t *testing.T) {
 
 	for _, tc := range []struct {
 		name  string
-		seats []booking.SeatSpec
+		seats []catalog.SeatSpec
 		want  []string
 	}{
-		{"removing a held seat", edit(func(s []booking.SeatSpec) []booking.SeatSpec { return without(s, "B1") }), []string{"B1"}},
-		{"removing a booked seat", edit(func(s []booking.SeatSpec) []booking.SeatSpec { return without(s, "C1") }), []string{"C1"}},
-		{"moving a held seat", edit(func(s []booking.SeatSpec) []booking.SeatSpec {
+		{"removing a held seat", edit(func(s []catalog.SeatSpec) []catalog.SeatSpec { return without(s, "B1") }), []string{"B1"}},
+		{"removing a booked seat", edit(func(s []catalog.SeatSpec) []catalog.SeatSpec { return without(s, "C1") }), []string{"C1"}},
+		{"moving a held seat", edit(func(s []catalog.SeatSpec) []catalog.SeatSpec {
 			s[index(s, "B1")].GridCol = 9
 			return s
 		}), []string{"B1"}},
-		{"re-categorizing a booked seat", edit(func(s []booking.SeatSpec) []booking.SeatSpec {
+		{"re-categorizing a booked seat", edit(func(s []catalog.SeatSpec) []catalog.SeatSpec {
 			s[index(s, "C1")].Category = "STANDARD"
 			return s
 		}), []string{"C1"}},
-		{"all of it, with free seats changed too", edit(func(s []booking.SeatSpec) []booking.SeatSpec {
+		{"all of it, with free seats changed too", edit(func(s []catalog.SeatSpec) []catalog.SeatSpec {
 			s[index(s, "C1")].GridRow = 7
 			s[index(s, "A2")].GridRow = 8
 			return without(s, "B1")
@@ -90,7 +91,7 @@ func TestReplaceLayoutRefusesToDisturbOwnedSeats(t *testing.T) {
 		t.Run(tc.name+" is refused, naming the seats and the show", func(t *testing.T) {
 			before := w.state()
 			_, err := w.replace(tc.seats)
-			var inUse *booking.LayoutInUseError
+			var inUse *catalog.LayoutInUseError
 			if !errors.As(err, &inUse) {
 				t.Fatalf("replace = %v, want LayoutInUseError", err)
 			}
@@ -138,7 +139,7 @@ func TestReplaceLayoutChangesFreeSeatsEverywhereUpcoming(t *testing.T) {
 	seats[index(seats, "A2")].GridCol, seats[index(seats, "A3")].GridCol = 2, 1 // swap cells
 	seats[index(seats, "B2")].Category = "PREMIUM"
 	seats = without(without(without(seats, "A4"), "A1"), "B4")
-	seats = append(seats, booking.SeatSpec{ID: "D1", Row: "D", Number: 1, Category: "STANDARD", GridRow: 3, GridCol: 0, Companion: true})
+	seats = append(seats, catalog.SeatSpec{ID: "D1", Row: "D", Number: 1, Category: "STANDARD", GridRow: 3, GridCol: 0, Companion: true})
 
 	ch, err := w.replace(seats)
 	if err != nil {
@@ -192,7 +193,7 @@ func TestReplaceLayoutChangesFreeSeatsEverywhereUpcoming(t *testing.T) {
 		}
 	})
 	t.Run("a new show gets the new layout", func(t *testing.T) {
-		id, err := w.store.CreateShow(ctx, booking.Show{MovieID: w.venue.MovieID, ScreenID: w.screen,
+		id, err := w.store.CreateShow(ctx, catalog.Show{MovieID: w.venue.MovieID, ScreenID: w.screen,
 			StartsAt: w.start.Add(100 * time.Hour), EndsAt: w.start.Add(102 * time.Hour), Currency: "INR", Prices: pgtest.Prices})
 		if err != nil {
 			t.Fatal(err)
@@ -202,7 +203,7 @@ func TestReplaceLayoutChangesFreeSeatsEverywhereUpcoming(t *testing.T) {
 		}
 	})
 	t.Run("a retired seat comes back when the layout names it again", func(t *testing.T) {
-		seats := append(slices.Clone(seats), booking.SeatSpec{ID: "A4", Row: "A", Number: 4, Category: "STANDARD", GridRow: 0, GridCol: 3})
+		seats := append(slices.Clone(seats), catalog.SeatSpec{ID: "A4", Row: "A", Number: 4, Category: "STANDARD", GridRow: 0, GridCol: 3})
 		if _, err := w.replace(seats); err != nil {
 			t.Fatal(err)
 		}
@@ -227,9 +228,9 @@ func TestReplaceLayoutNeedsPricesAndAScreen(t *testing.T) {
 	before := w.state()
 	seats := pgtest.Grid(3, 4)
 	seats[0].Category = "VIP"
-	seats = append(seats, booking.SeatSpec{ID: "D1", Row: "D", Number: 1, Category: "BALCONY", GridRow: 3})
+	seats = append(seats, catalog.SeatSpec{ID: "D1", Row: "D", Number: 1, Category: "BALCONY", GridRow: 3})
 	_, err := w.replace(seats)
-	var missing *booking.MissingPricesError
+	var missing *catalog.MissingPricesError
 	if !errors.As(err, &missing) || !slices.Equal(missing.Categories, []string{"BALCONY", "VIP"}) {
 		t.Fatalf("replace = %v, want missing prices for BALCONY, VIP", err)
 	}
@@ -263,7 +264,7 @@ func TestReplaceLayoutRacesHolds(t *testing.T) {
 			refused.Add(1)
 		}
 	})
-	var inUse *booking.LayoutInUseError
+	var inUse *catalog.LayoutInUseError
 	switch {
 	case changeErr == nil && held.Load() != 0:
 		t.Fatalf("the layout changed and %d holds on C4 won", held.Load())
@@ -339,7 +340,7 @@ func TestAdminCreateScreen(t *testing.T) {
 	t.Run("a second screen of the same name is a name error", func(t *testing.T) {
 		before := w.state()
 		_, err := w.store.AdminCreateScreen(ctx, w.venue.TheatreID, "Audi 9", seats, nil, auditOf)
-		var bad *booking.FieldError
+		var bad *catalog.FieldError
 		if !errors.As(err, &bad) || bad.Field != "name" {
 			t.Fatalf("duplicate name: %v", err)
 		}

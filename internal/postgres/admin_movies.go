@@ -7,12 +7,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/marquee-tickets/marquee/internal/audit"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 // AdminCreateMovie adds a movie, with the audit entry that entry makes of its
 // id in the same transaction, and returns its id.
-func (s *Store) AdminCreateMovie(ctx context.Context, m booking.Movie, entry func(movieID int64) audit.Entry) (int64, error) {
+func (s *Store) AdminCreateMovie(ctx context.Context, m catalog.Movie, entry func(movieID int64) audit.Entry) (int64, error) {
 	var id int64
 	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
 		if id, err = createMovie(ctx, tx, m); err != nil {
@@ -29,9 +29,9 @@ func (s *Store) AdminCreateMovie(ctx context.Context, m booking.Movie, entry fun
 // AdminSetPoster stores p as movieID's poster, with the audit entry that entry
 // makes of it in the same transaction, or fails with booking.ErrNotFound
 // for an unknown movie.
-func (s *Store) AdminSetPoster(ctx context.Context, movieID int64, p booking.Poster,
-	entry func(booking.PosterInfo) audit.Entry) (booking.PosterInfo, error) {
-	var info booking.PosterInfo
+func (s *Store) AdminSetPoster(ctx context.Context, movieID int64, p catalog.Poster,
+	entry func(catalog.PosterInfo) audit.Entry) (catalog.PosterInfo, error) {
+	var info catalog.PosterInfo
 	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
 		if info, err = s.setPoster(ctx, tx, movieID, p); err != nil {
 			return err

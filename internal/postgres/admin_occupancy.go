@@ -11,6 +11,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
 )
 
@@ -112,7 +113,7 @@ func (s *Store) lockSeatStates(ctx context.Context, tx pgx.Tx, showID int64, sea
 		return nil, fmt.Errorf("read show %d: %w", showID, err)
 	}
 	if status == "CANCELLED" {
-		return nil, fmt.Errorf("show %d: %w", showID, booking.ErrShowCancelled)
+		return nil, fmt.Errorf("show %d: %w", showID, catalog.ErrShowCancelled)
 	}
 	if missing := missingSeats(seats, found); len(missing) > 0 {
 		return nil, &booking.UnknownSeatsError{Seats: missing}
@@ -139,7 +140,7 @@ func missingSeats(want []string, found map[string]seatState) []string {
 // another hold takes such a seat over). A seat held by a live hold, or sold,
 // refuses the whole block (*booking.SeatsUnavailableError naming them);
 // seats the show lacks, *booking.UnknownSeatsError; a cancelled show,
-// booking.ErrShowCancelled. Nothing is changed then. It returns the seats
+// catalog.ErrShowCancelled. Nothing is changed then. It returns the seats
 // this call blocked (not those blocked already), sorted; e is the audit entry, to
 // which it adds each seat's state before and after.
 func (s *Store) BlockSeats(ctx context.Context, showID int64, seats []string, e audit.Entry) ([]string, error) {
@@ -188,7 +189,7 @@ func (s *Store) BlockSeats(ctx context.Context, showID int64, seats []string, e 
 // AVAILABLE. A seat that is not BLOCKED is left as it is: unblocking it
 // again changes nothing, and a seat sold or held since is its owner's.
 // Seats the show lacks are *booking.UnknownSeatsError; a cancelled show,
-// booking.ErrShowCancelled. It returns the seats this call unblocked,
+// catalog.ErrShowCancelled. It returns the seats this call unblocked,
 // sorted; e is
 // the audit entry, to which it adds their states.
 func (s *Store) UnblockSeats(ctx context.Context, showID int64, seats []string, e audit.Entry) ([]string, error) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
@@ -159,10 +160,10 @@ func TestBlockSeats(t *testing.T) {
 	t.Run("a cancelled show's seats can be neither blocked nor unblocked", func(t *testing.T) {
 		w := newWorld(t)
 		w.cancelShow()
-		if _, err := w.block("A1"); !errors.Is(err, booking.ErrShowCancelled) {
+		if _, err := w.block("A1"); !errors.Is(err, catalog.ErrShowCancelled) {
 			t.Fatalf("block = %v, want ErrShowCancelled", err)
 		}
-		if _, err := w.unblock("A1"); !errors.Is(err, booking.ErrShowCancelled) {
+		if _, err := w.unblock("A1"); !errors.Is(err, catalog.ErrShowCancelled) {
 			t.Fatalf("unblock = %v, want ErrShowCancelled", err)
 		}
 	})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/audit"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 
 	"github.com/jackc/pgx/v5"
 
@@ -22,7 +23,7 @@ import (
 
 // AdminTheatre is a theatre as its admins see and set it.
 type AdminTheatre struct {
-	booking.Theatre
+	catalog.Theatre
 	CitySlug       string
 	CleaningBuffer time.Duration
 	// Policy is the theatre's refund policy: its own tiers, or the default
@@ -72,9 +73,9 @@ type TheatrePatch struct {
 }
 
 // CreateCityAudited adds a city and its audit entry in one transaction.
-// A taken slug fails with booking.ErrCityExists.
-func (s *Store) CreateCityAudited(ctx context.Context, name, slug string, entry func(booking.City) audit.Entry) (booking.City, error) {
-	c := booking.City{Name: name, Slug: slug}
+// A taken slug fails with catalog.ErrCityExists.
+func (s *Store) CreateCityAudited(ctx context.Context, name, slug string, entry func(catalog.City) audit.Entry) (catalog.City, error) {
+	c := catalog.City{Name: name, Slug: slug}
 	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
 		if c.ID, err = insertCity(ctx, tx, name, slug); err != nil {
 			return err
@@ -86,19 +87,19 @@ func (s *Store) CreateCityAudited(ctx context.Context, name, slug string, entry 
 
 // CreateTheatreAudited adds a theatre to the city named by nt.City, and its
 // audit entry, in one transaction. An unknown city or a name the city
-// already has is a *booking.FieldError.
+// already has is a *catalog.FieldError.
 func (s *Store) CreateTheatreAudited(ctx context.Context, nt NewTheatre, entry func(AdminTheatre) audit.Entry) (AdminTheatre, error) {
 	var t AdminTheatre
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var cityID int64
 		err := tx.QueryRow(ctx, `SELECT id FROM cities WHERE slug = $1`, nt.City).Scan(&cityID)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return &booking.FieldError{Field: "city", Message: fmt.Sprintf("there is no city with slug %q", nt.City)}
+			return &catalog.FieldError{Field: "city", Message: fmt.Sprintf("there is no city with slug %q", nt.City)}
 		}
 		if err != nil {
 			return fmt.Errorf("city %q: %w", nt.City, err)
 		}
-		id, err := insertTheatre(ctx, tx, booking.Theatre{CityID: cityID, Name: nt.Name, Address: nt.Address, TimeZone: nt.TimeZone, Currency: nt.Currency},
+		id, err := insertTheatre(ctx, tx, catalog.Theatre{CityID: cityID, Name: nt.Name, Address: nt.Address, TimeZone: nt.TimeZone, Currency: nt.Currency},
 			nt.CleaningBuffer, nt.Policy, nt.OrphanRule)
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -31,17 +32,17 @@ func TestAuditCommitsWithTheChange(t *testing.T) {
 	entries := func() int { return count(t, s, `SELECT count(*) FROM audit_log`) }
 
 	t.Run("a city and its entry", func(t *testing.T) {
-		c, err := s.CreateCityAudited(ctx, "Pune", "pune", func(c booking.City) audit.Entry { return entry("city.create") })
+		c, err := s.CreateCityAudited(ctx, "Pune", "pune", func(c catalog.City) audit.Entry { return entry("city.create") })
 		if err != nil || c.ID == 0 || entries() != 1 {
 			t.Fatalf("city %+v, %v; %d entries", c, err, entries())
 		}
 		before := places()
-		_, err = s.CreateCityAudited(ctx, "Nashik", "nashik", func(booking.City) audit.Entry { return entry("Not An Action") })
+		_, err = s.CreateCityAudited(ctx, "Nashik", "nashik", func(catalog.City) audit.Entry { return entry("Not An Action") })
 		if err == nil || places() != before || entries() != 1 {
 			t.Fatalf("refused entry: err %v, %d entries, places %s -> %s", err, entries(), before, places())
 		}
-		_, err = s.CreateCityAudited(ctx, "Pune", "pune", func(booking.City) audit.Entry { return entry("city.create") })
-		if !errors.Is(err, booking.ErrCityExists) || entries() != 1 {
+		_, err = s.CreateCityAudited(ctx, "Pune", "pune", func(catalog.City) audit.Entry { return entry("city.create") })
+		if !errors.Is(err, catalog.ErrCityExists) || entries() != 1 {
 			t.Fatalf("taken slug: %v, %d entries", err, entries())
 		}
 	})
@@ -66,7 +67,7 @@ func TestAuditCommitsWithTheChange(t *testing.T) {
 		if err == nil || places() != before || entries() != 2 {
 			t.Fatalf("refused update entry: err %v, places %s -> %s", err, before, places())
 		}
-		var unknown *booking.FieldError
+		var unknown *catalog.FieldError
 		_, err = s.CreateTheatreAudited(ctx, postgres.NewTheatre{City: "atlantis", Name: "X", TimeZone: "UTC"},
 			func(postgres.AdminTheatre) audit.Entry { return entry("theatre.create") })
 		if !errors.As(err, &unknown) || unknown.Field != "city" || places() != before {
@@ -100,7 +101,7 @@ func TestGrantsRace(t *testing.T) {
 	platform := w.user()
 	var theatres []int64
 	for i := range 4 {
-		id, err := s.CreateTheatre(ctx, booking.Theatre{CityID: w.venue.CityID, Name: fmt.Sprintf("Race %d", i), TimeZone: "UTC"}, nil)
+		id, err := s.CreateTheatre(ctx, catalog.Theatre{CityID: w.venue.CityID, Name: fmt.Sprintf("Race %d", i), TimeZone: "UTC"}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

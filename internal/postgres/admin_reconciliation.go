@@ -10,11 +10,12 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 // AdminShow is a show as its admins see it: scheduled or cancelled.
 type AdminShow struct {
-	booking.Show
+	catalog.Show
 	Status string // SCHEDULED or CANCELLED
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 // The theatre admin's scheduling: the facts a new show is planned from,
@@ -49,7 +50,7 @@ func (s *Store) ScreenFacts(ctx context.Context, screenID int64) (ScreenFacts, e
 // ScheduleOverlapError is a show refused because its screen is busy then:
 // with a scheduled show (ConflictingShowID), or with another of the shows
 // asked for in the same request (ConflictingShowID 0). It is also a
-// booking.ShowOverlapError.
+// catalog.ShowOverlapError.
 type ScheduleOverlapError struct {
 	StartsAt            time.Time // the start of the refused show
 	ConflictingShowID   int64
@@ -66,7 +67,7 @@ func (e *ScheduleOverlapError) Error() string {
 }
 
 func (e *ScheduleOverlapError) Unwrap() error {
-	return &booking.ShowOverlapError{ConflictingShowID: e.ConflictingShowID}
+	return &catalog.ShowOverlapError{ConflictingShowID: e.ConflictingShowID}
 }
 
 // overlapAttempts bounds how often ScheduleShows tries again when the show
@@ -76,13 +77,13 @@ const overlapAttempts = 3
 
 // ScheduleShows schedules shows, on one screen or several, with their seats
 // on sale at once, and the audit entry that entry makes of their ids, in one
-// transaction: all of them or none. It fails with booking.ErrShowInPast
-// when one starts by the store's clock, booking.ErrShowTooFarAhead when
-// one starts more than booking.MaxScheduleAhead after it, and with a
+// transaction: all of them or none. It fails with catalog.ErrShowInPast
+// when one starts by the store's clock, catalog.ErrShowTooFarAhead when
+// one starts more than catalog.MaxScheduleAhead after it, and with a
 // *ScheduleOverlapError
 // when one overlaps a scheduled show or another of shows. The exclusion
 // constraint decides; the conflicting show is looked up after it refused.
-func (s *Store) ScheduleShows(ctx context.Context, shows []booking.Show, entry func(ids []int64) audit.Entry) ([]int64, error) {
+func (s *Store) ScheduleShows(ctx context.Context, shows []catalog.Show, entry func(ids []int64) audit.Entry) ([]int64, error) {
 	if len(shows) == 0 {
 		return nil, nil
 	}
@@ -102,28 +103,28 @@ func (s *Store) ScheduleShows(ctx context.Context, shows []booking.Show, entry f
 			return nil, conflict
 		}
 		if attempt == overlapAttempts {
-			return nil, fmt.Errorf("schedule shows: %w", booking.ErrShowOverlap)
+			return nil, fmt.Errorf("schedule shows: %w", catalog.ErrShowOverlap)
 		}
 	}
 }
 
 // checkStarts refuses a show that starts at or before now, or more than
-// booking.MaxScheduleAhead after it.
-func checkStarts(shows []booking.Show, now time.Time) error {
+// catalog.MaxScheduleAhead after it.
+func checkStarts(shows []catalog.Show, now time.Time) error {
 	for _, sh := range shows {
 		switch {
 		case !sh.StartsAt.After(now):
-			return fmt.Errorf("show at %s: %w", sh.StartsAt.UTC().Format(time.RFC3339), booking.ErrShowInPast)
-		case sh.StartsAt.Sub(now) > booking.MaxScheduleAhead:
+			return fmt.Errorf("show at %s: %w", sh.StartsAt.UTC().Format(time.RFC3339), catalog.ErrShowInPast)
+		case sh.StartsAt.Sub(now) > catalog.MaxScheduleAhead:
 			// Sub saturates, so no start is too far to compare; Format
 			// would write a year past 9999 with more digits, readable.
-			return fmt.Errorf("show at %s: %w", sh.StartsAt.UTC().Format(time.RFC3339), booking.ErrShowTooFarAhead)
+			return fmt.Errorf("show at %s: %w", sh.StartsAt.UTC().Format(time.RFC3339), catalog.ErrShowTooFarAhead)
 		}
 	}
 	return nil
 }
 
-func (s *Store) scheduleOnce(ctx context.Context, shows []booking.Show, entry func(ids []int64) audit.Entry) ([]int64, error) {
+func (s *Store) scheduleOnce(ctx context.Context, shows []catalog.Show, entry func(ids []int64) audit.Entry) ([]int64, error) {
 	ids := make([]int64, len(shows))
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockScreens(ctx, tx, shows); err != nil {
@@ -164,7 +165,7 @@ const scheduleLockClass = 0x73636864 // "schd"
 // entries, in a cycle when each has several shows (a deadlock). Only
 // scheduling takes it: the lock order of seats, holds and payments is
 // untouched.
-func lockScreens(ctx context.Context, tx pgx.Tx, shows []booking.Show) error {
+func lockScreens(ctx context.Context, tx pgx.Tx, shows []catalog.Show) error {
 	var screens []int64
 	for _, sh := range shows {
 		screens = append(screens, sh.ScreenID)
@@ -183,9 +184,9 @@ func lockScreens(ctx context.Context, tx pgx.Tx, shows []booking.Show) error {
 
 // overlapAmong refuses shows two of which overlap each other; the database
 // could say so too, but not which two.
-func overlapAmong(shows []booking.Show) error {
+func overlapAmong(shows []catalog.Show) error {
 	sorted := slices.Clone(shows)
-	slices.SortFunc(sorted, func(a, b booking.Show) int {
+	slices.SortFunc(sorted, func(a, b catalog.Show) int {
 		return cmp.Or(cmp.Compare(a.ScreenID, b.ScreenID), a.StartsAt.Compare(b.StartsAt))
 	})
 	for i := 1; i < len(sorted); i++ {
@@ -198,7 +199,7 @@ func overlapAmong(shows []booking.Show) error {
 
 // findOverlap returns the first of shows that overlaps a scheduled show, as
 // a *ScheduleOverlapError, or nil when none does (any more).
-func (s *Store) findOverlap(ctx context.Context, shows []booking.Show) (*ScheduleOverlapError, error) {
+func (s *Store) findOverlap(ctx context.Context, shows []catalog.Show) (*ScheduleOverlapError, error) {
 	for _, sh := range shows {
 		e := &ScheduleOverlapError{StartsAt: sh.StartsAt}
 		err := s.pool.QueryRow(ctx, `
@@ -227,7 +228,7 @@ type SeatTally struct {
 
 // TheatreShow is one show of a theatre's schedule, as its admin sees it.
 type TheatreShow struct {
-	booking.Show
+	catalog.Show
 	Status string // SCHEDULED or CANCELLED
 	Seats  SeatTally
 }
@@ -291,8 +292,8 @@ func (s *Store) ShowCategories(ctx context.Context, showID int64) (categories []
 // SetShowPrices replaces showID's prices, with the audit entry that entry makes
 // of the prices before, in one transaction. It takes the show's seat rows
 // first, in the global lock order, and decides under them: a seat BOOKED
-// or HELD by a live hold refuses the change (booking.ErrShowHasSales), as
-// does a cancelled show (booking.ErrShowCancelled). A hold waiting for
+// or HELD by a live hold refuses the change (catalog.ErrShowHasSales), as
+// does a cancelled show (catalog.ErrShowCancelled). A hold waiting for
 // those locks is priced after the change commits.
 func (s *Store) SetShowPrices(ctx context.Context, showID int64, prices map[string]int64, entry func(before map[string]int64) audit.Entry) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -317,9 +318,9 @@ func (s *Store) SetShowPrices(ctx context.Context, showID int64, prices map[stri
 		case err != nil:
 			return err
 		case status != "SCHEDULED":
-			return booking.ErrShowCancelled
+			return catalog.ErrShowCancelled
 		case sold:
-			return booking.ErrShowHasSales
+			return catalog.ErrShowHasSales
 		}
 		if err := replacePrices(ctx, tx, showID, prices); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -27,8 +28,8 @@ func scheduleWorld(t *testing.T, conns int32) (*postgres.Store, pgtest.Venue, in
 	return s, v, screen, pgtest.User(t, s)
 }
 
-func showAt(v pgtest.Venue, screen int64, at time.Time) booking.Show {
-	return booking.Show{MovieID: v.MovieID, ScreenID: screen, StartsAt: at, EndsAt: at.Add(2 * time.Hour),
+func showAt(v pgtest.Venue, screen int64, at time.Time) catalog.Show {
+	return catalog.Show{MovieID: v.MovieID, ScreenID: screen, StartsAt: at, EndsAt: at.Add(2 * time.Hour),
 		Currency: "INR", Prices: pgtest.Prices}
 }
 
@@ -49,7 +50,7 @@ func TestScheduleShowsRace(t *testing.T) {
 	pgtest.Release(admins, func(i int) {
 		// Series i: three shows 3 hours apart, shifted by i*10 minutes, so
 		// every two series overlap somewhere.
-		var shows []booking.Show
+		var shows []catalog.Show
 		for k := range 3 {
 			shows = append(shows, showAt(v, screen, base.Add(time.Duration(k)*3*time.Hour+time.Duration(i)*10*time.Minute)))
 		}
@@ -104,7 +105,7 @@ func TestPriceChangeRacesHolds(t *testing.T) {
 	for round := range 5 {
 		t.Run(fmt.Sprintf("round %d", round), func(t *testing.T) {
 			s, v, screen, admin := scheduleWorld(t, holders+4)
-			ids, err := s.ScheduleShows(ctx, []booking.Show{showAt(v, screen, time.Now().Add(48*time.Hour))}, auditAs(admin))
+			ids, err := s.ScheduleShows(ctx, []catalog.Show{showAt(v, screen, time.Now().Add(48*time.Hour))}, auditAs(admin))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +126,7 @@ func TestPriceChangeRacesHolds(t *testing.T) {
 				seat := fmt.Sprintf("%c%d", 'A'+i/4, i%4+1)
 				_, holdErrs[i] = s.HoldSeats(ctx, booking.HoldRequest{UserID: users[i], ShowID: show, Seats: []string{seat}, TTL: ttl, Key: "k"}, 10)
 			})
-			if changeErr != nil && !errors.Is(changeErr, booking.ErrShowHasSales) {
+			if changeErr != nil && !errors.Is(changeErr, catalog.ErrShowHasSales) {
 				t.Fatalf("price change: %v", changeErr)
 			}
 			prices := pgtest.Scalar[map[string]int64](t, s.Pool(), `SELECT jsonb_object_agg(category, price_minor) FROM show_prices WHERE show_id = $1`, show)

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -128,12 +129,12 @@ func (w *world) wantAnnounced(l *listener, seats ...string) {
 // most a seat id may be: the worst case for payload size.
 func bigShow(t *testing.T, s *postgres.Store, v pgtest.Venue, n int) (int64, []string) {
 	t.Helper()
-	var specs []booking.SeatSpec
+	var specs []catalog.SeatSpec
 	var ids []string
 	for i := range n {
 		row, col := i/40, i%40
 		id := fmt.Sprintf("ROW%02d-SEATS%05d", row, col)
-		specs = append(specs, booking.SeatSpec{ID: id, Row: fmt.Sprintf("R%d", row), Number: col + 1,
+		specs = append(specs, catalog.SeatSpec{ID: id, Row: fmt.Sprintf("R%d", row), Number: col + 1,
 			Category: "STANDARD", GridRow: row, GridCol: col})
 		ids = append(ids, id)
 	}
@@ -142,7 +143,7 @@ func bigShow(t *testing.T, s *postgres.Store, v pgtest.Venue, n int) (int64, []s
 		t.Fatal(err)
 	}
 	starts := time.Now().Add(72 * time.Hour)
-	show, err := s.CreateShow(ctx, booking.Show{MovieID: v.MovieID, ScreenID: screen, StartsAt: starts,
+	show, err := s.CreateShow(ctx, catalog.Show{MovieID: v.MovieID, ScreenID: screen, StartsAt: starts,
 		EndsAt: starts.Add(2 * time.Hour), Currency: "INR", Prices: pgtest.Prices})
 	if err != nil {
 		t.Fatal(err)

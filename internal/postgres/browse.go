@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 // Read-only queries of the moviegoer's pages: cities, theatres, movies and
@@ -28,8 +29,8 @@ func (s *Store) Now(ctx context.Context) (time.Time, error) {
 }
 
 // CityBySlug returns the city with slug.
-func (s *Store) CityBySlug(ctx context.Context, slug string) (booking.City, error) {
-	var c booking.City
+func (s *Store) CityBySlug(ctx context.Context, slug string) (catalog.City, error) {
+	var c catalog.City
 	if strings.ContainsRune(slug, 0) {
 		return c, fmt.Errorf("city %q: %w", slug, booking.ErrNotFound)
 	}
@@ -45,14 +46,14 @@ func (s *Store) CityBySlug(ctx context.Context, slug string) (booking.City, erro
 
 const theatreColumns = `t.id, t.city_id, c.name, t.name, t.address, t.timezone`
 
-func scanTheatre(row pgx.Row) (booking.Theatre, error) {
-	var t booking.Theatre
+func scanTheatre(row pgx.Row) (catalog.Theatre, error) {
+	var t catalog.Theatre
 	err := row.Scan(&t.ID, &t.CityID, &t.CityName, &t.Name, &t.Address, &t.TimeZone)
 	return t, err
 }
 
 // Theatre returns the theatre with id.
-func (s *Store) Theatre(ctx context.Context, id int64) (booking.Theatre, error) {
+func (s *Store) Theatre(ctx context.Context, id int64) (catalog.Theatre, error) {
 	t, err := scanTheatre(s.pool.QueryRow(ctx, `
 		SELECT `+theatreColumns+` FROM theatres t JOIN cities c ON c.id = t.city_id WHERE t.id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -65,14 +66,14 @@ func (s *Store) Theatre(ctx context.Context, id int64) (booking.Theatre, error) 
 }
 
 // CityTheatres returns the theatres of a city by name.
-func (s *Store) CityTheatres(ctx context.Context, cityID int64) ([]booking.Theatre, error) {
+func (s *Store) CityTheatres(ctx context.Context, cityID int64) ([]catalog.Theatre, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT `+theatreColumns+` FROM theatres t JOIN cities c ON c.id = t.city_id
 		 WHERE t.city_id = $1 ORDER BY t.name, t.id`, cityID)
 	if err != nil {
 		return nil, fmt.Errorf("list theatres of city %d: %w", cityID, err)
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Theatre, error) { return scanTheatre(r) })
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalog.Theatre, error) { return scanTheatre(r) })
 	if err != nil {
 		return nil, fmt.Errorf("list theatres of city %d: %w", cityID, err)
 	}
@@ -84,7 +85,7 @@ func (s *Store) CityTheatres(ctx context.Context, cityID int64) ([]booking.Theat
 const movieColumns = `m.id, m.title, m.duration_minutes, m.rating, m.synopsis, m.language, m.genres,
 	po.width, po.height, po.alt, encode(substr(po.sha256, 1, 8), 'hex')`
 
-func movieScanTargets(m *booking.Movie, poster *posterColumns) []any {
+func movieScanTargets(m *catalog.Movie, poster *posterColumns) []any {
 	return []any{&m.ID, &m.Title, &m.DurationMinutes, &m.Rating, &m.Synopsis, &m.Language, &m.Genres,
 		&poster.width, &poster.height, &poster.alt, &poster.version}
 }
@@ -95,16 +96,16 @@ type posterColumns struct {
 	alt, version  *string
 }
 
-func (p posterColumns) info() *booking.PosterInfo {
+func (p posterColumns) info() *catalog.PosterInfo {
 	if p.version == nil || p.width == nil || p.height == nil || p.alt == nil {
 		return nil
 	}
-	return &booking.PosterInfo{Version: *p.version, Width: *p.width, Height: *p.height, Alt: *p.alt}
+	return &catalog.PosterInfo{Version: *p.version, Width: *p.width, Height: *p.height, Alt: *p.alt}
 }
 
 // Movie returns the movie with id.
-func (s *Store) Movie(ctx context.Context, id int64) (booking.Movie, error) {
-	var m booking.Movie
+func (s *Store) Movie(ctx context.Context, id int64) (catalog.Movie, error) {
+	var m catalog.Movie
 	var po posterColumns
 	err := s.pool.QueryRow(ctx, `
 		SELECT `+movieColumns+` FROM movies m LEFT JOIN posters po ON po.movie_id = m.id WHERE m.id = $1`, id).
@@ -130,7 +131,7 @@ type ShowtimeFilter struct {
 	Within    time.Duration
 	Languages []string // the language a show plays in (its movie's, or its dub)
 	Formats   []string
-	Times     []booking.TimeOfDay // by the theatre's wall clock
+	Times     []catalog.TimeOfDay // by the theatre's wall clock
 }
 
 // showtimeWhere is the condition of ShowtimeFilter over showFrom; its
@@ -169,7 +170,7 @@ func (s *Store) showtimeArgs(f ShowtimeFilter) []any {
 // seats can still be bought (held seats of lapsed holds count as free) and
 // the lowest price among them.
 type Showtime struct {
-	booking.Show
+	catalog.Show
 	SeatsLeft  int
 	TotalSeats int
 	// FromMinor is the lowest price of a seat still on sale; of any seat
@@ -181,8 +182,8 @@ type Showtime struct {
 func (st Showtime) SoldOut() bool { return st.SeatsLeft == 0 }
 
 // Availability describes the show's seats left.
-func (st Showtime) Availability() booking.Availability {
-	return booking.AvailabilityOf(st.SeatsLeft, st.TotalSeats)
+func (st Showtime) Availability() catalog.Availability {
+	return catalog.AvailabilityOf(st.SeatsLeft, st.TotalSeats)
 }
 
 // Showtimes lists the upcoming scheduled shows that f selects, soonest
@@ -223,7 +224,7 @@ func (s *Store) Showtimes(ctx context.Context, f ShowtimeFilter) ([]Showtime, er
 }
 
 // ShowFacets returns the languages (by name) and formats (in the order of
-// booking.Formats) of the upcoming shows f selects, ignoring f's own
+// catalog.Formats) of the upcoming shows f selects, ignoring f's own
 // language, format and time filters: the choices a listing offers stay on
 // offer whatever is chosen.
 func (s *Store) ShowFacets(ctx context.Context, f ShowtimeFilter) (languages, formats []string, err error) {
@@ -256,9 +257,9 @@ func (s *Store) ShowFacets(ctx context.Context, f ShowtimeFilter) (languages, fo
 	return languages, formats, nil
 }
 
-// byFormat orders formats as booking.Formats lists them.
+// byFormat orders formats as catalog.Formats lists them.
 func byFormat(a, b string) int {
-	return cmp.Compare(slices.Index(booking.Formats, a), slices.Index(booking.Formats, b))
+	return cmp.Compare(slices.Index(catalog.Formats, a), slices.Index(catalog.Formats, b))
 }
 
 // ShowDays returns the days (YYYY-MM-DD, in each theatre's time zone) on
@@ -282,12 +283,12 @@ func (s *Store) ShowDays(ctx context.Context, f ShowtimeFilter) ([]string, error
 
 // MovieListing is a movie with upcoming shows, as a city page lists it.
 type MovieListing struct {
-	booking.Movie
+	catalog.Movie
 	Shows     int       // upcoming shows the filter selects
 	Theatres  int       // theatres showing it
 	FirstShow time.Time // the soonest of them
 	Languages []string  // the languages they play in, by name
-	Formats   []string  // their formats, in the order of booking.Formats
+	Formats   []string  // their formats, in the order of catalog.Formats
 }
 
 // MoviesShowing lists the movies that f selects upcoming shows of, the
@@ -324,8 +325,8 @@ func (s *Store) MoviesShowing(ctx context.Context, f ShowtimeFilter) ([]MovieLis
 // ShowsByID returns the shows with the given ids, whatever their status
 // (a booking's show may since have been cancelled), keyed by id. Ids that
 // name no show are left out.
-func (s *Store) ShowsByID(ctx context.Context, ids []int64) (map[int64]booking.Show, error) {
-	out := make(map[int64]booking.Show, len(ids))
+func (s *Store) ShowsByID(ctx context.Context, ids []int64) (map[int64]catalog.Show, error) {
+	out := make(map[int64]catalog.Show, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -333,7 +334,7 @@ func (s *Store) ShowsByID(ctx context.Context, ids []int64) (map[int64]booking.S
 	if err != nil {
 		return nil, fmt.Errorf("read shows: %w", err)
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Show, error) { return scanShow(r) })
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalog.Show, error) { return scanShow(r) })
 	if err != nil {
 		return nil, fmt.Errorf("read shows: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -194,7 +195,7 @@ func TestShowtimeAvailability(t *testing.T) {
 		}
 		return list[0]
 	}
-	want := func(t *testing.T, left int, from int64, a booking.Availability) {
+	want := func(t *testing.T, left int, from int64, a catalog.Availability) {
 		t.Helper()
 		st := only(t)
 		if st.SeatsLeft != left || st.TotalSeats != 12 || st.FromMinor != from || st.Availability() != a {
@@ -204,24 +205,24 @@ func TestShowtimeAvailability(t *testing.T) {
 	}
 
 	t.Run("an empty show is available from its cheapest category", func(t *testing.T) {
-		want(t, 12, 25000, booking.Available)
+		want(t, 12, 25000, catalog.Available)
 	})
 	standard := w.hold(w.user(), "A1", "A2", "A3", "A4", "B1", "B2", "B3", "B4")
 	t.Run("with every cheap seat held, the lowest price is of the seats left", func(t *testing.T) {
-		want(t, 4, 45000, booking.Available) // 4 of 12 is a third
+		want(t, 4, 45000, catalog.Available) // 4 of 12 is a third
 	})
 	booked := w.hold(w.user(), "C1", "C2")
 	if c, err := w.pay(booked, "pay_filling"); err != nil || c.Outcome != booking.OutcomeBooked {
 		t.Fatalf("pay = %+v, %v", c, err)
 	}
 	t.Run("under a fifth of the seats left is filling fast", func(t *testing.T) {
-		want(t, 2, 45000, booking.FillingFast) // 2 of 12
+		want(t, 2, 45000, catalog.FillingFast) // 2 of 12
 	})
 	t.Run("an expired hold's seats count as on sale before any sweep", func(t *testing.T) {
 		w.clock.Set(standard.ExpiresAt.Add(-time.Millisecond))
-		want(t, 2, 45000, booking.FillingFast)
+		want(t, 2, 45000, catalog.FillingFast)
 		w.clock.Set(standard.ExpiresAt)
-		want(t, 10, 25000, booking.Available)
+		want(t, 10, 25000, catalog.Available)
 		if n := count(t, s, `SELECT count(*) FROM show_seats WHERE status = 'HELD'`); n != 8 {
 			t.Fatalf("%d seats still stored HELD, want 8 (no sweep ran)", n)
 		}
@@ -229,7 +230,7 @@ func TestShowtimeAvailability(t *testing.T) {
 	t.Run("a show with no seat left is sold out", func(t *testing.T) {
 		w.hold(w.user(), "A1", "A2", "A3", "A4", "B1", "B2", "B3", "B4", "C3", "C4")
 		st := only(t)
-		if !st.SoldOut() || st.Availability() != booking.SoldOut || st.SeatsLeft != 0 || st.FromMinor != 25000 {
+		if !st.SoldOut() || st.Availability() != catalog.SoldOut || st.SeatsLeft != 0 || st.FromMinor != 25000 {
 			t.Fatalf("sold-out show = %+v", st)
 		}
 	})
@@ -244,7 +245,7 @@ func TestShowtimeFilters(t *testing.T) {
 	at := func(hour, minute int) time.Time {
 		return time.Date(day.Year(), day.Month(), day.Day(), hour, minute, 0, 0, kolkata)
 	}
-	hindi, err := s.CreateMovie(ctx, booking.Movie{Title: "Monsoon", DurationMinutes: 90, Language: "Hindi", Genres: []string{"Drama"}})
+	hindi, err := s.CreateMovie(ctx, catalog.Movie{Title: "Monsoon", DurationMinutes: 90, Language: "Hindi", Genres: []string{"Drama"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestShowtimeFilters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, err := s.CreateShow(ctx, booking.Show{MovieID: movie, ScreenID: screen, StartsAt: start, EndsAt: start.Add(100 * time.Minute),
+		id, err := s.CreateShow(ctx, catalog.Show{MovieID: movie, ScreenID: screen, StartsAt: start, EndsAt: start.Add(100 * time.Minute),
 			Currency: "INR", Prices: pgtest.Prices, Format: format, Language: language})
 		if err != nil {
 			t.Fatal(err)
@@ -277,9 +278,9 @@ func TestShowtimeFilters(t *testing.T) {
 		}
 		return list
 	}
-	part := func(slug string) booking.TimeOfDay {
-		i := slices.IndexFunc(booking.TimesOfDay, func(p booking.TimeOfDay) bool { return p.Slug == slug })
-		return booking.TimesOfDay[i]
+	part := func(slug string) catalog.TimeOfDay {
+		i := slices.IndexFunc(catalog.TimesOfDay, func(p catalog.TimeOfDay) bool { return p.Slug == slug })
+		return catalog.TimesOfDay[i]
 	}
 
 	t.Run("a show plays in its movie's language unless dubbed", func(t *testing.T) {
@@ -309,24 +310,24 @@ func TestShowtimeFilters(t *testing.T) {
 	})
 	t.Run("by time of day, on the theatre's wall clock", func(t *testing.T) {
 		g := f
-		g.Times = []booking.TimeOfDay{part("morning")}
+		g.Times = []catalog.TimeOfDay{part("morning")}
 		filtered(t, g, morning)
-		g.Times = []booking.TimeOfDay{part("afternoon")}
+		g.Times = []catalog.TimeOfDay{part("afternoon")}
 		filtered(t, g, afternoon)
-		g.Times = []booking.TimeOfDay{part("evening"), part("night")}
+		g.Times = []catalog.TimeOfDay{part("evening"), part("night")}
 		filtered(t, g, evening, night)
-		g.Times = []booking.TimeOfDay{part("night")}
+		g.Times = []catalog.TimeOfDay{part("night")}
 		filtered(t, g, night)
 	})
 	t.Run("filters combine", func(t *testing.T) {
 		g := f
-		g.Formats, g.Languages, g.Times = []string{"IMAX 2D"}, []string{"Hindi"}, []booking.TimeOfDay{part("night"), part("morning")}
+		g.Formats, g.Languages, g.Times = []string{"IMAX 2D"}, []string{"Hindi"}, []catalog.TimeOfDay{part("night"), part("morning")}
 		filtered(t, g, night)
 		days, err := s.ShowDays(ctx, g)
 		if err != nil || !slices.Equal(days, []string{day.Format(time.DateOnly)}) {
 			t.Fatalf("days = %v, %v", days, err)
 		}
-		g.Times = []booking.TimeOfDay{part("morning")}
+		g.Times = []catalog.TimeOfDay{part("morning")}
 		if days, err := s.ShowDays(ctx, g); err != nil || len(days) != 0 {
 			t.Fatalf("days of no show = %v, %v", days, err)
 		}
@@ -361,7 +362,7 @@ func TestShowtimeFilters(t *testing.T) {
 		}
 	})
 	t.Run("a show in an unknown format is refused", func(t *testing.T) {
-		if _, err := s.CreateShow(ctx, booking.Show{MovieID: hindi, ScreenID: screen, StartsAt: at(23, 0), EndsAt: at(23, 50),
+		if _, err := s.CreateShow(ctx, catalog.Show{MovieID: hindi, ScreenID: screen, StartsAt: at(23, 0), EndsAt: at(23, 50),
 			Currency: "INR", Prices: pgtest.Prices, Format: "8K smell-o-vision"}); err == nil {
 			t.Fatal("created a show in an unknown format")
 		}

@@ -11,10 +11,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 // CreateCity adds a city and returns its id. A slug another city has
-// fails with booking.ErrCityExists.
+// fails with catalog.ErrCityExists.
 func (s *Store) CreateCity(ctx context.Context, name, slug string) (int64, error) {
 	return insertCity(ctx, s.pool, name, slug)
 }
@@ -25,7 +26,7 @@ func insertCity(ctx context.Context, q querier, name, slug string) (int64, error
 	var id int64
 	err := q.QueryRow(ctx, `INSERT INTO cities (name, slug) VALUES ($1, $2) RETURNING id`, name, slug).Scan(&id)
 	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "cities_slug_key" {
-		return 0, fmt.Errorf("create city %q: %w", slug, booking.ErrCityExists)
+		return 0, fmt.Errorf("create city %q: %w", slug, catalog.ErrCityExists)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("create city %q: %w", name, err)
@@ -34,12 +35,12 @@ func insertCity(ctx context.Context, q querier, name, slug string) (int64, error
 }
 
 // Cities returns every city by name.
-func (s *Store) Cities(ctx context.Context) ([]booking.City, error) {
+func (s *Store) Cities(ctx context.Context) ([]catalog.City, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, name, slug FROM cities ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("list cities: %w", err)
 	}
-	cities, err := pgx.CollectRows(rows, pgx.RowToStructByPos[booking.City])
+	cities, err := pgx.CollectRows(rows, pgx.RowToStructByPos[catalog.City])
 	if err != nil {
 		return nil, fmt.Errorf("list cities: %w", err)
 	}
@@ -51,7 +52,7 @@ func (s *Store) Cities(ctx context.Context) ([]booking.City, error) {
 // orphan rule, which would refuse many a hold of a fixture's tiny hall:
 // fixtures, seeds and the demo that want it call SetOrphanRule. (A theatre
 // an admin adds has it unless they say otherwise: CreateTheatreAudited.)
-func (s *Store) CreateTheatre(ctx context.Context, t booking.Theatre, policy *booking.RefundPolicy) (int64, error) {
+func (s *Store) CreateTheatre(ctx context.Context, t catalog.Theatre, policy *booking.RefundPolicy) (int64, error) {
 	var id int64
 	off := false
 	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
@@ -81,8 +82,8 @@ func (s *Store) SetOrphanRule(ctx context.Context, id int64, on bool) error {
 // insertTheatre is the one insert of a theatre and its refund tiers, for
 // CreateTheatre and the admin's audited CreateTheatreAudited. A nil
 // cleaning buffer or orphan rule is the column's default; a name the city
-// already has is a *booking.FieldError.
-func insertTheatre(ctx context.Context, tx pgx.Tx, t booking.Theatre, buffer *time.Duration, policy *booking.RefundPolicy, orphanRule *bool) (int64, error) {
+// already has is a *catalog.FieldError.
+func insertTheatre(ctx context.Context, tx pgx.Tx, t catalog.Theatre, buffer *time.Duration, policy *booking.RefundPolicy, orphanRule *bool) (int64, error) {
 	if _, err := time.LoadLocation(t.TimeZone); err != nil || t.TimeZone == "" {
 		return 0, fmt.Errorf("theatre %q: unknown time zone %q", t.Name, t.TimeZone)
 	}
@@ -113,7 +114,7 @@ func insertTheatre(ctx context.Context, tx pgx.Tx, t booking.Theatre, buffer *ti
 }
 
 // errTheatreNameTaken is a theatre named like another of its city.
-var errTheatreNameTaken = &booking.FieldError{Field: "name", Message: "another theatre of this city has this name"}
+var errTheatreNameTaken = &catalog.FieldError{Field: "name", Message: "another theatre of this city has this name"}
 
 // insertRefundTiers writes a theatre's own refund tiers; nil writes none
 // (the default policy applies).
@@ -132,7 +133,7 @@ func insertRefundTiers(ctx context.Context, tx pgx.Tx, theatreID int64, policy *
 }
 
 // CreateScreen adds a screen with its seat layout and returns its id.
-func (s *Store) CreateScreen(ctx context.Context, theatreID int64, name string, seats []booking.SeatSpec) (int64, error) {
+func (s *Store) CreateScreen(ctx context.Context, theatreID int64, name string, seats []catalog.SeatSpec) (int64, error) {
 	var id int64
 	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
 		id, err = createScreen(ctx, tx, theatreID, name, seats)
@@ -145,7 +146,7 @@ func (s *Store) CreateScreen(ctx context.Context, theatreID int64, name string, 
 }
 
 // createScreen inserts a screen and its seats in tx.
-func createScreen(ctx context.Context, tx pgx.Tx, theatreID int64, name string, seats []booking.SeatSpec) (int64, error) {
+func createScreen(ctx context.Context, tx pgx.Tx, theatreID int64, name string, seats []catalog.SeatSpec) (int64, error) {
 	var id int64
 	if err := tx.QueryRow(ctx, `INSERT INTO screens (theatre_id, name) VALUES ($1, $2) RETURNING id`,
 		theatreID, name).Scan(&id); err != nil {
@@ -157,7 +158,7 @@ func createScreen(ctx context.Context, tx pgx.Tx, theatreID int64, name string, 
 // putSeats writes seats into screenID's layout: a new id is inserted, an
 // id the screen has (in its layout or retired, see migration 000006) takes the new
 // place, label and category and is part of the layout again.
-func putSeats(ctx context.Context, tx pgx.Tx, screenID int64, seats []booking.SeatSpec) error {
+func putSeats(ctx context.Context, tx pgx.Tx, screenID int64, seats []catalog.SeatSpec) error {
 	n := len(seats)
 	ids, rows, cats := make([]string, n), make([]string, n), make([]string, n)
 	numbers, gridRows, gridCols := make([]int32, n), make([]int32, n), make([]int32, n)
@@ -183,12 +184,12 @@ func putSeats(ctx context.Context, tx pgx.Tx, screenID int64, seats []booking.Se
 
 // CreateMovie adds a movie and returns its id. Its poster is set apart,
 // with SetPoster.
-func (s *Store) CreateMovie(ctx context.Context, m booking.Movie) (int64, error) {
+func (s *Store) CreateMovie(ctx context.Context, m catalog.Movie) (int64, error) {
 	return createMovie(ctx, s.pool, m)
 }
 
 // createMovie inserts a movie with q, the pool or a transaction.
-func createMovie(ctx context.Context, q querier, m booking.Movie) (int64, error) {
+func createMovie(ctx context.Context, q querier, m catalog.Movie) (int64, error) {
 	var id int64
 	err := q.QueryRow(ctx, `
 		INSERT INTO movies (title, duration_minutes, rating, synopsis, language, genres)
@@ -203,13 +204,13 @@ func createMovie(ctx context.Context, q querier, m booking.Movie) (int64, error)
 // SetPoster stores p as movieID's poster, replacing any before it, and
 // returns what pages need to show it. p.Version is ignored: the database
 // hashes the bytes.
-func (s *Store) SetPoster(ctx context.Context, movieID int64, p booking.Poster) (booking.PosterInfo, error) {
+func (s *Store) SetPoster(ctx context.Context, movieID int64, p catalog.Poster) (catalog.PosterInfo, error) {
 	return s.setPoster(ctx, s.pool, movieID, p)
 }
 
 // setPoster stores a poster with q, the pool or a transaction.
-func (s *Store) setPoster(ctx context.Context, q querier, movieID int64, p booking.Poster) (booking.PosterInfo, error) {
-	info := booking.PosterInfo{Width: p.Width, Height: p.Height, Alt: p.Alt}
+func (s *Store) setPoster(ctx context.Context, q querier, movieID int64, p catalog.Poster) (catalog.PosterInfo, error) {
+	info := catalog.PosterInfo{Width: p.Width, Height: p.Height, Alt: p.Alt}
 	err := q.QueryRow(ctx, `
 		INSERT INTO posters (movie_id, content_type, data, width, height, alt, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, coalesce($7::timestamptz, clock_timestamp()))
@@ -231,8 +232,8 @@ func (s *Store) setPoster(ctx context.Context, q querier, movieID int64, p booki
 const posterVersion = `encode(substr(sha256, 1, 8), 'hex')`
 
 // Poster returns movieID's poster with its bytes, or booking.ErrNotFound.
-func (s *Store) Poster(ctx context.Context, movieID int64) (booking.Poster, error) {
-	var p booking.Poster
+func (s *Store) Poster(ctx context.Context, movieID int64) (catalog.Poster, error) {
+	var p catalog.Poster
 	err := s.pool.QueryRow(ctx, `
 		SELECT `+posterVersion+`, width, height, alt, content_type, data FROM posters WHERE movie_id = $1`, movieID).
 		Scan(&p.Version, &p.Width, &p.Height, &p.Alt, &p.ContentType, &p.Data)
@@ -246,9 +247,9 @@ func (s *Store) Poster(ctx context.Context, movieID int64) (booking.Poster, erro
 }
 
 // CreateShow schedules a show and puts every seat of its screen on sale. It
-// fails with booking.ErrShowOverlap when the screen is busy at that time.
+// fails with catalog.ErrShowOverlap when the screen is busy at that time.
 // Every seat category of the screen needs a price.
-func (s *Store) CreateShow(ctx context.Context, sh booking.Show) (int64, error) {
+func (s *Store) CreateShow(ctx context.Context, sh catalog.Show) (int64, error) {
 	var id int64
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
@@ -256,7 +257,7 @@ func (s *Store) CreateShow(ctx context.Context, sh booking.Show) (int64, error) 
 		return err
 	})
 	if code, _ := pgCode(err); code == codeExclusion {
-		return 0, fmt.Errorf("create show: %w", booking.ErrShowOverlap)
+		return 0, fmt.Errorf("create show: %w", catalog.ErrShowOverlap)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("create show: %w", err)
@@ -268,11 +269,11 @@ func (s *Store) CreateShow(ctx context.Context, sh booking.Show) (int64, error) 
 // seat of its screen, in tx: the one insert path of every show, the demo's
 // and the admin's. A screen busy at that time fails with the exclusion
 // constraint's 23P01.
-func insertShow(ctx context.Context, tx pgx.Tx, sh booking.Show) (int64, error) {
+func insertShow(ctx context.Context, tx pgx.Tx, sh catalog.Show) (int64, error) {
 	var id int64
 	if err := tx.QueryRow(ctx, `
 		INSERT INTO shows (movie_id, screen_id, starts_at, ends_at, currency, format, language)
-		VALUES ($1, $2, $3, $4, $5, coalesce(nullif($6, ''), '`+booking.DefaultFormat+`'),
+		VALUES ($1, $2, $3, $4, $5, coalesce(nullif($6, ''), '`+catalog.DefaultFormat+`'),
 		        nullif(nullif($7, ''), (SELECT language FROM movies WHERE id = $1))) RETURNING id`,
 		sh.MovieID, sh.ScreenID, sh.StartsAt, sh.EndsAt, sh.Currency, sh.Format, sh.Language).Scan(&id); err != nil {
 		return 0, err
@@ -304,8 +305,8 @@ const showFrom = `shows sh
 	JOIN theatres t ON t.id = sc.theatre_id
 	JOIN cities c ON c.id = t.city_id`
 
-func scanShow(row pgx.Row) (booking.Show, error) {
-	var sh booking.Show
+func scanShow(row pgx.Row) (catalog.Show, error) {
+	var sh catalog.Show
 	err := row.Scan(&sh.ID, &sh.MovieID, &sh.MovieTitle, &sh.TheatreID, &sh.TheatreName, &sh.TimeZone,
 		&sh.CityName, &sh.ScreenID, &sh.ScreenName, &sh.StartsAt, &sh.EndsAt, &sh.Currency,
 		&sh.Format, &sh.Language, &sh.Dubbed)
@@ -313,7 +314,7 @@ func scanShow(row pgx.Row) (booking.Show, error) {
 }
 
 // Show returns a scheduled show with its prices.
-func (s *Store) Show(ctx context.Context, id int64) (booking.Show, error) {
+func (s *Store) Show(ctx context.Context, id int64) (catalog.Show, error) {
 	sh, err := scanShow(s.pool.QueryRow(ctx, `
 		SELECT `+showColumns+` FROM `+showFrom+` WHERE sh.id = $1 AND sh.status = 'SCHEDULED'`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -340,7 +341,7 @@ func (s *Store) Show(ctx context.Context, id int64) (booking.Show, error) {
 }
 
 // Shows lists scheduled shows that have not started, soonest first.
-func (s *Store) Shows(ctx context.Context, f booking.ShowFilter) ([]booking.Show, error) {
+func (s *Store) Shows(ctx context.Context, f catalog.ShowFilter) ([]catalog.Show, error) {
 	limit := f.Limit
 	switch {
 	case limit <= 0:
@@ -385,7 +386,7 @@ func (s *Store) Shows(ctx context.Context, f booking.ShowFilter) ([]booking.Show
 	if err != nil {
 		return nil, fmt.Errorf("list shows: %w", err)
 	}
-	shows, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Show, error) { return scanShow(r) })
+	shows, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalog.Show, error) { return scanShow(r) })
 	if err != nil {
 		return nil, fmt.Errorf("list shows: %w", err)
 	}

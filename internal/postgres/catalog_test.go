@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -18,7 +19,7 @@ func TestPosters(t *testing.T) {
 		sum := sha256.Sum256(data)
 		return hex.EncodeToString(sum[:8])
 	}
-	first := booking.Poster{PosterInfo: booking.PosterInfo{Width: 2, Height: 3, Alt: "A robot reading"},
+	first := catalog.Poster{PosterInfo: catalog.PosterInfo{Width: 2, Height: 3, Alt: "A robot reading"},
 		ContentType: "image/png", Data: []byte("\x89PNG first")}
 
 	t.Run("a movie has no poster until one is set", func(t *testing.T) {

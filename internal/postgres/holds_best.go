@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/seating"
 )
 
@@ -131,7 +132,7 @@ func (s *Store) choosable(ctx context.Context, tx pgx.Tx, showID int64) ([]seati
 	if err != nil {
 		return nil, seating.Point{}, fmt.Errorf("read seats of show %d: %w", showID, err)
 	}
-	var set *booking.GridPoint
+	var set *catalog.GridPoint
 	seats, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (seating.Seat, error) {
 		var (
 			st       seating.Seat

@@ -10,6 +10,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -157,7 +158,7 @@ func TestHoldBestCrowd(t *testing.T) {
 // keeps it; reset, the default is back.
 func TestHoldBestNearTheScreensIdealPoint(t *testing.T) {
 	w := newLayoutWorld(t)
-	layout := func(ideal booking.IdealChange) postgres.LayoutChange {
+	layout := func(ideal catalog.IdealChange) postgres.LayoutChange {
 		t.Helper()
 		ch, err := w.store.ReplaceLayout(ctx, w.screen, pgtest.Grid(3, 4), ideal, func(ch postgres.LayoutChange) audit.Entry {
 			return audit.Entry{ActorID: w.admin, TheatreID: w.venue.TheatreID, Action: "screen.replace_layout",
@@ -186,8 +187,8 @@ func TestHoldBestNearTheScreensIdealPoint(t *testing.T) {
 		t.Fatalf("by default: %v, want B1, B2 (two thirds back, the centre line)", got)
 	}
 	// Front right: A3-A4, which strands nobody (A2-A3 would strand A1 and A4).
-	front := &booking.GridPoint{Row: 0, Col: 3}
-	if ch := layout(booking.IdealChange{Set: true, At: front}); ch.IdealBefore != nil || *ch.Ideal != *front {
+	front := &catalog.GridPoint{Row: 0, Col: 3}
+	if ch := layout(catalog.IdealChange{Set: true, At: front}); ch.IdealBefore != nil || *ch.Ideal != *front {
 		t.Fatalf("the change says the ideal went from %v to %v, want nil to %v", ch.IdealBefore, ch.Ideal, front)
 	}
 	if got := best(); !slices.Equal(got, []string{"A3", "A4"}) {
@@ -196,13 +197,13 @@ func TestHoldBestNearTheScreensIdealPoint(t *testing.T) {
 	if sc, err := w.store.Screen(ctx, w.screen); err != nil || sc.Ideal == nil || *sc.Ideal != *front {
 		t.Fatalf("screen = %+v, %v; want its ideal %v", sc, err, front)
 	}
-	if ch := layout(booking.IdealChange{}); ch.Ideal == nil || *ch.Ideal != *front {
+	if ch := layout(catalog.IdealChange{}); ch.Ideal == nil || *ch.Ideal != *front {
 		t.Fatalf("a layout that says nothing of it changed the ideal to %v", ch.Ideal)
 	}
 	if got := best(); !slices.Equal(got, []string{"A3", "A4"}) {
 		t.Fatalf("after a layout that keeps it: %v, want A3, A4", got)
 	}
-	if ch := layout(booking.IdealChange{Set: true}); ch.Ideal != nil {
+	if ch := layout(catalog.IdealChange{Set: true}); ch.Ideal != nil {
 		t.Fatalf("reset, the ideal is %v", ch.Ideal)
 	}
 	if got := best(); !slices.Equal(got, []string{"B1", "B2"}) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
@@ -21,10 +22,10 @@ import (
 func orphanWorld(t *testing.T) *world {
 	t.Helper()
 	w := newWorld(t)
-	var seats []booking.SeatSpec
+	var seats []catalog.SeatSpec
 	add := func(row string, gridRow int, category string, cols ...int) {
 		for i, col := range cols {
-			seats = append(seats, booking.SeatSpec{ID: fmt.Sprintf("%s%d", row, i+1), Row: row, Number: i + 1,
+			seats = append(seats, catalog.SeatSpec{ID: fmt.Sprintf("%s%d", row, i+1), Row: row, Number: i + 1,
 				Category: category, GridRow: gridRow, GridCol: col})
 		}
 	}
@@ -36,7 +37,7 @@ func orphanWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	starts := w.clock.Now().Add(48 * time.Hour)
-	w.show, err = w.store.CreateShow(ctx, booking.Show{MovieID: w.venue.MovieID, ScreenID: screen,
+	w.show, err = w.store.CreateShow(ctx, catalog.Show{MovieID: w.venue.MovieID, ScreenID: screen,
 		StartsAt: starts, EndsAt: starts.Add(2 * time.Hour), Currency: "INR", Prices: pgtest.Prices})
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/seating"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/seatmap"
@@ -73,7 +74,7 @@ func (h *Handlers) CreateScreenSubmit(c echo.Context) error {
 	rows, _ := strconv.Atoi(v.Rows)
 	perRow, _ := strconv.Atoi(v.SeatsPerRow)
 	seats, err := admin.TemplateSeats(v.Template, rows, perRow)
-	var bad *booking.FieldError
+	var bad *catalog.FieldError
 	switch {
 	case errors.As(err, &bad):
 		v.Fields[bad.Field] = web.Sentence(bad.Message)
@@ -106,7 +107,7 @@ func (h *Handlers) ScreenPage(c echo.Context) error {
 	if err != nil {
 		return web.NotFound("screen")
 	}
-	v, err := h.editorView(c, screenID, nil, booking.IdealChange{})
+	v, err := h.editorView(c, screenID, nil, catalog.IdealChange{})
 	if err != nil {
 		return err
 	}
@@ -123,7 +124,7 @@ func (h *Handlers) renderEditor(c echo.Context, status int, v adminview.ScreenEd
 
 // editorView is the editor of a screen, showing draft and the best view
 // ideal sets instead of the saved layout when draft is not nil.
-func (h *Handlers) editorView(c echo.Context, screenID int64, draft []booking.SeatSpec, ideal booking.IdealChange) (adminview.ScreenEditorView, error) {
+func (h *Handlers) editorView(c echo.Context, screenID int64, draft []catalog.SeatSpec, ideal catalog.IdealChange) (adminview.ScreenEditorView, error) {
 	ctx := c.Request().Context()
 	sc, err := h.Admin.Screen(ctx, actor(c), screenID)
 	if err != nil {
@@ -150,7 +151,7 @@ func (h *Handlers) editorView(c echo.Context, screenID int64, draft []booking.Se
 // drawable reports whether a draft can be shown in the editor's grid: a
 // refused draft placing a seat far off would make a grid too big for a
 // page, so it gets no bigger grid than a layout may have.
-func drawable(draft []booking.SeatSpec) bool {
+func drawable(draft []catalog.SeatSpec) bool {
 	if len(draft) == 0 {
 		return false
 	}
@@ -167,7 +168,7 @@ func drawable(draft []booking.SeatSpec) bool {
 // editorGrid lays seats out in the editor's grid, from grid row and column
 // 0 to the last ones used; a cell without a seat is a gap. ideal is the
 // screen's best view (nil: the default), marked on its cell.
-func editorGrid(seats []booking.SeatSpec, ideal *booking.GridPoint) adminview.ScreenEditorView {
+func editorGrid(seats []catalog.SeatSpec, ideal *catalog.GridPoint) adminview.ScreenEditorView {
 	rows, cols := 1, 1
 	for _, st := range seats {
 		rows, cols = max(rows, st.GridRow+1), max(cols, st.GridCol+1)
@@ -215,7 +216,7 @@ func editorGrid(seats []booking.SeatSpec, ideal *booking.GridPoint) adminview.Sc
 // is: the cell ideal names, or the default's cells (two, when the centre
 // line runs between columns). static/js/layout-editor.js marks and says it
 // the same way.
-func markIdeal(v *adminview.ScreenEditorView, seats []booking.SeatSpec, ideal *booking.GridPoint) {
+func markIdeal(v *adminview.ScreenEditorView, seats []catalog.SeatSpec, ideal *catalog.GridPoint) {
 	inGrid := func(r, c int) bool { return r >= 0 && c >= 0 && r < len(v.Rows) && c < v.Cols }
 	if ideal != nil && inGrid(ideal.Row, ideal.Col) {
 		v.Rows[ideal.Row].Cells[ideal.Col].Ideal = "set"
@@ -288,19 +289,19 @@ func idealWords(ideal string) string {
 	return ""
 }
 
-func seatsJSON(specs []booking.SeatSpec) string {
+func seatsJSON(specs []catalog.SeatSpec) string {
 	b, _ := json.Marshal(specs)
 	return string(b)
 }
 
 // parseLayoutJSON reads the form's seats field, the layout as JSON.
-func parseLayoutJSON(c echo.Context) ([]booking.SeatSpec, error) {
+func parseLayoutJSON(c echo.Context) ([]catalog.SeatSpec, error) {
 	raw := c.FormValue("seats")
 	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.DisallowUnknownFields()
-	var specs []booking.SeatSpec
+	var specs []catalog.SeatSpec
 	if err := dec.Decode(&specs); err != nil || dec.More() {
-		return nil, &booking.FieldError{Field: "seats", Message: "The layout sent could not be read as a list of seats. Reload the page and try again."}
+		return nil, &catalog.FieldError{Field: "seats", Message: "The layout sent could not be read as a list of seats. Reload the page and try again."}
 	}
 	return specs, nil
 }
@@ -308,22 +309,22 @@ func parseLayoutJSON(c echo.Context) ([]booking.SeatSpec, error) {
 // parseIdeal reads the form's ideal field, the best view drawn: "" for
 // the default, "row,column" for a cell. A form without the field leaves
 // the screen's best view as it is.
-func parseIdeal(c echo.Context) (booking.IdealChange, error) {
+func parseIdeal(c echo.Context) (catalog.IdealChange, error) {
 	form, _ := c.FormParams() // a form that cannot be read has no layout either: parseLayoutJSON says so
 	if form["ideal"] == nil {
-		return booking.IdealChange{}, nil
+		return catalog.IdealChange{}, nil
 	}
 	raw := strings.TrimSpace(form.Get("ideal"))
 	if raw == "" {
-		return booking.IdealChange{Set: true}, nil
+		return catalog.IdealChange{Set: true}, nil
 	}
 	r, col, ok := strings.Cut(raw, ",")
 	row, rerr := strconv.Atoi(r)
 	column, cerr := strconv.Atoi(col)
 	if !ok || rerr != nil || cerr != nil {
-		return booking.IdealChange{}, &booking.FieldError{Field: "ideal", Message: "The best view sent could not be read. Reload the page and try again."}
+		return catalog.IdealChange{}, &catalog.FieldError{Field: "ideal", Message: "The best view sent could not be read. Reload the page and try again."}
 	}
-	return booking.IdealChange{Set: true, At: &booking.GridPoint{Row: row, Col: column}}, nil
+	return catalog.IdealChange{Set: true, At: &catalog.GridPoint{Row: row, Col: column}}, nil
 }
 
 // SaveLayoutSubmit replaces the screen's layout and its best view with the
@@ -341,12 +342,12 @@ func (h *Handlers) SaveLayoutSubmit(c echo.Context) error {
 	}
 	if perr != nil {
 		// The screen must be the admin's before anything is said about it.
-		v, err := h.editorView(c, screenID, nil, booking.IdealChange{})
+		v, err := h.editorView(c, screenID, nil, catalog.IdealChange{})
 		if err != nil {
 			return err
 		}
 		text := perr.Error()
-		if bad := (*booking.FieldError)(nil); errors.As(perr, &bad) {
+		if bad := (*catalog.FieldError)(nil); errors.As(perr, &bad) {
 			text = bad.Message
 		}
 		v.Notice = &adminview.EditorNotice{Kind: "error", Title: "The layout was not saved.", Text: text}
@@ -358,9 +359,9 @@ func (h *Handlers) SaveLayoutSubmit(c echo.Context) error {
 	}
 	var (
 		badSeat  *admin.SeatError
-		badField *booking.FieldError
-		inUse    *booking.LayoutInUseError
-		noPrice  *booking.MissingPricesError
+		badField *catalog.FieldError
+		inUse    *catalog.LayoutInUseError
+		noPrice  *catalog.MissingPricesError
 	)
 	notice := &adminview.EditorNotice{Kind: "error", Title: "The layout was not saved."}
 	status := http.StatusUnprocessableEntity
@@ -390,7 +391,7 @@ func (h *Handlers) SaveLayoutSubmit(c echo.Context) error {
 }
 
 // markBad marks the cell of the seat at index in the editor's grid.
-func markBad(v *adminview.ScreenEditorView, seats []booking.SeatSpec, index int) {
+func markBad(v *adminview.ScreenEditorView, seats []catalog.SeatSpec, index int) {
 	if index < 0 || index >= len(seats) {
 		return
 	}
@@ -403,7 +404,7 @@ func markBad(v *adminview.ScreenEditorView, seats []booking.SeatSpec, index int)
 // inUseMessage names the seats a refused layout would disturb and the
 // upcoming shows they are held or sold in: "A5 and A6 are held or sold in
 // the show of Fri 12 Dec 19:00 (Inception)".
-func (h *Handlers) inUseMessage(c echo.Context, screenID int64, e *booking.LayoutInUseError) string {
+func (h *Handlers) inUseMessage(c echo.Context, screenID int64, e *catalog.LayoutInUseError) string {
 	verb := " is"
 	if len(e.Seats) > 1 {
 		verb = " are"
@@ -467,7 +468,7 @@ func (h *Handlers) LayoutPreview(c echo.Context) error {
 		return web.Lookup("screen", err)
 	}
 	var badSeat *admin.SeatError
-	var badField *booking.FieldError
+	var badField *catalog.FieldError
 	switch {
 	case errors.As(perr, &badSeat):
 		return h.renderPreview(c, http.StatusUnprocessableEntity, components.SeatMapView{}, 0, "No preview: "+badSeat.Err.Message)
@@ -489,7 +490,7 @@ func (h *Handlers) renderPreview(c echo.Context, status int, v components.SeatMa
 
 // previewMap is the seat map of a show of the layout, every seat available
 // and no prices yet, exactly as the show page lays it out (seatmap.View).
-func previewMap(specs []booking.SeatSpec) components.SeatMapView {
+func previewMap(specs []catalog.SeatSpec) components.SeatMapView {
 	seats := make([]booking.Seat, len(specs))
 	for i, st := range specs {
 		seats[i] = booking.Seat{ID: st.ID, Row: st.Row, Number: st.Number, GridRow: st.GridRow, GridCol: st.GridCol,

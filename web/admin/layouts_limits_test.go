@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/admin"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
 
@@ -65,7 +65,7 @@ func TestSparseLayoutBounded(t *testing.T) {
 			t.Fatalf("stored %d seats, the last at %d, %d", len(st), st[len(st)-1].GridRow, st[len(st)-1].GridCol)
 		}
 		startsAt := e.Now().Add(200 * time.Hour).Truncate(time.Hour)
-		show, err := e.Store.CreateShow(t.Context(), booking.Show{MovieID: e.Venue.MovieID, ScreenID: id, StartsAt: startsAt,
+		show, err := e.Store.CreateShow(t.Context(), catalog.Show{MovieID: e.Venue.MovieID, ScreenID: id, StartsAt: startsAt,
 			EndsAt: startsAt.Add(2 * time.Hour), Currency: "INR", Prices: map[string]int64{"STANDARD": 25000}})
 		if err != nil {
 			t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/auth"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
@@ -62,7 +62,7 @@ func layoutJSON(t *testing.T, seats []editorSeat) string {
 	return string(b)
 }
 
-func storedSeats(t *testing.T, e *webtest.Env, screenID int64) []booking.SeatSpec {
+func storedSeats(t *testing.T, e *webtest.Env, screenID int64) []catalog.SeatSpec {
 	t.Helper()
 	sc, err := e.Store.Screen(t.Context(), screenID)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
 )
@@ -146,7 +147,7 @@ func (h *Handlers) CreateCitySubmit(c echo.Context) error {
 		return web.SeeOther(c, "/admin/theatres?city="+city.Slug+"#new-theatre")
 	}
 	switch fields := placeFieldProblem(err); {
-	case errors.Is(err, booking.ErrCityExists):
+	case errors.Is(err, catalog.ErrCityExists):
 		f.Fields = map[string]string{"slug": "A city with this slug already exists. Pick another slug."}
 	case fields != nil:
 		f.Fields = fields
@@ -341,7 +342,7 @@ func theatreInput(f adminview.TheatreForm, create bool) (admin.TheatreInput, map
 // placeFieldProblem is a use case's complaint about one field, or nil for any
 // other error.
 func placeFieldProblem(err error) map[string]string {
-	var fe *booking.FieldError
+	var fe *catalog.FieldError
 	if !errors.As(err, &fe) {
 		return nil
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/auth"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
@@ -31,7 +31,7 @@ func placesBrowser(t *testing.T, e *webtest.Env, role auth.Role, theatres ...int
 // otherTheatre is a second theatre in the env's city.
 func otherTheatre(t *testing.T, e *webtest.Env) int64 {
 	t.Helper()
-	id, err := e.Store.CreateTheatre(context.Background(), booking.Theatre{CityID: e.Venue.CityID,
+	id, err := e.Store.CreateTheatre(context.Background(), catalog.Theatre{CityID: e.Venue.CityID,
 		Name: fmt.Sprintf("Other Cinema %d", e.Seq.Add(1)), TimeZone: "Europe/London"}, nil)
 	if err != nil {
 		t.Fatal(err)

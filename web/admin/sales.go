@@ -20,6 +20,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
@@ -225,7 +226,7 @@ func (h *Handlers) seatChangeRefused(c echo.Context, showID int64, err error, bl
 		msg = "Held or sold, so they cannot be blocked: " + strings.Join(taken.Seats, ", ") + ". Nothing was changed."
 	case errors.As(err, &unknown):
 		msg = "This show has no seats " + strings.Join(unknown.Seats, ", ") + "."
-	case errors.Is(err, booking.ErrShowCancelled):
+	case errors.Is(err, catalog.ErrShowCancelled):
 		status = http.StatusConflict
 		msg = "The show is cancelled: its seats can no longer change."
 	default:
@@ -315,7 +316,7 @@ func (h *Handlers) SalesPage(c echo.Context) error {
 		v.From = today.AddDate(0, 0, 1-defaultPastDays).Format(time.DateOnly)
 	}
 	period, err := admin.ParsePeriod(v.From, v.To)
-	var fe *booking.FieldError
+	var fe *catalog.FieldError
 	if errors.As(err, &fe) {
 		v.Errors[fe.Field] = web.Sentence(fe.Message)
 		return web.Render(c, http.StatusUnprocessableEntity, adminview.SalesPage(m, nv, v))
@@ -539,7 +540,7 @@ func (h *Handlers) ReconcileSubmit(c echo.Context) error {
 	}
 	action, note := c.FormValue("action"), c.FormValue("note")
 	err := h.Admin.Reconcile(c.Request().Context(), actor(c), check, id, action, note)
-	var fe *booking.FieldError
+	var fe *catalog.FieldError
 	switch {
 	case errors.As(err, &fe) && fe.Field == "note":
 		return h.renderReconciliation(c, http.StatusUnprocessableEntity,

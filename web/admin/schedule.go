@@ -18,6 +18,7 @@ import (
 	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
@@ -66,11 +67,11 @@ func (h *Handlers) CreateMovieSubmit(c echo.Context) error {
 			genres = append(genres, g)
 		}
 	}
-	id, err := h.Admin.CreateMovie(c.Request().Context(), actor(c), booking.Movie{
+	id, err := h.Admin.CreateMovie(c.Request().Context(), actor(c), catalog.Movie{
 		Title: strings.TrimSpace(f.Title), DurationMinutes: minutes, Rating: strings.TrimSpace(f.Rating),
 		Language: strings.TrimSpace(f.Language), Synopsis: strings.TrimSpace(f.Synopsis), Genres: genres,
 	})
-	var bad *booking.FieldError
+	var bad *catalog.FieldError
 	if errors.As(err, &bad) {
 		f.Add(bad.Field, web.Sentence(bad.Message))
 		return h.moviesPage(c, http.StatusUnprocessableEntity, f)
@@ -144,7 +145,7 @@ func (h *Handlers) UploadPosterSubmit(c echo.Context) error {
 	}
 	_, err = h.Admin.SetPoster(c.Request().Context(), actor(c), movieID, data, strings.TrimSpace(v.Alt))
 	var (
-		bad  *booking.FieldError
+		bad  *catalog.FieldError
 		size *admin.PosterSizeError
 	)
 	switch {
@@ -175,7 +176,7 @@ func tooLarge(size int64) string {
 // scheduleCtx is what the schedule page and its forms share.
 type scheduleCtx struct {
 	facts  admin.SchedulingFacts
-	movies []booking.Movie
+	movies []catalog.Movie
 }
 
 func (h *Handlers) scheduling(c echo.Context) (scheduleCtx, error) {
@@ -236,7 +237,7 @@ func (h *Handlers) schedulePage(c echo.Context, s scheduleCtx, status int, chang
 	if !v.FilterFaults.Any() {
 		var err error
 		shows, err = h.Admin.TheatreShows(c.Request().Context(), actor(c), t.ID, from, to)
-		var bad *booking.FieldError
+		var bad *catalog.FieldError
 		if errors.As(err, &bad) {
 			v.FilterFaults.Add(bad.Field, web.Sentence(bad.Message))
 			if status == http.StatusOK {
@@ -264,7 +265,7 @@ func (h *Handlers) schedulePage(c echo.Context, s scheduleCtx, status int, chang
 // filter reads the list's days.
 func (h *Handlers) filter(v *adminview.ScheduleView) (from, to time.Time) {
 	var err error
-	var bad *booking.FieldError
+	var bad *catalog.FieldError
 	if v.From != "" {
 		if from, err = admin.ParseDate("from", v.From); errors.As(err, &bad) {
 			v.FilterFaults.Add("from", "Give the first day as a date, such as 2027-03-26.")
@@ -475,8 +476,8 @@ func (h *Handlers) schedulingFailed(c echo.Context, s scheduleCtx, f adminview.S
 		start, when = p+"from", p+"times"
 	}
 	var (
-		bad     *booking.FieldError
-		missing *booking.MissingPricesError
+		bad     *catalog.FieldError
+		missing *catalog.MissingPricesError
 		overlap *postgres.ScheduleOverlapError
 	)
 	status := http.StatusUnprocessableEntity
@@ -493,11 +494,11 @@ func (h *Handlers) schedulingFailed(c echo.Context, s scheduleCtx, f adminview.S
 		} else {
 			f.Add(when, fmt.Sprintf("Two of these shows overlap: the one at %s and the one at %s.", o.Asked, o.When))
 		}
-	case errors.Is(err, booking.ErrShowInPast):
+	case errors.Is(err, catalog.ErrShowInPast):
 		f.Add(start, "A show cannot start in the past: pick a later date or time.")
-	case errors.Is(err, booking.ErrShowTooFarAhead):
+	case errors.Is(err, catalog.ErrShowTooFarAhead):
 		f.Add(start, fmt.Sprintf("A show can start at most %d days (two years) from now: pick an earlier date.",
-			int(booking.MaxScheduleAhead/(24*time.Hour))))
+			int(catalog.MaxScheduleAhead/(24*time.Hour))))
 	case errors.As(err, &missing):
 		f.Add(p+"prices", "Every seat category of the screen needs a price: "+strings.Join(missing.Categories, ", ")+".")
 	case errors.As(err, &bad):
@@ -568,8 +569,8 @@ func (h *Handlers) PricesSubmit(c echo.Context) error {
 	status := http.StatusUnprocessableEntity
 	if !faults.Any() {
 		_, err = h.Admin.SetPrices(ctx, actor(c), showID, prices)
-		var bad *booking.FieldError
-		var missing *booking.MissingPricesError
+		var bad *catalog.FieldError
+		var missing *catalog.MissingPricesError
 		switch {
 		case err == nil:
 			q := url.Values{"priced": {strconv.FormatInt(showID, 10)}}
@@ -580,10 +581,10 @@ func (h *Handlers) PricesSubmit(c echo.Context) error {
 				q.Set("to", to)
 			}
 			return web.SeeOther(c, fmt.Sprintf("%s?%s#show-%d", schedulePath(show.TheatreID), q.Encode(), showID))
-		case errors.Is(err, booking.ErrShowHasSales):
+		case errors.Is(err, catalog.ErrShowHasSales):
 			status = http.StatusConflict
 			faults.Error = "Prices cannot change once seats are sold or held: this show has seats sold or held."
-		case errors.Is(err, booking.ErrShowCancelled):
+		case errors.Is(err, catalog.ErrShowCancelled):
 			status = http.StatusConflict
 			faults.Error = "This show was cancelled: its prices cannot change."
 		case errors.As(err, &missing):

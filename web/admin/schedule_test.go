@@ -18,7 +18,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/marquee-tickets/marquee/internal/auth"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web/webtest"
@@ -42,7 +42,7 @@ func signedIn(t *testing.T, e *webtest.Env, role auth.Role, theatres ...int64) *
 func londonTheatre(t *testing.T, e *webtest.Env) (theatreID, screenID int64) {
 	t.Helper()
 	ctx := context.Background()
-	theatreID, err := e.Store.CreateTheatre(ctx, booking.Theatre{CityID: e.Venue.CityID, Name: "Thames Picture House", TimeZone: "Europe/London"}, nil)
+	theatreID, err := e.Store.CreateTheatre(ctx, catalog.Theatre{CityID: e.Venue.CityID, Name: "Thames Picture House", TimeZone: "Europe/London"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +370,7 @@ func TestShowPrices(t *testing.T) {
 
 	// Another theatre's show is not found.
 	ctx := context.Background()
-	other, err := e.Store.CreateShow(ctx, booking.Show{MovieID: e.Venue.MovieID, ScreenID: screen,
+	other, err := e.Store.CreateShow(ctx, catalog.Show{MovieID: e.Venue.MovieID, ScreenID: screen,
 		StartsAt: time.Now().Add(48 * time.Hour), EndsAt: time.Now().Add(50 * time.Hour), Currency: "GBP", Prices: pgtest.Prices})
 	if err != nil {
 		t.Fatal(err)
@@ -520,7 +520,7 @@ func TestPosterUpload(t *testing.T) {
 	b := signedIn(t, e, auth.RolePlatformAdmin)
 	movie := e.Venue.MovieID
 	path := fmt.Sprintf("/admin/movies/%d/poster", movie)
-	poster := func() *booking.PosterInfo {
+	poster := func() *catalog.PosterInfo {
 		m, err := e.Store.Movie(context.Background(), movie)
 		if err != nil {
 			t.Fatal(err)

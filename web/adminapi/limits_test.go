@@ -10,7 +10,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/auth"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
@@ -19,7 +19,7 @@ import (
 // Earth keeps; anything else is a 422 that records nothing.
 func TestShowStartBounds(t *testing.T) {
 	s := newSite(t)
-	latest := s.Now().Add(booking.MaxScheduleAhead).Truncate(time.Hour)
+	latest := s.Now().Add(catalog.MaxScheduleAhead).Truncate(time.Hour)
 	before := s.tables(t)
 	body := s.showBody(latest)
 	for name, c := range map[string]struct {

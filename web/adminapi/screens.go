@@ -10,7 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/internal/admin"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
 )
@@ -33,17 +33,17 @@ var errBadIdeal = web.NewError(http.StatusBadRequest, "invalid_field_type",
 // idealChange reads a layout's optional "ideal", the screen's ideal
 // viewing point: absent (raw nil) leaves it as it is, null makes it the
 // default, a cell sets it.
-func idealChange(raw json.RawMessage) (booking.IdealChange, error) {
+func idealChange(raw json.RawMessage) (catalog.IdealChange, error) {
 	if raw == nil {
-		return booking.IdealChange{}, nil
+		return catalog.IdealChange{}, nil
 	}
-	var at *booking.GridPoint
+	var at *catalog.GridPoint
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&at); err != nil {
-		return booking.IdealChange{}, errBadIdeal
+		return catalog.IdealChange{}, errBadIdeal
 	}
-	return booking.IdealChange{Set: true, At: at}, nil
+	return catalog.IdealChange{Set: true, At: at}, nil
 }
 
 // CreateScreen adds a screen with its seat layout, and its ideal viewing
@@ -55,7 +55,7 @@ func (h *Handlers) CreateScreen(c echo.Context) error {
 	}
 	var req struct {
 		Name  string             `json:"name"`
-		Seats []booking.SeatSpec `json:"seats"`
+		Seats []catalog.SeatSpec `json:"seats"`
 		Ideal json.RawMessage    `json:"ideal"`
 	}
 	if err := web.DecodeJSON(c, &req, true); err != nil {
@@ -96,7 +96,7 @@ func (h *Handlers) ReplaceLayout(c echo.Context) error {
 		return web.NotFound("screen")
 	}
 	var req struct {
-		Seats []booking.SeatSpec `json:"seats"`
+		Seats []catalog.SeatSpec `json:"seats"`
 		Ideal json.RawMessage    `json:"ideal"`
 	}
 	if err := web.DecodeJSON(c, &req, true); err != nil {
@@ -134,7 +134,7 @@ func (h *Handlers) CreateMovie(c echo.Context) error {
 	if err := web.DecodeJSON(c, &req, true); err != nil {
 		return err
 	}
-	m := booking.Movie{
+	m := catalog.Movie{
 		Title: req.Title, DurationMinutes: req.DurationMinutes, Rating: req.Rating,
 		Language: req.Language, Synopsis: req.Synopsis, Genres: req.Genres,
 	}

@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/marquee-tickets/marquee/internal/auth"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
@@ -67,7 +67,7 @@ func TestCreateAndReadScreen(t *testing.T) {
 	e := webtest.NewEnv(t)
 	platform := e.Admin(t, auth.RolePlatformAdmin)
 	mine := e.Admin(t, auth.RoleTheatreAdmin, e.Venue.TheatreID)
-	other, err := e.Store.CreateTheatre(context.Background(), booking.Theatre{CityID: e.Venue.CityID, Name: "Other", TimeZone: "Asia/Kolkata"}, nil)
+	other, err := e.Store.CreateTheatre(context.Background(), catalog.Theatre{CityID: e.Venue.CityID, Name: "Other", TimeZone: "Asia/Kolkata"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/internal/admin"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
 )
@@ -69,11 +69,11 @@ const maxOffset = 14 * time.Hour
 func parseStart(value string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339, value)
 	if err != nil {
-		return time.Time{}, &booking.FieldError{Field: "starts_at",
+		return time.Time{}, &catalog.FieldError{Field: "starts_at",
 			Message: "give the start in RFC 3339 with an offset, such as 2027-03-26T18:30:00+05:30"}
 	}
 	if _, offset := t.Zone(); time.Duration(offset)*time.Second > maxOffset || time.Duration(offset)*time.Second < -maxOffset {
-		return time.Time{}, &booking.FieldError{Field: "starts_at",
+		return time.Time{}, &catalog.FieldError{Field: "starts_at",
 			Message: "the offset from UTC of the start is at most 14 hours either way (-14:00 to +14:00), such as +05:30"}
 	}
 	return t, nil
@@ -179,7 +179,7 @@ func optionalDate(c echo.Context, name string) (time.Time, error) {
 
 // queryError answers a bad query parameter with 400, as every query's.
 func queryError(err error) error {
-	var bad *booking.FieldError
+	var bad *catalog.FieldError
 	if errors.As(err, &bad) {
 		return web.BadQuery(bad.Field, web.Sentence(bad.Message))
 	}

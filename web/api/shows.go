@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/gzjoin"
 )
 
@@ -52,7 +53,7 @@ type theatreJS struct {
 	TimeZone string `json:"time_zone"`
 }
 
-func showView(sh booking.Show) showJSON {
+func showView(sh catalog.Show) showJSON {
 	return showJSON{
 		ID:       sh.ID,
 		Movie:    idTitle{ID: sh.MovieID, Title: sh.MovieTitle},
@@ -71,7 +72,7 @@ func showView(sh booking.Show) showJSON {
 // time: next_cursor, when present, fetches the page after this one.
 func (s *Handlers) Shows(c echo.Context) error {
 	q := c.QueryParams()
-	f := booking.ShowFilter{Limit: defaultShowsLimit}
+	f := catalog.ShowFilter{Limit: defaultShowsLimit}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxShowsLimit {
@@ -120,7 +121,7 @@ func (s *Handlers) Shows(c echo.Context) error {
 	}
 	if len(list) == f.Limit {
 		last := list[len(list)-1]
-		out.NextCursor = encodeCursor(booking.ShowCursor{StartsAt: last.StartsAt, ID: last.ID})
+		out.NextCursor = encodeCursor(catalog.ShowCursor{StartsAt: last.StartsAt, ID: last.ID})
 	}
 	return c.JSON(http.StatusOK, out)
 }
@@ -135,25 +136,25 @@ func idParam(v string) (int64, error) {
 
 // A cursor is opaque to clients: base64url of the last show's start
 // (microseconds since the epoch, Postgres's precision) and id.
-func encodeCursor(cur booking.ShowCursor) string {
+func encodeCursor(cur catalog.ShowCursor) string {
 	var b [16]byte
 	binary.BigEndian.PutUint64(b[:8], uint64(cur.StartsAt.UnixMicro()))
 	binary.BigEndian.PutUint64(b[8:], uint64(cur.ID))
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-func decodeCursor(s string) (booking.ShowCursor, bool) {
+func decodeCursor(s string) (catalog.ShowCursor, bool) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(b) != 16 {
-		return booking.ShowCursor{}, false
+		return catalog.ShowCursor{}, false
 	}
 	micros := int64(binary.BigEndian.Uint64(b[:8]))
 	id := int64(binary.BigEndian.Uint64(b[8:]))
 	// Postgres timestamps span 4713 BC to 294276 AD; stay well inside.
 	if id <= 0 || micros < -62135596800000000 || micros > 253402300799999999 {
-		return booking.ShowCursor{}, false
+		return catalog.ShowCursor{}, false
 	}
-	return booking.ShowCursor{StartsAt: time.UnixMicro(micros).UTC(), ID: id}, true
+	return catalog.ShowCursor{StartsAt: time.UnixMicro(micros).UTC(), ID: id}, true
 }
 
 // Show returns one scheduled show with its price per seat category.

@@ -10,11 +10,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+
 	"github.com/marquee-tickets/marquee/web"
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/components/format"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -112,16 +113,16 @@ func showtimeView(st postgres.Showtime) components.Showtime {
 		Screen: st.ScreenName,
 		From:   "from " + format.Money(st.FromMinor, st.Currency),
 	}
-	if st.Format != booking.DefaultFormat {
+	if st.Format != catalog.DefaultFormat {
 		v.Format = st.Format
 	}
 	if st.Dubbed {
 		v.Language = st.Language
 	}
 	switch st.Availability() {
-	case booking.SoldOut:
+	case catalog.SoldOut:
 		v.SoldOut = true
-	case booking.FillingFast:
+	case catalog.FillingFast:
 		v.FillingFast = true
 	}
 	return v
@@ -162,7 +163,7 @@ func theatrePath(id int64) string { return "/theatres/" + strconv.FormatInt(id, 
 type listingFilter struct {
 	Languages []string
 	Formats   []string
-	Times     []booking.TimeOfDay
+	Times     []catalog.TimeOfDay
 }
 
 const (
@@ -190,20 +191,20 @@ func parseListingFilter(q url.Values) (listingFilter, error) {
 		}
 	}
 	for _, v := range q["format"] {
-		if !slices.Contains(booking.Formats, v) {
-			return f, web.BadQuery("format", "Format must be one of "+strings.Join(booking.Formats, ", ")+".")
+		if !slices.Contains(catalog.Formats, v) {
+			return f, web.BadQuery("format", "Format must be one of "+strings.Join(catalog.Formats, ", ")+".")
 		}
 		if !slices.Contains(f.Formats, v) {
 			f.Formats = append(f.Formats, v)
 		}
 	}
 	for _, v := range q["time"] {
-		i := slices.IndexFunc(booking.TimesOfDay, func(t booking.TimeOfDay) bool { return t.Slug == v })
+		i := slices.IndexFunc(catalog.TimesOfDay, func(t catalog.TimeOfDay) bool { return t.Slug == v })
 		if i < 0 {
 			return f, web.BadQuery("time", "Time of day must be morning, afternoon, evening or night.")
 		}
-		if !slices.Contains(f.Times, booking.TimesOfDay[i]) {
-			f.Times = append(f.Times, booking.TimesOfDay[i])
+		if !slices.Contains(f.Times, catalog.TimesOfDay[i]) {
+			f.Times = append(f.Times, catalog.TimesOfDay[i])
 		}
 	}
 	return f, nil
@@ -283,7 +284,7 @@ func (f listingFilter) view(action string, hidden []components.Param, languages,
 		v.Groups = append(v.Groups, g)
 	}
 	times := components.FilterGroup{Legend: "Time of day", Name: "time"}
-	for _, t := range booking.TimesOfDay {
+	for _, t := range catalog.TimesOfDay {
 		times.Options = append(times.Options, components.FilterOption{
 			ID: id("time", t.Slug), Value: t.Slug, Label: t.Name, Hint: timeHints[t.Slug], Checked: slices.Contains(f.Times, t),
 		})
@@ -317,7 +318,7 @@ func slug(s string) string {
 // cityListing is what a city's listing pages start from: its theatres, the
 // time zone of the first (a city's theatres share one), the browse week in
 // it, and the filter the URL names.
-func (s *Handlers) cityListing(c echo.Context, cityID int64) ([]booking.Theatre, string, week, listingFilter, error) {
+func (s *Handlers) cityListing(c echo.Context, cityID int64) ([]catalog.Theatre, string, week, listingFilter, error) {
 	ctx := c.Request().Context()
 	theatres, err := s.Store.CityTheatres(ctx, cityID)
 	if err != nil {

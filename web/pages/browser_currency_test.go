@@ -9,7 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
@@ -42,7 +42,7 @@ func TestBrowserCurrencies(t *testing.T) {
 				t.Fatal(err)
 			}
 			starts := time.Now().Add(72 * time.Hour)
-			show, err := s.Store.CreateShow(ctx, booking.Show{MovieID: v.MovieID, ScreenID: screen, StartsAt: starts,
+			show, err := s.Store.CreateShow(ctx, catalog.Show{MovieID: v.MovieID, ScreenID: screen, StartsAt: starts,
 				EndsAt: starts.Add(2 * time.Hour), Currency: c.currency,
 				Prices: map[string]int64{"STANDARD": c.standard, "PREMIUM": c.premium}})
 			if err != nil {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
@@ -140,7 +140,7 @@ func wheelchairShow(t *testing.T, e *webtest.Env) int64 {
 		t.Fatal(err)
 	}
 	start := e.Now().Add(96 * time.Hour)
-	show, err := e.Store.CreateShow(ctx, booking.Show{MovieID: e.Venue.MovieID, ScreenID: screen, StartsAt: start, EndsAt: start.Add(2 * time.Hour),
+	show, err := e.Store.CreateShow(ctx, catalog.Show{MovieID: e.Venue.MovieID, ScreenID: screen, StartsAt: start, EndsAt: start.Add(2 * time.Hour),
 		Currency: "INR", Prices: pgtest.Prices})
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/chromedp"
 
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/demo"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
@@ -108,7 +108,7 @@ func TestBrowseFilters(t *testing.T) {
 	d := time.Now().In(kolkata).AddDate(0, 0, 4)
 	day := d.Format(time.DateOnly)
 	at := func(hour int) time.Time { return time.Date(d.Year(), d.Month(), d.Day(), hour, 0, 0, 0, kolkata) }
-	movie, err := e.Store.CreateMovie(ctx, booking.Movie{Title: "Monsoon Nights", DurationMinutes: 100, Language: "Hindi", Rating: "UA"})
+	movie, err := e.Store.CreateMovie(ctx, catalog.Movie{Title: "Monsoon Nights", DurationMinutes: 100, Language: "Hindi", Rating: "UA"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestBrowseFilters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, err := e.Store.CreateShow(ctx, booking.Show{MovieID: movie, ScreenID: screen, StartsAt: at(hour), EndsAt: at(hour).Add(2 * time.Hour),
+		id, err := e.Store.CreateShow(ctx, catalog.Show{MovieID: movie, ScreenID: screen, StartsAt: at(hour), EndsAt: at(hour).Add(2 * time.Hour),
 			Currency: "INR", Prices: pgtest.Prices, Format: format, Language: language})
 		if err != nil {
 			t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/components"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 // MoviePoster serves a movie's poster image. Pages link it with its version
@@ -44,12 +44,12 @@ func (s *Handlers) MoviePoster(c echo.Context) error {
 }
 
 // posterURL is the versioned URL of a movie's poster.
-func posterURL(movieID int64, p booking.PosterInfo) string {
+func posterURL(movieID int64, p catalog.PosterInfo) string {
 	return "/movies/" + strconv.FormatInt(movieID, 10) + "/poster?v=" + url.QueryEscape(p.Version)
 }
 
 // posterView is a movie's poster as a page shows it; nil without one.
-func posterView(movieID int64, p *booking.PosterInfo) *components.Poster {
+func posterView(movieID int64, p *catalog.PosterInfo) *components.Poster {
 	if p == nil {
 		return nil
 	}

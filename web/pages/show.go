@@ -23,6 +23,7 @@ import (
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/gzjoin"
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
@@ -35,7 +36,7 @@ import (
 
 // showState is what a rendering of a show's booking section needs.
 type showState struct {
-	show  booking.Show
+	show  catalog.Show
 	seats []booking.Seat
 	now   time.Time
 	hold  *booking.Hold // the viewer's live hold of this show
@@ -45,7 +46,7 @@ type showState struct {
 	waiting   *booking.Hold
 	otherHold *booking.Hold // the viewer's live hold of another show
 	policy    booking.RefundPolicy
-	movie     booking.Movie
+	movie     catalog.Movie
 	citySlug  string
 	// snap is the seat map in memory the seats come from (nil: read from
 	// the database); shared tells that seats is its Seats as they are, so
@@ -248,7 +249,7 @@ func (s *Handlers) checkoutView(st showState, h booking.Hold) *components.Checko
 	return v
 }
 
-func (s *Handlers) showHeading(sh booking.Show, movie booking.Movie, citySlug string) components.ShowHeading {
+func (s *Handlers) showHeading(sh catalog.Show, movie catalog.Movie, citySlug string) components.ShowHeading {
 	return components.ShowHeading{
 		Movie: sh.MovieTitle, MovieHref: moviePath(sh.MovieID, citySlug, sh.StartsAt.In(format.Zone(sh.TimeZone)).Format(time.DateOnly)),
 		Rating: movie.Rating, Duration: format.Duration(movie.DurationMinutes),

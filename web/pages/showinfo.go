@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 // showInfo is what a show page shows besides its seats: the show and its
@@ -17,8 +18,8 @@ import (
 // database under its locks, so a show page a moment behind an admin's
 // edit misleads nobody about what they pay.
 type showInfo struct {
-	show     booking.Show
-	movie    booking.Movie
+	show     catalog.Show
+	movie    catalog.Movie
 	citySlug string
 	policy   booking.RefundPolicy
 	read     time.Time

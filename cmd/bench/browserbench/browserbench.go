@@ -36,7 +36,7 @@ import (
 	"github.com/marquee-tickets/marquee/cmd/bench/report"
 	"github.com/marquee-tickets/marquee/cmd/bench/seed"
 	"github.com/marquee-tickets/marquee/cmd/bench/stream"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/chromium"
 	"github.com/marquee-tickets/marquee/internal/demo"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
@@ -82,7 +82,7 @@ const (
 // benchHall is one hall the page is measured on.
 type benchHall struct {
 	key, name  string
-	seats      []booking.SeatSpec
+	seats      []catalog.SeatSpec
 	rows, cols int // every row has cols seats numbered 1..cols
 	show       int64
 }

@@ -27,7 +27,7 @@ import (
 	"github.com/marquee-tickets/marquee/cmd/bench/cpu"
 	"github.com/marquee-tickets/marquee/cmd/bench/report"
 	"github.com/marquee-tickets/marquee/cmd/bench/seed"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/demo"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
@@ -56,7 +56,7 @@ type Config struct {
 	// Hall is the show's layout, named for the report; nil: demo.MegaHall.
 	// Its blocks of seats side by side must have even lengths for the
 	// show to sell out (see pickPair).
-	Hall     []booking.SeatSpec
+	Hall     []catalog.SeatSpec
 	HallName string
 }
 

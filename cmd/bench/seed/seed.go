@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/auth"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -115,10 +115,10 @@ func NewVenue(ctx context.Context, s *postgres.Store) (*Venue, error) {
 		return nil, fmt.Errorf("seed the venue: %w", err)
 	}
 	v := &Venue{StartsAt: time.Now().Add(7 * 24 * time.Hour).Truncate(time.Hour)}
-	if v.TheatreID, err = s.CreateTheatre(ctx, booking.Theatre{CityID: cityID, Name: "Bench Cinema", TimeZone: "UTC"}, nil); err != nil {
+	if v.TheatreID, err = s.CreateTheatre(ctx, catalog.Theatre{CityID: cityID, Name: "Bench Cinema", TimeZone: "UTC"}, nil); err != nil {
 		return nil, fmt.Errorf("seed the venue: %w", err)
 	}
-	if v.MovieID, err = s.CreateMovie(ctx, booking.Movie{Title: "The Benchmark", DurationMinutes: 120}); err != nil {
+	if v.MovieID, err = s.CreateMovie(ctx, catalog.Movie{Title: "The Benchmark", DurationMinutes: 120}); err != nil {
 		return nil, fmt.Errorf("seed the venue: %w", err)
 	}
 	return v, nil
@@ -126,7 +126,7 @@ func NewVenue(ctx context.Context, s *postgres.Store) (*Venue, error) {
 
 // NewShow creates a screen with seats and a show on it, every seat
 // category the seats use at the same price.
-func (v *Venue) NewShow(ctx context.Context, s *postgres.Store, screen string, seats []booking.SeatSpec) (int64, error) {
+func (v *Venue) NewShow(ctx context.Context, s *postgres.Store, screen string, seats []catalog.SeatSpec) (int64, error) {
 	screenID, err := s.CreateScreen(ctx, v.TheatreID, screen, seats)
 	if err != nil {
 		return 0, fmt.Errorf("seed %s: %w", screen, err)
@@ -135,7 +135,7 @@ func (v *Venue) NewShow(ctx context.Context, s *postgres.Store, screen string, s
 	for _, st := range seats {
 		prices[st.Category] = 25000
 	}
-	id, err := s.CreateShow(ctx, booking.Show{
+	id, err := s.CreateShow(ctx, catalog.Show{
 		MovieID: v.MovieID, ScreenID: screenID, StartsAt: v.StartsAt, EndsAt: v.StartsAt.Add(2 * time.Hour),
 		Currency: "INR", Prices: prices,
 	})
@@ -146,11 +146,11 @@ func (v *Venue) NewShow(ctx context.Context, s *postgres.Store, screen string, s
 }
 
 // Grid returns rows x cols STANDARD seats labelled A1..A<cols>, B1, ...
-func Grid(rows, cols int) []booking.SeatSpec {
-	var seats []booking.SeatSpec
+func Grid(rows, cols int) []catalog.SeatSpec {
+	var seats []catalog.SeatSpec
 	for r := range rows {
 		for c := range cols {
-			seats = append(seats, booking.SeatSpec{
+			seats = append(seats, catalog.SeatSpec{
 				ID: SeatID(r, c), Row: RowLabel(r), Number: c + 1,
 				Category: "STANDARD", GridRow: r, GridCol: c,
 			})

@@ -15,6 +15,7 @@ import (
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -42,7 +43,7 @@ func refundText(r *booking.Refund) string {
 
 // bookingCard is one booking as My bookings lists it. q is what cancelling
 // it now would give back, for an upcoming one (nil for a past one).
-func bookingCard(b booking.Booking, sh booking.Show, q *postgres.RefundQuote) components.BookingCard {
+func bookingCard(b booking.Booking, sh catalog.Show, q *postgres.RefundQuote) components.BookingCard {
 	live := q != nil && b.Status == booking.BookingConfirmed
 	canCancel := live && q.Allowed
 	card := components.BookingCard{
@@ -61,11 +62,11 @@ func bookingCard(b booking.Booking, sh booking.Show, q *postgres.RefundQuote) co
 
 // refundNow says what cancelling a booking gives back from now on, in the
 // words and times the hold panel used before paying.
-func refundNow(q postgres.RefundQuote, sh booking.Show) string {
+func refundNow(q postgres.RefundQuote, sh catalog.Show) string {
 	return format.RefundNow(q.Policy, q.StartsAt, q.Now, sh.TimeZone)
 }
 
-func showWhen(sh booking.Show) string {
+func showWhen(sh catalog.Show) string {
 	return format.LongDate(sh.StartsAt, sh.TimeZone) + ", " + format.Clock(sh.StartsAt, sh.TimeZone) + " " + format.ZoneAbbrev(sh.StartsAt, sh.TimeZone)
 }
 
@@ -161,14 +162,14 @@ func (s *Handlers) bookingsView(ctx context.Context, user string) (components.Bo
 }
 
 // bookingAndShow is one of the caller's bookings with its show.
-func (s *Handlers) bookingAndShow(ctx context.Context, user, id string) (booking.Booking, booking.Show, error) {
+func (s *Handlers) bookingAndShow(ctx context.Context, user, id string) (booking.Booking, catalog.Show, error) {
 	b, err := s.Store.Booking(ctx, user, id)
 	if err != nil {
-		return b, booking.Show{}, web.Lookup("booking", err)
+		return b, catalog.Show{}, web.Lookup("booking", err)
 	}
 	shows, err := s.Store.ShowsByID(ctx, []int64{b.ShowID})
 	if err != nil {
-		return b, booking.Show{}, err
+		return b, catalog.Show{}, err
 	}
 	sh, ok := shows[b.ShowID]
 	if !ok {

@@ -1,4 +1,4 @@
-package booking
+package catalog
 
 import (
 	"errors"
@@ -22,6 +22,9 @@ var (
 	ErrShowCancelled = errors.New("show is cancelled")
 	// ErrCityExists is a new city with the slug of another.
 	ErrCityExists = errors.New("a city with this slug exists")
+	// ErrShowOverlap is a show scheduled on a screen at a time another
+	// show already occupies.
+	ErrShowOverlap = errors.New("show overlaps another show on the same screen")
 )
 
 // MaxScheduleAhead is how far ahead of now a show may start: two years

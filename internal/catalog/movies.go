@@ -1,0 +1,33 @@
+package catalog
+
+// Movie is a film that shows are scheduled for.
+type Movie struct {
+	ID              int64
+	Title           string
+	DurationMinutes int
+	Rating          string
+	Synopsis        string
+	Language        string      // the language it was made in; a show may be dubbed
+	Genres          []string    // e.g. Drama, Thriller
+	Poster          *PosterInfo // nil: no poster yet
+}
+
+// Poster content types: what an upload may be.
+var PosterTypes = []string{"image/png", "image/jpeg", "image/webp"}
+
+// PosterInfo is what a page needs to show a movie's poster: the version
+// (part of its content hash) that makes its URL change with its content,
+// its size, so the page keeps the room for it, and its text alternative.
+type PosterInfo struct {
+	Version string
+	Width   int
+	Height  int
+	Alt     string
+}
+
+// Poster is a movie's poster image with its bytes.
+type Poster struct {
+	PosterInfo
+	ContentType string // one of PosterTypes
+	Data        []byte
+}
