@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/catalog"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 // Movies lists the movie catalogue. Any admin may read it: a theatre admin
@@ -38,7 +37,7 @@ type ScheduleScreen struct {
 // SchedulingFacts is what scheduling a theatre's shows is planned from:
 // the theatre (its zone reads wall-clock times) and its screens.
 type SchedulingFacts struct {
-	Theatre  postgres.AdminTheatre
+	Theatre  catalog.AdminTheatre
 	Location *time.Location
 	Screens  []ScheduleScreen
 }

@@ -4,7 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 // Dashboard is what an admin sees first: their theatres and how busy they
@@ -18,15 +19,15 @@ type Dashboard struct {
 
 // TheatreActivity is a theatre with its show counts.
 type TheatreActivity struct {
-	postgres.AdminTheatre
-	postgres.ShowCounts
+	catalog.AdminTheatre
+	catalog.ShowCounts
 }
 
 // LedgerCheck is one run of the booking invariants' check: no violation
 // is the only healthy answer.
 type LedgerCheck struct {
 	At         time.Time
-	Violations []postgres.Violation
+	Violations []booking.Violation
 }
 
 // Dashboard reads the actor's theatres with their show counts, and runs the

@@ -10,7 +10,6 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/catalog"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 // Limits of a seat layout. The grid and the seat numbers are bounded so
@@ -50,7 +49,7 @@ func (s *Service) CreateScreen(ctx context.Context, a Actor, theatreID int64, na
 		return 0, err
 	}
 	id, err := s.Store.AdminCreateScreen(ctx, theatreID, name, seats, ideal, func(id int64) audit.Entry {
-		after := map[string]any{"name": name, "seats": len(seats), "categories": postgres.Screen{Seats: seats}.Categories()}
+		after := map[string]any{"name": name, "seats": len(seats), "categories": catalog.Screen{Seats: seats}.Categories()}
 		if ideal != nil {
 			after["ideal"] = ideal
 		}
@@ -64,9 +63,9 @@ func (s *Service) CreateScreen(ctx context.Context, a Actor, theatreID int64, na
 
 // Screen returns a screen of a theatre the actor administers, with its
 // layout.
-func (s *Service) Screen(ctx context.Context, a Actor, screenID int64) (postgres.Screen, error) {
+func (s *Service) Screen(ctx context.Context, a Actor, screenID int64) (catalog.Screen, error) {
 	if _, err := s.requireScreen(ctx, a, screenID); err != nil {
-		return postgres.Screen{}, err
+		return catalog.Screen{}, err
 	}
 	return s.Store.Screen(ctx, screenID)
 }
@@ -76,20 +75,20 @@ func (s *Service) Screen(ctx context.Context, a Actor, screenID int64) (postgres
 // is refused), and changes its ideal viewing point as ideal says. The
 // audit entry has the seat counts before and after, the seats changed and
 // the ideal point before and after (null: the default).
-func (s *Service) ReplaceLayout(ctx context.Context, a Actor, screenID int64, seats []catalog.SeatSpec, ideal catalog.IdealChange) (postgres.LayoutChange, error) {
+func (s *Service) ReplaceLayout(ctx context.Context, a Actor, screenID int64, seats []catalog.SeatSpec, ideal catalog.IdealChange) (catalog.LayoutChange, error) {
 	theatre, err := s.requireScreen(ctx, a, screenID)
 	if err != nil {
-		return postgres.LayoutChange{}, err
+		return catalog.LayoutChange{}, err
 	}
 	if err := checkLayout(seats); err != nil {
-		return postgres.LayoutChange{}, err
+		return catalog.LayoutChange{}, err
 	}
 	if ideal.Set {
 		if err := checkIdeal(ideal.At, seats); err != nil {
-			return postgres.LayoutChange{}, err
+			return catalog.LayoutChange{}, err
 		}
 	}
-	ch, err := s.Store.ReplaceLayout(ctx, screenID, seats, ideal, func(ch postgres.LayoutChange) audit.Entry {
+	ch, err := s.Store.ReplaceLayout(ctx, screenID, seats, ideal, func(ch catalog.LayoutChange) audit.Entry {
 		return auditEntry(a, theatre, "screen.replace_layout", fmt.Sprintf("screen %d", screenID),
 			map[string]any{"seats": ch.Before, "ideal": ch.IdealBefore},
 			map[string]any{"seats": ch.After, "added": ch.Added, "removed": ch.Removed, "moved": ch.Moved,

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 // maxBlockSeats bounds one block or unblock request: more than any screen
@@ -15,9 +14,9 @@ const maxBlockSeats = 5000
 
 // ShowOccupancy is showID's live occupancy and money, for an admin of its
 // theatre.
-func (s *Service) ShowOccupancy(ctx context.Context, a Actor, showID int64) (postgres.Occupancy, error) {
+func (s *Service) ShowOccupancy(ctx context.Context, a Actor, showID int64) (booking.Occupancy, error) {
 	if _, err := s.requireShow(ctx, a, showID); err != nil {
-		return postgres.Occupancy{}, err
+		return booking.Occupancy{}, err
 	}
 	return s.Store.ShowOccupancy(ctx, showID)
 }
@@ -61,10 +60,10 @@ func (s *Service) seatChange(ctx context.Context, a Actor, showID int64, seats [
 
 // CancelShow cancels showID: every live hold ends, every confirmed booking
 // is refunded in full. Cancelling it again returns the same answer.
-func (s *Service) CancelShow(ctx context.Context, a Actor, showID int64) (postgres.ShowCancellation, error) {
+func (s *Service) CancelShow(ctx context.Context, a Actor, showID int64) (booking.ShowCancellation, error) {
 	theatre, err := s.requireShow(ctx, a, showID)
 	if err != nil {
-		return postgres.ShowCancellation{}, err
+		return booking.ShowCancellation{}, err
 	}
 	return s.Store.CancelShow(ctx, showID, auditEntry(a, theatre, "show.cancel", showObject(showID), nil, nil))
 }

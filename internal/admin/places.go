@@ -13,7 +13,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 // Limits of what an admin may set of a place.
@@ -79,7 +78,7 @@ type TierRecord struct {
 }
 
 // Record is t as the audit log keeps it (and the API shows it).
-func Record(t postgres.AdminTheatre) TheatreRecord {
+func Record(t catalog.AdminTheatre) TheatreRecord {
 	tiers := make([]TierRecord, len(t.Policy.Tiers))
 	for i, tier := range t.Policy.Tiers {
 		tiers[i] = TierRecord{HoursBefore: int(tier.Before / time.Hour), Percent: tier.Percent}
@@ -106,16 +105,16 @@ type TheatreInput struct {
 // CreateTheatre adds a theatre to a city (platform admins only). City,
 // name and time zone are required; the cleaning buffer defaults to 15
 // minutes, the refund policy to the default one and the orphan rule to on.
-func (s *Service) CreateTheatre(ctx context.Context, a Actor, in TheatreInput) (postgres.AdminTheatre, error) {
+func (s *Service) CreateTheatre(ctx context.Context, a Actor, in TheatreInput) (catalog.AdminTheatre, error) {
 	if err := requirePlatform(a); err != nil {
-		return postgres.AdminTheatre{}, err
+		return catalog.AdminTheatre{}, err
 	}
 	for _, f := range []struct {
 		name  string
 		value *string
 	}{{"city", in.City}, {"name", in.Name}, {"timezone", in.TimeZone}} {
 		if f.value == nil {
-			return postgres.AdminTheatre{}, &catalog.FieldError{Field: f.name, Message: "this field is required"}
+			return catalog.AdminTheatre{}, &catalog.FieldError{Field: f.name, Message: "this field is required"}
 		}
 	}
 	if in.Address == nil {
@@ -127,47 +126,47 @@ func (s *Service) CreateTheatre(ctx context.Context, a Actor, in TheatreInput) (
 	}
 	p, err := in.patch()
 	if err != nil {
-		return postgres.AdminTheatre{}, err
+		return catalog.AdminTheatre{}, err
 	}
 	if strings.ContainsRune(*in.City, 0) || len(*in.City) > maxNameLen {
-		return postgres.AdminTheatre{}, &catalog.FieldError{Field: "city", Message: "there is no city with this slug"}
+		return catalog.AdminTheatre{}, &catalog.FieldError{Field: "city", Message: "there is no city with this slug"}
 	}
-	nt := postgres.NewTheatre{City: *in.City, Name: *p.Name, Address: *p.Address, TimeZone: *p.TimeZone,
+	nt := catalog.NewTheatre{City: *in.City, Name: *p.Name, Address: *p.Address, TimeZone: *p.TimeZone,
 		CleaningBuffer: p.CleaningBuffer, Policy: p.Policy, OrphanRule: p.OrphanRule}
 	if p.Currency != nil {
 		nt.Currency = *p.Currency
 	}
-	return s.Store.CreateTheatreAudited(ctx, nt, func(t postgres.AdminTheatre) audit.Entry {
+	return s.Store.CreateTheatreAudited(ctx, nt, func(t catalog.AdminTheatre) audit.Entry {
 		return auditEntry(a, t.ID, "theatre.create", fmt.Sprintf("theatre %d", t.ID), nil, Record(t))
 	})
 }
 
 // UpdateTheatre changes the given fields of a theatre; a theatre admin may
 // change their own theatres. The city cannot change.
-func (s *Service) UpdateTheatre(ctx context.Context, a Actor, theatreID int64, in TheatreInput) (postgres.AdminTheatre, error) {
+func (s *Service) UpdateTheatre(ctx context.Context, a Actor, theatreID int64, in TheatreInput) (catalog.AdminTheatre, error) {
 	if err := s.requireTheatre(ctx, a, theatreID); err != nil {
-		return postgres.AdminTheatre{}, err
+		return catalog.AdminTheatre{}, err
 	}
 	if in.City != nil {
-		return postgres.AdminTheatre{}, &catalog.FieldError{Field: "city", Message: "a theatre cannot move to another city"}
+		return catalog.AdminTheatre{}, &catalog.FieldError{Field: "city", Message: "a theatre cannot move to another city"}
 	}
 	p, err := in.patch()
 	if err != nil {
-		return postgres.AdminTheatre{}, err
+		return catalog.AdminTheatre{}, err
 	}
-	if p == (postgres.TheatrePatch{}) {
+	if p == (catalog.TheatrePatch{}) {
 		// Nothing to change, so nothing to audit.
 		d, err := s.Store.AdminTheatre(ctx, theatreID)
 		return d.AdminTheatre, err
 	}
-	return s.Store.UpdateTheatre(ctx, theatreID, p, func(before, after postgres.AdminTheatre) audit.Entry {
+	return s.Store.UpdateTheatre(ctx, theatreID, p, func(before, after catalog.AdminTheatre) audit.Entry {
 		return auditEntry(a, theatreID, "theatre.update", fmt.Sprintf("theatre %d", theatreID), Record(before), Record(after))
 	})
 }
 
 // patch checks every given field and returns them as the store takes them.
-func (in TheatreInput) patch() (postgres.TheatrePatch, error) {
-	var p postgres.TheatrePatch
+func (in TheatreInput) patch() (catalog.TheatrePatch, error) {
+	var p catalog.TheatrePatch
 	if in.Name != nil {
 		name := strings.TrimSpace(*in.Name)
 		if err := checkName("name", name); err != nil {
@@ -267,15 +266,15 @@ func hasControl(s string) bool { return strings.IndexFunc(s, unicode.IsControl) 
 
 // Theatres lists the theatres the actor administers (a platform admin:
 // all of them).
-func (s *Service) Theatres(ctx context.Context, a Actor) ([]postgres.AdminTheatre, error) {
+func (s *Service) Theatres(ctx context.Context, a Actor) ([]catalog.AdminTheatre, error) {
 	return s.Store.AdminTheatres(ctx, a.UserID, a.Platform())
 }
 
 // Theatre returns a theatre the actor administers, with its screens and
 // admins; any other theatre is booking.ErrNotFound.
-func (s *Service) Theatre(ctx context.Context, a Actor, theatreID int64) (postgres.TheatreDetail, error) {
+func (s *Service) Theatre(ctx context.Context, a Actor, theatreID int64) (catalog.TheatreDetail, error) {
 	if err := s.requireTheatre(ctx, a, theatreID); err != nil {
-		return postgres.TheatreDetail{}, err
+		return catalog.TheatreDetail{}, err
 	}
 	return s.Store.AdminTheatre(ctx, theatreID)
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/reconcile"
 )
 
@@ -29,17 +28,17 @@ const UnsettledCheckGrace = reconcile.DefaultSettle + 10*time.Minute
 const MaxResolveNote = 1000
 
 // AdminShow is showID, scheduled or cancelled, for an admin of its theatre.
-func (s *Service) AdminShow(ctx context.Context, a Actor, showID int64) (postgres.AdminShow, error) {
+func (s *Service) AdminShow(ctx context.Context, a Actor, showID int64) (catalog.AdminShow, error) {
 	if _, err := s.requireShow(ctx, a, showID); err != nil {
-		return postgres.AdminShow{}, err
+		return catalog.AdminShow{}, err
 	}
 	return s.Store.AdminShow(ctx, showID)
 }
 
 // Reconciliation is the queue of payments whose story is unfinished, of
 // the shows of a's theatres (a platform admin: every payment).
-func (s *Service) Reconciliation(ctx context.Context, a Actor) ([]postgres.ReconcileItem, error) {
-	q := postgres.ReconcileQuery{All: a.Platform(), RefundAttempts: StuckRefundAttempts, CheckGrace: UnsettledCheckGrace}
+func (s *Service) Reconciliation(ctx context.Context, a Actor) ([]booking.ReconcileItem, error) {
+	q := booking.ReconcileQuery{All: a.Platform(), RefundAttempts: StuckRefundAttempts, CheckGrace: UnsettledCheckGrace}
 	if !a.Platform() {
 		theatres, err := s.Store.AdminTheatres(ctx, a.UserID, false)
 		if err != nil {
@@ -91,7 +90,7 @@ func (s *Service) Reconcile(ctx context.Context, a Actor, check bool, id, action
 		} else {
 			_, err = s.Store.RetryRefund(ctx, id, auditEntry(a, theatre, "refund.retry", object, nil, nil))
 		}
-		if errors.Is(err, postgres.ErrNothingToRetry) {
+		if errors.Is(err, booking.ErrNothingToRetry) {
 			return &catalog.FieldError{Field: "action", Message: "there is nothing to retry: no failed refund, or the check has finished"}
 		}
 		return err

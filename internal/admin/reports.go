@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 // MaxReportDays bounds a sales report's period: to - from, in days.
@@ -54,7 +54,7 @@ type SalesReport struct {
 
 // ShowSales is a show's line of the report.
 type ShowSales struct {
-	postgres.ShowSales
+	booking.ShowSales
 	Occupancy float64 // Tickets / Seats, rounded to 3 decimals (0 for no seats)
 }
 
@@ -108,7 +108,7 @@ func (s *Service) Sales(ctx context.Context, a Actor, theatreID int64, p Period)
 }
 
 // totals sums rows, and names their currency ("" for several).
-func totals(rows []postgres.ShowSales) (string, SalesTotals) {
+func totals(rows []booking.ShowSales) (string, SalesTotals) {
 	var t SalesTotals
 	var m SalesMoney
 	currency, mixed := "", false

@@ -13,7 +13,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 // MaxShowsPerRequest bounds how many shows one ScheduleShows may create.
@@ -91,7 +90,7 @@ func (s *Service) ScheduleShows(ctx context.Context, a Actor, series ShowSeries)
 
 // showPlan is what every show of one request shares.
 type showPlan struct {
-	screen  postgres.ScreenFacts
+	screen  catalog.ScreenFacts
 	loc     *time.Location
 	movieID int64
 	runtime time.Duration
@@ -325,7 +324,7 @@ func dayStart(d time.Time, loc *time.Location) time.Time {
 // prices and seat counts: those starting from day from through day to (in
 // the theatre's zone; a zero from is those that have not ended, a zero to
 // no end).
-func (s *Service) TheatreShows(ctx context.Context, a Actor, theatreID int64, from, to time.Time) ([]postgres.TheatreShow, error) {
+func (s *Service) TheatreShows(ctx context.Context, a Actor, theatreID int64, from, to time.Time) ([]catalog.TheatreShow, error) {
 	if err := s.requireTheatre(ctx, a, theatreID); err != nil {
 		return nil, err
 	}

@@ -285,7 +285,7 @@ func TestScheduleShows(t *testing.T) {
 		inWay := w.create(time.Date(2027, 3, 12, 11, 0, 0, 0, loc))
 		before := w.shows()
 		_, err := w.svc.ScheduleShows(t.Context(), w.platform, series(w, "2027-03-10", "2027-03-14", "10:00", "18:00"))
-		var overlap *postgres.ScheduleOverlapError
+		var overlap *catalog.ScheduleOverlapError
 		if !errors.As(err, &overlap) || overlap.ConflictingShowID != inWay.ID ||
 			!overlap.StartsAt.Equal(time.Date(2027, 3, 12, 10, 0, 0, 0, loc)) {
 			t.Fatalf("err = %v, want the 12 March 10:00 show refused for show %d", err, inWay.ID)
@@ -302,7 +302,7 @@ func TestScheduleShows(t *testing.T) {
 	t.Run("shows of one series that overlap each other create nothing", func(t *testing.T) {
 		w := newWorld(t, "Asia/Kolkata")
 		_, err := w.svc.ScheduleShows(t.Context(), w.platform, series(w, "2027-03-10", "2027-03-11", "10:00", "11:00"))
-		var overlap *postgres.ScheduleOverlapError
+		var overlap *catalog.ScheduleOverlapError
 		if !errors.As(err, &overlap) || overlap.ConflictingShowID != 0 || !errors.Is(err, catalog.ErrShowOverlap) {
 			t.Fatalf("err = %v, want an overlap within the series", err)
 		}
@@ -496,14 +496,14 @@ func TestTheatreShows(t *testing.T) {
 	pgtest.Exec(t, w.store.Pool(), `UPDATE show_seats SET status = 'BLOCKED' WHERE show_id = $1 AND seat_id = 'C4'`, a.ID)
 	pgtest.Exec(t, w.store.Pool(), `UPDATE shows SET status = 'CANCELLED', cancelled_at = $2 WHERE id = $1`, c.ID, epoch)
 
-	ids := func(shows []postgres.TheatreShow) []int64 {
+	ids := func(shows []catalog.TheatreShow) []int64 {
 		var out []int64
 		for _, s := range shows {
 			out = append(out, s.ID)
 		}
 		return out
 	}
-	list := func(from, to time.Time) []postgres.TheatreShow {
+	list := func(from, to time.Time) []catalog.TheatreShow {
 		t.Helper()
 		shows, err := w.svc.TheatreShows(t.Context(), w.platform, w.theatre, from, to)
 		if err != nil {
@@ -516,7 +516,7 @@ func TestTheatreShows(t *testing.T) {
 		t.Fatalf("upcoming = %v", got)
 	}
 	first := all[0]
-	if first.Status != "SCHEDULED" || all[2].Status != "CANCELLED" || first.Seats != (postgres.SeatTally{Available: 9, Held: 2, Blocked: 1}) ||
+	if first.Status != "SCHEDULED" || all[2].Status != "CANCELLED" || first.Seats != (booking.SeatTally{Available: 9, Held: 2, Blocked: 1}) ||
 		!maps.Equal(first.Prices, pgtest.Prices) || first.Currency != "INR" || first.MovieTitle != "The Last Algorithm" {
 		t.Fatalf("first show = %+v", first)
 	}
@@ -528,7 +528,7 @@ func TestTheatreShows(t *testing.T) {
 	if got := ids(list(time.Time{}, time.Time{})); !slices.Equal(got, []int64{a.ID, b.ID, c.ID}) {
 		t.Fatalf("while the first plays = %v, want it still listed", got)
 	}
-	if got := list(time.Time{}, time.Time{})[0].Seats; got != (postgres.SeatTally{Available: 11, Blocked: 1}) {
+	if got := list(time.Time{}, time.Time{})[0].Seats; got != (booking.SeatTally{Available: 11, Blocked: 1}) {
 		t.Fatalf("after the hold lapsed: %+v, want its seats available", got)
 	}
 	w.clock.Set(day(3, 1)) // the 23:00 show ended at 00:55

@@ -83,3 +83,27 @@ type CancellationTerms struct {
 func (t CancellationTerms) Deadlines() []RefundDeadline {
 	return t.Policy.Deadlines(t.StartsAt, t.Now)
 }
+
+// RefundQuote is what cancelling a booking now would refund.
+type RefundQuote struct {
+	CancellationTerms
+	AmountMinor int64
+	Currency    string
+	Allowed     bool // false once the policy no longer allows cancelling
+}
+
+// RefundedPayment is a payment of a user's that bought no seats (it came
+// late, twice, for released seats, or for the wrong amount) and is paid
+// back in full: shown in My bookings, so a person can always see what
+// became of their money.
+type RefundedPayment struct {
+	PaymentID   string
+	HoldID      string
+	ShowID      int64
+	Seats       []string
+	AmountMinor int64
+	Currency    string
+	Reason      string // why it bought nothing: Reason*
+	ReceivedAt  time.Time
+	Refund      Refund
+}

@@ -6,6 +6,13 @@
 // internal/admin change it.
 package catalog
 
+import (
+	"time"
+
+	"github.com/marquee-tickets/marquee/internal/auth"
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
 // City groups theatres.
 type City struct {
 	ID   int64
@@ -22,4 +29,55 @@ type Theatre struct {
 	Address  string
 	TimeZone string
 	Currency string // ISO 4217: the currency its shows are priced in by default
+}
+
+// AdminTheatre is a theatre as its admins see and set it.
+type AdminTheatre struct {
+	Theatre
+	CitySlug       string
+	CleaningBuffer time.Duration
+	// Policy is the theatre's refund policy: its own tiers, or the default
+	// policy when it set none.
+	Policy booking.RefundPolicy
+	// OrphanRule: a hold of seats picked by hand that would leave one seat
+	// alone in its row is refused, with a better choice offered (see
+	// booking.OrphanSeatError).
+	OrphanRule bool
+}
+
+// ScreenSummary is one screen of a theatre, with how many seats it has.
+type ScreenSummary struct {
+	ID    int64
+	Name  string
+	Seats int
+}
+
+// TheatreDetail is a theatre with its screens and its admins.
+type TheatreDetail struct {
+	AdminTheatre
+	Screens []ScreenSummary
+	Admins  []auth.User
+}
+
+// NewTheatre is a theatre to create in the city with slug City.
+type NewTheatre struct {
+	City           string
+	Name           string
+	Address        string
+	TimeZone       string
+	Currency       string                // ISO 4217; "": INR
+	CleaningBuffer *time.Duration        // nil: the default buffer
+	Policy         *booking.RefundPolicy // nil: the default policy
+	OrphanRule     *bool                 // nil: on
+}
+
+// TheatrePatch is a change to a theatre: each nil field stays as it is.
+type TheatrePatch struct {
+	Name           *string
+	Address        *string
+	TimeZone       *string
+	Currency       *string
+	CleaningBuffer *time.Duration
+	Policy         *booking.RefundPolicy // replaces the theatre's tiers
+	OrphanRule     *bool
 }

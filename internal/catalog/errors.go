@@ -66,3 +66,26 @@ type LayoutInUseError struct {
 func (e *LayoutInUseError) Error() string {
 	return fmt.Sprintf("layout in use: seats %s held or booked in shows %v", strings.Join(e.Seats, ", "), e.Shows)
 }
+
+// ScheduleOverlapError is a show refused because its screen is busy then:
+// with a scheduled show (ConflictingShowID), or with another of the shows
+// asked for in the same request (ConflictingShowID 0). It is also a
+// ShowOverlapError.
+type ScheduleOverlapError struct {
+	StartsAt            time.Time // the start of the refused show
+	ConflictingShowID   int64
+	ConflictingStartsAt time.Time
+}
+
+func (e *ScheduleOverlapError) Error() string {
+	if e.ConflictingShowID == 0 {
+		return fmt.Sprintf("the show at %s overlaps the one at %s asked for with it",
+			e.StartsAt.UTC().Format(time.RFC3339), e.ConflictingStartsAt.UTC().Format(time.RFC3339))
+	}
+	return fmt.Sprintf("the show at %s overlaps show %d at %s",
+		e.StartsAt.UTC().Format(time.RFC3339), e.ConflictingShowID, e.ConflictingStartsAt.UTC().Format(time.RFC3339))
+}
+
+func (e *ScheduleOverlapError) Unwrap() error {
+	return &ShowOverlapError{ConflictingShowID: e.ConflictingShowID}
+}

@@ -1,5 +1,7 @@
 package catalog
 
+import "time"
+
 // Movie is a film that shows are scheduled for.
 type Movie struct {
 	ID              int64
@@ -30,4 +32,14 @@ type Poster struct {
 	PosterInfo
 	ContentType string // one of PosterTypes
 	Data        []byte
+}
+
+// MovieListing is a movie with upcoming shows, as a city page lists it.
+type MovieListing struct {
+	Movie
+	Shows     int       // upcoming shows the filter selects
+	Theatres  int       // theatres showing it
+	FirstShow time.Time // the soonest of them
+	Languages []string  // the languages they play in, by name
+	Formats   []string  // their formats, in the order of Formats
 }

@@ -1,5 +1,7 @@
 package catalog
 
+import "slices"
+
 // SeatSpec places one physical seat in a screen's grid. Its JSON is a seat
 // of a layout as the admin API (docs/api.md) and the layout editor send it.
 type SeatSpec struct {
@@ -27,4 +29,38 @@ type GridPoint struct {
 type IdealChange struct {
 	Set bool
 	At  *GridPoint
+}
+
+// Screen is a screen with its seat layout.
+type Screen struct {
+	ID        int64
+	TheatreID int64
+	Name      string
+	Seats     []SeatSpec // by grid row, then column
+	// Ideal is the cell best available seats a party nearest to; nil: the
+	// default, two thirds of the way back on the centre line.
+	Ideal *GridPoint
+}
+
+// Categories are the seat categories of the layout, sorted.
+func (sc Screen) Categories() []string {
+	cats := make([]string, 0, 4)
+	for _, st := range sc.Seats {
+		cats = append(cats, st.Category)
+	}
+	slices.Sort(cats)
+	return slices.Compact(cats)
+}
+
+// LayoutChange is what a new layout changes, seat ids sorted.
+type LayoutChange struct {
+	Before, After int // the number of seats
+	Added         []string
+	Removed       []string
+	Moved         []string // another grid cell
+	Recategorized []string
+	Relabelled    []string // another row label or number, accessible or companion
+	// IdealBefore and Ideal are the screen's ideal viewing point before and
+	// after (nil: the default).
+	IdealBefore, Ideal *GridPoint
 }

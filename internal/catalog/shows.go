@@ -1,6 +1,10 @@
 package catalog
 
-import "time"
+import (
+	"time"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
 
 // Formats are the projection formats a show can be in.
 var Formats = []string{"2D", "3D", "IMAX 2D", "IMAX 3D", "4DX", "4DX 3D", "ScreenX"}
@@ -85,4 +89,70 @@ type ShowFilter struct {
 type ShowCursor struct {
 	StartsAt time.Time
 	ID       int64
+}
+
+// ScreenFacts is what scheduling a show on a screen depends on.
+type ScreenFacts struct {
+	ScreenID       int64
+	TheatreID      int64
+	TimeZone       string        // the theatre's IANA zone: wall-clock times are in it
+	CleaningBuffer time.Duration // between two shows: part of each show's ends_at
+	Categories     []string      // the seat categories of its layout, sorted
+}
+
+// TheatreShow is one show of a theatre's schedule, as its admin sees it.
+type TheatreShow struct {
+	Show
+	Status string // SCHEDULED or CANCELLED
+	Seats  booking.SeatTally
+}
+
+// AdminShow is a show as its admins see it: scheduled or cancelled.
+type AdminShow struct {
+	Show
+	Status string // SCHEDULED or CANCELLED
+}
+
+// ShowCounts is how busy a theatre is, by the store's clock: its scheduled
+// shows starting today (the theatre's day, in its time zone), those still
+// to start, and when the next one starts.
+type ShowCounts struct {
+	TheatreID int64
+	Today     int
+	Upcoming  int
+	Next      *time.Time // nil: no show to come
+}
+
+// ShowtimeFilter narrows the upcoming scheduled shows of a listing. Zero
+// fields do not filter. Within bounds how far ahead to look (0: no bound).
+// Languages, Formats and Times each keep the shows that match any of theirs.
+type ShowtimeFilter struct {
+	CityID    int64
+	MovieID   int64
+	TheatreID int64
+	Date      string // YYYY-MM-DD in each show's theatre's time zone
+	Within    time.Duration
+	Languages []string // the language a show plays in (its movie's, or its dub)
+	Formats   []string
+	Times     []TimeOfDay // by the theatre's wall clock
+}
+
+// Showtime is an upcoming show as a listing shows it, with how many of its
+// seats can still be bought (held seats of lapsed holds count as free) and
+// the lowest price among them.
+type Showtime struct {
+	Show
+	SeatsLeft  int
+	TotalSeats int
+	// FromMinor is the lowest price of a seat still on sale; of any seat
+	// when none is.
+	FromMinor int64
+}
+
+// SoldOut reports whether no seat of the show can be bought now.
+func (st Showtime) SoldOut() bool { return st.SeatsLeft == 0 }
+
+// Availability describes the show's seats left.
+func (st Showtime) Availability() Availability {
+	return AvailabilityOf(st.SeatsLeft, st.TotalSeats)
 }

@@ -3,25 +3,16 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
-)
 
-// ShowCounts is how busy a theatre is, by the store's clock: its scheduled
-// shows starting today (the theatre's day, in its time zone), those still
-// to start, and when the next one starts.
-type ShowCounts struct {
-	TheatreID int64
-	Today     int
-	Upcoming  int
-	Next      *time.Time // nil: no show to come
-}
+	"github.com/marquee-tickets/marquee/internal/catalog"
+)
 
 // TheatreShowCounts counts the scheduled shows of each of theatreIDs; a
 // theatre with no show has zero counts.
-func (s *Store) TheatreShowCounts(ctx context.Context, theatreIDs []int64) (map[int64]ShowCounts, error) {
-	out := make(map[int64]ShowCounts, len(theatreIDs))
+func (s *Store) TheatreShowCounts(ctx context.Context, theatreIDs []int64) (map[int64]catalog.ShowCounts, error) {
+	out := make(map[int64]catalog.ShowCounts, len(theatreIDs))
 	if len(theatreIDs) == 0 {
 		return out, nil
 	}
@@ -42,7 +33,7 @@ func (s *Store) TheatreShowCounts(ctx context.Context, theatreIDs []int64) (map[
 	if err != nil {
 		return nil, fmt.Errorf("count shows: %w", err)
 	}
-	counts, err := pgx.CollectRows(rows, pgx.RowToStructByPos[ShowCounts])
+	counts, err := pgx.CollectRows(rows, pgx.RowToStructByPos[catalog.ShowCounts])
 	if err != nil {
 		return nil, fmt.Errorf("count shows: %w", err)
 	}

@@ -14,27 +14,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
-// Screen is a screen with its seat layout.
-type Screen struct {
-	ID        int64
-	TheatreID int64
-	Name      string
-	Seats     []catalog.SeatSpec // by grid row, then column
-	// Ideal is the cell best available seats a party nearest to; nil: the
-	// default, two thirds of the way back on the centre line.
-	Ideal *catalog.GridPoint
-}
-
-// Categories are the seat categories of the layout, sorted.
-func (sc Screen) Categories() []string {
-	cats := make([]string, 0, 4)
-	for _, st := range sc.Seats {
-		cats = append(cats, st.Category)
-	}
-	slices.Sort(cats)
-	return slices.Compact(cats)
-}
-
 // errScreenNameTaken is a second screen of one name in a theatre.
 var errScreenNameTaken = &catalog.FieldError{Field: "name", Message: "This theatre already has a screen with this name."}
 
@@ -68,8 +47,8 @@ func (s *Store) AdminCreateScreen(ctx context.Context, theatreID int64, name str
 
 // Screen returns a screen with its layout (retired seats are no part of
 // it), or booking.ErrNotFound.
-func (s *Store) Screen(ctx context.Context, id int64) (Screen, error) {
-	sc := Screen{ID: id}
+func (s *Store) Screen(ctx context.Context, id int64) (catalog.Screen, error) {
+	sc := catalog.Screen{ID: id}
 	var row, col *int
 	err := s.pool.QueryRow(ctx, `SELECT theatre_id, name, ideal_grid_row, ideal_grid_col FROM screens WHERE id = $1`, id).
 		Scan(&sc.TheatreID, &sc.Name, &row, &col)
@@ -124,22 +103,9 @@ func layout(ctx context.Context, q querier, screenID int64) ([]catalog.SeatSpec,
 	return seats, nil
 }
 
-// LayoutChange is what a new layout changes, seat ids sorted.
-type LayoutChange struct {
-	Before, After int // the number of seats
-	Added         []string
-	Removed       []string
-	Moved         []string // another grid cell
-	Recategorized []string
-	Relabelled    []string // another row label or number, accessible or companion
-	// IdealBefore and Ideal are the screen's ideal viewing point before and
-	// after (nil: the default).
-	IdealBefore, Ideal *catalog.GridPoint
-}
-
 // diffLayout compares a screen's layout with the one replacing it.
-func diffLayout(old, next []catalog.SeatSpec) LayoutChange {
-	ch := LayoutChange{Before: len(old), After: len(next)}
+func diffLayout(old, next []catalog.SeatSpec) catalog.LayoutChange {
+	ch := catalog.LayoutChange{Before: len(old), After: len(next)}
 	was := make(map[string]catalog.SeatSpec, len(old))
 	for _, st := range old {
 		was[st.ID] = st
@@ -170,9 +136,9 @@ func diffLayout(old, next []catalog.SeatSpec) LayoutChange {
 	return ch
 }
 
-// disturbed are the seats whose change a ticket holder would notice: gone,
-// elsewhere, or at another price.
-func (ch LayoutChange) disturbed() []string {
+// disturbed are the seats of ch whose change a ticket holder would
+// notice: gone, elsewhere, or at another price.
+func disturbed(ch catalog.LayoutChange) []string {
 	ids := slices.Concat(ch.Removed, ch.Moved, ch.Recategorized)
 	slices.Sort(ids)
 	return slices.Compact(ids)
@@ -200,8 +166,8 @@ func (ch LayoutChange) disturbed() []string {
 // seat_id) before anything is decided, so no hold can take a seat between
 // the decision and the change. No hold or booking row is locked.
 func (s *Store) ReplaceLayout(ctx context.Context, screenID int64, seats []catalog.SeatSpec, ideal catalog.IdealChange,
-	entry func(LayoutChange) audit.Entry) (LayoutChange, error) {
-	var ch LayoutChange
+	entry func(catalog.LayoutChange) audit.Entry) (catalog.LayoutChange, error) {
+	var ch catalog.LayoutChange
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var (
 			theatre  int64
@@ -304,11 +270,11 @@ func lockUpcomingSeats(ctx context.Context, tx pgx.Tx, screenID int64, now time.
 
 // inUse refuses a change that disturbs an owned seat, naming the seats and
 // the shows they are owned in.
-func inUse(ch LayoutChange, owned []ownedSeat) error {
-	disturbed := ch.disturbed()
+func inUse(ch catalog.LayoutChange, owned []ownedSeat) error {
+	seats := disturbed(ch)
 	e := &catalog.LayoutInUseError{}
 	for _, o := range owned {
-		if _, found := slices.BinarySearch(disturbed, o.SeatID); found {
+		if _, found := slices.BinarySearch(seats, o.SeatID); found {
 			e.Seats = append(e.Seats, o.SeatID)
 			e.Shows = append(e.Shows, o.ShowID)
 		}
@@ -326,7 +292,7 @@ func inUse(ch LayoutChange, owned []ownedSeat) error {
 // requirePrices refuses a layout with a category some upcoming show has no
 // price for: its seats could not be sold there.
 func requirePrices(ctx context.Context, tx pgx.Tx, shows []int64, seats []catalog.SeatSpec) error {
-	cats := Screen{Seats: seats}.Categories()
+	cats := catalog.Screen{Seats: seats}.Categories()
 	rows, err := tx.Query(ctx, `
 		SELECT DISTINCT c FROM unnest($1::text[]) c, unnest($2::bigint[]) sh
 		 WHERE NOT EXISTS (SELECT 1 FROM show_prices p WHERE p.show_id = sh AND p.category = c)
@@ -347,7 +313,7 @@ func requirePrices(ctx context.Context, tx pgx.Tx, shows []int64, seats []catalo
 // applyLayout writes the new layout and makes the upcoming shows' seats
 // follow it. The seats' grid rule is checked at commit: seats swapping
 // cells pass through a state where two share one.
-func applyLayout(ctx context.Context, tx pgx.Tx, screenID int64, shows []int64, seats []catalog.SeatSpec, ch LayoutChange) error {
+func applyLayout(ctx context.Context, tx pgx.Tx, screenID int64, shows []int64, seats []catalog.SeatSpec, ch catalog.LayoutChange) error {
 	if _, err := tx.Exec(ctx, `SET CONSTRAINTS seats_one_per_cell DEFERRED`); err != nil {
 		return fmt.Errorf("defer the grid rule: %w", err)
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 // layoutWorld is the world's show, its screen and an admin to act as.
@@ -28,8 +27,8 @@ func newLayoutWorld(t *testing.T) *layoutWorld {
 	return &layoutWorld{world: w, screen: screen, admin: w.user()}
 }
 
-func (w *layoutWorld) replace(seats []catalog.SeatSpec) (postgres.LayoutChange, error) {
-	return w.store.ReplaceLayout(ctx, w.screen, seats, catalog.IdealChange{}, func(ch postgres.LayoutChange) audit.Entry {
+func (w *layoutWorld) replace(seats []catalog.SeatSpec) (catalog.LayoutChange, error) {
+	return w.store.ReplaceLayout(ctx, w.screen, seats, catalog.IdealChange{}, func(ch catalog.LayoutChange) audit.Entry {
 		return audit.Entry{ActorID: w.admin, TheatreID: w.venue.TheatreID, Action: "screen.replace_layout",
 			Object: fmt.Sprintf("screen %d", w.screen), Before: ch.Before, After: ch}
 	})
@@ -145,7 +144,7 @@ func TestReplaceLayoutChangesFreeSeatsEverywhereUpcoming(t *testing.T) {
 	if err != nil {
 		t.Fatalf("replace: %v", err)
 	}
-	want := postgres.LayoutChange{Before: 12, After: 10, Added: []string{"D1"}, Removed: []string{"A1", "A4", "B4"},
+	want := catalog.LayoutChange{Before: 12, After: 10, Added: []string{"D1"}, Removed: []string{"A1", "A4", "B4"},
 		Moved: []string{"A2", "A3"}, Recategorized: []string{"B2"}}
 	if fmt.Sprint(ch) != fmt.Sprint(want) {
 		t.Fatalf("change = %+v\nwant     %+v", ch, want)

@@ -12,29 +12,11 @@ import (
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
-	"github.com/marquee-tickets/marquee/internal/money"
 )
 
-// Occupancy is a show's seats and money as of now, for its admins.
-type Occupancy struct {
-	ShowID     int64
-	Status     string // SCHEDULED or CANCELLED
-	StartsAt   time.Time
-	MovieTitle string
-	Currency   string
-	// Seats by state. A seat of a lapsed hold counts as available, as the
-	// seat map shows it, even before the sweeper has released it.
-	Seats SeatTally
-	// Money, each summed in numeric (see ShowSales): Overflow rather than
-	// a wrapped figure when a sum leaves int64.
-	Revenue     money.Total // what the show's confirmed bookings paid
-	RefundsOwed money.Total // refunds of the show's payments not yet paid back
-	RefundsPaid money.Total // refunds of the show's payments paid back
-}
-
 // ShowOccupancy returns showID's occupancy, or booking.ErrNotFound.
-func (s *Store) ShowOccupancy(ctx context.Context, showID int64) (Occupancy, error) {
-	o := Occupancy{ShowID: showID}
+func (s *Store) ShowOccupancy(ctx context.Context, showID int64) (booking.Occupancy, error) {
+	o := booking.Occupancy{ShowID: showID}
 	// Refunds are found through the holds of the show: a payment that bought
 	// nothing (late, twice) has no booking, only its hold.
 	err := s.pool.QueryRow(ctx, `
@@ -231,13 +213,6 @@ func seatsIn(seats []string, status booking.SeatStatus) map[string]booking.SeatS
 	return m
 }
 
-// ShowCancellation is what cancelling a show did.
-type ShowCancellation struct {
-	ShowID           int64
-	HoldsReleased    int // holds still HELD that it ended, their seats back on sale
-	BookingsRefunded int // confirmed bookings it cancelled with a full refund
-}
-
 // CancelShow cancels showID, all or nothing: every hold still HELD ends (as
 // CANCELLED, or EXPIRED once lapsed, through end_hold, which releases only
 // the seats each still owns), every confirmed booking is cancelled by the
@@ -255,8 +230,8 @@ type ShowCancellation struct {
 // finishes first (and its hold or booking is ended here) or waits and then
 // finds the show cancelled (hold_seats re-checks it under its locks) or its
 // hold ended.
-func (s *Store) CancelShow(ctx context.Context, showID int64, e audit.Entry) (ShowCancellation, error) {
-	res := ShowCancellation{ShowID: showID}
+func (s *Store) CancelShow(ctx context.Context, showID int64, e audit.Entry) (booking.ShowCancellation, error) {
+	res := booking.ShowCancellation{ShowID: showID}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `
 			SELECT 1 FROM show_seats WHERE show_id = $1 ORDER BY seat_id FOR UPDATE`, showID); err != nil {

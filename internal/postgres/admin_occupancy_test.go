@@ -11,7 +11,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 // entry is an audit entry by a fresh account for w's show.
@@ -27,7 +26,7 @@ func (w *world) unblock(seats ...string) ([]string, error) {
 	return w.store.UnblockSeats(ctx, w.show, seats, w.entry("show.unblock_seats"))
 }
 
-func (w *world) cancelShow() postgres.ShowCancellation {
+func (w *world) cancelShow() booking.ShowCancellation {
 	w.t.Helper()
 	res, err := w.store.CancelShow(ctx, w.show, w.entry("show.cancel"))
 	if err != nil {
@@ -201,9 +200,9 @@ func TestShowOccupancy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := postgres.Occupancy{
+	want := booking.Occupancy{
 		ShowID: w.show, Status: "SCHEDULED", StartsAt: o.StartsAt, MovieTitle: "The Last Algorithm", Currency: "INR",
-		Seats:   postgres.SeatTally{Available: 12 - 2 - 2 - 1, Held: 2, Booked: 2, Blocked: 1},
+		Seats:   booking.SeatTally{Available: 12 - 2 - 2 - 1, Held: 2, Booked: 2, Blocked: 1},
 		Revenue: money.Exact(90000), RefundsOwed: money.Exact(25000), RefundsPaid: money.Exact(25000),
 	}
 	if o != want {
@@ -231,7 +230,7 @@ func TestCancelShow(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := w.cancelShow()
-		if res != (postgres.ShowCancellation{ShowID: w.show, HoldsReleased: 1, BookingsRefunded: 1}) {
+		if res != (booking.ShowCancellation{ShowID: w.show, HoldsReleased: 1, BookingsRefunded: 1}) {
 			t.Fatalf("cancel = %+v", res)
 		}
 		b, err := w.store.Booking(ctx, buyer, c.BookingID)

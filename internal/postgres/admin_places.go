@@ -21,57 +21,6 @@ import (
 // the audit log. Each change takes an audit func that builds its entry from
 // what the change made; the entry is written in the change's transaction.
 
-// AdminTheatre is a theatre as its admins see and set it.
-type AdminTheatre struct {
-	catalog.Theatre
-	CitySlug       string
-	CleaningBuffer time.Duration
-	// Policy is the theatre's refund policy: its own tiers, or the default
-	// policy when it set none.
-	Policy booking.RefundPolicy
-	// OrphanRule: a hold of seats picked by hand that would leave one seat
-	// alone in its row is refused, with a better choice offered (see
-	// HoldSeats).
-	OrphanRule bool
-}
-
-// ScreenSummary is one screen of a theatre, with how many seats it has.
-type ScreenSummary struct {
-	ID    int64
-	Name  string
-	Seats int
-}
-
-// TheatreDetail is a theatre with its screens and its admins.
-type TheatreDetail struct {
-	AdminTheatre
-	Screens []ScreenSummary
-	Admins  []auth.User
-}
-
-// NewTheatre is a theatre to create in the city with slug City.
-type NewTheatre struct {
-	City           string
-	Name           string
-	Address        string
-	TimeZone       string
-	Currency       string                // ISO 4217; "": INR
-	CleaningBuffer *time.Duration        // nil: the default buffer
-	Policy         *booking.RefundPolicy // nil: the default policy
-	OrphanRule     *bool                 // nil: on
-}
-
-// TheatrePatch is a change to a theatre: each nil field stays as it is.
-type TheatrePatch struct {
-	Name           *string
-	Address        *string
-	TimeZone       *string
-	Currency       *string
-	CleaningBuffer *time.Duration
-	Policy         *booking.RefundPolicy // replaces the theatre's tiers
-	OrphanRule     *bool
-}
-
 // CreateCityAudited adds a city and its audit entry in one transaction.
 // A taken slug fails with catalog.ErrCityExists.
 func (s *Store) CreateCityAudited(ctx context.Context, name, slug string, entry func(catalog.City) audit.Entry) (catalog.City, error) {
@@ -88,8 +37,8 @@ func (s *Store) CreateCityAudited(ctx context.Context, name, slug string, entry 
 // CreateTheatreAudited adds a theatre to the city named by nt.City, and its
 // audit entry, in one transaction. An unknown city or a name the city
 // already has is a *catalog.FieldError.
-func (s *Store) CreateTheatreAudited(ctx context.Context, nt NewTheatre, entry func(AdminTheatre) audit.Entry) (AdminTheatre, error) {
-	var t AdminTheatre
+func (s *Store) CreateTheatreAudited(ctx context.Context, nt catalog.NewTheatre, entry func(catalog.AdminTheatre) audit.Entry) (catalog.AdminTheatre, error) {
+	var t catalog.AdminTheatre
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var cityID int64
 		err := tx.QueryRow(ctx, `SELECT id FROM cities WHERE slug = $1`, nt.City).Scan(&cityID)
@@ -117,8 +66,8 @@ func (s *Store) CreateTheatreAudited(ctx context.Context, nt NewTheatre, entry f
 
 // UpdateTheatre changes theatre id by p and writes the audit entry of the
 // change (from the theatre before and after) in the same transaction.
-func (s *Store) UpdateTheatre(ctx context.Context, id int64, p TheatrePatch, entry func(before, after AdminTheatre) audit.Entry) (AdminTheatre, error) {
-	var after AdminTheatre
+func (s *Store) UpdateTheatre(ctx context.Context, id int64, p catalog.TheatrePatch, entry func(before, after catalog.AdminTheatre) audit.Entry) (catalog.AdminTheatre, error) {
+	var after catalog.AdminTheatre
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		before, err := readTheatre(ctx, tx, id, "FOR UPDATE OF t")
 		if err != nil {
@@ -169,9 +118,9 @@ const adminTheatreColumns = `t.id, c.id, c.name, c.slug, t.name, t.address, t.ti
 
 const adminTheatreFrom = `theatres t JOIN cities c ON c.id = t.city_id`
 
-func scanAdminTheatre(row pgx.Row) (AdminTheatre, error) {
+func scanAdminTheatre(row pgx.Row) (catalog.AdminTheatre, error) {
 	var (
-		t              AdminTheatre
+		t              catalog.AdminTheatre
 		buffer         int64
 		befores        []int64
 		percents       []int32
@@ -195,7 +144,7 @@ func scanAdminTheatre(row pgx.Row) (AdminTheatre, error) {
 
 // readTheatre reads theatre id, locking it as lock says ("" for no lock),
 // or fails with booking.ErrNotFound.
-func readTheatre(ctx context.Context, q querier, id int64, lock string) (AdminTheatre, error) {
+func readTheatre(ctx context.Context, q querier, id int64, lock string) (catalog.AdminTheatre, error) {
 	t, err := scanAdminTheatre(q.QueryRow(ctx, `SELECT `+adminTheatreColumns+` FROM `+adminTheatreFrom+` WHERE t.id = $1 `+lock, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return t, fmt.Errorf("theatre %d: %w", id, booking.ErrNotFound)
@@ -208,7 +157,7 @@ func readTheatre(ctx context.Context, q querier, id int64, lock string) (AdminTh
 
 // AdminTheatres lists the theatres userID was granted, or every theatre
 // when all, by city and name.
-func (s *Store) AdminTheatres(ctx context.Context, userID string, all bool) ([]AdminTheatre, error) {
+func (s *Store) AdminTheatres(ctx context.Context, userID string, all bool) ([]catalog.AdminTheatre, error) {
 	if !all && !validID(userID) {
 		return nil, nil
 	}
@@ -223,7 +172,7 @@ func (s *Store) AdminTheatres(ctx context.Context, userID string, all bool) ([]A
 	if err != nil {
 		return nil, fmt.Errorf("list theatres: %w", err)
 	}
-	theatres, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AdminTheatre, error) { return scanAdminTheatre(r) })
+	theatres, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalog.AdminTheatre, error) { return scanAdminTheatre(r) })
 	if err != nil {
 		return nil, fmt.Errorf("list theatres: %w", err)
 	}
@@ -232,8 +181,8 @@ func (s *Store) AdminTheatres(ctx context.Context, userID string, all bool) ([]A
 
 // AdminTheatre returns theatre id with its screens and admins, or
 // booking.ErrNotFound.
-func (s *Store) AdminTheatre(ctx context.Context, id int64) (TheatreDetail, error) {
-	var d TheatreDetail
+func (s *Store) AdminTheatre(ctx context.Context, id int64) (catalog.TheatreDetail, error) {
+	var d catalog.TheatreDetail
 	var err error
 	if d.AdminTheatre, err = readTheatre(ctx, s.pool, id, ""); err != nil {
 		return d, err
@@ -244,7 +193,7 @@ func (s *Store) AdminTheatre(ctx context.Context, id int64) (TheatreDetail, erro
 	if err != nil {
 		return d, fmt.Errorf("screens of theatre %d: %w", id, err)
 	}
-	if d.Screens, err = pgx.CollectRows(rows, pgx.RowToStructByPos[ScreenSummary]); err != nil {
+	if d.Screens, err = pgx.CollectRows(rows, pgx.RowToStructByPos[catalog.ScreenSummary]); err != nil {
 		return d, fmt.Errorf("screens of theatre %d: %w", id, err)
 	}
 	rows, err = s.pool.Query(ctx, `

@@ -49,27 +49,27 @@ func TestAuditCommitsWithTheChange(t *testing.T) {
 	t.Run("a theatre and its entry", func(t *testing.T) {
 		before := places()
 		policy := &booking.RefundPolicy{Tiers: []booking.RefundTier{{Before: time.Hour, Percent: 10}}}
-		_, err := s.CreateTheatreAudited(ctx, postgres.NewTheatre{City: "pune", Name: "Rolled Back", TimeZone: "UTC", Policy: policy},
-			func(postgres.AdminTheatre) audit.Entry { return entry("bad action") })
+		_, err := s.CreateTheatreAudited(ctx, catalog.NewTheatre{City: "pune", Name: "Rolled Back", TimeZone: "UTC", Policy: policy},
+			func(catalog.AdminTheatre) audit.Entry { return entry("bad action") })
 		if err == nil || places() != before {
 			t.Fatalf("refused entry: err %v, places %s -> %s", err, before, places())
 		}
 		buffer := 20 * time.Minute
-		th, err := s.CreateTheatreAudited(ctx, postgres.NewTheatre{City: "pune", Name: "Kept", TimeZone: "UTC", CleaningBuffer: &buffer, Policy: policy},
-			func(postgres.AdminTheatre) audit.Entry { return entry("theatre.create") })
+		th, err := s.CreateTheatreAudited(ctx, catalog.NewTheatre{City: "pune", Name: "Kept", TimeZone: "UTC", CleaningBuffer: &buffer, Policy: policy},
+			func(catalog.AdminTheatre) audit.Entry { return entry("theatre.create") })
 		if err != nil || th.CleaningBuffer != buffer || th.CitySlug != "pune" || len(th.Policy.Tiers) != 1 || entries() != 2 {
 			t.Fatalf("theatre %+v, %v", th, err)
 		}
 		before = places()
 		name := "Renamed"
-		_, err = s.UpdateTheatre(ctx, th.ID, postgres.TheatrePatch{Name: &name, Policy: &booking.DefaultRefundPolicy},
-			func(_, _ postgres.AdminTheatre) audit.Entry { return entry("bad action") })
+		_, err = s.UpdateTheatre(ctx, th.ID, catalog.TheatrePatch{Name: &name, Policy: &booking.DefaultRefundPolicy},
+			func(_, _ catalog.AdminTheatre) audit.Entry { return entry("bad action") })
 		if err == nil || places() != before || entries() != 2 {
 			t.Fatalf("refused update entry: err %v, places %s -> %s", err, before, places())
 		}
 		var unknown *catalog.FieldError
-		_, err = s.CreateTheatreAudited(ctx, postgres.NewTheatre{City: "atlantis", Name: "X", TimeZone: "UTC"},
-			func(postgres.AdminTheatre) audit.Entry { return entry("theatre.create") })
+		_, err = s.CreateTheatreAudited(ctx, catalog.NewTheatre{City: "atlantis", Name: "X", TimeZone: "UTC"},
+			func(catalog.AdminTheatre) audit.Entry { return entry("theatre.create") })
 		if !errors.As(err, &unknown) || unknown.Field != "city" || places() != before {
 			t.Fatalf("unknown city: %v", err)
 		}

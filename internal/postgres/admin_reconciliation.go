@@ -13,16 +13,10 @@ import (
 	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
-// AdminShow is a show as its admins see it: scheduled or cancelled.
-type AdminShow struct {
-	catalog.Show
-	Status string // SCHEDULED or CANCELLED
-}
-
 // AdminShow returns showID whatever its status (Show returns only a
 // scheduled one), without its prices, or booking.ErrNotFound.
-func (s *Store) AdminShow(ctx context.Context, showID int64) (AdminShow, error) {
-	var out AdminShow
+func (s *Store) AdminShow(ctx context.Context, showID int64) (catalog.AdminShow, error) {
+	var out catalog.AdminShow
 	var status string
 	row := s.pool.QueryRow(ctx, `SELECT `+showColumns+`, sh.status FROM `+showFrom+` WHERE sh.id = $1`, showID)
 	err := row.Scan(&out.ID, &out.MovieID, &out.MovieTitle, &out.TheatreID, &out.TheatreName, &out.TimeZone,
@@ -38,70 +32,11 @@ func (s *Store) AdminShow(ctx context.Context, showID int64) (AdminShow, error) 
 	return out, nil
 }
 
-// The kinds of payments to check.
-const (
-	// ReconcileRefundFailed is a refund the worker has failed to pay back
-	// many times over.
-	ReconcileRefundFailed = "refund_failed"
-	// ReconcileAmountMismatch is a charge of another amount than its hold's.
-	ReconcileAmountMismatch = "amount_mismatch"
-	// ReconcileUnsettledCheck is a checkout whose outcome the provider has
-	// still not told, long after its hold's deadline.
-	ReconcileUnsettledCheck = "unsettled_check"
-)
-
-// ReconcileItem is one payment whose story is unfinished.
-type ReconcileItem struct {
-	Kind        string // one of the Reconcile* kinds
-	PaymentID   string // "" for an unsettled check
-	HoldID      string // "" for a payment of no known hold
-	ShowID      int64  // 0 when the hold is unknown
-	TheatreID   int64
-	TheatreName string
-	MovieTitle  string
-	StartsAt    time.Time // the show's; zero when unknown
-	AmountMinor int64     // the charge; for a check, its hold's amount
-	Currency    string
-	Since       time.Time // when the payment came, or the checkout opened
-	// The account that paid (for a check, that holds), where known: a
-	// payment of no known hold has none.
-	CustomerName  string
-	CustomerEmail string
-	// The refund, for a payment that has one: what it gives back (a
-	// cancelled booking's may be part of the charge), and where it stands.
-	RefundMinor    int64
-	RefundStatus   string
-	RefundAttempts int
-	LastError      string // the refund's or the check's last error
-	Checks         int    // questions asked of the provider (a check)
-}
-
-// Key is how a resolution names the item.
-func (it ReconcileItem) Key() string {
-	if it.Kind == ReconcileUnsettledCheck {
-		return "check:" + it.HoldID
-	}
-	return "payment:" + it.PaymentID
-}
-
-// ReconcileQuery narrows the queue.
-type ReconcileQuery struct {
-	// Theatres are the theatres whose shows' payments are listed; nil is
-	// every payment, those of no known show too (a platform admin).
-	Theatres []int64
-	All      bool
-	// RefundAttempts is how many failed attempts make a refund stuck.
-	RefundAttempts int
-	// CheckGrace is how long after its hold's deadline a check should
-	// have settled.
-	CheckGrace time.Duration
-}
-
 // Reconciliation lists the payments to check, not resolved, oldest first:
 // refunds FAILED after q.RefundAttempts attempts or more, charges of the
 // wrong amount (unless listed as a failed refund already), and payment
 // checks still open q.CheckGrace after their hold's deadline.
-func (s *Store) Reconciliation(ctx context.Context, q ReconcileQuery) ([]ReconcileItem, error) {
+func (s *Store) Reconciliation(ctx context.Context, q booking.ReconcileQuery) ([]booking.ReconcileItem, error) {
 	var theatres any
 	if !q.All {
 		theatres = q.Theatres
@@ -156,8 +91,8 @@ func (s *Store) Reconciliation(ctx context.Context, q ReconcileQuery) ([]Reconci
 	if err != nil {
 		return nil, fmt.Errorf("read payments to check: %w", err)
 	}
-	items, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ReconcileItem, error) {
-		var it ReconcileItem
+	items, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.ReconcileItem, error) {
+		var it booking.ReconcileItem
 		var starts *time.Time
 		err := r.Scan(&it.Kind, &it.PaymentID, &it.HoldID, &it.ShowID, &it.TheatreID, &it.TheatreName,
 			&it.MovieTitle, &starts, &it.AmountMinor, &it.Currency, &it.Since, &it.CustomerName, &it.CustomerEmail,
@@ -215,30 +150,19 @@ func (s *Store) TheatreOfCheck(ctx context.Context, holdID string) (int64, error
 	return theatre, nil
 }
 
-// ErrNothingToRetry is a retry of a payment whose refund is not failing (or
-// of a check no longer open).
-var ErrNothingToRetry = errors.New("nothing to retry")
-
-// RefundRetry is a failed refund made due again: what it was.
-type RefundRetry struct {
-	RefundID  string `json:"refund_id"`
-	Attempts  int    `json:"attempts"`
-	LastError string `json:"last_error,omitempty"`
-}
-
 // RetryRefund makes paymentID's FAILED refund due now with its attempts
 // counted from zero again (the worker's backoff starts over), and returns
 // what it was; e gets that as its before. A refund that is not FAILED is
-// ErrNothingToRetry.
-func (s *Store) RetryRefund(ctx context.Context, paymentID string, e audit.Entry) (RefundRetry, error) {
-	var was RefundRetry
+// booking.ErrNothingToRetry.
+func (s *Store) RetryRefund(ctx context.Context, paymentID string, e audit.Entry) (booking.RefundRetry, error) {
+	var was booking.RefundRetry
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var lastError *string
 		err := tx.QueryRow(ctx, `
 			SELECT id::text, attempts, last_error FROM refunds
 			 WHERE payment_id = $1 AND status = 'FAILED' FOR UPDATE`, paymentID).Scan(&was.RefundID, &was.Attempts, &lastError)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("refund of payment %q: %w", paymentID, ErrNothingToRetry)
+			return fmt.Errorf("refund of payment %q: %w", paymentID, booking.ErrNothingToRetry)
 		}
 		if err != nil {
 			return fmt.Errorf("lock refund of payment %q: %w", paymentID, err)
@@ -253,14 +177,14 @@ func (s *Store) RetryRefund(ctx context.Context, paymentID string, e audit.Entry
 			return fmt.Errorf("retry refund %s: %w", was.RefundID, err)
 		}
 		e.Before = was
-		e.After = RefundRetry{RefundID: was.RefundID}
+		e.After = booking.RefundRetry{RefundID: was.RefundID}
 		return s.insertAudit(ctx, tx, e)
 	})
 	return was, err
 }
 
 // RetryPaymentCheck makes the payment check of holdID due now, or
-// ErrNothingToRetry when it is no longer open.
+// booking.ErrNothingToRetry when it is no longer open.
 func (s *Store) RetryPaymentCheck(ctx context.Context, holdID string, e audit.Entry) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `
@@ -270,13 +194,13 @@ func (s *Store) RetryPaymentCheck(ctx context.Context, holdID string, e audit.En
 			return fmt.Errorf("retry payment check %q: %w", holdID, err)
 		}
 		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("payment check %q: %w", holdID, ErrNothingToRetry)
+			return fmt.Errorf("payment check %q: %w", holdID, booking.ErrNothingToRetry)
 		}
 		return s.insertAudit(ctx, tx, e)
 	})
 }
 
-// ResolveReconcile marks item (ReconcileItem.Key) resolved by userID with
+// ResolveReconcile marks item (booking.ReconcileItem.Key) resolved by userID with
 // note; resolving it again keeps the first note and records nothing.
 func (s *Store) ResolveReconcile(ctx context.Context, item, userID, note string, e audit.Entry) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {

@@ -8,44 +8,13 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/money"
 )
 
-// ShowSales is one show's line of a theatre's sales report, in its
-// currency's minor units. Its money comes from the facts the ledger check
-// (booking_invariant_violations, I4) balances: the payments taken for the
-// show's holds, its bookings, and the refunds of those payments. Where I4
-// holds, Taken = Kept + RefundsOwed + RefundsPaid. Each sum is added in
-// numeric, which cannot wrap, and is Overflow when it leaves int64.
-type ShowSales struct {
-	ShowID     int64
-	MovieTitle string
-	Screen     string
-	StartsAt   time.Time
-	Status     string // SCHEDULED or CANCELLED
-	Currency   string
-	Seats      int // seats of the show, whatever their state
-	Tickets    int // seats of its confirmed bookings
-	// Revenue is what its confirmed bookings were paid.
-	Revenue money.Total
-	// Taken is every payment received for a hold of the show: bookings,
-	// cancelled or not, and payments that bought nothing (late, twice, of
-	// the wrong amount).
-	Taken money.Total
-	// Kept is what the show's bookings were paid less what their
-	// cancellations give back: the money that stays.
-	Kept money.Total
-	// Money owed back, by where the refund stands: every refund of a
-	// payment for a hold of the show (a cancelled booking, a payment that
-	// bought nothing).
-	RefundsOwed   money.Total // not yet paid back: PENDING, or FAILED and being retried
-	RefundsPaid   money.Total // SUCCEEDED
-	RefundsFailed money.Total // the part of RefundsOwed whose last attempt FAILED
-}
-
 // SalesReport returns the sales of theatreID's shows, scheduled and
 // cancelled, starting in [from, to), by start.
-func (s *Store) SalesReport(ctx context.Context, theatreID int64, from, to time.Time) ([]ShowSales, error) {
+func (s *Store) SalesReport(ctx context.Context, theatreID int64, from, to time.Time) ([]booking.ShowSales, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT sh.id, m.title, sc.name, sh.starts_at, sh.status, sh.currency,
 		       (SELECT count(*) FROM show_seats WHERE show_id = sh.id),
@@ -78,8 +47,8 @@ func (s *Store) SalesReport(ctx context.Context, theatreID int64, from, to time.
 	if err != nil {
 		return nil, fmt.Errorf("sales of theatre %d: %w", theatreID, err)
 	}
-	sales, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ShowSales, error) {
-		var s ShowSales
+	sales, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.ShowSales, error) {
+		var s booking.ShowSales
 		err := r.Scan(&s.ShowID, &s.MovieTitle, &s.Screen, &s.StartsAt, &s.Status, &s.Currency, &s.Seats, &s.Tickets,
 			numeric(&s.Revenue), numeric(&s.Taken), numeric(&s.Kept),
 			numeric(&s.RefundsOwed), numeric(&s.RefundsPaid), numeric(&s.RefundsFailed))

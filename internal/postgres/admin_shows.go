@@ -19,18 +19,9 @@ import (
 // shows scheduled all or nothing, the theatre's show list, and price
 // changes.
 
-// ScreenFacts is what scheduling a show on a screen depends on.
-type ScreenFacts struct {
-	ScreenID       int64
-	TheatreID      int64
-	TimeZone       string        // the theatre's IANA zone: wall-clock times are in it
-	CleaningBuffer time.Duration // between two shows: part of each show's ends_at
-	Categories     []string      // the seat categories of its layout, sorted
-}
-
 // ScreenFacts returns the facts of screenID, or booking.ErrNotFound.
-func (s *Store) ScreenFacts(ctx context.Context, screenID int64) (ScreenFacts, error) {
-	f := ScreenFacts{ScreenID: screenID}
+func (s *Store) ScreenFacts(ctx context.Context, screenID int64) (catalog.ScreenFacts, error) {
+	f := catalog.ScreenFacts{ScreenID: screenID}
 	var bufferMicros int64
 	err := s.pool.QueryRow(ctx, `
 		SELECT t.id, t.timezone, (extract(epoch FROM t.cleaning_buffer) * 1000000)::bigint,
@@ -47,29 +38,6 @@ func (s *Store) ScreenFacts(ctx context.Context, screenID int64) (ScreenFacts, e
 	return f, nil
 }
 
-// ScheduleOverlapError is a show refused because its screen is busy then:
-// with a scheduled show (ConflictingShowID), or with another of the shows
-// asked for in the same request (ConflictingShowID 0). It is also a
-// catalog.ShowOverlapError.
-type ScheduleOverlapError struct {
-	StartsAt            time.Time // the start of the refused show
-	ConflictingShowID   int64
-	ConflictingStartsAt time.Time
-}
-
-func (e *ScheduleOverlapError) Error() string {
-	if e.ConflictingShowID == 0 {
-		return fmt.Sprintf("the show at %s overlaps the one at %s asked for with it",
-			e.StartsAt.UTC().Format(time.RFC3339), e.ConflictingStartsAt.UTC().Format(time.RFC3339))
-	}
-	return fmt.Sprintf("the show at %s overlaps show %d at %s",
-		e.StartsAt.UTC().Format(time.RFC3339), e.ConflictingShowID, e.ConflictingStartsAt.UTC().Format(time.RFC3339))
-}
-
-func (e *ScheduleOverlapError) Unwrap() error {
-	return &catalog.ShowOverlapError{ConflictingShowID: e.ConflictingShowID}
-}
-
 // overlapAttempts bounds how often ScheduleShows tries again when the show
 // that made the exclusion constraint refuse it is gone by the time it looks
 // (cancelled in between).
@@ -80,8 +48,8 @@ const overlapAttempts = 3
 // transaction: all of them or none. It fails with catalog.ErrShowInPast
 // when one starts by the store's clock, catalog.ErrShowTooFarAhead when
 // one starts more than catalog.MaxScheduleAhead after it, and with a
-// *ScheduleOverlapError
-// when one overlaps a scheduled show or another of shows. The exclusion
+// *catalog.ScheduleOverlapError when one overlaps a scheduled show or
+// another of shows. The exclusion
 // constraint decides; the conflicting show is looked up after it refused.
 func (s *Store) ScheduleShows(ctx context.Context, shows []catalog.Show, entry func(ids []int64) audit.Entry) ([]int64, error) {
 	if len(shows) == 0 {
@@ -191,17 +159,17 @@ func overlapAmong(shows []catalog.Show) error {
 	})
 	for i := 1; i < len(sorted); i++ {
 		if prev := sorted[i-1]; prev.ScreenID == sorted[i].ScreenID && sorted[i].StartsAt.Before(prev.EndsAt) {
-			return &ScheduleOverlapError{StartsAt: sorted[i].StartsAt, ConflictingStartsAt: prev.StartsAt}
+			return &catalog.ScheduleOverlapError{StartsAt: sorted[i].StartsAt, ConflictingStartsAt: prev.StartsAt}
 		}
 	}
 	return nil
 }
 
 // findOverlap returns the first of shows that overlaps a scheduled show, as
-// a *ScheduleOverlapError, or nil when none does (any more).
-func (s *Store) findOverlap(ctx context.Context, shows []catalog.Show) (*ScheduleOverlapError, error) {
+// a *catalog.ScheduleOverlapError, or nil when none does (any more).
+func (s *Store) findOverlap(ctx context.Context, shows []catalog.Show) (*catalog.ScheduleOverlapError, error) {
 	for _, sh := range shows {
-		e := &ScheduleOverlapError{StartsAt: sh.StartsAt}
+		e := &catalog.ScheduleOverlapError{StartsAt: sh.StartsAt}
 		err := s.pool.QueryRow(ctx, `
 			SELECT id, starts_at FROM shows
 			 WHERE screen_id = $1 AND status = 'SCHEDULED' AND tstzrange(starts_at, ends_at) && tstzrange($2, $3)
@@ -217,26 +185,10 @@ func (s *Store) findOverlap(ctx context.Context, shows []catalog.Show) (*Schedul
 	return nil, nil
 }
 
-// SeatTally counts a show's seats by what a moviegoer can do with them now:
-// a seat of a lapsed hold is available.
-type SeatTally struct {
-	Available int
-	Held      int
-	Booked    int
-	Blocked   int
-}
-
-// TheatreShow is one show of a theatre's schedule, as its admin sees it.
-type TheatreShow struct {
-	catalog.Show
-	Status string // SCHEDULED or CANCELLED
-	Seats  SeatTally
-}
-
 // TheatreShows lists theatreID's shows, scheduled and cancelled, by start:
 // those starting in [from, to), or with from nil those that have not ended
 // by the store's clock, and with to nil no end. At most limit.
-func (s *Store) TheatreShows(ctx context.Context, theatreID int64, from, to *time.Time, limit int) ([]TheatreShow, error) {
+func (s *Store) TheatreShows(ctx context.Context, theatreID int64, from, to *time.Time, limit int) ([]catalog.TheatreShow, error) {
 	rows, err := s.pool.Query(ctx, `
 		WITH now AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS t)
 		SELECT `+showColumns+`, sh.status,
@@ -259,8 +211,8 @@ func (s *Store) TheatreShows(ctx context.Context, theatreID int64, from, to *tim
 	if err != nil {
 		return nil, fmt.Errorf("list shows of theatre %d: %w", theatreID, err)
 	}
-	shows, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (TheatreShow, error) {
-		var ts TheatreShow
+	shows, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalog.TheatreShow, error) {
+		var ts catalog.TheatreShow
 		sh := &ts.Show
 		err := r.Scan(&sh.ID, &sh.MovieID, &sh.MovieTitle, &sh.TheatreID, &sh.TheatreName, &sh.TimeZone,
 			&sh.CityName, &sh.ScreenID, &sh.ScreenName, &sh.StartsAt, &sh.EndsAt, &sh.Currency,

@@ -69,7 +69,7 @@ func TestScheduleShowsRace(t *testing.T) {
 		t.Fatalf("winner = %v; errors %v", winner, errs)
 	}
 	for i, err := range errs {
-		var overlap *postgres.ScheduleOverlapError
+		var overlap *catalog.ScheduleOverlapError
 		if err != nil && (!errors.As(err, &overlap) || !containsID(winner, overlap.ConflictingShowID)) {
 			t.Errorf("series %d: err = %v, want an overlap naming a show of %v", i, err, winner)
 		}

@@ -70,27 +70,19 @@ func (s *Store) Booking(ctx context.Context, userID, bookingID string) (booking.
 	return b, nil
 }
 
-// RefundQuote is what cancelling a booking now would refund.
-type RefundQuote struct {
-	booking.CancellationTerms
-	AmountMinor int64
-	Currency    string
-	Allowed     bool // false once the policy no longer allows cancelling
-}
-
 // QuoteCancellation returns what cancelling userID's booking would refund now,
 // without changing anything.
-func (s *Store) QuoteCancellation(ctx context.Context, userID, bookingID string) (RefundQuote, error) {
+func (s *Store) QuoteCancellation(ctx context.Context, userID, bookingID string) (booking.RefundQuote, error) {
 	b, err := s.Booking(ctx, userID, bookingID)
 	if err != nil {
-		return RefundQuote{}, err
+		return booking.RefundQuote{}, err
 	}
 	terms, err := s.cancellationTerms(ctx, s.pool, b.ShowID)
 	if err != nil {
-		return RefundQuote{}, err
+		return booking.RefundQuote{}, err
 	}
 	amount, ok := terms.Policy.RefundAt(b.AmountMinor, terms.StartsAt, terms.Now)
-	return RefundQuote{
+	return booking.RefundQuote{
 		CancellationTerms: terms, AmountMinor: amount, Currency: b.Currency,
 		Allowed: ok && b.Status == booking.BookingConfirmed,
 	}, nil

@@ -120,21 +120,7 @@ func (s *Store) Movie(ctx context.Context, id int64) (catalog.Movie, error) {
 	return m, nil
 }
 
-// ShowtimeFilter narrows the upcoming scheduled shows of a listing. Zero
-// fields do not filter. Within bounds how far ahead to look (0: no bound).
-// Languages, Formats and Times each keep the shows that match any of theirs.
-type ShowtimeFilter struct {
-	CityID    int64
-	MovieID   int64
-	TheatreID int64
-	Date      string // YYYY-MM-DD in each show's theatre's time zone
-	Within    time.Duration
-	Languages []string // the language a show plays in (its movie's, or its dub)
-	Formats   []string
-	Times     []catalog.TimeOfDay // by the theatre's wall clock
-}
-
-// showtimeWhere is the condition of ShowtimeFilter over showFrom; its
+// showtimeWhere is the condition of catalog.ShowtimeFilter over showFrom; its
 // parameters are $1..$10 of showtimeArgs.
 const showtimeWhere = `
 	sh.status = 'SCHEDULED'
@@ -153,7 +139,7 @@ const showtimeWhere = `
 
 const nowCTE = `WITH now AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS t) `
 
-func (s *Store) showtimeArgs(f ShowtimeFilter) []any {
+func (s *Store) showtimeArgs(f catalog.ShowtimeFilter) []any {
 	var date *string
 	if f.Date != "" {
 		date = &f.Date
@@ -166,30 +152,10 @@ func (s *Store) showtimeArgs(f ShowtimeFilter) []any {
 		f.Languages, f.Formats, from, to}
 }
 
-// Showtime is an upcoming show as a listing shows it, with how many of its
-// seats can still be bought (held seats of lapsed holds count as free) and
-// the lowest price among them.
-type Showtime struct {
-	catalog.Show
-	SeatsLeft  int
-	TotalSeats int
-	// FromMinor is the lowest price of a seat still on sale; of any seat
-	// when none is.
-	FromMinor int64
-}
-
-// SoldOut reports whether no seat of the show can be bought now.
-func (st Showtime) SoldOut() bool { return st.SeatsLeft == 0 }
-
-// Availability describes the show's seats left.
-func (st Showtime) Availability() catalog.Availability {
-	return catalog.AvailabilityOf(st.SeatsLeft, st.TotalSeats)
-}
-
 // Showtimes lists the upcoming scheduled shows that f selects, soonest
 // first, with their seats left and lowest price, in one query. At most 500
 // are returned.
-func (s *Store) Showtimes(ctx context.Context, f ShowtimeFilter) ([]Showtime, error) {
+func (s *Store) Showtimes(ctx context.Context, f catalog.ShowtimeFilter) ([]catalog.Showtime, error) {
 	rows, err := s.pool.Query(ctx, nowCTE+`
 		SELECT `+showColumns+`, n.seats_left, n.total, coalesce(n.from_free, n.from_any, 0)
 		  FROM `+showFrom+`
@@ -210,8 +176,8 @@ func (s *Store) Showtimes(ctx context.Context, f ShowtimeFilter) ([]Showtime, er
 	if err != nil {
 		return nil, fmt.Errorf("list showtimes: %w", err)
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Showtime, error) {
-		var st Showtime
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalog.Showtime, error) {
+		var st catalog.Showtime
 		err := r.Scan(&st.ID, &st.MovieID, &st.MovieTitle, &st.TheatreID, &st.TheatreName, &st.TimeZone,
 			&st.CityName, &st.ScreenID, &st.ScreenName, &st.StartsAt, &st.EndsAt, &st.Currency,
 			&st.Format, &st.Language, &st.Dubbed, &st.SeatsLeft, &st.TotalSeats, &st.FromMinor)
@@ -227,7 +193,7 @@ func (s *Store) Showtimes(ctx context.Context, f ShowtimeFilter) ([]Showtime, er
 // catalog.Formats) of the upcoming shows f selects, ignoring f's own
 // language, format and time filters: the choices a listing offers stay on
 // offer whatever is chosen.
-func (s *Store) ShowFacets(ctx context.Context, f ShowtimeFilter) (languages, formats []string, err error) {
+func (s *Store) ShowFacets(ctx context.Context, f catalog.ShowtimeFilter) (languages, formats []string, err error) {
 	f.Languages, f.Formats, f.Times = nil, nil, nil
 	rows, err := s.pool.Query(ctx, nowCTE+`
 		SELECT DISTINCT coalesce(sh.language, m.language), sh.format
@@ -264,7 +230,7 @@ func byFormat(a, b string) int {
 
 // ShowDays returns the days (YYYY-MM-DD, in each theatre's time zone) on
 // which f selects at least one upcoming show, in order. f.Date is ignored.
-func (s *Store) ShowDays(ctx context.Context, f ShowtimeFilter) ([]string, error) {
+func (s *Store) ShowDays(ctx context.Context, f catalog.ShowtimeFilter) ([]string, error) {
 	f.Date = ""
 	rows, err := s.pool.Query(ctx, nowCTE+`
 		SELECT DISTINCT to_char((sh.starts_at AT TIME ZONE t.timezone)::date, 'YYYY-MM-DD') AS day
@@ -281,19 +247,9 @@ func (s *Store) ShowDays(ctx context.Context, f ShowtimeFilter) ([]string, error
 	return days, nil
 }
 
-// MovieListing is a movie with upcoming shows, as a city page lists it.
-type MovieListing struct {
-	catalog.Movie
-	Shows     int       // upcoming shows the filter selects
-	Theatres  int       // theatres showing it
-	FirstShow time.Time // the soonest of them
-	Languages []string  // the languages they play in, by name
-	Formats   []string  // their formats, in the order of catalog.Formats
-}
-
 // MoviesShowing lists the movies that f selects upcoming shows of, the
 // soonest-showing first, with their posters.
-func (s *Store) MoviesShowing(ctx context.Context, f ShowtimeFilter) ([]MovieListing, error) {
+func (s *Store) MoviesShowing(ctx context.Context, f catalog.ShowtimeFilter) ([]catalog.MovieListing, error) {
 	rows, err := s.pool.Query(ctx, nowCTE+`
 		SELECT `+movieColumns+`,
 		       count(*), count(DISTINCT t.id), min(sh.starts_at),
@@ -307,8 +263,8 @@ func (s *Store) MoviesShowing(ctx context.Context, f ShowtimeFilter) ([]MovieLis
 	if err != nil {
 		return nil, fmt.Errorf("list movies showing: %w", err)
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (MovieListing, error) {
-		var m MovieListing
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalog.MovieListing, error) {
+		var m catalog.MovieListing
 		var po posterColumns
 		err := r.Scan(append(movieScanTargets(&m.Movie, &po),
 			&m.Shows, &m.Theatres, &m.FirstShow, &m.Languages, &m.Formats)...)

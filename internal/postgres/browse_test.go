@@ -10,7 +10,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 func TestBrowse(t *testing.T) {
@@ -69,7 +68,7 @@ func TestBrowse(t *testing.T) {
 	})
 
 	t.Run("Showtimes offers only upcoming shows within the window", func(t *testing.T) {
-		list, err := s.Showtimes(ctx, postgres.ShowtimeFilter{CityID: w.venue.CityID, Within: week})
+		list, err := s.Showtimes(ctx, catalog.ShowtimeFilter{CityID: w.venue.CityID, Within: week})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +79,7 @@ func TestBrowse(t *testing.T) {
 		if st.TotalSeats != 12 || st.SeatsLeft != 12 || st.SoldOut() || st.TheatreName != "Test Cinema" || st.MovieTitle != "The Last Algorithm" {
 			t.Fatalf("showtime = %+v", st)
 		}
-		all, err := s.Showtimes(ctx, postgres.ShowtimeFilter{TheatreID: w.venue.TheatreID})
+		all, err := s.Showtimes(ctx, catalog.ShowtimeFilter{TheatreID: w.venue.TheatreID})
 		if err != nil || !slices.Equal(showIDs(all), []int64{w.show, later}) {
 			t.Fatalf("without a window: %v, %v", showIDs(all), err)
 		}
@@ -88,19 +87,19 @@ func TestBrowse(t *testing.T) {
 
 	t.Run("Showtimes filters by the day in the theatre's time zone", func(t *testing.T) {
 		day := w.start.Add(48 * time.Hour).In(kolkata).Format(time.DateOnly)
-		list, err := s.Showtimes(ctx, postgres.ShowtimeFilter{MovieID: w.venue.MovieID, Date: day})
+		list, err := s.Showtimes(ctx, catalog.ShowtimeFilter{MovieID: w.venue.MovieID, Date: day})
 		if err != nil || !slices.Equal(showIDs(list), []int64{w.show}) {
 			t.Fatalf("on %s: %v, %v", day, showIDs(list), err)
 		}
 		other := w.start.Add(24 * time.Hour).In(kolkata).Format(time.DateOnly)
-		list, err = s.Showtimes(ctx, postgres.ShowtimeFilter{MovieID: w.venue.MovieID, Date: other})
+		list, err = s.Showtimes(ctx, catalog.ShowtimeFilter{MovieID: w.venue.MovieID, Date: other})
 		if err != nil || len(list) != 0 {
 			t.Fatalf("on %s: %v, %v", other, showIDs(list), err)
 		}
 	})
 
 	t.Run("ShowDays and MoviesShowing", func(t *testing.T) {
-		days, err := s.ShowDays(ctx, postgres.ShowtimeFilter{CityID: w.venue.CityID})
+		days, err := s.ShowDays(ctx, catalog.ShowtimeFilter{CityID: w.venue.CityID})
 		want := []string{
 			w.start.Add(48 * time.Hour).In(kolkata).Format(time.DateOnly),
 			w.start.Add(week + 24*time.Hour).In(kolkata).Format(time.DateOnly),
@@ -108,14 +107,14 @@ func TestBrowse(t *testing.T) {
 		if err != nil || !slices.Equal(days, want) {
 			t.Fatalf("days = %v, %v; want %v", days, err, want)
 		}
-		movies, err := s.MoviesShowing(ctx, postgres.ShowtimeFilter{CityID: w.venue.CityID, Within: week})
+		movies, err := s.MoviesShowing(ctx, catalog.ShowtimeFilter{CityID: w.venue.CityID, Within: week})
 		if err != nil || len(movies) != 1 {
 			t.Fatalf("movies = %+v, %v", movies, err)
 		}
 		if m := movies[0]; m.ID != w.venue.MovieID || m.Shows != 1 || m.Theatres != 1 || !m.FirstShow.Equal(w.start.Add(48*time.Hour)) {
 			t.Fatalf("movie = %+v", m)
 		}
-		none, err := s.MoviesShowing(ctx, postgres.ShowtimeFilter{CityID: w.venue.CityID + 1000})
+		none, err := s.MoviesShowing(ctx, catalog.ShowtimeFilter{CityID: w.venue.CityID + 1000})
 		if err != nil || len(none) != 0 {
 			t.Fatalf("another city: %+v, %v", none, err)
 		}
@@ -124,12 +123,12 @@ func TestBrowse(t *testing.T) {
 	t.Run("a show with every seat held is sold out until the holds lapse", func(t *testing.T) {
 		h1 := w.hold(w.user(), "A1", "A2", "A3", "A4", "B1", "B2", "B3", "B4", "C1", "C2")
 		w.hold(w.user(), "C3", "C4")
-		list, err := s.Showtimes(ctx, postgres.ShowtimeFilter{TheatreID: w.venue.TheatreID, Within: week})
+		list, err := s.Showtimes(ctx, catalog.ShowtimeFilter{TheatreID: w.venue.TheatreID, Within: week})
 		if err != nil || len(list) != 1 || !list[0].SoldOut() || list[0].SeatsLeft != 0 {
 			t.Fatalf("while held: %+v, %v", list, err)
 		}
 		w.clock.Set(h1.ExpiresAt)
-		list, err = s.Showtimes(ctx, postgres.ShowtimeFilter{TheatreID: w.venue.TheatreID, Within: week})
+		list, err = s.Showtimes(ctx, catalog.ShowtimeFilter{TheatreID: w.venue.TheatreID, Within: week})
 		if err != nil || len(list) != 1 || list[0].SoldOut() || list[0].SeatsLeft != 12 {
 			t.Fatalf("after the holds lapsed (no sweep): %+v, %v", list, err)
 		}
@@ -174,7 +173,7 @@ func TestBrowse(t *testing.T) {
 	})
 }
 
-func showIDs(list []postgres.Showtime) []int64 {
+func showIDs(list []catalog.Showtime) []int64 {
 	ids := make([]int64, len(list))
 	for i, st := range list {
 		ids[i] = st.ID
@@ -187,9 +186,9 @@ func showIDs(list []postgres.Showtime) []int64 {
 func TestShowtimeAvailability(t *testing.T) {
 	w := newWorld(t)
 	s := w.store
-	only := func(t *testing.T) postgres.Showtime {
+	only := func(t *testing.T) catalog.Showtime {
 		t.Helper()
-		list, err := s.Showtimes(ctx, postgres.ShowtimeFilter{TheatreID: w.venue.TheatreID})
+		list, err := s.Showtimes(ctx, catalog.ShowtimeFilter{TheatreID: w.venue.TheatreID})
 		if err != nil || len(list) != 1 {
 			t.Fatalf("showtimes = %+v, %v", list, err)
 		}
@@ -268,9 +267,9 @@ func TestShowtimeFilters(t *testing.T) {
 	afternoon := show(hindi, at(12, 0), "IMAX 2D", "Tamil") // dubbed
 	evening := show(hindi, at(18, 59), "3D", "Hindi")       // the movie's own language: not a dub
 	night := show(hindi, at(19, 0), "IMAX 2D", "")
-	f := postgres.ShowtimeFilter{MovieID: hindi, Date: day.Format(time.DateOnly)}
+	f := catalog.ShowtimeFilter{MovieID: hindi, Date: day.Format(time.DateOnly)}
 
-	filtered := func(t *testing.T, f postgres.ShowtimeFilter, want ...int64) []postgres.Showtime {
+	filtered := func(t *testing.T, f catalog.ShowtimeFilter, want ...int64) []catalog.Showtime {
 		t.Helper()
 		list, err := s.Showtimes(ctx, f)
 		if err != nil || !slices.Equal(showIDs(list), want) {
@@ -285,7 +284,7 @@ func TestShowtimeFilters(t *testing.T) {
 
 	t.Run("a show plays in its movie's language unless dubbed", func(t *testing.T) {
 		list := filtered(t, f, morning, afternoon, evening, night)
-		got := func(st postgres.Showtime) string { return fmt.Sprintf("%s %s %v", st.Format, st.Language, st.Dubbed) }
+		got := func(st catalog.Showtime) string { return fmt.Sprintf("%s %s %v", st.Format, st.Language, st.Dubbed) }
 		for i, w := range []string{"2D Hindi false", "IMAX 2D Tamil true", "3D Hindi false", "IMAX 2D Hindi false"} {
 			if got(list[i]) != w {
 				t.Errorf("show %d: %s, want %s", list[i].ID, got(list[i]), w)
@@ -341,7 +340,7 @@ func TestShowtimeFilters(t *testing.T) {
 		}
 	})
 	t.Run("MoviesShowing names the languages and formats of the shows selected", func(t *testing.T) {
-		g := postgres.ShowtimeFilter{CityID: w.venue.CityID}
+		g := catalog.ShowtimeFilter{CityID: w.venue.CityID}
 		movies, err := s.MoviesShowing(ctx, g)
 		if err != nil || len(movies) != 2 {
 			t.Fatalf("movies = %+v, %v", movies, err)

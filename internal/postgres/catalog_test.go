@@ -9,7 +9,6 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 func TestPosters(t *testing.T) {
@@ -44,7 +43,7 @@ func TestPosters(t *testing.T) {
 		if err != nil || m.Poster == nil || *m.Poster != info {
 			t.Fatalf("movie's poster = %+v, %v", m.Poster, err)
 		}
-		movies, err := s.MoviesShowing(ctx, postgres.ShowtimeFilter{CityID: w.venue.CityID})
+		movies, err := s.MoviesShowing(ctx, catalog.ShowtimeFilter{CityID: w.venue.CityID})
 		if err != nil || len(movies) != 1 || movies[0].Poster == nil || *movies[0].Poster != info {
 			t.Fatalf("listing = %+v, %v", movies, err)
 		}

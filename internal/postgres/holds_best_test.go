@@ -12,7 +12,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 func (w *world) holdBest(user, key string, best booking.BestAvailable) (booking.HoldResult, error) {
@@ -158,9 +157,9 @@ func TestHoldBestCrowd(t *testing.T) {
 // keeps it; reset, the default is back.
 func TestHoldBestNearTheScreensIdealPoint(t *testing.T) {
 	w := newLayoutWorld(t)
-	layout := func(ideal catalog.IdealChange) postgres.LayoutChange {
+	layout := func(ideal catalog.IdealChange) catalog.LayoutChange {
 		t.Helper()
-		ch, err := w.store.ReplaceLayout(ctx, w.screen, pgtest.Grid(3, 4), ideal, func(ch postgres.LayoutChange) audit.Entry {
+		ch, err := w.store.ReplaceLayout(ctx, w.screen, pgtest.Grid(3, 4), ideal, func(ch catalog.LayoutChange) audit.Entry {
 			return audit.Entry{ActorID: w.admin, TheatreID: w.venue.TheatreID, Action: "screen.replace_layout",
 				Object: fmt.Sprintf("screen %d", w.screen), Before: ch.IdealBefore, After: ch.Ideal}
 		})

@@ -5,24 +5,18 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/marquee-tickets/marquee/internal/booking"
 )
-
-// Violation is one broken booking invariant (I1-I5 of the design).
-type Violation struct {
-	Invariant string
-	Detail    string
-}
-
-func (v Violation) String() string { return v.Invariant + ": " + v.Detail }
 
 // InvariantViolations returns every violation of the booking invariants, as
 // of the store's clock. A healthy database returns none.
-func (s *Store) InvariantViolations(ctx context.Context) ([]Violation, error) {
+func (s *Store) InvariantViolations(ctx context.Context) ([]booking.Violation, error) {
 	rows, err := s.pool.Query(ctx, `SELECT invariant, detail FROM booking_invariant_violations($1::timestamptz)`, s.now())
 	if err != nil {
 		return nil, fmt.Errorf("check invariants: %w", err)
 	}
-	v, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Violation])
+	v, err := pgx.CollectRows(rows, pgx.RowToStructByPos[booking.Violation])
 	if err != nil {
 		return nil, fmt.Errorf("check invariants: %w", err)
 	}

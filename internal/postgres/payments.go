@@ -266,25 +266,9 @@ func (s *Store) PaymentsForHold(ctx context.Context, userID, holdID string) ([]b
 	return list, nil
 }
 
-// RefundedPayment is a payment of a user's that bought no seats (it came
-// late, twice, for released seats, or for the wrong amount) and is paid
-// back in full: shown in My bookings, so a person can always see what
-// became of their money.
-type RefundedPayment struct {
-	PaymentID   string
-	HoldID      string
-	ShowID      int64
-	Seats       []string
-	AmountMinor int64
-	Currency    string
-	Reason      string // why it bought nothing: booking.Reason*
-	ReceivedAt  time.Time
-	Refund      booking.Refund
-}
-
 // RefundedPayments returns userID's payments that bought nothing, with their
 // refunds, newest first.
-func (s *Store) RefundedPayments(ctx context.Context, userID string) ([]RefundedPayment, error) {
+func (s *Store) RefundedPayments(ctx context.Context, userID string) ([]booking.RefundedPayment, error) {
 	if !validID(userID) {
 		return nil, nil
 	}
@@ -299,8 +283,8 @@ func (s *Store) RefundedPayments(ctx context.Context, userID string) ([]Refunded
 	if err != nil {
 		return nil, fmt.Errorf("refunded payments of user %s: %w", userID, err)
 	}
-	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (RefundedPayment, error) {
-		var p RefundedPayment
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (booking.RefundedPayment, error) {
+		var p booking.RefundedPayment
 		err := row.Scan(&p.PaymentID, &p.HoldID, &p.ShowID, &p.Seats, &p.AmountMinor, &p.Currency, &p.Reason, &p.ReceivedAt,
 			&p.Refund.ID, &p.Refund.AmountMinor, &p.Refund.Currency, &p.Refund.Reason, &p.Refund.Status, &p.Refund.Attempts)
 		p.Refund.PaymentID = p.PaymentID

@@ -11,22 +11,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 )
 
-// PaymentCheck is a hold whose payments reconciliation is asking the
-// provider about, as one worker leased it.
-type PaymentCheck struct {
-	HoldID string
-	// ArmedAt is when the hold's latest checkout was opened: the schedule
-	// this lease belongs to. Opening another checkout re-arms the check, and
-	// then a reschedule or finish of the older lease changes nothing.
-	ArmedAt   time.Time
-	Checks    int       // questions to the provider so far, this one included
-	ExpiresAt time.Time // the hold's deadline
-	// Settled: an outcome is stored for a payment of the hold (its webhook
-	// arrived, or an earlier check processed it).
-	Settled bool
-	Now     time.Time // the store's clock at the lease
-}
-
 // WatchPayments arms reconciliation of hold holdID's payments: called when a
 // checkout is opened for it, before the shopper can pay. The first check is
 // due the worker's delay after now; an armed hold is armed again from now.
@@ -115,7 +99,7 @@ func (s *Store) PrepareCheckout(ctx context.Context, userID, holdID string, grac
 // other worker takes them meanwhile, and returns them. The provider is asked
 // after this returns, outside any transaction; a worker that dies leaves the
 // check to be taken again when the lease ends.
-func (s *Store) LeasePaymentChecks(ctx context.Context, limit int, delay, lease time.Duration) ([]PaymentCheck, error) {
+func (s *Store) LeasePaymentChecks(ctx context.Context, limit int, delay, lease time.Duration) ([]booking.PaymentCheck, error) {
 	rows, err := s.pool.Query(ctx, `
 		WITH now AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS t),
 		due AS (
@@ -136,8 +120,8 @@ func (s *Store) LeasePaymentChecks(ctx context.Context, limit int, delay, lease 
 	if err != nil {
 		return nil, fmt.Errorf("lease payment checks: %w", err)
 	}
-	checks, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PaymentCheck, error) {
-		var c PaymentCheck
+	checks, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.PaymentCheck, error) {
+		var c booking.PaymentCheck
 		err := r.Scan(&c.HoldID, &c.ArmedAt, &c.Checks, &c.ExpiresAt, &c.Settled, &c.Now)
 		return c, err
 	})
@@ -149,7 +133,7 @@ func (s *Store) LeasePaymentChecks(ctx context.Context, limit int, delay, lease 
 
 // ReschedulePaymentCheck sets when leased check c is due again, recording
 // why the last one failed (nil: it did not).
-func (s *Store) ReschedulePaymentCheck(ctx context.Context, c PaymentCheck, next time.Time, cause error) error {
+func (s *Store) ReschedulePaymentCheck(ctx context.Context, c booking.PaymentCheck, next time.Time, cause error) error {
 	var lastError *string
 	if cause != nil {
 		msg := cause.Error()
@@ -164,7 +148,7 @@ func (s *Store) ReschedulePaymentCheck(ctx context.Context, c PaymentCheck, next
 }
 
 // FinishPaymentCheck ends leased check c: nothing more to ask the provider.
-func (s *Store) FinishPaymentCheck(ctx context.Context, c PaymentCheck) error {
+func (s *Store) FinishPaymentCheck(ctx context.Context, c booking.PaymentCheck) error {
 	if _, err := s.pool.Exec(ctx, `DELETE FROM payment_checks WHERE hold_id = $1 AND armed_at = $2`, c.HoldID, c.ArmedAt); err != nil {
 		return fmt.Errorf("finish payment check of hold %s: %w", c.HoldID, err)
 	}

@@ -127,7 +127,7 @@ func (w *Worker) RunOnce(ctx context.Context) int {
 
 // check makes leased check c and schedules the next one, or finishes. It
 // reports whether it asked the provider.
-func (w *Worker) check(ctx context.Context, cfg settings, c postgres.PaymentCheck) bool {
+func (w *Worker) check(ctx context.Context, cfg settings, c booking.PaymentCheck) bool {
 	last := c.ExpiresAt.Add(cfg.settle)
 	if c.Settled && c.Now.Before(last) {
 		// The webhook did its work: only the last look remains.
@@ -153,7 +153,7 @@ func (w *Worker) check(ctx context.Context, cfg settings, c postgres.PaymentChec
 
 // reconcile asks the provider about c's hold and receives every charge it
 // took, as the charge's webhook would be received.
-func (w *Worker) reconcile(ctx context.Context, cfg settings, c postgres.PaymentCheck) error {
+func (w *Worker) reconcile(ctx context.Context, cfg settings, c booking.PaymentCheck) error {
 	askCtx, cancel := context.WithTimeout(ctx, cfg.lease/4)
 	report, err := w.Provider.PaymentStatus(askCtx, c.HoldID)
 	cancel()
@@ -179,7 +179,7 @@ func (w *Worker) reconcile(ctx context.Context, cfg settings, c postgres.Payment
 	return failed
 }
 
-func (w *Worker) reschedule(ctx context.Context, cfg settings, c postgres.PaymentCheck, at time.Time, cause error) {
+func (w *Worker) reschedule(ctx context.Context, cfg settings, c booking.PaymentCheck, at time.Time, cause error) {
 	if err := w.Store.ReschedulePaymentCheck(ctx, c, at, cause); err != nil && ctx.Err() == nil {
 		cfg.log.Error("reschedule payment check", "hold", c.HoldID, "err", err)
 	}
@@ -189,7 +189,7 @@ func (w *Worker) reschedule(ctx context.Context, cfg settings, c postgres.Paymen
 // with each one up to MaxWait, but at the hold's deadline at the latest
 // while it is ahead, and at the last check, Settle after it, at the latest.
 // A last check that failed is retried with the same wait.
-func next(cfg settings, c postgres.PaymentCheck) time.Time {
+func next(cfg settings, c booking.PaymentCheck) time.Time {
 	wait := cfg.delay
 	for i := 1; i < c.Checks && wait < cfg.maxWait; i++ {
 		wait *= 2

@@ -16,7 +16,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
 )
 
@@ -78,7 +77,7 @@ func (h *Handlers) TheatresPage(c echo.Context) error {
 // and refund policy filled in.
 func newTheatreForm() adminview.TheatreForm {
 	f := adminview.TheatreForm{Currency: "INR", CleaningBuffer: strconv.Itoa(int(admin.DefaultCleaningBuffer / time.Minute)), OrphanRule: true}
-	f.Tiers = tierRows(admin.Record(postgres.AdminTheatre{Policy: booking.DefaultRefundPolicy}).RefundTiers)
+	f.Tiers = tierRows(admin.Record(catalog.AdminTheatre{Policy: booking.DefaultRefundPolicy}).RefundTiers)
 	return f
 }
 
@@ -169,10 +168,10 @@ func (h *Handlers) TheatrePage(c echo.Context) error {
 }
 
 // placeTheatre reads the theatre of the path, or answers 404.
-func (h *Handlers) placeTheatre(c echo.Context) (postgres.TheatreDetail, error) {
+func (h *Handlers) placeTheatre(c echo.Context) (catalog.TheatreDetail, error) {
 	id, err := pathID(c, "theatre_id")
 	if err != nil {
-		return postgres.TheatreDetail{}, web.NotFound("theatre")
+		return catalog.TheatreDetail{}, web.NotFound("theatre")
 	}
 	d, err := h.Admin.Theatre(c.Request().Context(), actor(c), id)
 	return d, web.Lookup("theatre", err)
@@ -187,7 +186,7 @@ var theatreDone = map[string]string{
 	"revoked": "Access revoked.",
 }
 
-func (h *Handlers) theatrePage(c echo.Context, status int, d postgres.TheatreDetail, edit adminview.TheatreForm, grant adminview.GrantForm) error {
+func (h *Handlers) theatrePage(c echo.Context, status int, d catalog.TheatreDetail, edit adminview.TheatreForm, grant adminview.GrantForm) error {
 	v := adminview.TheatreView{Platform: actor(c).Platform(), ID: d.ID, Name: d.Name, City: d.CityName, Edit: edit, Grant: grant}
 	if status == http.StatusOK {
 		v.Status = theatreDone[c.QueryParam("done")]
@@ -202,7 +201,7 @@ func (h *Handlers) theatrePage(c echo.Context, status int, d postgres.TheatreDet
 }
 
 // theatreForm is the edit form of t as it is.
-func theatreForm(t postgres.AdminTheatre) adminview.TheatreForm {
+func theatreForm(t catalog.AdminTheatre) adminview.TheatreForm {
 	r := admin.Record(t)
 	return adminview.TheatreForm{Name: r.Name, Address: r.Address, TimeZone: r.TimeZone, Currency: r.Currency,
 		CleaningBuffer: strconv.Itoa(r.CleaningBufferMinutes), Tiers: tierRows(r.RefundTiers), OrphanRule: r.OrphanRule}

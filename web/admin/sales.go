@@ -22,7 +22,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/seatmap"
 )
@@ -107,7 +106,7 @@ func (h *Handlers) occupancyCounts(c echo.Context, showID int64) (adminview.Occu
 	return occupancyCounts(o, o.Status != "CANCELLED" && now.Before(o.StartsAt)), nil
 }
 
-func occupancyCounts(o postgres.Occupancy, poll bool) adminview.OccupancyCounts {
+func occupancyCounts(o booking.Occupancy, poll bool) adminview.OccupancyCounts {
 	return adminview.OccupancyCounts{
 		ShowID: o.ShowID, Poll: poll,
 		Available: o.Seats.Available, Held: o.Seats.Held, Booked: o.Seats.Booked, Blocked: o.Seats.Blocked,
@@ -281,13 +280,13 @@ func (h *Handlers) SalesPage(c echo.Context) error {
 		return web.Render(c, http.StatusOK, adminview.SalesPage(m, nv, v))
 	}
 	q := c.QueryParams()
-	var theatre postgres.AdminTheatre
+	var theatre catalog.AdminTheatre
 	if raw := q.Get("theatre_id"); raw != "" {
 		id, err := web.ParseID(raw)
 		if err != nil {
 			return web.NotFound("theatre")
 		}
-		i := slices.IndexFunc(theatres, func(t postgres.AdminTheatre) bool { return t.ID == id })
+		i := slices.IndexFunc(theatres, func(t catalog.AdminTheatre) bool { return t.ID == id })
 		if i < 0 {
 			// Another theatre's report: the use case answers (404 to a
 			// theatre admin), as it would for the JSON API.
@@ -375,7 +374,7 @@ const (
 // bar's label with the day's money taken and kept too; the tickets sold
 // instead when its shows are sold in several currencies, or its revenue is
 // too large to add up.
-func salesChart(r admin.SalesReport, theatre postgres.AdminTheatre) adminview.SalesChart {
+func salesChart(r admin.SalesReport, theatre catalog.AdminTheatre) adminview.SalesChart {
 	days := int(r.Period.To.Sub(r.Period.From)/(24*time.Hour)) + 1
 	perDay := make([]int64, days)
 	taken, kept := make([]money.Total, days), make([]money.Total, days)
@@ -496,17 +495,17 @@ func (h *Handlers) renderReconciliation(c echo.Context, status int, notice *admi
 			r.Refund = format.Money(it.RefundMinor, it.Currency)
 		}
 		switch it.Kind {
-		case postgres.ReconcileRefundFailed:
+		case booking.ReconcileRefundFailed:
 			r.Kind = "Refund failing"
 			r.CanRetry = true
 			r.Detail = "refund failed " + format.Plural(it.RefundAttempts, "time")
-		case postgres.ReconcileAmountMismatch:
+		case booking.ReconcileAmountMismatch:
 			r.Kind = "Amount did not match the hold"
 			if it.RefundStatus != "" {
 				r.Detail = "refund " + strings.ToLower(it.RefundStatus)
 			}
 			r.CanRetry = it.RefundStatus == "FAILED"
-		case postgres.ReconcileUnsettledCheck:
+		case booking.ReconcileUnsettledCheck:
 			r.Kind = "No outcome from the payment provider"
 			r.Key, r.Check, r.CanRetry = it.HoldID, true, true
 			r.Payment = ""

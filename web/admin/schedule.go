@@ -20,7 +20,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
 )
 
@@ -233,7 +232,7 @@ func (h *Handlers) schedulePage(c echo.Context, s scheduleCtx, status int, chang
 		v.Movies = append(v.Movies, adminview.MovieOption{ID: m.ID, Title: m.Title})
 	}
 	from, to := h.filter(&v)
-	var shows []postgres.TheatreShow
+	var shows []catalog.TheatreShow
 	if !v.FilterFaults.Any() {
 		var err error
 		shows, err = h.Admin.TheatreShows(c.Request().Context(), actor(c), t.ID, from, to)
@@ -287,7 +286,7 @@ func offsetText(seconds int) string {
 	return fmt.Sprintf("%s%02d:%02d", sign, seconds/3600, seconds%3600/60)
 }
 
-func scheduleRow(sh postgres.TheatreShow, loc *time.Location) adminview.ScheduleRow {
+func scheduleRow(sh catalog.TheatreShow, loc *time.Location) adminview.ScheduleRow {
 	at := sh.StartsAt.In(loc)
 	r := adminview.ScheduleRow{
 		ID: sh.ID, Date: at.Format("Mon 2 Jan 2006"), Time: at.Format("15:04 MST"),
@@ -478,7 +477,7 @@ func (h *Handlers) schedulingFailed(c echo.Context, s scheduleCtx, f adminview.S
 	var (
 		bad     *catalog.FieldError
 		missing *catalog.MissingPricesError
-		overlap *postgres.ScheduleOverlapError
+		overlap *catalog.ScheduleOverlapError
 	)
 	status := http.StatusUnprocessableEntity
 	switch {
@@ -520,7 +519,7 @@ func (h *Handlers) schedulingFailed(c echo.Context, s scheduleCtx, f adminview.S
 }
 
 // overlap describes the show a new one collides with.
-func (h *Handlers) overlap(c echo.Context, s scheduleCtx, e *postgres.ScheduleOverlapError) (*adminview.Overlap, error) {
+func (h *Handlers) overlap(c echo.Context, s scheduleCtx, e *catalog.ScheduleOverlapError) (*adminview.Overlap, error) {
 	loc := s.facts.Location
 	wall := func(t time.Time) string { return t.In(loc).Format("Mon 2 Jan 2006 15:04 MST") }
 	o := &adminview.Overlap{ShowID: e.ConflictingShowID, When: wall(e.ConflictingStartsAt), Asked: wall(e.StartsAt)}

@@ -20,7 +20,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
 
@@ -52,7 +51,7 @@ func londonTheatre(t *testing.T, e *webtest.Env) (theatreID, screenID int64) {
 	return theatreID, screenID
 }
 
-func theatreShows(t *testing.T, e *webtest.Env, theatreID int64) []postgres.TheatreShow {
+func theatreShows(t *testing.T, e *webtest.Env, theatreID int64) []catalog.TheatreShow {
 	t.Helper()
 	shows, err := e.Store.TheatreShows(context.Background(), theatreID, nil, nil, 1000)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/audit"
-	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/web"
 )
 
@@ -45,7 +45,7 @@ type theatreJSON struct {
 	admin.TheatreRecord
 }
 
-func theatreView(t postgres.AdminTheatre) theatreJSON {
+func theatreView(t catalog.AdminTheatre) theatreJSON {
 	return theatreJSON{TheatreID: t.ID, TheatreRecord: admin.Record(t)}
 }
 

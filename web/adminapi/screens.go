@@ -11,7 +11,6 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/catalog"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
 )
 
@@ -113,7 +112,7 @@ func (h *Handlers) ReplaceLayout(c echo.Context) error {
 	return c.JSON(http.StatusOK, layoutChangeJSON(screenID, ch))
 }
 
-func layoutChangeJSON(screenID int64, ch postgres.LayoutChange) map[string]any {
+func layoutChangeJSON(screenID int64, ch catalog.LayoutChange) map[string]any {
 	return map[string]any{
 		"screen_id": screenID, "seats": ch.After,
 		"added": web.NonNil(ch.Added), "removed": web.NonNil(ch.Removed), "moved": web.NonNil(ch.Moved),

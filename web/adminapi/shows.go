@@ -9,7 +9,6 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/catalog"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
 )
 
@@ -108,7 +107,7 @@ func (h *Handlers) ScheduleShows(c echo.Context) error {
 // schedulingError names an unknown screen, and adds to show_overlap which
 // new show was refused and when the one in its way starts.
 func schedulingError(err error) error {
-	var overlap *postgres.ScheduleOverlapError
+	var overlap *catalog.ScheduleOverlapError
 	if !errors.As(err, &overlap) {
 		return web.Lookup("screen", err)
 	}

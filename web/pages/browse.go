@@ -16,7 +16,6 @@ import (
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/catalog"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 // browseDays is how many days, from today, the browse pages offer.
@@ -106,7 +105,7 @@ func (w week) chooseDay(asked string, withShows []string) string {
 // showtimeView is one show as a listing links it: its time, its format
 // and dub when they are not the plain 2D original, the lowest price of a
 // seat left, and whether it is filling fast or sold out.
-func showtimeView(st postgres.Showtime) components.Showtime {
+func showtimeView(st catalog.Showtime) components.Showtime {
 	v := components.Showtime{
 		Href:   "/shows/" + strconv.FormatInt(st.ID, 10),
 		Time:   format.Clock(st.StartsAt, st.TimeZone),
@@ -215,7 +214,7 @@ func (f listingFilter) active() bool {
 }
 
 // narrow applies f to a store filter.
-func (f listingFilter) narrow(sf postgres.ShowtimeFilter) postgres.ShowtimeFilter {
+func (f listingFilter) narrow(sf catalog.ShowtimeFilter) catalog.ShowtimeFilter {
 	sf.Languages, sf.Formats, sf.Times = f.Languages, f.Formats, f.Times
 	return sf
 }

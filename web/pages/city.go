@@ -11,7 +11,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/components/format"
-	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 const cityCookieLifetime = 365 * 24 * time.Hour
@@ -36,7 +36,7 @@ func (s *Handlers) CityPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := lf.narrow(postgres.ShowtimeFilter{CityID: city.ID, Within: w.within})
+	f := lf.narrow(catalog.ShowtimeFilter{CityID: city.ID, Within: w.within})
 	days, err := s.Store.ShowDays(ctx, f)
 	if err != nil {
 		return err

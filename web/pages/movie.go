@@ -11,7 +11,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/components/format"
-	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 // MoviePage lists the theatres of a city showing a movie on a day, with
@@ -43,7 +43,7 @@ func (s *Handlers) MoviePage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := lf.narrow(postgres.ShowtimeFilter{CityID: city.ID, MovieID: movie.ID, Within: w.within})
+	f := lf.narrow(catalog.ShowtimeFilter{CityID: city.ID, MovieID: movie.ID, Within: w.within})
 	days, err := s.Store.ShowDays(ctx, f)
 	if err != nil {
 		return err

@@ -9,7 +9,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/components/format"
-	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 )
 
 // TheatrePage lists a theatre's shows of a day, by movie.
@@ -38,7 +38,7 @@ func (s *Handlers) TheatrePage(c echo.Context) error {
 		return err
 	}
 	w := weekFrom(now, t.TimeZone)
-	f := postgres.ShowtimeFilter{TheatreID: t.ID, Within: w.within}
+	f := catalog.ShowtimeFilter{TheatreID: t.ID, Within: w.within}
 	days, err := s.Store.ShowDays(ctx, f)
 	if err != nil {
 		return err

@@ -27,6 +27,7 @@ import (
 	"github.com/marquee-tickets/marquee/cmd/bench/cpu"
 	"github.com/marquee-tickets/marquee/cmd/bench/report"
 	"github.com/marquee-tickets/marquee/cmd/bench/seed"
+	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/demo"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
@@ -190,7 +191,7 @@ type cell struct {
 	// After the burst, by SQL.
 	counts     map[string]int // seats by status
 	double     []string       // seats claimed twice
-	violations []postgres.Violation
+	violations []booking.Violation
 
 	// CPU from the first arrival to the last departure, in cores.
 	use cpu.Use // bench (the people) / Postgres / other (less the app)

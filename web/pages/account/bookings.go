@@ -16,7 +16,6 @@ import (
 	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
-	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 // My bookings: upcoming and past, and cancelling with a refund preview.
@@ -43,7 +42,7 @@ func refundText(r *booking.Refund) string {
 
 // bookingCard is one booking as My bookings lists it. q is what cancelling
 // it now would give back, for an upcoming one (nil for a past one).
-func bookingCard(b booking.Booking, sh catalog.Show, q *postgres.RefundQuote) components.BookingCard {
+func bookingCard(b booking.Booking, sh catalog.Show, q *booking.RefundQuote) components.BookingCard {
 	live := q != nil && b.Status == booking.BookingConfirmed
 	canCancel := live && q.Allowed
 	card := components.BookingCard{
@@ -62,7 +61,7 @@ func bookingCard(b booking.Booking, sh catalog.Show, q *postgres.RefundQuote) co
 
 // refundNow says what cancelling a booking gives back from now on, in the
 // words and times the hold panel used before paying.
-func refundNow(q postgres.RefundQuote, sh catalog.Show) string {
+func refundNow(q booking.RefundQuote, sh catalog.Show) string {
 	return format.RefundNow(q.Policy, q.StartsAt, q.Now, sh.TimeZone)
 }
 
