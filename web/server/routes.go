@@ -6,7 +6,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/web"
-	"github.com/marquee-tickets/marquee/web/admin"
+	"github.com/marquee-tickets/marquee/web/admin/places"
+	"github.com/marquee-tickets/marquee/web/admin/sales"
+	"github.com/marquee-tickets/marquee/web/admin/schedule"
 	"github.com/marquee-tickets/marquee/web/adminapi"
 	"github.com/marquee-tickets/marquee/web/api"
 	"github.com/marquee-tickets/marquee/web/live"
@@ -15,9 +17,10 @@ import (
 )
 
 // routes registers every route of the server, each with its handler's
-// package: api (the JSON API), adminapi and admin (the admin's JSON API
-// and pages), pages and pages/account (the moviegoer's
-// HTML), live (the seat map's websocket), and Sandbox Pay's own pages.
+// package: api (the JSON API), adminapi (the admin's JSON API), the
+// admin's pages by part (admin/places, admin/schedule, admin/sales), pages
+// and pages/account (the moviegoer's HTML), live (the seat map's
+// websocket), and Sandbox Pay's own pages.
 // Global middleware (panic recovery, admission control, body limit,
 // request deadline) is set by web.Server.Echo; admission control knows the
 // static files, the probes, the webhook and the live seat map by their
@@ -26,7 +29,9 @@ func routes(e *echo.Echo, s *web.Server) {
 	var (
 		a   = &api.Handlers{Server: s}
 		ad  = &adminapi.Handlers{Server: s}
-		adp = &admin.Handlers{Server: s}
+		pl  = &places.Handlers{Server: s}
+		sch = &schedule.Handlers{Server: s}
+		sl  = &sales.Handlers{Server: s}
 		p   = &pages.Handlers{Server: s}
 		acc = &account.Handlers{Server: s}
 		l   = &live.Handler{Server: s}
@@ -154,40 +159,40 @@ func routes(e *echo.Echo, s *web.Server) {
 	// The admin's pages: a guest is sent to log in, a moviegoer gets 403;
 	// each use case decides which theatres' objects the admin may touch.
 	staffPages := s.Pages(web.RequirePageUser, s.RequireAdmin)
-	e.GET("/admin", adp.Dashboard, staffPages...)
-	e.GET("/admin/theatres", adp.TheatresPage, staffPages...)
-	e.POST("/admin/theatres", adp.CreateTheatreSubmit, staffPages...)
-	e.POST("/admin/cities", adp.CreateCitySubmit, staffPages...)
-	e.GET("/admin/theatres/:theatre_id", adp.TheatrePage, staffPages...)
-	e.POST("/admin/theatres/:theatre_id", adp.UpdateTheatreSubmit, staffPages...)
-	e.POST("/admin/theatres/:theatre_id/admins", adp.GrantSubmit, staffPages...)
-	e.POST("/admin/theatres/:theatre_id/admins/:user_id/revoke", adp.RevokeSubmit, staffPages...)
+	e.GET("/admin", sl.Dashboard, staffPages...)
+	e.GET("/admin/theatres", pl.TheatresPage, staffPages...)
+	e.POST("/admin/theatres", pl.CreateTheatreSubmit, staffPages...)
+	e.POST("/admin/cities", pl.CreateCitySubmit, staffPages...)
+	e.GET("/admin/theatres/:theatre_id", pl.TheatrePage, staffPages...)
+	e.POST("/admin/theatres/:theatre_id", pl.UpdateTheatreSubmit, staffPages...)
+	e.POST("/admin/theatres/:theatre_id/admins", pl.GrantSubmit, staffPages...)
+	e.POST("/admin/theatres/:theatre_id/admins/:user_id/revoke", pl.RevokeSubmit, staffPages...)
 
-	e.GET("/admin/theatres/:theatre_id/screens/new", adp.NewScreenPage, staffPages...)
-	e.POST("/admin/theatres/:theatre_id/screens", adp.CreateScreenSubmit, staffPages...)
-	e.GET("/admin/screens/:screen_id", adp.ScreenPage, staffPages...)
-	e.POST("/admin/screens/:screen_id/seats", adp.SaveLayoutSubmit, staffPages...)
-	e.POST("/admin/screens/:screen_id/preview", adp.LayoutPreview, staffPages...)
+	e.GET("/admin/theatres/:theatre_id/screens/new", pl.NewScreenPage, staffPages...)
+	e.POST("/admin/theatres/:theatre_id/screens", pl.CreateScreenSubmit, staffPages...)
+	e.GET("/admin/screens/:screen_id", pl.ScreenPage, staffPages...)
+	e.POST("/admin/screens/:screen_id/seats", pl.SaveLayoutSubmit, staffPages...)
+	e.POST("/admin/screens/:screen_id/preview", pl.LayoutPreview, staffPages...)
 
-	e.GET("/admin/movies", adp.MoviesPage, staffPages...)
-	e.POST("/admin/movies", adp.CreateMovieSubmit, staffPages...)
-	e.GET("/admin/movies/:movie_id", adp.MoviePage, staffPages...)
-	e.POST("/admin/movies/:movie_id/poster", adp.UploadPosterSubmit, staffPages...)
-	e.GET("/admin/theatres/:theatre_id/schedule", adp.SchedulePage, staffPages...)
-	e.POST("/admin/theatres/:theatre_id/schedule", adp.CreateShowSubmit, staffPages...)
-	e.POST("/admin/theatres/:theatre_id/schedule/bulk", adp.BulkScheduleSubmit, staffPages...)
-	e.POST("/admin/shows/:show_id/prices", adp.PricesSubmit, staffPages...)
-	e.GET("/admin/price-reading", adp.PriceReading, staffPages...)
+	e.GET("/admin/movies", sch.MoviesPage, staffPages...)
+	e.POST("/admin/movies", sch.CreateMovieSubmit, staffPages...)
+	e.GET("/admin/movies/:movie_id", sch.MoviePage, staffPages...)
+	e.POST("/admin/movies/:movie_id/poster", sch.UploadPosterSubmit, staffPages...)
+	e.GET("/admin/theatres/:theatre_id/schedule", sch.SchedulePage, staffPages...)
+	e.POST("/admin/theatres/:theatre_id/schedule", sch.CreateShowSubmit, staffPages...)
+	e.POST("/admin/theatres/:theatre_id/schedule/bulk", sch.BulkScheduleSubmit, staffPages...)
+	e.POST("/admin/shows/:show_id/prices", sch.PricesSubmit, staffPages...)
+	e.GET("/admin/price-reading", sch.PriceReading, staffPages...)
 
-	e.GET("/admin/shows/:show_id", adp.ShowPage, staffPages...)
-	e.POST("/admin/shows/:show_id/blocks", adp.BlockSubmit, staffPages...)
-	e.POST("/admin/shows/:show_id/unblock", adp.UnblockSubmit, staffPages...)
-	e.POST("/admin/shows/:show_id/cancel", adp.CancelShowSubmit, staffPages...)
-	e.POST("/admin/shows/:show_id/waiting-room", adp.RoomSubmit, staffPages...)
-	e.GET("/admin/reports/sales", adp.SalesPage, staffPages...)
-	e.GET("/admin/reconciliation", adp.ReconciliationPage, staffPages...)
-	e.POST("/admin/reconciliation", adp.ReconcileSubmit, staffPages...)
-	e.GET("/admin/audit", adp.AuditPage, staffPages...)
+	e.GET("/admin/shows/:show_id", sch.ShowPage, staffPages...)
+	e.POST("/admin/shows/:show_id/blocks", sch.BlockSubmit, staffPages...)
+	e.POST("/admin/shows/:show_id/unblock", sch.UnblockSubmit, staffPages...)
+	e.POST("/admin/shows/:show_id/cancel", sch.CancelShowSubmit, staffPages...)
+	e.POST("/admin/shows/:show_id/waiting-room", sch.RoomSubmit, staffPages...)
+	e.GET("/admin/reports/sales", sl.SalesPage, staffPages...)
+	e.GET("/admin/reconciliation", sl.ReconciliationPage, staffPages...)
+	e.POST("/admin/reconciliation", sl.ReconcileSubmit, staffPages...)
+	e.GET("/admin/audit", sl.AuditPage, staffPages...)
 
 	// Checkout: paying for a hold from the pages, and the return page the
 	// provider sends the shopper back to (it polls its status fragment).

@@ -1,9 +1,12 @@
-package admin
+// Package schedule serves the admin pages of what plays: the movie
+// catalogue and its posters, a theatre's schedule with its forms for one
+// show or a series and each show's prices, and a show's own page: its live
+// occupancy, seat blocks, cancellation and waiting room.
+package schedule
 
 import (
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -21,156 +24,14 @@ import (
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/admin/adminpage"
 )
 
-// Movies, posters, scheduling and prices: each form calls the same use
-// case as the JSON API, and comes back with what was typed and every
-// mistake at its field.
+// Handlers are the schedule pages' handlers, on the shared server.
+type Handlers struct{ *web.Server }
 
-// ---------------------------------------------------------------- movies
-
-// MoviesPage is the catalogue with the new movie form (platform admins).
-func (h *Handlers) MoviesPage(c echo.Context) error {
-	return h.moviesPage(c, http.StatusOK, adminview.MovieForm{})
-}
-
-func (h *Handlers) moviesPage(c echo.Context, status int, f adminview.MovieForm) error {
-	a := actor(c)
-	// The catalogue is the platform admin's to change, as CreateMovie says.
-	if !a.Platform() {
-		return admin.ErrPlatformOnly
-	}
-	movies, err := h.Admin.Movies(c.Request().Context(), a)
-	if err != nil {
-		return err
-	}
-	return web.Render(c, status, adminview.MoviesPage(h.meta(c, "Movies"), nav(c, adminview.SectionMovies),
-		adminview.MoviesView{Movies: movies, Form: f}))
-}
-
-// CreateMovieSubmit adds a movie and goes to its page.
-func (h *Handlers) CreateMovieSubmit(c echo.Context) error {
-	f := adminview.MovieForm{
-		Title: c.FormValue("title"), Minutes: strings.TrimSpace(c.FormValue("duration_minutes")),
-		Rating: c.FormValue("rating"), Language: c.FormValue("language"),
-		Genres: c.FormValue("genres"), Synopsis: c.FormValue("synopsis"),
-	}
-	minutes, err := strconv.Atoi(f.Minutes)
-	if err != nil {
-		f.Add("duration_minutes", "Give the running time as a whole number of minutes, such as 142.")
-		return h.moviesPage(c, http.StatusUnprocessableEntity, f)
-	}
-	var genres []string
-	for _, g := range strings.Split(f.Genres, ",") {
-		if g = strings.TrimSpace(g); g != "" {
-			genres = append(genres, g)
-		}
-	}
-	id, err := h.Admin.CreateMovie(c.Request().Context(), actor(c), catalog.Movie{
-		Title: strings.TrimSpace(f.Title), DurationMinutes: minutes, Rating: strings.TrimSpace(f.Rating),
-		Language: strings.TrimSpace(f.Language), Synopsis: strings.TrimSpace(f.Synopsis), Genres: genres,
-	})
-	var bad *catalog.FieldError
-	if errors.As(err, &bad) {
-		f.Add(bad.Field, web.Sentence(bad.Message))
-		return h.moviesPage(c, http.StatusUnprocessableEntity, f)
-	}
-	if err != nil {
-		return err
-	}
-	return web.SeeOther(c, fmt.Sprintf("/admin/movies/%d?added=1", id))
-}
-
-// MoviePage shows a movie with its poster form (platform admins).
-func (h *Handlers) MoviePage(c echo.Context) error {
-	v := adminview.MovieView{}
-	switch {
-	case c.QueryParam("added") == "1":
-		v.Notice = "Movie added to the catalogue."
-	case c.QueryParam("poster") == "1":
-		v.Notice = "Poster saved."
-	}
-	return h.moviePage(c, http.StatusOK, v)
-}
-
-func (h *Handlers) moviePage(c echo.Context, status int, v adminview.MovieView) error {
-	a := actor(c)
-	if !a.Platform() {
-		return admin.ErrPlatformOnly
-	}
-	id, err := pathID(c, "movie_id")
-	if err != nil {
-		return web.NotFound("movie")
-	}
-	if v.Movie, err = h.Admin.Movie(c.Request().Context(), a, id); err != nil {
-		return web.Lookup("movie", err)
-	}
-	if v.Notice != "" && v.Movie.Poster != nil && c.QueryParam("poster") == "1" {
-		v.Notice = fmt.Sprintf("Poster saved: %d × %d pixels.", v.Movie.Poster.Width, v.Movie.Poster.Height)
-	}
-	return web.Render(c, status, adminview.MoviePage(h.meta(c, v.Movie.Title), nav(c, adminview.SectionMovies), v))
-}
-
-// UploadPosterSubmit sets a movie's poster from the form's file part: the
-// bytes decide its type, as for the API.
-func (h *Handlers) UploadPosterSubmit(c echo.Context) error {
-	if !actor(c).Platform() {
-		return admin.ErrPlatformOnly
-	}
-	movieID, err := pathID(c, "movie_id")
-	if err != nil {
-		return web.NotFound("movie")
-	}
-	v := adminview.MovieView{Alt: c.FormValue("alt")}
-	again := func(status int, field, message string) error {
-		v.Add(field, message)
-		return h.moviePage(c, status, v)
-	}
-	fh, err := c.FormFile("poster")
-	if err != nil || fh.Size == 0 {
-		return again(http.StatusUnprocessableEntity, "poster", "Choose an image file to upload.")
-	}
-	if fh.Size > admin.MaxPosterBytes {
-		return again(http.StatusRequestEntityTooLarge, "poster", tooLarge(fh.Size))
-	}
-	file, err := fh.Open()
-	if err != nil {
-		return fmt.Errorf("open the poster part: %w", err)
-	}
-	defer file.Close()
-	data, err := io.ReadAll(io.LimitReader(file, admin.MaxPosterBytes+1))
-	if err != nil {
-		return fmt.Errorf("read the poster part: %w", err)
-	}
-	_, err = h.Admin.SetPoster(c.Request().Context(), actor(c), movieID, data, strings.TrimSpace(v.Alt))
-	var (
-		bad  *catalog.FieldError
-		size *admin.PosterSizeError
-	)
-	switch {
-	case errors.As(err, &size):
-		return again(http.StatusUnprocessableEntity, "poster", size.Message)
-	case errors.Is(err, admin.ErrPosterTooLarge):
-		return again(http.StatusRequestEntityTooLarge, "poster", tooLarge(int64(len(data))))
-	case errors.Is(err, admin.ErrUnsupportedImage):
-		return again(http.StatusUnsupportedMediaType, "poster",
-			"This file is not a PNG, JPEG or WebP image. Choose an image in one of these types.")
-	case errors.Is(err, admin.ErrInvalidImage):
-		return again(http.StatusUnprocessableEntity, "poster",
-			"This image is damaged or too large to read. Export it again and upload it once more.")
-	case errors.As(err, &bad):
-		return again(http.StatusUnprocessableEntity, bad.Field, web.Sentence(bad.Message))
-	case err != nil:
-		return web.Lookup("movie", err)
-	}
-	return web.SeeOther(c, fmt.Sprintf("/admin/movies/%d?poster=1", movieID))
-}
-
-func tooLarge(size int64) string {
-	return fmt.Sprintf("This image is %.1f MiB: a poster is at most 2 MiB. Choose a smaller image.", float64(size)/(1<<20))
-}
-
-// ---------------------------------------------------------------- schedule
+// Scheduling and prices: each form calls the same use case as the JSON
+// API, and comes back with what was typed and every mistake at its field.
 
 // scheduleCtx is what the schedule page and its forms share.
 type scheduleCtx struct {
@@ -179,16 +40,16 @@ type scheduleCtx struct {
 }
 
 func (h *Handlers) scheduling(c echo.Context) (scheduleCtx, error) {
-	id, err := pathID(c, "theatre_id")
+	id, err := adminpage.PathID(c, "theatre_id")
 	if err != nil {
 		return scheduleCtx{}, web.NotFound("theatre")
 	}
 	var s scheduleCtx
 	ctx := c.Request().Context()
-	if s.facts, err = h.Admin.Scheduling(ctx, actor(c), id); err != nil {
+	if s.facts, err = h.Admin.Scheduling(ctx, web.Actor(c), id); err != nil {
 		return s, web.Lookup("theatre", err)
 	}
-	if s.movies, err = h.Admin.Movies(ctx, actor(c)); err != nil {
+	if s.movies, err = h.Admin.Movies(ctx, web.Actor(c)); err != nil {
 		return s, err
 	}
 	return s, nil
@@ -235,7 +96,7 @@ func (h *Handlers) schedulePage(c echo.Context, s scheduleCtx, status int, chang
 	var shows []catalog.TheatreShow
 	if !v.FilterFaults.Any() {
 		var err error
-		shows, err = h.Admin.TheatreShows(c.Request().Context(), actor(c), t.ID, from, to)
+		shows, err = h.Admin.TheatreShows(c.Request().Context(), web.Actor(c), t.ID, from, to)
 		var bad *catalog.FieldError
 		if errors.As(err, &bad) {
 			v.FilterFaults.Add(bad.Field, web.Sentence(bad.Message))
@@ -258,7 +119,7 @@ func (h *Handlers) schedulePage(c echo.Context, s scheduleCtx, status int, chang
 	if change != nil {
 		change(&v)
 	}
-	return web.Render(c, status, adminview.SchedulePage(h.meta(c, "Schedule · "+t.Name), nav(c, adminview.SectionTheatres), v))
+	return web.Render(c, status, adminview.SchedulePage(adminpage.Meta(h.Server, c, "Schedule · "+t.Name), adminpage.Nav(c, adminview.SectionTheatres), v))
 }
 
 // filter reads the list's days.
@@ -403,7 +264,7 @@ func (h *Handlers) CreateShowSubmit(c echo.Context) error {
 	if f.Any() {
 		return h.scheduleAgain(c, s, http.StatusUnprocessableEntity, f)
 	}
-	_, err = h.Admin.CreateShow(c.Request().Context(), actor(c), admin.NewShow{
+	_, err = h.Admin.CreateShow(c.Request().Context(), web.Actor(c), admin.NewShow{
 		ScreenID: screen.ID, MovieID: f.MovieID, StartsAt: startsAt,
 		ShowTerms: admin.ShowTerms{Currency: f.Currency, Prices: prices},
 	})
@@ -440,7 +301,7 @@ func (h *Handlers) BulkScheduleSubmit(c echo.Context) error {
 	if f.Any() {
 		return h.scheduleAgain(c, s, http.StatusUnprocessableEntity, f)
 	}
-	shows, err := h.Admin.ScheduleShows(c.Request().Context(), actor(c), admin.ShowSeries{
+	shows, err := h.Admin.ScheduleShows(c.Request().Context(), web.Actor(c), admin.ShowSeries{
 		ScreenID: screen.ID, MovieID: f.MovieID, From: strings.TrimSpace(f.From), To: strings.TrimSpace(f.To),
 		Times: times, ShowTerms: admin.ShowTerms{Currency: f.Currency, Prices: prices},
 	})
@@ -536,7 +397,7 @@ func (h *Handlers) overlap(c echo.Context, s scheduleCtx, e *catalog.ScheduleOve
 
 // PricesSubmit replaces a show's prices, from its row of the schedule.
 func (h *Handlers) PricesSubmit(c echo.Context) error {
-	showID, err := pathID(c, "show_id")
+	showID, err := adminpage.PathID(c, "show_id")
 	if err != nil {
 		return web.NotFound("show")
 	}
@@ -567,7 +428,7 @@ func (h *Handlers) PricesSubmit(c echo.Context) error {
 	}
 	status := http.StatusUnprocessableEntity
 	if !faults.Any() {
-		_, err = h.Admin.SetPrices(ctx, actor(c), showID, prices)
+		_, err = h.Admin.SetPrices(ctx, web.Actor(c), showID, prices)
 		var bad *catalog.FieldError
 		var missing *catalog.MissingPricesError
 		switch {
@@ -598,10 +459,10 @@ func (h *Handlers) PricesSubmit(c echo.Context) error {
 		faults.Error = "Please fix the prices to continue."
 	}
 	s := scheduleCtx{}
-	if s.facts, err = h.Admin.Scheduling(ctx, actor(c), show.TheatreID); err != nil {
+	if s.facts, err = h.Admin.Scheduling(ctx, web.Actor(c), show.TheatreID); err != nil {
 		return web.Lookup("theatre", err)
 	}
-	if s.movies, err = h.Admin.Movies(ctx, actor(c)); err != nil {
+	if s.movies, err = h.Admin.Movies(ctx, web.Actor(c)); err != nil {
 		return err
 	}
 	return h.schedulePage(c, s, status, func(v *adminview.ScheduleView) {

@@ -1,4 +1,4 @@
-package admin
+package schedule
 
 import (
 	"net/http"

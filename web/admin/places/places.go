@@ -1,4 +1,7 @@
-package admin
+// Package places serves the admin pages of places: cities, theatres and
+// who administers them, and each theatre's screens with the seat-layout
+// editor.
+package places
 
 import (
 	"errors"
@@ -17,50 +20,19 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/admin/adminpage"
 )
 
-// The dashboard, theatres and their admins. A form sent with a mistake
-// comes back (422) with what was typed and the mistake at its field; a
-// change that worked goes on (303) to the page that shows it.
+// Handlers are the places pages' handlers, on the shared server.
+type Handlers struct{ *web.Server }
+
+// Cities, theatres and their admins. A form sent with a mistake comes
+// back (422) with what was typed and the mistake at its field; a change
+// that worked goes on (303) to the page that shows it.
 
 // maxTierRows is how many refund tier rows a theatre form offers at most
 // (the use case takes at most ten tiers).
 const maxTierRows = 10
-
-// Dashboard is the admin's start: GET /admin.
-func (h *Handlers) Dashboard(c echo.Context) error {
-	a := actor(c)
-	d, err := h.Admin.Dashboard(c.Request().Context(), a)
-	if err != nil {
-		return err
-	}
-	v := adminview.DashboardView{Platform: a.Platform(), Theatres: make([]adminview.DashboardTheatre, len(d.Theatres))}
-	for i, t := range d.Theatres {
-		row := adminview.DashboardTheatre{ID: t.ID, Name: t.Name, City: t.CityName, Today: t.Today, Upcoming: t.Upcoming}
-		if t.Next != nil {
-			at := t.Next.In(theatreZone(t.TimeZone))
-			row.Next, row.NextISO = at.Format("Mon 2 Jan, 3:04 PM MST"), at.Format(time.RFC3339)
-		}
-		v.Theatres[i] = row
-	}
-	if d.Ledger != nil {
-		at := d.Ledger.At.UTC()
-		v.Ledger = &adminview.LedgerView{At: at.Format("2 Jan 2006, 15:04:05 UTC"), AtISO: at.Format(time.RFC3339)}
-		for _, p := range d.Ledger.Violations {
-			v.Ledger.Violations = append(v.Ledger.Violations, adminview.LedgerViolation{Invariant: p.Invariant, Detail: p.Detail})
-		}
-	}
-	return web.Render(c, http.StatusOK, adminview.DashboardPage(h.meta(c, "Admin"), nav(c, adminview.SectionDashboard), v))
-}
-
-// theatreZone is the location of a theatre's zone (UTC if it cannot be loaded:
-// the use case only stores zones that load).
-func theatreZone(name string) *time.Location {
-	if loc, err := time.LoadLocation(name); err == nil {
-		return loc
-	}
-	return time.UTC
-}
 
 // TheatresPage lists the admin's theatres, with the forms for a new
 // theatre and a new city for a platform admin: GET /admin/theatres. After
@@ -85,7 +57,7 @@ func newTheatreForm() adminview.TheatreForm {
 // cities read afresh.
 func (h *Handlers) theatresPage(c echo.Context, status int, v adminview.TheatresView) error {
 	ctx := c.Request().Context()
-	a := actor(c)
+	a := web.Actor(c)
 	v.Platform = a.Platform()
 	theatres, err := h.Admin.Theatres(ctx, a)
 	if err != nil {
@@ -106,12 +78,12 @@ func (h *Handlers) theatresPage(c echo.Context, status int, v adminview.Theatres
 			}
 		}
 	}
-	return web.Render(c, status, adminview.TheatresPage(h.meta(c, "Theatres"), nav(c, adminview.SectionTheatres), v))
+	return web.Render(c, status, adminview.TheatresPage(adminpage.Meta(h.Server, c, "Theatres"), adminpage.Nav(c, adminview.SectionTheatres), v))
 }
 
 // CreateTheatreSubmit adds a theatre and shows it: POST /admin/theatres.
 func (h *Handlers) CreateTheatreSubmit(c echo.Context) error {
-	if err := platformOnly(c); err != nil {
+	if err := adminpage.PlatformOnly(c); err != nil {
 		return err
 	}
 	f := theatreFormOf(c)
@@ -122,7 +94,7 @@ func (h *Handlers) CreateTheatreSubmit(c echo.Context) error {
 	}
 	if len(fields) == 0 {
 		in.City = &f.City
-		t, err := h.Admin.CreateTheatre(c.Request().Context(), actor(c), in)
+		t, err := h.Admin.CreateTheatre(c.Request().Context(), web.Actor(c), in)
 		if err == nil {
 			return web.SeeOther(c, fmt.Sprintf("/admin/theatres/%d?done=created", t.ID))
 		}
@@ -137,11 +109,11 @@ func (h *Handlers) CreateTheatreSubmit(c echo.Context) error {
 // CreateCitySubmit adds a city and goes back to the theatres page with it
 // chosen for a new theatre: POST /admin/cities.
 func (h *Handlers) CreateCitySubmit(c echo.Context) error {
-	if err := platformOnly(c); err != nil {
+	if err := adminpage.PlatformOnly(c); err != nil {
 		return err
 	}
 	f := adminview.CityForm{Name: c.FormValue("name"), Slug: strings.TrimSpace(c.FormValue("slug"))}
-	city, err := h.Admin.CreateCity(c.Request().Context(), actor(c), f.Name, f.Slug)
+	city, err := h.Admin.CreateCity(c.Request().Context(), web.Actor(c), f.Name, f.Slug)
 	if err == nil {
 		return web.SeeOther(c, "/admin/theatres?city="+city.Slug+"#new-theatre")
 	}
@@ -169,11 +141,11 @@ func (h *Handlers) TheatrePage(c echo.Context) error {
 
 // placeTheatre reads the theatre of the path, or answers 404.
 func (h *Handlers) placeTheatre(c echo.Context) (catalog.TheatreDetail, error) {
-	id, err := pathID(c, "theatre_id")
+	id, err := adminpage.PathID(c, "theatre_id")
 	if err != nil {
 		return catalog.TheatreDetail{}, web.NotFound("theatre")
 	}
-	d, err := h.Admin.Theatre(c.Request().Context(), actor(c), id)
+	d, err := h.Admin.Theatre(c.Request().Context(), web.Actor(c), id)
 	return d, web.Lookup("theatre", err)
 }
 
@@ -187,7 +159,7 @@ var theatreDone = map[string]string{
 }
 
 func (h *Handlers) theatrePage(c echo.Context, status int, d catalog.TheatreDetail, edit adminview.TheatreForm, grant adminview.GrantForm) error {
-	v := adminview.TheatreView{Platform: actor(c).Platform(), ID: d.ID, Name: d.Name, City: d.CityName, Edit: edit, Grant: grant}
+	v := adminview.TheatreView{Platform: web.Actor(c).Platform(), ID: d.ID, Name: d.Name, City: d.CityName, Edit: edit, Grant: grant}
 	if status == http.StatusOK {
 		v.Status = theatreDone[c.QueryParam("done")]
 	}
@@ -197,7 +169,7 @@ func (h *Handlers) theatrePage(c echo.Context, status int, d catalog.TheatreDeta
 	for _, u := range d.Admins {
 		v.Admins = append(v.Admins, adminview.AdminRow{UserID: u.ID, Email: u.Email, Name: u.Name})
 	}
-	return web.Render(c, status, adminview.TheatrePage(h.meta(c, d.Name), nav(c, adminview.SectionTheatres), v))
+	return web.Render(c, status, adminview.TheatrePage(adminpage.Meta(h.Server, c, d.Name), adminpage.Nav(c, adminview.SectionTheatres), v))
 }
 
 // theatreForm is the edit form of t as it is.
@@ -231,7 +203,7 @@ func (h *Handlers) UpdateTheatreSubmit(c echo.Context) error {
 	in, fields := theatreInput(f, false)
 	if len(fields) == 0 {
 		in = changesOnly(in, admin.Record(d.AdminTheatre))
-		_, err := h.Admin.UpdateTheatre(c.Request().Context(), actor(c), d.ID, in)
+		_, err := h.Admin.UpdateTheatre(c.Request().Context(), web.Actor(c), d.ID, in)
 		if err == nil {
 			return web.SeeOther(c, fmt.Sprintf("/admin/theatres/%d?done=saved", d.ID))
 		}
@@ -359,7 +331,7 @@ func placesFixThese(n int) string {
 // GrantSubmit gives an account access to the theatre: POST
 // /admin/theatres/{id}/admins (platform admins only).
 func (h *Handlers) GrantSubmit(c echo.Context) error {
-	if err := platformOnly(c); err != nil {
+	if err := adminpage.PlatformOnly(c); err != nil {
 		return err
 	}
 	d, err := h.placeTheatre(c)
@@ -367,7 +339,7 @@ func (h *Handlers) GrantSubmit(c echo.Context) error {
 		return err
 	}
 	g := adminview.GrantForm{Email: strings.TrimSpace(c.FormValue("email"))}
-	u, err := h.Admin.GrantTheatre(c.Request().Context(), actor(c), d.ID, g.Email)
+	u, err := h.Admin.GrantTheatre(c.Request().Context(), web.Actor(c), d.ID, g.Email)
 	if err == nil {
 		h.UserChanged(u.ID) // the header links the admin pages
 		return web.SeeOther(c, fmt.Sprintf("/admin/theatres/%d?done=granted#admins-title", d.ID))
@@ -386,14 +358,14 @@ func (h *Handlers) GrantSubmit(c echo.Context) error {
 // RevokeSubmit ends an account's access to the theatre: POST
 // /admin/theatres/{id}/admins/{user_id}/revoke (platform admins only).
 func (h *Handlers) RevokeSubmit(c echo.Context) error {
-	if err := platformOnly(c); err != nil {
+	if err := adminpage.PlatformOnly(c); err != nil {
 		return err
 	}
-	id, err := pathID(c, "theatre_id")
+	id, err := adminpage.PathID(c, "theatre_id")
 	if err != nil {
 		return web.NotFound("theatre")
 	}
-	if err := h.Admin.RevokeTheatre(c.Request().Context(), actor(c), id, c.Param("user_id")); err != nil {
+	if err := h.Admin.RevokeTheatre(c.Request().Context(), web.Actor(c), id, c.Param("user_id")); err != nil {
 		return web.Lookup("theatre or account", err)
 	}
 	h.UserChanged(c.Param("user_id"))

@@ -1,4 +1,4 @@
-package admin
+package places
 
 import (
 	"bytes"
@@ -22,6 +22,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/seating"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/admin/adminpage"
 	"github.com/marquee-tickets/marquee/web/seatmap"
 )
 
@@ -35,17 +36,17 @@ var brushCategories = []string{"STANDARD", "PREMIUM", "RECLINER"}
 
 // NewScreenPage is the form adding a screen to a theatre from a template.
 func (h *Handlers) NewScreenPage(c echo.Context) error {
-	theatreID, err := pathID(c, "theatre_id")
+	theatreID, err := adminpage.PathID(c, "theatre_id")
 	if err != nil {
 		return web.NotFound("theatre")
 	}
-	d, err := h.Admin.Theatre(c.Request().Context(), actor(c), theatreID)
+	d, err := h.Admin.Theatre(c.Request().Context(), web.Actor(c), theatreID)
 	if err != nil {
 		return web.Lookup("theatre", err)
 	}
 	v := newScreenView(theatreID, d.Name)
 	v.Template, v.Rows, v.SeatsPerRow = defaultTemplate, "10", "12"
-	return web.Render(c, http.StatusOK, adminview.NewScreenPage(h.meta(c, "Add a screen"), nav(c, adminview.SectionTheatres), v))
+	return web.Render(c, http.StatusOK, adminview.NewScreenPage(adminpage.Meta(h.Server, c, "Add a screen"), adminpage.Nav(c, adminview.SectionTheatres), v))
 }
 
 func newScreenView(theatreID int64, theatreName string) adminview.NewScreenView {
@@ -60,11 +61,11 @@ func newScreenView(theatreID int64, theatreName string) adminview.NewScreenView 
 // its editor.
 func (h *Handlers) CreateScreenSubmit(c echo.Context) error {
 	ctx := c.Request().Context()
-	theatreID, err := pathID(c, "theatre_id")
+	theatreID, err := adminpage.PathID(c, "theatre_id")
 	if err != nil {
 		return web.NotFound("theatre")
 	}
-	d, err := h.Admin.Theatre(ctx, actor(c), theatreID)
+	d, err := h.Admin.Theatre(ctx, web.Actor(c), theatreID)
 	if err != nil {
 		return web.Lookup("theatre", err)
 	}
@@ -84,7 +85,7 @@ func (h *Handlers) CreateScreenSubmit(c echo.Context) error {
 	case err != nil:
 		return err
 	default:
-		id, err := h.Admin.CreateScreen(ctx, actor(c), theatreID, strings.TrimSpace(v.Name), seats, nil)
+		id, err := h.Admin.CreateScreen(ctx, web.Actor(c), theatreID, strings.TrimSpace(v.Name), seats, nil)
 		if !errors.As(err, &bad) {
 			if err != nil {
 				return web.Lookup("theatre", err)
@@ -98,12 +99,12 @@ func (h *Handlers) CreateScreenSubmit(c echo.Context) error {
 		v.Fields[field] = web.Sentence(bad.Message)
 	}
 	v.Error = "The screen was not created. Please fix:"
-	return web.Render(c, http.StatusUnprocessableEntity, adminview.NewScreenPage(h.meta(c, "Add a screen"), nav(c, adminview.SectionTheatres), v))
+	return web.Render(c, http.StatusUnprocessableEntity, adminview.NewScreenPage(adminpage.Meta(h.Server, c, "Add a screen"), adminpage.Nav(c, adminview.SectionTheatres), v))
 }
 
 // ScreenPage is the seat-layout editor of a screen.
 func (h *Handlers) ScreenPage(c echo.Context) error {
-	screenID, err := pathID(c, "screen_id")
+	screenID, err := adminpage.PathID(c, "screen_id")
 	if err != nil {
 		return web.NotFound("screen")
 	}
@@ -119,18 +120,18 @@ func (h *Handlers) ScreenPage(c echo.Context) error {
 }
 
 func (h *Handlers) renderEditor(c echo.Context, status int, v adminview.ScreenEditorView) error {
-	return web.Render(c, status, adminview.ScreenEditorPage(h.meta(c, "Seat layout: "+v.Name), nav(c, adminview.SectionTheatres), v))
+	return web.Render(c, status, adminview.ScreenEditorPage(adminpage.Meta(h.Server, c, "Seat layout: "+v.Name), adminpage.Nav(c, adminview.SectionTheatres), v))
 }
 
 // editorView is the editor of a screen, showing draft and the best view
 // ideal sets instead of the saved layout when draft is not nil.
 func (h *Handlers) editorView(c echo.Context, screenID int64, draft []catalog.SeatSpec, ideal catalog.IdealChange) (adminview.ScreenEditorView, error) {
 	ctx := c.Request().Context()
-	sc, err := h.Admin.Screen(ctx, actor(c), screenID)
+	sc, err := h.Admin.Screen(ctx, web.Actor(c), screenID)
 	if err != nil {
 		return adminview.ScreenEditorView{}, web.Lookup("screen", err)
 	}
-	d, err := h.Admin.Theatre(ctx, actor(c), sc.TheatreID)
+	d, err := h.Admin.Theatre(ctx, web.Actor(c), sc.TheatreID)
 	if err != nil {
 		return adminview.ScreenEditorView{}, web.Lookup("screen", err)
 	}
@@ -331,7 +332,7 @@ func parseIdeal(c echo.Context) (catalog.IdealChange, error) {
 // ones drawn. A refusal shows the draft again with what was wrong.
 func (h *Handlers) SaveLayoutSubmit(c echo.Context) error {
 	ctx := c.Request().Context()
-	screenID, err := pathID(c, "screen_id")
+	screenID, err := adminpage.PathID(c, "screen_id")
 	if err != nil {
 		return web.NotFound("screen")
 	}
@@ -353,7 +354,7 @@ func (h *Handlers) SaveLayoutSubmit(c echo.Context) error {
 		v.Notice = &adminview.EditorNotice{Kind: "error", Title: "The layout was not saved.", Text: text}
 		return h.renderEditor(c, http.StatusUnprocessableEntity, v)
 	}
-	_, err = h.Admin.ReplaceLayout(ctx, actor(c), screenID, seats, ideal)
+	_, err = h.Admin.ReplaceLayout(ctx, web.Actor(c), screenID, seats, ideal)
 	if err == nil {
 		return web.SeeOther(c, "/admin/screens/"+strconv.FormatInt(screenID, 10)+"?saved=1")
 	}
@@ -423,8 +424,8 @@ func (h *Handlers) inUseMessage(c echo.Context, screenID int64, e *catalog.Layou
 func (h *Handlers) layoutShowNames(c echo.Context, screenID int64, ids []int64) []string {
 	names := make([]string, 0, len(ids))
 	known := map[int64]string{}
-	if sc, err := h.Admin.Screen(c.Request().Context(), actor(c), screenID); err == nil {
-		if shows, err := h.Admin.TheatreShows(c.Request().Context(), actor(c), sc.TheatreID, time.Time{}, time.Time{}); err == nil {
+	if sc, err := h.Admin.Screen(c.Request().Context(), web.Actor(c), screenID); err == nil {
+		if shows, err := h.Admin.TheatreShows(c.Request().Context(), web.Actor(c), sc.TheatreID, time.Time{}, time.Time{}); err == nil {
 			for _, s := range shows {
 				at := s.StartsAt
 				if loc, err := time.LoadLocation(s.TimeZone); err == nil {
@@ -457,14 +458,14 @@ func layoutAndList(items []string) string {
 // LayoutPreview renders the drafted layout with the moviegoer's seat map,
 // every seat available (an htmx fragment).
 func (h *Handlers) LayoutPreview(c echo.Context) error {
-	screenID, err := pathID(c, "screen_id")
+	screenID, err := adminpage.PathID(c, "screen_id")
 	if err != nil {
 		return web.NotFound("screen")
 	}
 	seats, perr := parseLayoutJSON(c)
 	if perr == nil {
-		perr = h.Admin.CheckLayout(c.Request().Context(), actor(c), screenID, seats)
-	} else if _, err := h.Admin.Screen(c.Request().Context(), actor(c), screenID); err != nil {
+		perr = h.Admin.CheckLayout(c.Request().Context(), web.Actor(c), screenID, seats)
+	} else if _, err := h.Admin.Screen(c.Request().Context(), web.Actor(c), screenID); err != nil {
 		return web.Lookup("screen", err)
 	}
 	var badSeat *admin.SeatError

@@ -1,4 +1,4 @@
-package admin
+package schedule
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/admin/adminpage"
 )
 
 // datetimeLocal is how an <input type="datetime-local"> writes a time.
@@ -21,7 +22,7 @@ const datetimeLocal = "2006-01-02T15:04"
 // roomView is showID's waiting room for its admin page; typed, when set,
 // is a refused form to show again as it was typed.
 func (h *Handlers) roomView(c echo.Context, showID int64, tz string, typed *adminview.RoomView) (adminview.RoomView, error) {
-	r, err := h.Admin.WaitingRoom(c.Request().Context(), actor(c), showID)
+	r, err := h.Admin.WaitingRoom(c.Request().Context(), web.Actor(c), showID)
 	if err != nil {
 		return adminview.RoomView{}, web.Lookup("show", err)
 	}
@@ -51,12 +52,12 @@ func (h *Handlers) roomView(c echo.Context, showID int64, tz string, typed *admi
 // RoomSubmit switches a show's waiting room on or off: POST
 // /admin/shows/{id}/waiting-room.
 func (h *Handlers) RoomSubmit(c echo.Context) error {
-	showID, err := pathID(c, "show_id")
+	showID, err := adminpage.PathID(c, "show_id")
 	if err != nil {
 		return web.NotFound("show")
 	}
 	ctx := c.Request().Context()
-	sh, err := h.Admin.AdminShow(ctx, actor(c), showID)
+	sh, err := h.Admin.AdminShow(ctx, web.Actor(c), showID)
 	if err != nil {
 		return web.Lookup("show", err)
 	}
@@ -92,12 +93,12 @@ func (h *Handlers) RoomSubmit(c echo.Context) error {
 		typed.Message = "The waiting room was not saved."
 		return h.renderShow(c, http.StatusUnprocessableEntity, showID, nil, "", "", &typed)
 	}
-	if _, err := h.Admin.SetWaitingRoom(ctx, actor(c), showID, set, h.Config.AdmissionTTL); err != nil {
+	if _, err := h.Admin.SetWaitingRoom(ctx, web.Actor(c), showID, set, h.Config.AdmissionTTL); err != nil {
 		if errors.Is(err, waitroom.ErrInvalidSettings) {
 			typed.Message = "The waiting room was not saved."
 			return h.renderShow(c, http.StatusUnprocessableEntity, showID, nil, "", "", &typed)
 		}
 		return web.Lookup("show", err)
 	}
-	return web.SeeOther(c, occupancyPath(showID)+"?room=saved#room-title")
+	return web.SeeOther(c, adminpage.ShowPath(showID)+"?room=saved#room-title")
 }

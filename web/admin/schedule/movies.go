@@ -1,0 +1,162 @@
+package schedule
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	adminview "github.com/marquee-tickets/marquee/components/admin"
+	"github.com/marquee-tickets/marquee/internal/admin"
+	"github.com/marquee-tickets/marquee/internal/catalog"
+	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/admin/adminpage"
+)
+
+// Movies and posters: each form calls the same use case as the JSON API,
+// and comes back with what was typed and every mistake at its field.
+
+// MoviesPage is the catalogue with the new movie form (platform admins).
+func (h *Handlers) MoviesPage(c echo.Context) error {
+	return h.moviesPage(c, http.StatusOK, adminview.MovieForm{})
+}
+
+func (h *Handlers) moviesPage(c echo.Context, status int, f adminview.MovieForm) error {
+	a := web.Actor(c)
+	// The catalogue is the platform admin's to change, as CreateMovie says.
+	if !a.Platform() {
+		return admin.ErrPlatformOnly
+	}
+	movies, err := h.Admin.Movies(c.Request().Context(), a)
+	if err != nil {
+		return err
+	}
+	return web.Render(c, status, adminview.MoviesPage(adminpage.Meta(h.Server, c, "Movies"), adminpage.Nav(c, adminview.SectionMovies),
+		adminview.MoviesView{Movies: movies, Form: f}))
+}
+
+// CreateMovieSubmit adds a movie and goes to its page.
+func (h *Handlers) CreateMovieSubmit(c echo.Context) error {
+	f := adminview.MovieForm{
+		Title: c.FormValue("title"), Minutes: strings.TrimSpace(c.FormValue("duration_minutes")),
+		Rating: c.FormValue("rating"), Language: c.FormValue("language"),
+		Genres: c.FormValue("genres"), Synopsis: c.FormValue("synopsis"),
+	}
+	minutes, err := strconv.Atoi(f.Minutes)
+	if err != nil {
+		f.Add("duration_minutes", "Give the running time as a whole number of minutes, such as 142.")
+		return h.moviesPage(c, http.StatusUnprocessableEntity, f)
+	}
+	var genres []string
+	for _, g := range strings.Split(f.Genres, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			genres = append(genres, g)
+		}
+	}
+	id, err := h.Admin.CreateMovie(c.Request().Context(), web.Actor(c), catalog.Movie{
+		Title: strings.TrimSpace(f.Title), DurationMinutes: minutes, Rating: strings.TrimSpace(f.Rating),
+		Language: strings.TrimSpace(f.Language), Synopsis: strings.TrimSpace(f.Synopsis), Genres: genres,
+	})
+	var bad *catalog.FieldError
+	if errors.As(err, &bad) {
+		f.Add(bad.Field, web.Sentence(bad.Message))
+		return h.moviesPage(c, http.StatusUnprocessableEntity, f)
+	}
+	if err != nil {
+		return err
+	}
+	return web.SeeOther(c, fmt.Sprintf("/admin/movies/%d?added=1", id))
+}
+
+// MoviePage shows a movie with its poster form (platform admins).
+func (h *Handlers) MoviePage(c echo.Context) error {
+	v := adminview.MovieView{}
+	switch {
+	case c.QueryParam("added") == "1":
+		v.Notice = "Movie added to the catalogue."
+	case c.QueryParam("poster") == "1":
+		v.Notice = "Poster saved."
+	}
+	return h.moviePage(c, http.StatusOK, v)
+}
+
+func (h *Handlers) moviePage(c echo.Context, status int, v adminview.MovieView) error {
+	a := web.Actor(c)
+	if !a.Platform() {
+		return admin.ErrPlatformOnly
+	}
+	id, err := adminpage.PathID(c, "movie_id")
+	if err != nil {
+		return web.NotFound("movie")
+	}
+	if v.Movie, err = h.Admin.Movie(c.Request().Context(), a, id); err != nil {
+		return web.Lookup("movie", err)
+	}
+	if v.Notice != "" && v.Movie.Poster != nil && c.QueryParam("poster") == "1" {
+		v.Notice = fmt.Sprintf("Poster saved: %d × %d pixels.", v.Movie.Poster.Width, v.Movie.Poster.Height)
+	}
+	return web.Render(c, status, adminview.MoviePage(adminpage.Meta(h.Server, c, v.Movie.Title), adminpage.Nav(c, adminview.SectionMovies), v))
+}
+
+// UploadPosterSubmit sets a movie's poster from the form's file part: the
+// bytes decide its type, as for the API.
+func (h *Handlers) UploadPosterSubmit(c echo.Context) error {
+	if !web.Actor(c).Platform() {
+		return admin.ErrPlatformOnly
+	}
+	movieID, err := adminpage.PathID(c, "movie_id")
+	if err != nil {
+		return web.NotFound("movie")
+	}
+	v := adminview.MovieView{Alt: c.FormValue("alt")}
+	again := func(status int, field, message string) error {
+		v.Add(field, message)
+		return h.moviePage(c, status, v)
+	}
+	fh, err := c.FormFile("poster")
+	if err != nil || fh.Size == 0 {
+		return again(http.StatusUnprocessableEntity, "poster", "Choose an image file to upload.")
+	}
+	if fh.Size > admin.MaxPosterBytes {
+		return again(http.StatusRequestEntityTooLarge, "poster", tooLarge(fh.Size))
+	}
+	file, err := fh.Open()
+	if err != nil {
+		return fmt.Errorf("open the poster part: %w", err)
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, admin.MaxPosterBytes+1))
+	if err != nil {
+		return fmt.Errorf("read the poster part: %w", err)
+	}
+	_, err = h.Admin.SetPoster(c.Request().Context(), web.Actor(c), movieID, data, strings.TrimSpace(v.Alt))
+	var (
+		bad  *catalog.FieldError
+		size *admin.PosterSizeError
+	)
+	switch {
+	case errors.As(err, &size):
+		return again(http.StatusUnprocessableEntity, "poster", size.Message)
+	case errors.Is(err, admin.ErrPosterTooLarge):
+		return again(http.StatusRequestEntityTooLarge, "poster", tooLarge(int64(len(data))))
+	case errors.Is(err, admin.ErrUnsupportedImage):
+		return again(http.StatusUnsupportedMediaType, "poster",
+			"This file is not a PNG, JPEG or WebP image. Choose an image in one of these types.")
+	case errors.Is(err, admin.ErrInvalidImage):
+		return again(http.StatusUnprocessableEntity, "poster",
+			"This image is damaged or too large to read. Export it again and upload it once more.")
+	case errors.As(err, &bad):
+		return again(http.StatusUnprocessableEntity, bad.Field, web.Sentence(bad.Message))
+	case err != nil:
+		return web.Lookup("movie", err)
+	}
+	return web.SeeOther(c, fmt.Sprintf("/admin/movies/%d?poster=1", movieID))
+}
+
+func tooLarge(size int64) string {
+	return fmt.Sprintf("This image is %.1f MiB: a poster is at most 2 MiB. Choose a smaller image.", float64(size)/(1<<20))
+}
