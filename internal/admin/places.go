@@ -66,9 +66,7 @@ type TheatreRecord struct {
 	Currency              string       `json:"currency"`
 	CleaningBufferMinutes int          `json:"cleaning_buffer_minutes"`
 	RefundTiers           []TierRecord `json:"refund_tiers"`
-	// OrphanRule: a hold of seats picked by hand may not leave one seat
-	// alone in its row when a choice of as many seats leaves none.
-	OrphanRule bool `json:"orphan_rule"`
+	catalog.TheatreSettings
 }
 
 // TierRecord is a refund tier in whole hours, as admins set it.
@@ -85,7 +83,7 @@ func Record(t catalog.AdminTheatre) TheatreRecord {
 	}
 	return TheatreRecord{
 		City: t.CitySlug, Name: t.Name, Address: t.Address, TimeZone: t.TimeZone, Currency: t.Currency,
-		CleaningBufferMinutes: int(t.CleaningBuffer / time.Minute), RefundTiers: tiers, OrphanRule: t.OrphanRule,
+		CleaningBufferMinutes: int(t.CleaningBuffer / time.Minute), RefundTiers: tiers, TheatreSettings: t.Settings,
 	}
 }
 
@@ -99,12 +97,13 @@ type TheatreInput struct {
 	Currency              *string // ISO 4217; INR when a new theatre names none
 	CleaningBufferMinutes *int
 	RefundTiers           *[]TierRecord
-	OrphanRule            *bool // on for a new theatre that says nothing
+	Settings              catalog.TheatreSettingsPatch // a new theatre's unsaid ones are the defaults
 }
 
 // CreateTheatre adds a theatre to a city (platform admins only). City,
 // name and time zone are required; the cleaning buffer defaults to 15
-// minutes, the refund policy to the default one and the orphan rule to on.
+// minutes, the refund policy to the default one and each setting to its default
+// (catalog.DefaultTheatreSettings).
 func (s *Service) CreateTheatre(ctx context.Context, a Actor, in TheatreInput) (catalog.AdminTheatre, error) {
 	if err := requirePlatform(a); err != nil {
 		return catalog.AdminTheatre{}, err
@@ -132,7 +131,7 @@ func (s *Service) CreateTheatre(ctx context.Context, a Actor, in TheatreInput) (
 		return catalog.AdminTheatre{}, &catalog.FieldError{Field: "city", Message: "there is no city with this slug"}
 	}
 	nt := catalog.NewTheatre{City: *in.City, Name: *p.Name, Address: *p.Address, TimeZone: *p.TimeZone,
-		CleaningBuffer: p.CleaningBuffer, Policy: p.Policy, OrphanRule: p.OrphanRule}
+		CleaningBuffer: p.CleaningBuffer, Policy: p.Policy, Settings: catalog.DefaultTheatreSettings().With(p.Settings)}
 	if p.Currency != nil {
 		nt.Currency = *p.Currency
 	}
@@ -209,7 +208,10 @@ func (in TheatreInput) patch() (catalog.TheatrePatch, error) {
 		}
 		p.Policy = &policy
 	}
-	p.OrphanRule = in.OrphanRule
+	if err := catalog.DefaultTheatreSettings().With(in.Settings).Validate(); err != nil {
+		return p, err
+	}
+	p.Settings = in.Settings
 	return p, nil
 }
 

@@ -38,11 +38,8 @@ type AdminTheatre struct {
 	CleaningBuffer time.Duration
 	// Policy is the theatre's refund policy: its own tiers, or the default
 	// policy when it set none.
-	Policy booking.RefundPolicy
-	// OrphanRule: a hold of seats picked by hand that would leave one seat
-	// alone in its row is refused, with a better choice offered (see
-	// booking.OrphanSeatError).
-	OrphanRule bool
+	Policy   booking.RefundPolicy
+	Settings TheatreSettings
 }
 
 // ScreenSummary is one screen of a theatre, with how many seats it has.
@@ -68,7 +65,7 @@ type NewTheatre struct {
 	Currency       string                // ISO 4217; "": INR
 	CleaningBuffer *time.Duration        // nil: the default buffer
 	Policy         *booking.RefundPolicy // nil: the default policy
-	OrphanRule     *bool                 // nil: on
+	Settings       TheatreSettings
 }
 
 // TheatrePatch is a change to a theatre: each nil field stays as it is.
@@ -79,5 +76,5 @@ type TheatrePatch struct {
 	Currency       *string
 	CleaningBuffer *time.Duration
 	Policy         *booking.RefundPolicy // replaces the theatre's tiers
-	OrphanRule     *bool
+	Settings       TheatreSettingsPatch
 }

@@ -165,7 +165,8 @@ func Load(ctx context.Context, s *postgres.Store, now time.Time) error {
 			return fmt.Errorf("demo: %w", err)
 		}
 		// As a theatre an admin adds: no single empty seats left.
-		if err := s.SetOrphanRule(ctx, theatreID, true); err != nil {
+		on := true
+		if err := s.SetTheatreSettings(ctx, theatreID, catalog.TheatreSettingsPatch{OrphanRule: &on}); err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
 		for _, sp := range tp.screens {

@@ -24,3 +24,8 @@ func InTheatre(tb testing.TB, s *postgres.Store, v Venue, tz string, policy *boo
 	v.TheatreID = id
 	return v
 }
+
+// SetOrphanRule turns theatre theatreID's orphan rule on or off.
+func SetOrphanRule(ctx context.Context, s *postgres.Store, theatreID int64, on bool) error {
+	return s.SetTheatreSettings(ctx, theatreID, catalog.TheatreSettingsPatch{OrphanRule: &on})
+}

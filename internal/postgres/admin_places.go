@@ -49,7 +49,7 @@ func (s *Store) CreateTheatreAudited(ctx context.Context, nt catalog.NewTheatre,
 			return fmt.Errorf("city %q: %w", nt.City, err)
 		}
 		id, err := insertTheatre(ctx, tx, catalog.Theatre{CityID: cityID, Name: nt.Name, Address: nt.Address, TimeZone: nt.TimeZone, Currency: nt.Currency},
-			nt.CleaningBuffer, nt.Policy, nt.OrphanRule)
+			nt.CleaningBuffer, nt.Policy, nt.Settings)
 		if err != nil {
 			return err
 		}
@@ -82,8 +82,8 @@ func (s *Store) UpdateTheatre(ctx context.Context, id int64, p catalog.TheatrePa
 			UPDATE theatres SET name = coalesce($2, name), address = coalesce($3, address),
 			       timezone = coalesce($4, timezone),
 			       cleaning_buffer = coalesce($5 * interval '1 microsecond', cleaning_buffer),
-			       currency = coalesce($6, currency), orphan_rule = coalesce($7, orphan_rule)
-			 WHERE id = $1`, id, p.Name, p.Address, p.TimeZone, buffer, p.Currency, p.OrphanRule)
+			       currency = coalesce($6, currency), settings = settings || $7
+			 WHERE id = $1`, id, p.Name, p.Address, p.TimeZone, buffer, p.Currency, p.Settings.Document())
 		if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "theatres_city_id_name_key" {
 			return errTheatreNameTaken
 		}
@@ -114,7 +114,7 @@ const adminTheatreColumns = `t.id, c.id, c.name, c.slug, t.name, t.address, t.ti
 	ARRAY(SELECT (extract(epoch FROM r.min_before) * 1000000)::bigint FROM refund_tiers r
 	       WHERE r.theatre_id = t.id ORDER BY r.min_before DESC),
 	ARRAY(SELECT r.percent FROM refund_tiers r WHERE r.theatre_id = t.id ORDER BY r.min_before DESC),
-	t.orphan_rule`
+	t.settings`
 
 const adminTheatreFrom = `theatres t JOIN cities c ON c.id = t.city_id`
 
@@ -125,11 +125,15 @@ func scanAdminTheatre(row pgx.Row) (catalog.AdminTheatre, error) {
 		befores        []int64
 		percents       []int32
 		tiersOfTheatre []booking.RefundTier
+		settings       []byte
 	)
 	err := row.Scan(&t.ID, &t.CityID, &t.CityName, &t.CitySlug, &t.Name, &t.Address, &t.TimeZone, &t.Currency,
-		&buffer, &befores, &percents, &t.OrphanRule)
+		&buffer, &befores, &percents, &settings)
 	if err != nil {
 		return t, err
+	}
+	if t.Settings, err = catalog.ReadTheatreSettings(settings); err != nil {
+		return t, fmt.Errorf("theatre %d: %w", t.ID, err)
 	}
 	t.CleaningBuffer = time.Duration(buffer) * time.Microsecond
 	for i, b := range befores {

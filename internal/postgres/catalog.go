@@ -50,13 +50,15 @@ func (s *Store) Cities(ctx context.Context) ([]catalog.City, error) {
 // CreateTheatre adds a theatre to a city, with its refund policy (nil keeps
 // the default policy), and returns its id. The theatre is made without the
 // orphan rule, which would refuse many a hold of a fixture's tiny hall:
-// fixtures, seeds and the demo that want it call SetOrphanRule. (A theatre
-// an admin adds has it unless they say otherwise: CreateTheatreAudited.)
+// fixtures, seeds and the demo that want it set it (SetTheatreSettings).
+// (A theatre an admin adds has it unless they say otherwise:
+// CreateTheatreAudited.)
 func (s *Store) CreateTheatre(ctx context.Context, t catalog.Theatre, policy *booking.RefundPolicy) (int64, error) {
 	var id int64
-	off := false
+	settings := catalog.DefaultTheatreSettings()
+	settings.OrphanRule = false
 	err := s.inTx(ctx, func(tx pgx.Tx) (err error) {
-		id, err = insertTheatre(ctx, tx, t, nil, policy, &off)
+		id, err = insertTheatre(ctx, tx, t, nil, policy, settings)
 		return err
 	})
 	if err != nil {
@@ -65,13 +67,13 @@ func (s *Store) CreateTheatre(ctx context.Context, t catalog.Theatre, policy *bo
 	return id, nil
 }
 
-// SetOrphanRule turns theatre id's orphan rule on or off (see HoldSeats),
-// as fixtures, seeds and the demo set up a theatre. An admin's change goes
-// through UpdateTheatre, which writes it in the audit log.
-func (s *Store) SetOrphanRule(ctx context.Context, id int64, on bool) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE theatres SET orphan_rule = $2 WHERE id = $1`, id, on)
+// SetTheatreSettings changes theatre id's settings by p, as fixtures,
+// seeds and the demo set up a theatre. An admin's change goes through
+// UpdateTheatre, which writes it in the audit log.
+func (s *Store) SetTheatreSettings(ctx context.Context, id int64, p catalog.TheatreSettingsPatch) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE theatres SET settings = settings || $2 WHERE id = $1`, id, p.Document())
 	if err != nil {
-		return fmt.Errorf("set orphan rule of theatre %d: %w", id, err)
+		return fmt.Errorf("set settings of theatre %d: %w", id, err)
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("theatre %d: %w", id, booking.ErrNotFound)
@@ -80,10 +82,10 @@ func (s *Store) SetOrphanRule(ctx context.Context, id int64, on bool) error {
 }
 
 // insertTheatre is the one insert of a theatre and its refund tiers, for
-// CreateTheatre and the admin's audited CreateTheatreAudited. A nil
-// cleaning buffer or orphan rule is the column's default; a name the city
-// already has is a *catalog.FieldError.
-func insertTheatre(ctx context.Context, tx pgx.Tx, t catalog.Theatre, buffer *time.Duration, policy *booking.RefundPolicy, orphanRule *bool) (int64, error) {
+// CreateTheatre and the admin's audited CreateTheatreAudited, with every
+// setting of settings written. A nil cleaning buffer is the column's
+// default; a name the city already has is a *catalog.FieldError.
+func insertTheatre(ctx context.Context, tx pgx.Tx, t catalog.Theatre, buffer *time.Duration, policy *booking.RefundPolicy, settings catalog.TheatreSettings) (int64, error) {
 	if _, err := time.LoadLocation(t.TimeZone); err != nil || t.TimeZone == "" {
 		return 0, fmt.Errorf("theatre %q: unknown time zone %q", t.Name, t.TimeZone)
 	}
@@ -91,19 +93,15 @@ func insertTheatre(ctx context.Context, tx pgx.Tx, t catalog.Theatre, buffer *ti
 	if currency == "" {
 		currency = "INR"
 	}
-	bufferSQL, ruleSQL, args := "DEFAULT", "DEFAULT", []any{t.CityID, t.Name, t.Address, t.TimeZone, currency}
+	bufferSQL, args := "DEFAULT", []any{t.CityID, t.Name, t.Address, t.TimeZone, currency, settings.Patch().Document()}
 	if buffer != nil {
 		args = append(args, buffer.Microseconds())
 		bufferSQL = fmt.Sprintf("$%d * interval '1 microsecond'", len(args))
 	}
-	if orphanRule != nil {
-		args = append(args, *orphanRule)
-		ruleSQL = fmt.Sprintf("$%d", len(args))
-	}
 	var id int64
 	err := tx.QueryRow(ctx, `
-		INSERT INTO theatres (city_id, name, address, timezone, currency, cleaning_buffer, orphan_rule)
-		VALUES ($1, $2, $3, $4, $5, `+bufferSQL+`, `+ruleSQL+`) RETURNING id`, args...).Scan(&id)
+		INSERT INTO theatres (city_id, name, address, timezone, currency, settings, cleaning_buffer)
+		VALUES ($1, $2, $3, $4, $5, $6, `+bufferSQL+`) RETURNING id`, args...).Scan(&id)
 	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "theatres_city_id_name_key" {
 		return 0, errTheatreNameTaken
 	}

@@ -73,7 +73,7 @@ func (s *Store) orphanRuled(ctx context.Context, tx pgx.Tx, showID int64) ([]sea
 		  FROM show_seats ss
 		  JOIN seats st ON st.screen_id = ss.screen_id AND st.seat_id = ss.seat_id
 		 WHERE ss.show_id = $1
-		   AND (SELECT th.orphan_rule FROM shows sh
+		   AND (SELECT coalesce((th.settings ->> 'orphan_rule')::boolean, true) FROM shows sh
 		          JOIN screens sc ON sc.id = sh.screen_id
 		          JOIN theatres th ON th.id = sc.theatre_id
 		         WHERE sh.id = $1)`, showID, s.now())

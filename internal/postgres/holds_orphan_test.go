@@ -48,7 +48,7 @@ func orphanWorld(t *testing.T) *world {
 
 func (w *world) orphanRule(on bool) {
 	w.t.Helper()
-	if err := w.store.SetOrphanRule(ctx, w.venue.TheatreID, on); err != nil {
+	if err := pgtest.SetOrphanRule(ctx, w.store, w.venue.TheatreID, on); err != nil {
 		w.t.Fatal(err)
 	}
 }

@@ -18,7 +18,7 @@ func TestTheatreFormOrphanRule(t *testing.T) {
 	path := theatreURL(th)
 	rule := func(name string) bool {
 		t.Helper()
-		return e.Count(t, `SELECT count(*) FROM theatres WHERE name = $1 AND orphan_rule`, name) == 1
+		return e.Count(t, `SELECT count(*) FROM theatres WHERE name = $1 AND (settings ->> 'orphan_rule')::boolean`, name) == 1
 	}
 	platform, _ := placesBrowser(t, e, auth.RolePlatformAdmin)
 	manager, mu := placesBrowser(t, e, auth.RoleTheatreAdmin, th)

@@ -18,7 +18,7 @@ func TestTheatreOrphanRule(t *testing.T) {
 	e := a.e
 	city := pgtest.Scalar[string](t, e.Store.Pool(), `SELECT slug FROM cities`)
 	rule := func(id int64) bool {
-		return pgtest.Scalar[bool](t, e.Store.Pool(), `SELECT orphan_rule FROM theatres WHERE id = $1`, id)
+		return pgtest.Scalar[bool](t, e.Store.Pool(), `SELECT (settings ->> 'orphan_rule')::boolean FROM theatres WHERE id = $1`, id)
 	}
 
 	t.Run("a new theatre has it unless it says otherwise", func(t *testing.T) {

@@ -77,12 +77,12 @@ type theatreRequest struct {
 	Currency              *string             `json:"currency"`
 	CleaningBufferMinutes *int                `json:"cleaning_buffer_minutes"`
 	RefundTiers           *[]admin.TierRecord `json:"refund_tiers"`
-	OrphanRule            *bool               `json:"orphan_rule"`
+	catalog.TheatreSettingsPatch
 }
 
 func (r theatreRequest) input() admin.TheatreInput {
 	return admin.TheatreInput{City: r.City, Name: r.Name, Address: r.Address, TimeZone: r.TimeZone, Currency: r.Currency,
-		CleaningBufferMinutes: r.CleaningBufferMinutes, RefundTiers: r.RefundTiers, OrphanRule: r.OrphanRule}
+		CleaningBufferMinutes: r.CleaningBufferMinutes, RefundTiers: r.RefundTiers, Settings: r.TheatreSettingsPatch}
 }
 
 // CreateTheatre adds a theatre to a city: POST /api/v1/admin/theatres.

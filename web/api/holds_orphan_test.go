@@ -6,13 +6,14 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
 
 func TestHoldOrphanSeat(t *testing.T) {
 	t.Parallel()
 	e := webtest.NewEnv(t)
-	if err := e.Store.SetOrphanRule(t.Context(), e.Venue.TheatreID, true); err != nil {
+	if err := pgtest.SetOrphanRule(t.Context(), e.Store, e.Venue.TheatreID, true); err != nil {
 		t.Fatal(err)
 	}
 
@@ -51,11 +52,11 @@ func TestHoldOrphanSeat(t *testing.T) {
 		c := e.User(t)
 		first := c.HoldKey("won", "C1", "C2")
 		webtest.Want(t, first, http.StatusCreated)
-		if err := e.Store.SetOrphanRule(t.Context(), e.Venue.TheatreID, false); err != nil {
+		if err := pgtest.SetOrphanRule(t.Context(), e.Store, e.Venue.TheatreID, false); err != nil {
 			t.Fatal(err)
 		}
 		webtest.Want(t, e.User(t).HoldKey("other", "C4"), http.StatusCreated) // C3 is alone now
-		if err := e.Store.SetOrphanRule(t.Context(), e.Venue.TheatreID, true); err != nil {
+		if err := pgtest.SetOrphanRule(t.Context(), e.Store, e.Venue.TheatreID, true); err != nil {
 			t.Fatal(err)
 		}
 		again := c.HoldKey("won", "C1", "C2")
@@ -66,7 +67,7 @@ func TestHoldOrphanSeat(t *testing.T) {
 	})
 
 	t.Run("with the rule off, the seats picked are held", func(t *testing.T) {
-		if err := e.Store.SetOrphanRule(t.Context(), e.Venue.TheatreID, false); err != nil {
+		if err := pgtest.SetOrphanRule(t.Context(), e.Store, e.Venue.TheatreID, false); err != nil {
 			t.Fatal(err)
 		}
 		webtest.Want(t, e.User(t).HoldKey("off", "E2", "E3", "E4"), http.StatusCreated)

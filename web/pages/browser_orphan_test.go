@@ -5,13 +5,15 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
 // orphanRule turns the orphan rule of show's theatre on or off.
 func (s *site) orphanRule(show int64, on bool) {
 	s.t.Helper()
 	theatre := scalar[int64](s, `SELECT sc.theatre_id FROM shows sh JOIN screens sc ON sc.id = sh.screen_id WHERE sh.id = $1`, show)
-	if err := s.Store.SetOrphanRule(context.Background(), theatre, on); err != nil {
+	if err := pgtest.SetOrphanRule(context.Background(), s.Store, theatre, on); err != nil {
 		s.t.Fatal(err)
 	}
 }

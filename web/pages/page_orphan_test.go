@@ -7,6 +7,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestShowPageOrphanSeat(t *testing.T) {
 	t.Parallel()
 	e := webtest.NewEnv(t)
-	if err := e.Store.SetOrphanRule(t.Context(), e.Venue.TheatreID, true); err != nil {
+	if err := pgtest.SetOrphanRule(t.Context(), e.Store, e.Venue.TheatreID, true); err != nil {
 		t.Fatal(err)
 	}
 	e.User(t).MustHold(t, "C1", "C2", "C3")

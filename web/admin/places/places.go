@@ -6,6 +6,7 @@ package places
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -48,7 +49,8 @@ func (h *Handlers) TheatresPage(c echo.Context) error {
 // newTheatreForm is the empty new-theatre form: the default cleaning time
 // and refund policy filled in.
 func newTheatreForm() adminview.TheatreForm {
-	f := adminview.TheatreForm{Currency: "INR", CleaningBuffer: strconv.Itoa(int(admin.DefaultCleaningBuffer / time.Minute)), OrphanRule: true}
+	f := adminview.TheatreForm{Currency: "INR", CleaningBuffer: strconv.Itoa(int(admin.DefaultCleaningBuffer / time.Minute)),
+		Settings: catalog.DefaultTheatreSettings()}
 	f.Tiers = tierRows(admin.Record(catalog.AdminTheatre{Policy: booking.DefaultRefundPolicy}).RefundTiers)
 	return f
 }
@@ -176,7 +178,7 @@ func (h *Handlers) theatrePage(c echo.Context, status int, d catalog.TheatreDeta
 func theatreForm(t catalog.AdminTheatre) adminview.TheatreForm {
 	r := admin.Record(t)
 	return adminview.TheatreForm{Name: r.Name, Address: r.Address, TimeZone: r.TimeZone, Currency: r.Currency,
-		CleaningBuffer: strconv.Itoa(r.CleaningBufferMinutes), Tiers: tierRows(r.RefundTiers), OrphanRule: r.OrphanRule}
+		CleaningBuffer: strconv.Itoa(r.CleaningBufferMinutes), Tiers: tierRows(r.RefundTiers), Settings: r.TheatreSettings}
 }
 
 // tierRows are a policy's tiers as form rows, with empty rows to add more.
@@ -236,9 +238,7 @@ func changesOnly(in admin.TheatreInput, was admin.TheatreRecord) admin.TheatreIn
 	if in.RefundTiers != nil && sameTiers(*in.RefundTiers, was.RefundTiers) {
 		in.RefundTiers = nil
 	}
-	if in.OrphanRule != nil && *in.OrphanRule == was.OrphanRule {
-		in.OrphanRule = nil
-	}
+	in.Settings = was.TheatreSettings.Changes(was.TheatreSettings.With(in.Settings))
 	return in
 }
 
@@ -254,9 +254,9 @@ func sameTiers(a, b []admin.TierRecord) bool {
 func theatreFormOf(c echo.Context) adminview.TheatreForm {
 	f := adminview.TheatreForm{Name: c.FormValue("name"), Address: c.FormValue("address"),
 		TimeZone: strings.TrimSpace(c.FormValue("timezone")), Currency: strings.ToUpper(strings.TrimSpace(c.FormValue("currency"))),
-		CleaningBuffer: strings.TrimSpace(c.FormValue("cleaning_buffer_minutes")),
-		OrphanRule:     c.FormValue("orphan_rule") != ""} // a box left unticked is not sent
+		CleaningBuffer: strings.TrimSpace(c.FormValue("cleaning_buffer_minutes"))}
 	form, _ := c.FormParams()
+	f.Settings, f.SettingsFields = settingsOf(form)
 	hours, percents := form["tier_hours"], form["tier_percent"]
 	for i := 0; i < max(len(hours), len(percents)) && i < maxTierRows; i++ {
 		var row adminview.TierRow
@@ -279,7 +279,8 @@ func theatreFormOf(c echo.Context) adminview.TheatreForm {
 // the defaults; a change always sends both.
 func theatreInput(f adminview.TheatreForm, create bool) (admin.TheatreInput, map[string]string) {
 	fields := map[string]string{}
-	in := admin.TheatreInput{Name: &f.Name, Address: &f.Address, TimeZone: &f.TimeZone, OrphanRule: &f.OrphanRule}
+	maps.Copy(fields, f.SettingsFields)
+	in := admin.TheatreInput{Name: &f.Name, Address: &f.Address, TimeZone: &f.TimeZone, Settings: f.Settings.Patch()}
 	if f.Currency != "" {
 		in.Currency = &f.Currency // left empty: INR for a new theatre, unchanged for one that has one
 	}
