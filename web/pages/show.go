@@ -27,7 +27,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/gzjoin"
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
-	"github.com/marquee-tickets/marquee/web/seatmap"
 )
 
 // The show page: the seat map, the selection form, holding and releasing.
@@ -197,7 +196,7 @@ func selectionSummary(seats []string) string {
 }
 
 // seatMap is the show's seat map for this viewer: its view (see
-// seatmap.View), or, when the viewer sees what every viewer without picks
+// components.SeatMapOf), or, when the viewer sees what every viewer without picks
 // or seats of their own sees, the map rendered once per snapshot of the
 // seats in memory (its view then carries only MaxSeats).
 func (s *Handlers) seatMap(st showState, selectable bool, picked, taken map[string]bool) (components.SeatMapView, templ.Component) {
@@ -215,9 +214,9 @@ func (s *Handlers) seatMap(st showState, selectable bool, picked, taken map[stri
 	return s.seatMapView(st, selectable, picked, taken), nil
 }
 
-// seatMapView is the show's seat map for this viewer (see seatmap.View).
+// seatMapView is the show's seat map for this viewer (see components.SeatMapOf).
 func (s *Handlers) seatMapView(st showState, selectable bool, picked, taken map[string]bool) components.SeatMapView {
-	v := seatmap.View(st.seats, st.show.Currency, picked, taken)
+	v := components.SeatMapOf(st.seats, st.show.Currency, picked, taken)
 	v.ShowID, v.Selectable, v.MaxSeats = st.show.ID, selectable, s.Config.MaxSeatsPerHold
 	return v
 }

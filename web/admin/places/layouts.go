@@ -23,7 +23,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/seating"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/admin/adminpage"
-	"github.com/marquee-tickets/marquee/web/seatmap"
 )
 
 // Screens and the seat-layout editor.
@@ -490,12 +489,12 @@ func (h *Handlers) renderPreview(c echo.Context, status int, v components.SeatMa
 }
 
 // previewMap is the seat map of a show of the layout, every seat available
-// and no prices yet, exactly as the show page lays it out (seatmap.View).
+// and no prices yet, exactly as the show page lays it out (components.SeatMapOf).
 func previewMap(specs []catalog.SeatSpec) components.SeatMapView {
 	seats := make([]booking.Seat, len(specs))
 	for i, st := range specs {
 		seats[i] = booking.Seat{ID: st.ID, Row: st.Row, Number: st.Number, GridRow: st.GridRow, GridCol: st.GridCol,
 			Accessible: st.Accessible, Category: st.Category, Status: booking.SeatAvailable}
 	}
-	return seatmap.View(seats, "", nil, nil)
+	return components.SeatMapOf(seats, "", nil, nil)
 }

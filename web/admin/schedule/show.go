@@ -18,7 +18,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/admin/adminpage"
-	"github.com/marquee-tickets/marquee/web/seatmap"
 )
 
 // A show's page: its live occupancy, blocking and unblocking seats, and
@@ -156,11 +155,11 @@ func (h *Handlers) renderShow(c echo.Context, status int, showID int64, notice *
 	return web.Render(c, status, adminview.OccupancyPage(adminpage.Meta(h.Server, c, sh.MovieTitle+" · show"), adminpage.Nav(c, adminview.SectionTheatres), v))
 }
 
-// adminSeatMap is the show's seat map as moviegoers see it (seatmap.View),
+// adminSeatMap is the show's seat map as moviegoers see it (components.SeatMapOf),
 // for the admin: nothing is picked by the map's own script; admin-show.js
 // picks available and blocked seats.
 func adminSeatMap(showID int64, currency string, seats []booking.Seat) components.SeatMapView {
-	v := seatmap.View(seats, currency, nil, nil)
+	v := components.SeatMapOf(seats, currency, nil, nil)
 	v.ShowID = showID
 	return v
 }

@@ -1,10 +1,10 @@
-package seatmap_test
+package components_test
 
 import (
 	"testing"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
-	"github.com/marquee-tickets/marquee/web/seatmap"
+	"github.com/marquee-tickets/marquee/components"
 )
 
 // Two rows given out of order, a gap in the first, a blocked seat: the map
@@ -15,7 +15,7 @@ func TestView(t *testing.T) {
 		return booking.Seat{ID: id, Row: row, Number: n, GridRow: r, GridCol: c, Category: cat,
 			PriceMinor: price, Currency: "INR", Status: st}
 	}
-	v := seatmap.View([]booking.Seat{
+	v := components.SeatMapOf([]booking.Seat{
 		seat("B1", "B", 1, 1, 0, "PREMIUM", 45000, booking.SeatAvailable),
 		seat("A2", "A", 2, 0, 2, "STANDARD", 25000, booking.SeatBlocked),
 		seat("A1", "A", 1, 0, 0, "STANDARD", 25000, booking.SeatAvailable),
@@ -36,7 +36,7 @@ func TestView(t *testing.T) {
 		t.Errorf("legend = %+v, want STANDARD (cheaper, with its price) first", v.Legend)
 	}
 	// A drafted layout: no currency, so no prices anywhere.
-	draft := seatmap.View([]booking.Seat{{ID: "A1", Row: "A", Number: 1, Category: "STANDARD", Status: booking.SeatAvailable}}, "", nil, nil)
+	draft := components.SeatMapOf([]booking.Seat{{ID: "A1", Row: "A", Number: 1, Category: "STANDARD", Status: booking.SeatAvailable}}, "", nil, nil)
 	if draft.Legend[0].Price != "" || draft.Money.Prefix != "" {
 		t.Errorf("draft legend %+v, money pattern %+v: want no price", draft.Legend, draft.Money)
 	}

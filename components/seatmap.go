@@ -1,9 +1,12 @@
-// Package seatmap lays a show's seats out as components.SeatMap draws them:
-// one row of cells per grid row, from the leftmost to the rightmost column
-// of the screen, gaps where there is no seat, and a legend of the seat
-// categories, cheapest first. The moviegoer's show page, the admin's show
-// page and the layout editor's preview draw the same map.
-package seatmap
+package components
+
+// A show's seats laid out as SeatMap draws them: one row of cells per grid
+// row, from the leftmost to the rightmost column of the screen, gaps where
+// there is no seat, and a legend of the seat categories, cheapest first.
+// The moviegoer's show page, the admin's show page and the layout editor's
+// preview draw the same map. It lives beside the template that draws it, so
+// a new kind of seat (a companion seat, say) is laid out and drawn here.
+
 
 import (
 	"cmp"
@@ -11,18 +14,17 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/money"
 )
 
-// View lays out seats priced in currency ("" for seats without prices
+// SeatMapOf lays out seats priced in currency ("" for seats without prices
 // yet: the legend then shows none). picked marks the viewer's picks (shown
 // selected while available), taken the picks someone else took; both may
 // be nil. The caller sets the map's show and what the viewer may do.
-func View(seats []booking.Seat, currency string, picked, taken map[string]bool) components.SeatMapView {
-	v := components.SeatMapView{Currency: currency}
+func SeatMapOf(seats []booking.Seat, currency string, picked, taken map[string]bool) SeatMapView {
+	v := SeatMapView{Currency: currency}
 	if currency != "" {
 		v.Money = money.PatternOf(currency)
 	}
@@ -43,7 +45,7 @@ func View(seats []booking.Seat, currency string, picked, taken map[string]bool) 
 	for _, seat := range seats {
 		if _, ok := rowIndex[seat.GridRow]; !ok {
 			rowIndex[seat.GridRow] = len(v.Rows)
-			v.Rows = append(v.Rows, components.SeatRow{Label: seat.Row, Cells: make([]*components.SeatView, v.Cols)})
+			v.Rows = append(v.Rows, SeatRow{Label: seat.Row, Cells: make([]*SeatView, v.Cols)})
 		}
 		status := format.SeatStatus(seat)
 		switch status {
@@ -53,7 +55,7 @@ func View(seats []booking.Seat, currency string, picked, taken map[string]bool) 
 			v.Blocked++
 		}
 		prices[seat.Category] = seat.PriceMinor
-		v.Rows[rowIndex[seat.GridRow]].Cells[seat.GridCol-minCol] = &components.SeatView{
+		v.Rows[rowIndex[seat.GridRow]].Cells[seat.GridCol-minCol] = &SeatView{
 			ID: seat.ID, Number: seat.Number, Category: seat.Category, PriceMinor: seat.PriceMinor,
 			Status: status, Label: format.SeatLabel(seat, status), Accessible: seat.Accessible,
 			Selected: picked[seat.ID] && status == "available", Taken: taken[seat.ID],
@@ -69,7 +71,7 @@ func View(seats []booking.Seat, currency string, picked, taken map[string]bool) 
 		return cmp.Or(cmp.Compare(prices[a], prices[b]), strings.Compare(a, b))
 	})
 	for _, cat := range categories {
-		item := components.LegendItem{Category: cat, Name: format.CategoryName(cat)}
+		item := LegendItem{Category: cat, Name: format.CategoryName(cat)}
 		if currency != "" {
 			item.Price = format.Money(prices[cat], currency)
 		}
