@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/netip"
 	"net/url"
@@ -58,6 +59,10 @@ type config struct {
 	// waiting room lasts unused.
 	QueueSecret  []byte
 	AdmissionTTL time.Duration
+	// LogLevel is the least level logged; LogJSON logs a JSON object a
+	// line rather than text.
+	LogLevel slog.Level
+	LogJSON  bool
 }
 
 // PaymentsSandbox is PAYMENTS=sandbox: Sandbox Pay, served by this binary,
@@ -344,10 +349,30 @@ func loadConfig(getenv func(string) string) (config, error) {
 			cfg.PublicURL, minWebhookSecret)
 	}
 
+	if v := get("LOG_LEVEL"); v != "" {
+		level, ok := logLevels[strings.ToLower(v)]
+		if !ok {
+			bad("LOG_LEVEL=%q: must be debug, info, warn or error", v)
+		}
+		cfg.LogLevel = level
+	}
+	switch v := get("LOG_FORMAT"); strings.ToLower(v) {
+	case "", "text":
+	case "json":
+		cfg.LogJSON = true
+	default:
+		bad("LOG_FORMAT=%q: must be text or json", v)
+	}
+
 	if len(errs) > 0 {
 		return config{}, errors.Join(errs...)
 	}
 	return cfg, nil
+}
+
+// logLevels are the values of LOG_LEVEL.
+var logLevels = map[string]slog.Level{
+	"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError,
 }
 
 // trustedProxies reads a comma-separated list of networks (10.0.0.0/8) or

@@ -69,7 +69,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		"session_idle_timeout", cfg.SessionIdleTimeout, "payments", cfg.Payments, "metrics_addr", cfg.MetricsAddr,
 		"read_slots", cfg.Admission.Reads.Slots, "write_slots", cfg.Admission.Writes.Slots,
 		"webhook_slots", cfg.Admission.Webhooks.Slots, "max_queue_wait", cfg.Admission.Writes.MaxWait,
-		"pool", poolSize(cfg.Admission),
+		"pool", poolSize(cfg.Admission), "log_level", cfg.LogLevel, "log_json", cfg.LogJSON,
 		"database", postgres.RedactURL(cfg.DatabaseURL))
 	if cfg.DevSecret {
 		log.Warn("PAYMENT_WEBHOOK_SECRET is not set: using the public development secret; "+
