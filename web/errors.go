@@ -20,6 +20,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
+	"github.com/marquee-tickets/marquee/web/accesslog"
 )
 
 // Error is an answer that is not a success: a status, a stable code for
@@ -367,23 +368,30 @@ func errTooManyHeldSeats(e *booking.HeldSeatsCapError) *Error {
 // HandleError is Echo's error handler: every error, from a handler, a
 // middleware or the router, is answered as JSON, or for pages as a friendly
 // page or htmx fragment (see wantsHTML). Internal errors are logged
-// with the request; their text never reaches the client.
+// with the request; their text never reaches the client. An answer that
+// failed on our side (5xx) carries the request's id instead, which the
+// log's lines about it carry too: a person can quote it to support.
 func (s *Server) HandleError(err error, c echo.Context) {
 	ae, internal := ErrorFor(err)
 	req := c.Request()
+	ctx := req.Context()
 	if internal {
 		switch {
-		case errors.Is(err, context.Canceled) && req.Context().Err() != nil:
+		case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 			// The client went away; nobody reads the answer.
-			s.Log.Debug("request cancelled", "method", req.Method, "path", req.URL.Path, "err", err)
+			s.Log.DebugContext(ctx, "request cancelled", "method", req.Method, "route", c.Path(), "path", req.URL.Path, "err", err)
 		default:
-			attrs := []any{"method", req.Method, "path", req.URL.Path, "status", ae.Status, "err", err}
+			attrs := []any{"method", req.Method, "route", c.Path(), "path", req.URL.Path, "status", ae.Status, "err", err}
 			var pe *panicError
 			if errors.As(err, &pe) {
 				attrs = append(attrs, "stack", string(pe.stack))
 			}
-			s.Log.Error("request failed", attrs...)
+			s.Log.ErrorContext(ctx, "request failed", attrs...)
 		}
+	}
+	var reference string
+	if ae.Status >= http.StatusInternalServerError {
+		reference = accesslog.ID(ctx)
 	}
 	if c.Response().Committed {
 		return
@@ -397,19 +405,22 @@ func (s *Server) HandleError(err error, c echo.Context) {
 		return
 	}
 	if wantsHTML(c) {
-		if err := s.renderProblem(c, ae); err != nil {
-			s.Log.Warn("write error page", "err", err)
+		if err := s.renderProblem(c, ae, reference); err != nil {
+			s.Log.WarnContext(ctx, "write error page", "err", err)
 		}
 		return
 	}
-	body := make(map[string]any, len(ae.Details)+2)
+	body := make(map[string]any, len(ae.Details)+3)
 	for k, v := range ae.Details {
 		body[k] = v
 	}
 	body["error"] = ae.Code
 	body["message"] = ae.Message
+	if reference != "" {
+		body["request_id"] = reference
+	}
 	if err := c.JSON(ae.Status, body); err != nil {
-		s.Log.Debug("write error answer", "err", err)
+		s.Log.DebugContext(ctx, "write error answer", "err", err)
 	}
 }
 

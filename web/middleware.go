@@ -110,6 +110,25 @@ func clientIPExtractor(trusted []netip.Prefix) echo.IPExtractor {
 	return echo.ExtractIPFromXFFHeader(opts...)
 }
 
+// fromTrustedProxy reports whether a request's TCP peer is in a trusted
+// network: a proxy of ours, whose X-Forwarded-For clientIPExtractor
+// believes, and whose X-Request-Id the access log keeps.
+func fromTrustedProxy(trusted []netip.Prefix) func(*http.Request) bool {
+	return func(r *http.Request) bool {
+		peer, err := netip.ParseAddrPort(r.RemoteAddr)
+		if err != nil {
+			return false
+		}
+		addr := peer.Addr().Unmap().WithZone("")
+		for _, p := range trusted {
+			if p.Contains(addr) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // UserOrIP keys a signed-in caller by account, anyone else by address.
 func UserOrIP(c echo.Context) string {
 	if id := UserID(c); id != "" {

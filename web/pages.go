@@ -192,9 +192,10 @@ func SafeNext(next string) string {
 	return p
 }
 
-// problemFor turns an error answer into what a person reads on a page.
-func problemFor(ae *Error) components.Problem {
-	p := components.Problem{Status: ae.Status, Message: ae.Message}
+// problemFor turns an error answer into what a person reads on a page;
+// reference is the request's id for a failure of ours, else "".
+func problemFor(ae *Error, reference string) components.Problem {
+	p := components.Problem{Status: ae.Status, Message: ae.Message, Reference: reference}
 	if ae.Code == errUnavailable.Code {
 		// The database is out of reach: nothing the reader did failed.
 		p.Title = "We'll be right back"
@@ -247,12 +248,13 @@ func wantsHTML(c echo.Context) bool {
 }
 
 // renderProblem answers an error as HTML: a fragment for htmx, swapped into
-// the page's #flash region, else a whole page.
-func (s *Server) renderProblem(c echo.Context, ae *Error) error {
+// the page's #flash region, else a whole page. Either shows reference, when
+// there is one, for the reader to quote.
+func (s *Server) renderProblem(c echo.Context, ae *Error, reference string) error {
 	h := c.Response().Header()
 	setSecurityHeaders(h, s.Secure())
 	h.Set(echo.HeaderCacheControl, "no-store")
-	p := problemFor(ae)
+	p := problemFor(ae, reference)
 	// The request's context may be over (a deadline, or middleware that
 	// has returned): the answer is still owed.
 	ctx := context.WithoutCancel(c.Request().Context())
@@ -262,7 +264,9 @@ func (s *Server) renderProblem(c echo.Context, ae *Error) error {
 		return renderIn(ctx, c, ae.Status, components.ErrorToast(p))
 	}
 	if ae.Code == errBusyCode {
-		return renderIn(ctx, c, ae.Status, components.BusyPage(s.busyMeta(c, ae)))
+		m, b := s.busyMeta(c, ae)
+		b.Reference = reference
+		return renderIn(ctx, c, ae.Status, components.BusyPage(m, b))
 	}
 	m := s.errorMeta(c)
 	return renderIn(ctx, c, ae.Status, components.ErrorPage(m, p))
@@ -299,7 +303,7 @@ func (s *Server) errorMeta(c echo.Context) components.Meta {
 		if u, err := s.layout.user(ctx, id); err == nil {
 			m.User = &u
 		} else if !errors.Is(err, booking.ErrNotFound) {
-			s.Log.Debug("error page: read user", "err", err)
+			s.Log.DebugContext(ctx, "error page: read user", "err", err)
 		}
 	}
 	m.City = s.layoutCity(ctx, c)
@@ -317,7 +321,7 @@ func (s *Server) sessionUser(ctx context.Context, c echo.Context) string {
 	// Load keeps a session the request already carries.
 	ctx, err = s.sessions.Load(ctx, ck.Value)
 	if err != nil {
-		s.Log.Debug("error page: read session", "err", err)
+		s.Log.DebugContext(ctx, "error page: read session", "err", err)
 		return ""
 	}
 	return s.sessions.GetString(ctx, sessionUserKey)

@@ -23,11 +23,13 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/live"
+	"github.com/marquee-tickets/marquee/internal/logctx"
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
+	"github.com/marquee-tickets/marquee/web/accesslog"
 )
 
 // Config is what the server needs to know beyond its store.
@@ -222,6 +224,8 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// Every line logged with a request's context names the request.
+	log = slog.New(logctx.NewHandler(log.Handler()))
 	if len(cfg.WebhookSecret) == 0 {
 		log.Warn("no payment webhook secret: every payment webhook will be refused")
 	}
@@ -279,17 +283,24 @@ func (s *Server) Now() time.Time {
 }
 
 // Echo returns an Echo with the server's error handler and the middleware
-// every request goes through (panic recovery, compression, admission
-// control, error answers, body limit, request deadline), for the routes to
-// be added to.
+// every request goes through (request id and access log, panic recovery,
+// compression, admission control, error answers, body limit, request
+// deadline), for the routes to be added to.
 func (s *Server) Echo() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	e.Logger = echoLogger{s.Log}
 	e.HTTPErrorHandler = s.HandleError
 	// The client's address keys the rate limits and the held-seat caps:
 	// see clientIPExtractor for whom X-Forwarded-For is believed from.
 	e.IPExtractor = clientIPExtractor(s.Config.TrustedProxies)
 	e.Use(
+		accesslog.Middleware(accesslog.Config{
+			Log:       s.Log,
+			FromProxy: fromTrustedProxy(s.Config.TrustedProxies),
+			User:      UserID,
+			Quiet:     quiet,
+		}),
 		recoverPanics(),
 		compress(),
 		// A request's deadline starts once it is admitted: its wait for a
@@ -306,6 +317,16 @@ func (s *Server) Echo() *echo.Echo {
 		readableText,
 	)
 	return e
+}
+
+// quiet reports whether a request is one of those asked for all the time,
+// the probes and the static files, whose access lines are debug.
+func quiet(c echo.Context) bool {
+	switch c.Path() {
+	case HealthRoute, ReadyRoute, StaticRoute:
+		return true
+	}
+	return false
 }
 
 // recoverPanics turns a handler's panic into an internal error, logged with

@@ -25,6 +25,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/refunds"
 	"github.com/marquee-tickets/marquee/internal/sweeper"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/accesslog"
 	"github.com/marquee-tickets/marquee/web/server"
 )
 
@@ -226,8 +227,9 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	// the public one never serves them.
 	var metricsSrv *http.Server
 	if metricsLn != nil {
+		// A scrape's line is debug, as a probe's is.
 		metricsSrv = &http.Server{
-			Handler:           server.Metrics(reg),
+			Handler:           accesslog.Handler(log.With("component", "metrics"), server.Metrics(reg)),
 			ReadHeaderTimeout: 5 * time.Second,
 			WriteTimeout:      30 * time.Second,
 			ErrorLog:          slog.NewLogLogger(log.With("component", "metrics").Handler(), slog.LevelWarn),
