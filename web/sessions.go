@@ -140,7 +140,7 @@ func (s *Server) touchSession(c echo.Context) {
 	ctx := c.Request().Context()
 	s.sessions.SetDeadline(ctx, s.sessions.Deadline(ctx))
 	if err := s.SaveSession(c); err != nil {
-		s.Log.Warn("move the session's idle expiry on", "err", err)
+		s.Log.WarnContext(ctx, "move the session's idle expiry on", "err", err)
 	}
 }
 
@@ -222,6 +222,6 @@ func (g *sessionGC) maybeRun(ctx context.Context, s *Server) {
 		return
 	}
 	if err := s.Store.DeleteExpiredSessions(ctx); err != nil && ctx.Err() == nil {
-		s.Log.Warn("delete expired sessions", "err", err)
+		s.Log.WarnContext(ctx, "delete expired sessions", "err", err)
 	}
 }

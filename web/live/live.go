@@ -103,7 +103,7 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 	var have *pageState
 	if c.QueryParam("diff") == "1" {
 		if have, err = readPageState(ctx, conn); err != nil {
-			s.Log.Debug("live seat map: first message", "err", err)
+			s.Log.DebugContext(ctx, "live seat map: first message", "show_id", showID, "err", err)
 			conn.Close(websocket.StatusPolicyViolation, "say what the page shows first")
 			return nil
 		}
@@ -132,7 +132,7 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 	// page rendered a moment ago is sent nothing.
 	snap, err := s.Config.Live.Map(ctx, showID)
 	if err != nil {
-		s.Log.Error("live seat map: read seats", "show", showID, "err", err)
+		s.Log.ErrorContext(ctx, "live seat map: read seats", "show_id", showID, "err", err)
 		conn.Close(websocket.StatusInternalError, "try again")
 		return nil
 	}
@@ -307,7 +307,7 @@ func (s *Handler) write(ctx context.Context, conn *websocket.Conn, parts ...[]by
 		err = writeFrames(wctx, conn, parts)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
-		s.Log.Debug("live seat map: write", "err", err)
+		s.Log.DebugContext(ctx, "live seat map: write", "err", err)
 	}
 	if err == nil {
 		s.Metrics.LiveMessages.Inc()

@@ -116,7 +116,7 @@ func (s *Handlers) returnView(c echo.Context) (checkout.Return, error) {
 	rep, err := s.BoxOffice.PaymentStatus(ctx, h.ID)
 	if err != nil {
 		if ctx.Err() == nil {
-			s.Log.Warn("payment status", "hold", h.ID, "err", err)
+			s.Log.WarnContext(ctx, "payment status", "hold_id", h.ID, "err", err)
 		}
 		rep.Status = payment.StatusPending
 	}
