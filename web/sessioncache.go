@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/alexedwards/scs/v2"
+
+	"github.com/marquee-tickets/marquee/internal/cachemap"
 )
 
 const (
@@ -19,7 +21,7 @@ const (
 
 	// maxCachedSessions bounds the cache (a session is some 300 bytes in
 	// it: 15 MB at most). A crowd of 10,000 signed-in people fits in half
-	// of it, a generation of cacheMap, so none of them is read again before
+	// of it, a generation of cachemap.Map, so none of them is read again before
 	// the TTL.
 	maxCachedSessions = 50_000
 )
@@ -64,7 +66,7 @@ type cachedStore struct {
 	idle    time.Duration
 	grain   time.Duration
 	now     func() time.Time
-	entries *cacheMap[string, cachedSession]
+	entries *cachemap.Map[string, cachedSession]
 }
 
 type cachedSession struct {
@@ -78,7 +80,7 @@ type cachedSession struct {
 
 func newCachedStore(rows sessionRows, ttl, idle, grain time.Duration, now func() time.Time) *cachedStore {
 	return &cachedStore{rows: rows, ttl: ttl, idle: idle, grain: grain, now: now,
-		entries: newCacheMap[string, cachedSession](maxCachedSessions)}
+		entries: cachemap.New[string, cachedSession](maxCachedSessions)}
 }
 
 // expiry is the expiry of a session with deadline committed at now.
@@ -98,7 +100,7 @@ func (c *cachedStore) Find(token string) ([]byte, bool, error) {
 // cannot hold the request past its deadline.
 func (c *cachedStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
 	now := c.now()
-	if e, ok := c.entries.get(token); ok && now.Sub(e.fetched) < c.ttl {
+	if e, ok := c.entries.Get(token); ok && now.Sub(e.fetched) < c.ttl {
 		if e.ended {
 			return nil, false, nil
 		}
@@ -112,7 +114,7 @@ func (c *cachedStore) FindCtx(ctx context.Context, token string) ([]byte, bool, 
 	if err != nil {
 		return nil, false, err
 	}
-	c.entries.update(token, func(e cachedSession, ok bool) (cachedSession, bool) {
+	c.entries.Update(token, func(e cachedSession, ok bool) (cachedSession, bool) {
 		if ok && e.ended {
 			found = false // ended here while the table was read
 			return e, true
@@ -135,7 +137,7 @@ func (c *cachedStore) Commit(token string, b []byte, deadline time.Time) error {
 func (c *cachedStore) CommitCtx(ctx context.Context, token string, b []byte, deadline time.Time) error {
 	now := c.now()
 	expiry := c.expiry(deadline, now)
-	if e, ok := c.entries.get(token); ok && !e.ended && bytes.Equal(e.data, b) {
+	if e, ok := c.entries.Get(token); ok && !e.ended && bytes.Equal(e.data, b) {
 		if now.Before(e.expiry) && expiry.Sub(e.expiry) < c.grain {
 			return nil
 		}
@@ -146,7 +148,7 @@ func (c *cachedStore) CommitCtx(ctx context.Context, token string, b []byte, dea
 		if err != nil {
 			return err
 		}
-		c.entries.update(token, func(e cachedSession, ok bool) (cachedSession, bool) {
+		c.entries.Update(token, func(e cachedSession, ok bool) (cachedSession, bool) {
 			if !ok || e.ended {
 				return e, ok
 			}
@@ -158,7 +160,7 @@ func (c *cachedStore) CommitCtx(ctx context.Context, token string, b []byte, dea
 	if err := c.rows.CommitCtx(ctx, token, b, expiry); err != nil {
 		return err
 	}
-	c.entries.put(token, cachedSession{data: b, expiry: expiry, fetched: now})
+	c.entries.Put(token, cachedSession{data: b, expiry: expiry, fetched: now})
 	return nil
 }
 
@@ -171,9 +173,9 @@ func (c *cachedStore) Delete(token string) error {
 // first, so no read under way brings it back; if the table keeps it (the
 // delete failed, and the logout says so), so does the cache.
 func (c *cachedStore) DeleteCtx(ctx context.Context, token string) error {
-	c.entries.put(token, cachedSession{ended: true, fetched: c.now()})
+	c.entries.Put(token, cachedSession{ended: true, fetched: c.now()})
 	if err := c.rows.DeleteCtx(ctx, token); err != nil {
-		c.entries.remove(token)
+		c.entries.Remove(token)
 		return err
 	}
 	return nil
@@ -188,11 +190,11 @@ func (c *cachedStore) DeleteCtx(ctx context.Context, token string) error {
 // the same few sessions: what a session's bytes decode to is remembered
 // (JSON decoding was 5% of the server's CPU in the hold benchmark).
 type sessionCodec struct {
-	decoded *cacheMap[string, decodedSession] // by the encoded bytes
+	decoded *cachemap.Map[string, decodedSession] // by the encoded bytes
 }
 
 func newSessionCodec() *sessionCodec {
-	return &sessionCodec{decoded: newCacheMap[string, decodedSession](maxCachedSessions)}
+	return &sessionCodec{decoded: cachemap.New[string, decodedSession](maxCachedSessions)}
 }
 
 type decodedSession struct {
@@ -213,7 +215,7 @@ func (c *sessionCodec) Decode(b []byte) (time.Time, map[string]any, error) {
 	if len(b) == 0 || b[0] != '{' {
 		return scs.GobCodec{}.Decode(b)
 	}
-	if d, ok := c.decoded.get(string(b)); ok {
+	if d, ok := c.decoded.Get(string(b)); ok {
 		return d.deadline, maps.Clone(d.values), nil
 	}
 	var s sessionJSON
@@ -223,6 +225,6 @@ func (c *sessionCodec) Decode(b []byte) (time.Time, map[string]any, error) {
 	if s.Values == nil {
 		s.Values = map[string]any{}
 	}
-	c.decoded.put(string(b), decodedSession{deadline: s.Deadline, values: maps.Clone(s.Values)})
+	c.decoded.Put(string(b), decodedSession{deadline: s.Deadline, values: maps.Clone(s.Values)})
 	return s.Deadline, s.Values, nil
 }
