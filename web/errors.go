@@ -21,6 +21,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web/accesslog"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // Error is an answer that is not a success: a status, a stable code for
@@ -206,6 +207,8 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		return NewError(http.StatusBadRequest, "signature_stale", "The payment signature is too old or from the future."), false
 
 	// Accounts.
+	case errors.Is(err, session.ErrSignedOut):
+		return ErrUnauthenticated, false
 	case errors.As(err, &invalid):
 		// The code and field name the first problem; fields has them all.
 		fields := map[string]string{}

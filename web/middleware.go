@@ -14,6 +14,8 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
+
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // Limit is a token bucket: one request per every, up to burst at once.
@@ -131,7 +133,7 @@ func fromTrustedProxy(trusted []netip.Prefix) func(*http.Request) bool {
 
 // UserOrIP keys a signed-in caller by account, anyone else by address.
 func UserOrIP(c echo.Context) string {
-	if id := UserID(c); id != "" {
+	if id := session.UserID(c); id != "" {
 		return "user:" + id
 	}
 	return ClientIP(c)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // pageKey marks a request as one for an HTML page: its errors are answered
@@ -29,7 +30,7 @@ var CityPattern = regexp.MustCompile(`^[A-Za-z0-9-]{1,100}$`)
 // headers, the session, caching by who asks and CSRF protection. Extra
 // middleware m runs last, after the session is loaded.
 func (s *Server) Pages(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
-	return append([]echo.MiddlewareFunc{markPage, securityHeaders(s.Secure()), s.LoadSession, pageCache, s.csrf()}, m...)
+	return append([]echo.MiddlewareFunc{markPage, securityHeaders(s.Secure()), s.Sessions.Load, pageCache, s.csrf()}, m...)
 }
 
 // Secure reports whether the app is served over https.
@@ -80,7 +81,7 @@ func securityHeaders(https bool) echo.MiddlewareFunc {
 func pageCache(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		cc := "private, no-cache"
-		if UserID(c) != "" {
+		if session.UserID(c) != "" {
 			cc = "no-store"
 		}
 		c.Response().Header().Set(echo.HeaderCacheControl, cc)
@@ -112,7 +113,7 @@ func renderIn(ctx context.Context, c echo.Context, status int, comp templ.Compon
 func (s *Server) Meta(c echo.Context, title string) components.Meta {
 	m := components.Meta{Title: title, CSRF: CSRFToken(c), Path: c.Request().URL.RequestURI(), Sandbox: s.Config.Sandbox != nil}
 	ctx := c.Request().Context()
-	if id := UserID(c); id != "" {
+	if id := session.UserID(c); id != "" {
 		if u, err := s.layout.user(ctx, id); err == nil {
 			m.User = &u
 		}
@@ -150,7 +151,7 @@ func SeeOther(c echo.Context, path string) error {
 // page (or, for a form post, to back) afterwards.
 func RequirePageUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if UserID(c) != "" {
+		if session.UserID(c) != "" {
 			return next(c)
 		}
 		back := c.Request().URL.RequestURI()
@@ -294,7 +295,7 @@ func (s *Server) errorMeta(c echo.Context) components.Meta {
 	m := components.Meta{Title: "Error", CSRF: CSRFToken(c), Sandbox: s.Config.Sandbox != nil}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), requestTimeout/5)
 	defer cancel()
-	id := UserID(c)
+	id := session.UserID(c)
 	if id == "" {
 		// An address no route knows never loaded the session.
 		id = s.sessionUser(ctx, c)
@@ -311,18 +312,17 @@ func (s *Server) errorMeta(c echo.Context) components.Meta {
 }
 
 // sessionUser is the user of the caller's session cookie, for an answer
-// that did not go through loadSession; "" for a guest or a session that
-// cannot be read.
+// that did not go through the session's middleware; "" for a guest or a
+// session that cannot be read.
 func (s *Server) sessionUser(ctx context.Context, c echo.Context) string {
-	ck, err := c.Cookie(SessionCookieName(s.Config.PublicURL))
+	ck, err := c.Cookie(session.CookieName(s.Config.PublicURL))
 	if err != nil || ck.Value == "" {
 		return ""
 	}
-	// Load keeps a session the request already carries.
-	ctx, err = s.sessions.Load(ctx, ck.Value)
+	user, err := s.Sessions.UserOf(ctx, ck.Value)
 	if err != nil {
 		s.Log.DebugContext(ctx, "error page: read session", "err", err)
 		return ""
 	}
-	return s.sessions.GetString(ctx, sessionUserKey)
+	return user
 }

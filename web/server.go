@@ -30,6 +30,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web/accesslog"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // Config is what the server needs to know beyond its store.
@@ -76,8 +77,8 @@ type Config struct {
 	LivePing time.Duration
 
 	// SessionIdleTimeout ends a session unused for so long; 0 =
-	// DefaultSessionIdleTimeout. SessionLifetime ends it however busy;
-	// 0 = DefaultSessionLifetime.
+	// session.DefaultIdleTimeout. SessionLifetime ends it however busy;
+	// 0 = session.DefaultLifetime.
 	SessionIdleTimeout time.Duration
 	SessionLifetime    time.Duration
 
@@ -171,14 +172,13 @@ type Server struct {
 	Config    Config
 	Store     *postgres.Store
 	Metrics   *metrics.Metrics
-	sessions  *sessionManager
+	Sessions  *session.Manager
 	layout    *layoutCache
 	Accounts  *accounts.Service
 	BoxOffice *boxoffice.Service
 	Rooms     *boxoffice.Rooms
 	Admin     *admin.Service
 	Log       *slog.Logger
-	gc        sessionGC
 	gates     *gates
 }
 
@@ -209,10 +209,10 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 		cfg.LivePing = DefaultLivePing
 	}
 	if cfg.SessionIdleTimeout <= 0 {
-		cfg.SessionIdleTimeout = DefaultSessionIdleTimeout
+		cfg.SessionIdleTimeout = session.DefaultIdleTimeout
 	}
 	if cfg.SessionLifetime <= 0 {
-		cfg.SessionLifetime = DefaultSessionLifetime
+		cfg.SessionLifetime = session.DefaultLifetime
 	}
 	cfg.Admission = cfg.Admission.orDefault(DefaultAdmission(runtime.NumCPU()))
 	if cfg.PasswordCost == 0 {
@@ -251,15 +251,18 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 		rooms.Front = cfg.Fronts.Last
 	}
 	s := &Server{
-		Origin:   origin(cfg.PublicURL),
-		Config:   cfg,
-		Store:    store,
-		Metrics:  m,
-		sessions: newSessionManager(store.SessionStore(), cfg.PublicURL, cfg.SessionLifetime, cfg.SessionIdleTimeout, appClock(store)),
-		layout:   newLayoutCache(store, layoutTTL, appClock(store)),
-		Log:      log,
-		gates:    newGates(cfg.Admission, m, time.Now),
-		Admin:    &admin.Service{Store: store, Log: log, RoomChanged: rooms.Forget},
+		Origin:  origin(cfg.PublicURL),
+		Config:  cfg,
+		Store:   store,
+		Metrics: m,
+		Sessions: session.New(store.SessionStore(), session.Options{
+			PublicURL: cfg.PublicURL, Lifetime: cfg.SessionLifetime, IdleTimeout: cfg.SessionIdleTimeout,
+			Now: appClock(store), DeleteExpired: store.DeleteExpiredSessions, Log: log,
+		}),
+		layout: newLayoutCache(store, layoutTTL, appClock(store)),
+		Log:    log,
+		gates:  newGates(cfg.Admission, m, time.Now),
+		Admin:  &admin.Service{Store: store, Log: log, RoomChanged: rooms.Forget},
 		BoxOffice: &boxoffice.Service{
 			Store: store, Payments: cfg.Payments, Metrics: m, HoldTTL: cfg.HoldTTL, PaymentGrace: cfg.PaymentGrace,
 			MaxSeats: cfg.MaxSeatsPerHold, Caps: caps, PublicURL: cfg.PublicURL, Log: log, Rooms: rooms,
@@ -270,6 +273,18 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 		panic("web: " + err.Error()) // a wiring mistake
 	}
 	return s
+}
+
+// appClock is the store's clock for the decisions made here rather than in
+// SQL (when a session expires, how old a cached header is): Store.Clock
+// (tests move it), else this machine's.
+func appClock(store *postgres.Store) func() time.Time {
+	return func() time.Time {
+		if store.Clock != nil {
+			return store.Clock()
+		}
+		return time.Now()
+	}
 }
 
 // Now is the time pages show and decide their display by: the store's
@@ -298,7 +313,7 @@ func (s *Server) Echo() *echo.Echo {
 		accesslog.Middleware(accesslog.Config{
 			Log:       s.Log,
 			FromProxy: fromTrustedProxy(s.Config.TrustedProxies),
-			User:      UserID,
+			User:      session.UserID,
 			Quiet:     quiet,
 		}),
 		recoverPanics(),

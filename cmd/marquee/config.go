@@ -18,6 +18,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/reconcile"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // config is the environment of `marquee serve`, checked.
@@ -109,7 +110,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 
 		MaxHeldPerAddressPerShow: booking.DefaultMaxHeldPerAddressPerShow,
 		MaxHeldPerAddress:        booking.DefaultMaxHeldPerAddress,
-		SessionIdleTimeout:       web.DefaultSessionIdleTimeout,
+		SessionIdleTimeout:       session.DefaultIdleTimeout,
 		Admission:                web.DefaultAdmission(runtime.NumCPU()),
 	}
 	var errs []error
@@ -269,8 +270,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 		switch {
 		case err != nil:
 			bad("SESSION_IDLE_TIMEOUT=%q: not a Go duration (e.g. 2h, 30m)", v)
-		case d < minSessionIdle || d > web.DefaultSessionLifetime:
-			bad("SESSION_IDLE_TIMEOUT=%q: must be between %v and %v (the longest a session lasts)", v, minSessionIdle, web.DefaultSessionLifetime)
+		case d < minSessionIdle || d > session.DefaultLifetime:
+			bad("SESSION_IDLE_TIMEOUT=%q: must be between %v and %v (the longest a session lasts)", v, minSessionIdle, session.DefaultLifetime)
 		default:
 			cfg.SessionIdleTimeout = d
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/session"
 
 	"github.com/labstack/echo/v4"
 
@@ -200,7 +201,7 @@ func (s *Handlers) SeatMap(c echo.Context) error {
 	if err != nil {
 		return web.NotFound("show")
 	}
-	ctx, viewer := c.Request().Context(), web.UserID(c)
+	ctx, viewer := c.Request().Context(), session.UserID(c)
 	hub := s.Config.Live
 	if hub == nil {
 		seats, err := s.Store.SeatMap(ctx, showID, viewer)

@@ -21,6 +21,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/web/format"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // Handler is the live seat map's handler, on the shared server.
@@ -74,7 +75,7 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 	if origin := c.Request().Header.Get("Origin"); origin == "" || !strings.EqualFold(origin, s.Origin) {
 		return errForeignOrigin
 	}
-	viewer := web.UserID(c)
+	viewer := session.UserID(c)
 	ctx := c.Request().Context()
 	// The map in memory is read again below, after subscribing; this read
 	// answers 404 for a show not on sale before the upgrade.

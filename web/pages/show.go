@@ -27,6 +27,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web/format"
 	"github.com/marquee-tickets/marquee/web/seatmap"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // The show page: the seat map, the selection form, holding and releasing.
@@ -128,7 +129,7 @@ func newKey() string {
 // bookingView builds the booking section for the viewer.
 func (s *Handlers) bookingView(c echo.Context, st showState, sel selection) components.BookingView {
 	v := components.BookingView{
-		ShowID: st.show.ID, CSRF: web.CSRFToken(c), Guest: web.UserID(c) == "", Notice: sel.notice, Key: newKey(),
+		ShowID: st.show.ID, CSRF: web.CSRFToken(c), Guest: session.UserID(c) == "", Notice: sel.notice, Key: newKey(),
 		AdmittedUntil: admittedUntil(st),
 	}
 	switch {
@@ -354,7 +355,7 @@ func (s *Handlers) viewerShow(c echo.Context) (showState, error) {
 	if err != nil {
 		return showState{}, err
 	}
-	return s.loadShow(c.Request().Context(), showID, web.UserID(c))
+	return s.loadShow(c.Request().Context(), showID, session.UserID(c))
 }
 
 // ShowPage is the show page. ?seats=A1,A2 preselects seats (a guest who
@@ -451,7 +452,7 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 		return web.NewError(http.StatusBadRequest, "bad_form", "The form could not be read. Reload the page and try again.")
 	}
 	seats := form["seat"]
-	if web.UserID(c) == "" {
+	if session.UserID(c) == "" {
 		next := "/shows/" + strconv.FormatInt(showID, 10)
 		if keep := seatList(strings.Join(seats, ","), s.Config.MaxSeatsPerHold); len(keep) > 0 {
 			next += "?seats=" + url.QueryEscape(strings.Join(keep, ","))
@@ -465,7 +466,7 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 	}
 	hold := func(key string) (booking.HoldResult, error) {
 		return s.BoxOffice.Hold(ctx, booking.HoldRequest{
-			UserID: web.UserID(c), ShowID: showID, Seats: seats, Key: key, Client: web.ClientNet(c),
+			UserID: session.UserID(c), ShowID: showID, Seats: seats, Key: key, Client: web.ClientNet(c),
 			Ticket: web.QueueTicket(c, showID),
 		})
 	}
@@ -482,7 +483,7 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 	if errors.Is(holdErr, waitroom.ErrQueueRequired) {
 		return web.SeeOther(c, queuePath(showID))
 	}
-	st, err := s.loadShow(ctx, showID, web.UserID(c))
+	st, err := s.loadShow(ctx, showID, session.UserID(c))
 	if err != nil {
 		return err
 	}
@@ -572,7 +573,7 @@ func holdProblem(ae *web.Error) string {
 // section of the show the form was on (form field show).
 func (s *Handlers) ReleaseHoldPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	res, err := s.BoxOffice.Release(ctx, web.UserID(c), c.Param("hold_id"))
+	res, err := s.BoxOffice.Release(ctx, session.UserID(c), c.Param("hold_id"))
 	h := res.Hold
 	sel := selection{}
 	switch {
@@ -599,7 +600,7 @@ func (s *Handlers) ReleaseHoldPage(c echo.Context) error {
 	if err == nil && h.State == booking.HoldCancelled {
 		freed = h.Seats
 	}
-	st, err := s.loadShow(ctx, showID, web.UserID(c), freed...)
+	st, err := s.loadShow(ctx, showID, session.UserID(c), freed...)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/format"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // Best available on the show page: the form asking for a party, the hold
@@ -72,7 +73,7 @@ func readParty(form url.Values, max int) (party, string) {
 func (s *Handlers) bestSeatsView(c echo.Context, st showState, p party) *components.BestSeatsView {
 	most := s.Config.MaxSeatsPerHold
 	v := &components.BestSeatsView{
-		Action: "/shows/" + strconv.FormatInt(st.show.ID, 10) + "/best", Key: newKey(), Guest: web.UserID(c) == "",
+		Action: "/shows/" + strconv.FormatInt(st.show.ID, 10) + "/best", Key: newKey(), Guest: session.UserID(c) == "",
 		Count: p.count, Type: p.category, Wheelchair: p.wheelchairs,
 	}
 	if v.Count < 1 || v.Count > most {
@@ -124,7 +125,7 @@ func (s *Handlers) BestSeatsPage(c echo.Context) error {
 	}
 	p, problem := readParty(form, s.Config.MaxSeatsPerHold)
 	showPath := "/shows/" + strconv.FormatInt(showID, 10)
-	user := web.UserID(c)
+	user := session.UserID(c)
 	if user == "" {
 		next := showPath
 		if problem == "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/marquee-tickets/marquee/web/live"
 	"github.com/marquee-tickets/marquee/web/pages"
 	"github.com/marquee-tickets/marquee/web/pages/account"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // routes registers every route of the server, each with its handler's
@@ -51,10 +52,10 @@ func routes(e *echo.Echo, s *web.Server) {
 	signupLimit := s.RateLimit(web.SignupLimit, web.ClientIP)
 	holdLimit := s.RateLimit(web.HoldLimit, web.UserOrIP)
 	guest := func(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
-		return slices.Concat([]echo.MiddlewareFunc{web.NoStore, cop}, m, []echo.MiddlewareFunc{s.LoadSession})
+		return slices.Concat([]echo.MiddlewareFunc{web.NoStore, cop}, m, []echo.MiddlewareFunc{s.Sessions.Load})
 	}
 	member := func(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
-		return slices.Concat(guest(), []echo.MiddlewareFunc{web.RequireUser}, m)
+		return slices.Concat(guest(), []echo.MiddlewareFunc{session.RequireUser}, m)
 	}
 	v1 := e.Group("/api/v1")
 
@@ -131,7 +132,7 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.GET("/theatres/:theatre_id", p.TheatrePage, s.Pages()...)
 	e.GET(web.ShowRoute, p.ShowPage, s.Pages()...) // these two compress their own answers
 	e.GET(web.SeatMapRoute, p.SeatMapFragment, s.Pages()...)
-	e.GET(web.LiveRoute, l.LiveSeatMap, s.LoadSession)
+	e.GET(web.LiveRoute, l.LiveSeatMap, s.Sessions.Load)
 	e.GET("/shows/:show_id/queue", p.QueuePage, s.Pages()...)
 	e.GET(web.QueueLiveRoute, l.QueueLive)
 	e.GET("/shows/:show_id/booking", p.BookingFragment, s.Pages()...)

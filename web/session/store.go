@@ -1,4 +1,4 @@
-package web
+package session
 
 import (
 	"bytes"
@@ -26,9 +26,8 @@ const (
 	maxCachedSessions = 50_000
 )
 
-// sessionRows is the sessions table as cachedStore uses it
-// (postgres.SessionStore).
-type sessionRows interface {
+// Rows is the sessions table as the store uses it (postgres.SessionStore).
+type Rows interface {
 	// FindWithExpiry returns a live session with its stored expiry.
 	FindWithExpiry(ctx context.Context, token string) ([]byte, time.Time, bool, error)
 	// CommitCtx stores a session's data and expiry.
@@ -61,7 +60,7 @@ type sessionRows interface {
 // expiry with the data, so a session read from it (after the TTL, or
 // written by another instance) is not written again on its first use.
 type cachedStore struct {
-	rows    sessionRows
+	rows    Rows
 	ttl     time.Duration
 	idle    time.Duration
 	grain   time.Duration
@@ -78,7 +77,7 @@ type cachedSession struct {
 	ended bool
 }
 
-func newCachedStore(rows sessionRows, ttl, idle, grain time.Duration, now func() time.Time) *cachedStore {
+func newCachedStore(rows Rows, ttl, idle, grain time.Duration, now func() time.Time) *cachedStore {
 	return &cachedStore{rows: rows, ttl: ttl, idle: idle, grain: grain, now: now,
 		entries: cachemap.New[string, cachedSession](maxCachedSessions)}
 }
