@@ -21,6 +21,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web/accesslog"
+	"github.com/marquee-tickets/marquee/web/admission"
 	"github.com/marquee-tickets/marquee/web/session"
 )
 
@@ -113,6 +114,8 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		return errInternal, true
 	case errors.As(err, &ae):
 		return ae, false
+	case errors.Is(err, admission.ErrBusy):
+		return errBusy(), false
 
 	// Holds.
 	case errors.As(err, &seatsTaken):

@@ -18,6 +18,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/reconcile"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/admission"
 	"github.com/marquee-tickets/marquee/web/session"
 )
 
@@ -317,7 +318,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		case n < 1 || n > maxSlots:
 			bad("%s=%q: must be between 1 and %d", kind.name, v, maxSlots)
 		default:
-			*kind.c = web.NewCapacity(n, kind.c.MaxWait)
+			*kind.c = admission.NewCapacity(n, kind.c.MaxWait)
 		}
 	}
 
