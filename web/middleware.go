@@ -3,9 +3,7 @@ package web
 import (
 	"fmt"
 	"math"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"path"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
 
+	"github.com/marquee-tickets/marquee/web/clientaddr"
 	"github.com/marquee-tickets/marquee/web/session"
 )
 
@@ -67,76 +66,12 @@ func (s *Server) RateLimit(l Limit, key func(echo.Context) string) echo.Middlewa
 	}
 }
 
-// ClientIP keys a caller by the network its requests come from.
-func ClientIP(c echo.Context) string { return "ip:" + ClientNet(c).String() }
-
-// ClientNet is the network a caller's requests come from, the unit the
-// rate limits and the held-seat caps count by: its IPv4 address, or the /64
-// of its IPv6 address (one subscriber's: a host may use any address in
-// it). An address that cannot be read counts as 0.0.0.0, so all such
-// callers share one allowance rather than each having its own.
-func ClientNet(c echo.Context) netip.Prefix {
-	addr, err := netip.ParseAddr(c.RealIP())
-	if err != nil {
-		return netip.PrefixFrom(netip.IPv4Unspecified(), 32)
-	}
-	addr = addr.Unmap().WithZone("")
-	bits := 32
-	if addr.Is6() {
-		bits = 64
-	}
-	p, _ := addr.Prefix(bits) // bits fit the address
-	return p
-}
-
-// clientIPExtractor finds a request's client address. With no trusted
-// proxies it is the TCP peer's, whatever the headers say. Otherwise
-// X-Forwarded-For is believed only when the peer is in a trusted network,
-// and read from the right, each proxy appending the address it heard from:
-// the client is the first address that is not a trusted proxy. Nothing is
-// trusted for being loopback or private: a sidecar, a neighbouring
-// container or a client on our own network can forge the header as well.
-// X-Real-IP, which carries one address with no chain to check, is never
-// read.
-func clientIPExtractor(trusted []netip.Prefix) echo.IPExtractor {
-	if len(trusted) == 0 {
-		return echo.ExtractIPDirect()
-	}
-	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
-	for _, p := range trusted {
-		p = p.Masked()
-		opts = append(opts, echo.TrustIPRange(&net.IPNet{
-			IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen()),
-		}))
-	}
-	return echo.ExtractIPFromXFFHeader(opts...)
-}
-
-// fromTrustedProxy reports whether a request's TCP peer is in a trusted
-// network: a proxy of ours, whose X-Forwarded-For clientIPExtractor
-// believes, and whose X-Request-Id the access log keeps.
-func fromTrustedProxy(trusted []netip.Prefix) func(*http.Request) bool {
-	return func(r *http.Request) bool {
-		peer, err := netip.ParseAddrPort(r.RemoteAddr)
-		if err != nil {
-			return false
-		}
-		addr := peer.Addr().Unmap().WithZone("")
-		for _, p := range trusted {
-			if p.Contains(addr) {
-				return true
-			}
-		}
-		return false
-	}
-}
-
 // UserOrIP keys a signed-in caller by account, anyone else by address.
 func UserOrIP(c echo.Context) string {
 	if id := session.UserID(c); id != "" {
 		return "user:" + id
 	}
-	return ClientIP(c)
+	return clientaddr.Key(c)
 }
 
 var errCrossOrigin = NewError(http.StatusForbidden, "cross_origin",

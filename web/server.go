@@ -30,6 +30,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web/accesslog"
+	"github.com/marquee-tickets/marquee/web/clientaddr"
 	"github.com/marquee-tickets/marquee/web/session"
 )
 
@@ -307,12 +308,12 @@ func (s *Server) Echo() *echo.Echo {
 	e.Logger = echoLogger{s.Log}
 	e.HTTPErrorHandler = s.HandleError
 	// The client's address keys the rate limits and the held-seat caps:
-	// see clientIPExtractor for whom X-Forwarded-For is believed from.
-	e.IPExtractor = clientIPExtractor(s.Config.TrustedProxies)
+	// see clientaddr.Extractor for whom X-Forwarded-For is believed from.
+	e.IPExtractor = clientaddr.Extractor(s.Config.TrustedProxies)
 	e.Use(
 		accesslog.Middleware(accesslog.Config{
 			Log:       s.Log,
-			FromProxy: fromTrustedProxy(s.Config.TrustedProxies),
+			FromProxy: clientaddr.FromProxy(s.Config.TrustedProxies),
 			User:      session.UserID,
 			Quiet:     quiet,
 		}),

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/clientaddr"
 	"github.com/marquee-tickets/marquee/web/session"
 
 	"github.com/labstack/echo/v4"
@@ -97,7 +98,7 @@ func (s *Handlers) CreateHold(c echo.Context) error {
 		return err
 	}
 	hold := booking.HoldRequest{
-		UserID: session.UserID(c), ShowID: showID, Seats: req.Seats, Key: keys[0], Client: web.ClientNet(c),
+		UserID: session.UserID(c), ShowID: showID, Seats: req.Seats, Key: keys[0], Client: clientaddr.Net(c),
 		Ticket: web.QueueTicket(c, showID),
 	}
 	if req.Best != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/gzjoin"
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
+	"github.com/marquee-tickets/marquee/web/clientaddr"
 	"github.com/marquee-tickets/marquee/web/format"
 	"github.com/marquee-tickets/marquee/web/seatmap"
 	"github.com/marquee-tickets/marquee/web/session"
@@ -466,7 +467,7 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 	}
 	hold := func(key string) (booking.HoldResult, error) {
 		return s.BoxOffice.Hold(ctx, booking.HoldRequest{
-			UserID: session.UserID(c), ShowID: showID, Seats: seats, Key: key, Client: web.ClientNet(c),
+			UserID: session.UserID(c), ShowID: showID, Seats: seats, Key: key, Client: clientaddr.Net(c),
 			Ticket: web.QueueTicket(c, showID),
 		})
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/seating"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/clientaddr"
 	"github.com/marquee-tickets/marquee/web/format"
 	"github.com/marquee-tickets/marquee/web/session"
 )
@@ -149,7 +150,7 @@ func (s *Handlers) BestSeatsPage(c echo.Context) error {
 	}
 	hold := func(key string) (booking.HoldResult, error) {
 		return s.BoxOffice.Hold(ctx, booking.HoldRequest{
-			UserID: user, ShowID: showID, Key: key, Client: web.ClientNet(c), Ticket: web.QueueTicket(c, showID),
+			UserID: user, ShowID: showID, Key: key, Client: clientaddr.Net(c), Ticket: web.QueueTicket(c, showID),
 			Best: &booking.BestAvailable{Count: p.count, Category: p.category, Accessible: p.wheelchairs},
 		})
 	}

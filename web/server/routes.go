@@ -9,6 +9,7 @@ import (
 	"github.com/marquee-tickets/marquee/web/admin"
 	"github.com/marquee-tickets/marquee/web/adminapi"
 	"github.com/marquee-tickets/marquee/web/api"
+	"github.com/marquee-tickets/marquee/web/clientaddr"
 	"github.com/marquee-tickets/marquee/web/live"
 	"github.com/marquee-tickets/marquee/web/pages"
 	"github.com/marquee-tickets/marquee/web/pages/account"
@@ -48,8 +49,8 @@ func routes(e *echo.Echo, s *web.Server) {
 	// The JSON API. Middleware is given per route rather than to the group:
 	// a group with middleware catches unknown methods as 404, not 405.
 	cop := s.CrossOrigin()
-	loginLimit := s.RateLimit(web.LoginLimit, web.ClientIP)
-	signupLimit := s.RateLimit(web.SignupLimit, web.ClientIP)
+	loginLimit := s.RateLimit(web.LoginLimit, clientaddr.Key)
+	signupLimit := s.RateLimit(web.SignupLimit, clientaddr.Key)
 	holdLimit := s.RateLimit(web.HoldLimit, web.UserOrIP)
 	guest := func(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
 		return slices.Concat([]echo.MiddlewareFunc{web.NoStore, cop}, m, []echo.MiddlewareFunc{s.Sessions.Load})
