@@ -120,9 +120,9 @@ func (g *gates) of(c echo.Context) *admission.Gate {
 }
 
 // admit serves each request in a slot of its kind, or answers it 503 busy
-// at once. It answers that error itself, inside compress, as answerErrors
-// does every other (which runs inside it, so that an error page's own
-// reads are made in the request's slot).
+// at once. It answers that error itself, inside the compression
+// middleware, as answerErrors does every other (which runs inside it, so
+// that an error page's own reads are made in the request's slot).
 func (s *Server) admit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		g := s.gates.of(c)

@@ -5,8 +5,6 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"path"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -106,42 +104,9 @@ func NoStore(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// compressMinLength is the smallest answer worth compressing: below it,
-// gzip's own header and checksum eat most of what it saves.
-const compressMinLength = 1024
-
-// compress gzips answers for clients that accept it: pages, fragments,
-// JSON, CSS and JavaScript (the 360-seat show page shrinks from 121 KB to
-// under 9 KB). It leaves alone what is compressed already (images), ranges
-// of a file, and the live seat map's websocket, which negotiates its own
-// compression. (The metrics, which compress themselves, are served apart.)
-func compress() echo.MiddlewareFunc {
-	return middleware.GzipWithConfig(middleware.GzipConfig{
-		MinLength: compressMinLength,
-		Skipper: func(c echo.Context) bool {
-			req := c.Request()
-			switch {
-			case c.Path() == LiveRoute, c.Path() == QueueLiveRoute,
-				selfCompressed[c.Path()], // see RenderShared
-				req.Header.Get("Range") != "",
-				req.Header.Get(echo.HeaderUpgrade) != "":
-				return true
-			}
-			return precompressed[strings.ToLower(path.Ext(req.URL.Path))]
-		},
-	})
-}
-
-// precompressed are the file types whose content is compressed already:
-// gzip would spend time to make them bigger.
-var precompressed = map[string]bool{
-	".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true, ".avif": true,
-	".woff": true, ".woff2": true, ".gz": true, ".br": true, ".zip": true,
-}
-
-// answerErrors answers an error where it arises, inside compress, rather
-// than after every middleware has returned: error pages and JSON errors
-// are compressed like any other answer.
+// answerErrors answers an error where it arises, inside the compression
+// middleware, rather than after every middleware has returned: error pages
+// and JSON errors are compressed like any other answer.
 func answerErrors(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if err := next(c); err != nil {

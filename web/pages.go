@@ -13,6 +13,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/web/compress"
 	"github.com/marquee-tickets/marquee/web/session"
 )
 
@@ -106,7 +107,7 @@ func renderIn(ctx context.Context, c echo.Context, status int, comp templ.Compon
 	if err := comp.Render(ctx, buf); err != nil {
 		return err
 	}
-	return Blob(c, status, echo.MIMETextHTMLCharsetUTF8, buf.Bytes())
+	return compress.Blob(c, status, echo.MIMETextHTMLCharsetUTF8, buf.Bytes())
 }
 
 // Meta is the layout data of a page for the caller.

@@ -31,6 +31,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web/accesslog"
 	"github.com/marquee-tickets/marquee/web/clientaddr"
+	"github.com/marquee-tickets/marquee/web/compress"
 	"github.com/marquee-tickets/marquee/web/session"
 )
 
@@ -113,6 +114,12 @@ const (
 	// QueueLiveRoute is a waiting room's websocket: the same, for the
 	// queue page.
 	QueueLiveRoute = "/shows/:show_id/queue/live"
+	// ShowRoute, SeatMapRoute and SeatMapAPIRoute answer with a show's seat
+	// map, which many viewers share: their handlers compress their own
+	// answers, the seat map compressed once (see package compress).
+	ShowRoute       = "/shows/:show_id"
+	SeatMapRoute    = "/shows/:show_id/seatmap"
+	SeatMapAPIRoute = "/api/v1/shows/:show_id/seats"
 	// DefaultLivePing keeps live seat map connections alive through
 	// proxies (most close idle ones after 30 to 60 seconds) and finds dead
 	// ones.
@@ -318,7 +325,10 @@ func (s *Server) Echo() *echo.Echo {
 			Quiet:     quiet,
 		}),
 		recoverPanics(),
-		compress(),
+		compress.Middleware(compress.Config{
+			Skip: []string{LiveRoute, QueueLiveRoute},
+			Own:  []string{ShowRoute, SeatMapRoute, SeatMapAPIRoute},
+		}),
 		// A request's deadline starts once it is admitted: its wait for a
 		// turn has a bound of its own.
 		s.admit,

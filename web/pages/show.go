@@ -26,6 +26,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web/clientaddr"
+	"github.com/marquee-tickets/marquee/web/compress"
 	"github.com/marquee-tickets/marquee/web/format"
 	"github.com/marquee-tickets/marquee/web/seatmap"
 	"github.com/marquee-tickets/marquee/web/session"
@@ -210,7 +211,7 @@ func (s *Handlers) seatMap(st showState, selectable bool, picked, taken map[stri
 			return gzjoin.NewPiece(b.String()), err
 		})
 		if err == nil {
-			return components.SeatMapView{MaxSeats: s.Config.MaxSeatsPerHold}, web.Shared{Piece: piece.(*gzjoin.Piece)}
+			return components.SeatMapView{MaxSeats: s.Config.MaxSeatsPerHold}, compress.Shared{Piece: piece.(*gzjoin.Piece)}
 		}
 	}
 	return s.seatMapView(st, selectable, picked, taken), nil
@@ -278,10 +279,10 @@ func (s *Handlers) renderBooking(c echo.Context, status int, st showState, v com
 
 // renderWithMap writes comp, a page or fragment showing booking section v,
 // with v's seat map put in when it is one rendered and compressed once for
-// every viewer (web.Shared).
+// every viewer (compress.Shared).
 func renderWithMap(c echo.Context, status int, v components.BookingView, comp templ.Component) error {
-	if part, ok := v.MapHTML.(web.Shared); ok {
-		return web.RenderShared(c, status, comp, part)
+	if part, ok := v.MapHTML.(compress.Shared); ok {
+		return compress.RenderShared(c, status, comp, part)
 	}
 	return web.Render(c, status, comp)
 }
@@ -420,8 +421,8 @@ func (s *Handlers) SeatMapFragment(c echo.Context) error {
 	}
 	selectable := st.hold == nil && st.waiting == nil && !st.closed()
 	view, html := s.seatMap(st, selectable, nil, nil)
-	if part, ok := html.(web.Shared); ok {
-		return web.SharedBlob(c, http.StatusOK, echo.MIMETextHTMLCharsetUTF8, part.Piece)
+	if part, ok := html.(compress.Shared); ok {
+		return compress.SharedBlob(c, http.StatusOK, echo.MIMETextHTMLCharsetUTF8, part.Piece)
 	}
 	return web.Render(c, http.StatusOK, components.SeatMap(view))
 }

@@ -69,7 +69,7 @@ func routes(e *echo.Echo, s *web.Server) {
 	// Browsing: guests welcome.
 	v1.GET("/shows", a.Shows, guest()...)
 	v1.GET("/shows/:show_id", a.Show, guest()...)
-	e.GET(web.SeatMapAPIRoute, a.SeatMap, guest()...) // compresses its own answer: see web.RenderShared
+	e.GET(web.SeatMapAPIRoute, a.SeatMap, guest()...) // compresses its own answer: see package compress
 
 	// Waiting rooms: guests may queue.
 	v1.POST("/shows/:show_id/queue", a.JoinQueue, guest()...)
