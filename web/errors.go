@@ -22,6 +22,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web/accesslog"
 	"github.com/marquee-tickets/marquee/web/admission"
+	"github.com/marquee-tickets/marquee/web/readable"
 	"github.com/marquee-tickets/marquee/web/session"
 )
 
@@ -104,6 +105,7 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		overlap     *booking.ShowOverlapError
 		noPrice     *booking.MissingPricesError
 		inUse       *booking.LayoutInUseError
+		unreadable  *readable.Error
 		httpErr     *echo.HTTPError
 		maxBytes    *http.MaxBytesError
 		panicked    *panicError
@@ -273,6 +275,16 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 
 	case errors.Is(err, booking.ErrNotFound):
 		return NewError(http.StatusNotFound, "not_found", "Not found."), false
+
+	// A request's own text and body.
+	case errors.As(err, &unreadable):
+		ae := errInvalidText.With("in", unreadable.In)
+		if unreadable.Name != "" {
+			ae = ae.With(unreadable.Key, unreadable.Name)
+		}
+		return ae, false
+	case errors.Is(err, readable.ErrUnreadableBody):
+		return bodyError(err), false
 
 	// Echo's own errors: routing, middleware.
 	case errors.As(err, &maxBytes):

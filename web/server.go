@@ -32,6 +32,7 @@ import (
 	"github.com/marquee-tickets/marquee/web/accesslog"
 	"github.com/marquee-tickets/marquee/web/clientaddr"
 	"github.com/marquee-tickets/marquee/web/compress"
+	"github.com/marquee-tickets/marquee/web/readable"
 	"github.com/marquee-tickets/marquee/web/session"
 )
 
@@ -340,7 +341,10 @@ func (s *Server) Echo() *echo.Echo {
 			Timeout:      requestTimeout,
 			ErrorHandler: func(err error, _ echo.Context) error { return err },
 		}),
-		readableText,
+		readable.Requests(readable.Config{
+			Headers:   []string{"Idempotency-Key", payment.SignatureHeader},
+			SkipForms: []string{PosterRoute}, // its handler caps its body itself
+		}),
 	)
 	return e
 }
