@@ -20,7 +20,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
-	"github.com/marquee-tickets/marquee/web/accesslog"
 	"github.com/marquee-tickets/marquee/web/admission"
 	"github.com/marquee-tickets/marquee/web/readable"
 	"github.com/marquee-tickets/marquee/web/session"
@@ -381,65 +380,6 @@ func errTooManyHeldSeats(e *booking.HeldSeatsCapError) *Error {
 		ae.Header = map[string]string{"Retry-After": strconv.Itoa(wait)}
 	}
 	return ae
-}
-
-// HandleError is Echo's error handler: every error, from a handler, a
-// middleware or the router, is answered as JSON, or for pages as a friendly
-// page or htmx fragment (see wantsHTML). Internal errors are logged
-// with the request; their text never reaches the client. An answer that
-// failed on our side (5xx) carries the request's id instead, which the
-// log's lines about it carry too: a person can quote it to support.
-func (s *Server) HandleError(err error, c echo.Context) {
-	ae, internal := ErrorFor(err)
-	req := c.Request()
-	ctx := req.Context()
-	if internal {
-		switch {
-		case errors.Is(err, context.Canceled) && ctx.Err() != nil:
-			// The client went away; nobody reads the answer.
-			s.Log.DebugContext(ctx, "request cancelled", "method", req.Method, "route", c.Path(), "path", req.URL.Path, "err", err)
-		default:
-			attrs := []any{"method", req.Method, "route", c.Path(), "path", req.URL.Path, "status", ae.Status, "err", err}
-			var pe *panicError
-			if errors.As(err, &pe) {
-				attrs = append(attrs, "stack", string(pe.stack))
-			}
-			s.Log.ErrorContext(ctx, "request failed", attrs...)
-		}
-	}
-	var reference string
-	if ae.Status >= http.StatusInternalServerError {
-		reference = accesslog.ID(ctx)
-	}
-	if c.Response().Committed {
-		return
-	}
-	h := c.Response().Header()
-	for k, v := range ae.Header {
-		h.Set(k, v)
-	}
-	if req.Method == http.MethodHead {
-		_ = c.NoContent(ae.Status)
-		return
-	}
-	if wantsHTML(c) {
-		if err := s.renderProblem(c, ae, reference); err != nil {
-			s.Log.WarnContext(ctx, "write error page", "err", err)
-		}
-		return
-	}
-	body := make(map[string]any, len(ae.Details)+3)
-	for k, v := range ae.Details {
-		body[k] = v
-	}
-	body["error"] = ae.Code
-	body["message"] = ae.Message
-	if reference != "" {
-		body["request_id"] = reference
-	}
-	if err := c.JSON(ae.Status, body); err != nil {
-		s.Log.DebugContext(ctx, "write error answer", "err", err)
-	}
 }
 
 // panicError is a recovered panic, with its stack for the log.

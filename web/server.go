@@ -1,6 +1,10 @@
-// Package web is the plumbing every handler package shares: the server's
-// configuration, middleware, sessions, CSRF protection, rate limits, the
-// error table and the render helper (web/server assembles the handlers).
+// Package web is the server every handler package shares: its
+// configuration (Config), what every request goes through (Server.Echo), and
+// what handlers answer with: the error table (ErrorFor) and its answers
+// (HandleError), JSON bodies, pages (Render, Meta) and their CSRF
+// protection, rate limits. What has a life of its own is a package beside
+// it: accesslog (request ids and the access log), session, admission,
+// clientaddr, compress and readable. web/server assembles the handlers.
 package web
 
 import (
