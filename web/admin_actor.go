@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/internal/admin"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 const actorKey = "marquee.admin"
@@ -13,7 +14,7 @@ const actorKey = "marquee.admin"
 // in). A moviegoer gets 403. The admin is then Actor(c).
 func (s *Server) RequireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		a, err := s.Admin.Actor(c.Request().Context(), UserID(c))
+		a, err := s.Admin.Actor(c.Request().Context(), session.UserID(c))
 		if err != nil {
 			return err
 		}

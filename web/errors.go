@@ -21,6 +21,9 @@ import (
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
+	"github.com/marquee-tickets/marquee/web/admission"
+	"github.com/marquee-tickets/marquee/web/readable"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // Error is an answer that is not a success: a status, a stable code for
@@ -102,6 +105,7 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		overlap     *catalog.ShowOverlapError
 		noPrice     *catalog.MissingPricesError
 		inUse       *catalog.LayoutInUseError
+		unreadable  *readable.Error
 		httpErr     *echo.HTTPError
 		maxBytes    *http.MaxBytesError
 		panicked    *panicError
@@ -112,6 +116,8 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		return errInternal, true
 	case errors.As(err, &ae):
 		return ae, false
+	case errors.Is(err, admission.ErrBusy):
+		return errBusy(), false
 
 	// Holds.
 	case errors.As(err, &seatsTaken):
@@ -206,6 +212,8 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		return NewError(http.StatusBadRequest, "signature_stale", "The payment signature is too old or from the future."), false
 
 	// Accounts.
+	case errors.Is(err, session.ErrSignedOut):
+		return ErrUnauthenticated, false
 	case errors.As(err, &invalid):
 		// The code and field name the first problem; fields has them all.
 		fields := map[string]string{}
@@ -267,6 +275,16 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 
 	case errors.Is(err, booking.ErrNotFound):
 		return NewError(http.StatusNotFound, "not_found", "Not found."), false
+
+	// A request's own text and body.
+	case errors.As(err, &unreadable):
+		ae := errInvalidText.With("in", unreadable.In)
+		if unreadable.Name != "" {
+			ae = ae.With(unreadable.Key, unreadable.Name)
+		}
+		return ae, false
+	case errors.Is(err, readable.ErrUnreadableBody):
+		return bodyError(err), false
 
 	// Echo's own errors: routing, middleware.
 	case errors.As(err, &maxBytes):
@@ -363,55 +381,6 @@ func errTooManyHeldSeats(e *booking.HeldSeatsCapError) *Error {
 		ae.Header = map[string]string{"Retry-After": strconv.Itoa(wait)}
 	}
 	return ae
-}
-
-// HandleError is Echo's error handler: every error, from a handler, a
-// middleware or the router, is answered as JSON, or for pages as a friendly
-// page or htmx fragment (see wantsHTML). Internal errors are logged
-// with the request; their text never reaches the client.
-func (s *Server) HandleError(err error, c echo.Context) {
-	ae, internal := ErrorFor(err)
-	req := c.Request()
-	if internal {
-		switch {
-		case errors.Is(err, context.Canceled) && req.Context().Err() != nil:
-			// The client went away; nobody reads the answer.
-			s.Log.Debug("request cancelled", "method", req.Method, "path", req.URL.Path, "err", err)
-		default:
-			attrs := []any{"method", req.Method, "path", req.URL.Path, "status", ae.Status, "err", err}
-			var pe *panicError
-			if errors.As(err, &pe) {
-				attrs = append(attrs, "stack", string(pe.stack))
-			}
-			s.Log.Error("request failed", attrs...)
-		}
-	}
-	if c.Response().Committed {
-		return
-	}
-	h := c.Response().Header()
-	for k, v := range ae.Header {
-		h.Set(k, v)
-	}
-	if req.Method == http.MethodHead {
-		_ = c.NoContent(ae.Status)
-		return
-	}
-	if wantsHTML(c) {
-		if err := s.renderProblem(c, ae); err != nil {
-			s.Log.Warn("write error page", "err", err)
-		}
-		return
-	}
-	body := make(map[string]any, len(ae.Details)+2)
-	for k, v := range ae.Details {
-		body[k] = v
-	}
-	body["error"] = ae.Code
-	body["message"] = ae.Message
-	if err := c.JSON(ae.Status, body); err != nil {
-		s.Log.Debug("write error answer", "err", err)
-	}
 }
 
 // panicError is a recovered panic, with its stack for the log.

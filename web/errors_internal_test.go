@@ -24,6 +24,9 @@ import (
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/web/admission"
+	"github.com/marquee-tickets/marquee/web/readable"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // The error table: each domain error, however wrapped, has one answer.
@@ -78,6 +81,12 @@ func TestErrorTable(t *testing.T) {
 		{wrap(admin.ErrPosterBusy), 503, "poster_busy", false},
 		{wrap(catalog.ErrShowTooFarAhead), 422, "show_too_far_ahead", false},
 		{&panicError{err: booking.ErrNotFound}, 500, "internal", true},
+
+		{wrap(session.ErrSignedOut), 401, "unauthenticated", false},
+		{wrap(admission.ErrBusy), 503, "busy", false},
+		{&readable.Error{In: "path"}, 400, "invalid_text", false},
+		{fmt.Errorf("%w: %w", readable.ErrUnreadableBody, io.ErrUnexpectedEOF), 400, "unreadable_body", false},
+		{fmt.Errorf("%w: %w", readable.ErrUnreadableBody, echo.ErrStatusRequestEntityTooLarge), 413, "body_too_large", false},
 	} {
 		t.Run(fmt.Sprintf("%T %v", tc.err, tc.err), func(t *testing.T) {
 			ae, internal := ErrorFor(tc.err)
@@ -92,6 +101,25 @@ func TestErrorTable(t *testing.T) {
 				t.Fatalf("a 503 without Retry-After: %+v", ae)
 			}
 		})
+	}
+}
+
+// Unreadable text is answered with where it was, and the name of what held
+// it when that name is readable.
+func TestInvalidTextAnswer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		err  *readable.Error
+		want map[string]any
+	}{
+		{&readable.Error{In: "path"}, map[string]any{"in": "path"}},
+		{&readable.Error{In: "query", Key: "param", Name: "city"}, map[string]any{"in": "query", "param": "city"}},
+		{&readable.Error{In: "header", Key: "header", Name: "Idempotency-Key"}, map[string]any{"in": "header", "header": "Idempotency-Key"}},
+	} {
+		ae, _ := ErrorFor(fmt.Errorf("read: %w", tc.err))
+		if ae.Code != "invalid_text" || fmt.Sprint(ae.Details) != fmt.Sprint(tc.want) {
+			t.Errorf("%v: %s %v, want invalid_text %v", tc.err, ae.Code, ae.Details, tc.want)
+		}
 	}
 }
 

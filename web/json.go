@@ -9,13 +9,11 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/marquee-tickets/marquee/web/readable"
 )
 
 var (
@@ -33,15 +31,26 @@ func ReadBody(c echo.Context) ([]byte, error) {
 func readAll(r io.Reader) ([]byte, error) {
 	body, err := io.ReadAll(r)
 	if err != nil {
-		var he *echo.HTTPError
-		var mb *http.MaxBytesError
-		if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge || errors.As(err, &mb) {
-			return nil, errBodyTooLarge
-		}
-		return nil, NewError(http.StatusBadRequest, "unreadable_body", "The request body could not be read.")
+		return nil, bodyError(err)
 	}
 	return body, nil
 }
+
+// bodyError answers a body that could not be read: the body limit's
+// refusal as 413, anything else (a body cut short) as 400.
+func bodyError(err error) *Error {
+	var he *echo.HTTPError
+	var mb *http.MaxBytesError
+	if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge || errors.As(err, &mb) {
+		return errBodyTooLarge
+	}
+	return NewError(http.StatusBadRequest, "unreadable_body", "The request body could not be read.")
+}
+
+// errInvalidText refuses a request with unreadable text (see package
+// readable); its detail in says where (path, query, form, body or header).
+var errInvalidText = NewError(http.StatusBadRequest, "invalid_text",
+	"This request contains characters we can't read. Check what you typed, or the link you followed, and try again.")
 
 // DecodeJSON reads the request body into v: one JSON object with only the
 // fields v has, sent as application/json. An empty body is refused when
@@ -65,7 +74,7 @@ func ParseJSON(contentType string, body []byte, v any, required bool) error {
 	if mt, _, err := mime.ParseMediaType(contentType); err != nil || mt != echo.MIMEApplicationJSON {
 		return errNotJSON
 	}
-	if !readableJSON(body) {
+	if !readable.JSON(body) {
 		return errInvalidText.With("in", "body")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -77,74 +86,6 @@ func ParseJSON(contentType string, body []byte, v any, required bool) error {
 		return NewError(http.StatusBadRequest, "malformed_json", "The body must hold one JSON object and nothing after it.")
 	}
 	return nil
-}
-
-// readableJSON reports whether the strings of a JSON body are readable
-// text (see readable, lines allowed). encoding/json would take any bytes:
-// it decodes invalid UTF-8 and lone surrogates (\ud800) as U+FFFD, and
-// \u0000 as NUL. Raw control characters in a string, an unknown escape
-// or a truncated one are syntax errors, left to the decoder to report.
-func readableJSON(body []byte) bool {
-	if !utf8.Valid(body) {
-		return false
-	}
-	in := false // inside a string
-	for i := 0; i < len(body); i++ {
-		b := body[i]
-		switch {
-		case !in:
-			in = b == '"'
-		case b == '"':
-			in = false
-		case b == 0x7f:
-			// DEL, a control character JSON lets a string carry raw (the
-			// others below 0x20 are syntax errors).
-			return false
-		case b >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(body[i:])
-			if unicode.IsControl(r) { // U+0080 to U+009F
-				return false
-			}
-			i += size - 1
-		case b == '\\' && i+1 < len(body):
-			i++
-			switch body[i] {
-			case 'b', 'f':
-				return false // backspace, form feed
-			case 'u':
-				r, ok := hex4(body[i+1:])
-				if !ok {
-					return true // a syntax error
-				}
-				i += 4
-				switch {
-				case utf16.IsSurrogate(r):
-					// Only a high surrogate escaped and then a low one is a character.
-					low, ok := rune(0), false
-					if r < 0xdc00 && i+6 < len(body) && body[i+1] == '\\' && body[i+2] == 'u' {
-						low, ok = hex4(body[i+3:])
-					}
-					if !ok || low < 0xdc00 || low > 0xdfff {
-						return false
-					}
-					i += 6
-				case r == '\t' || r == '\n' || r == '\r':
-				case unicode.IsControl(r):
-					return false
-				}
-			}
-		}
-	}
-	return true
-}
-
-// hex4 reads the four hex digits of a \u escape at the start of b.
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(string(b[:4]), 16, 16)
-	return rune(n), err == nil
 }
 
 // badJSON explains why a body could not be decoded.

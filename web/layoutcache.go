@@ -6,6 +6,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/auth"
+	"github.com/marquee-tickets/marquee/internal/cachemap"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -28,8 +29,8 @@ type layoutCache struct {
 	store  *postgres.Store
 	ttl    time.Duration
 	now    func() time.Time
-	users  *cacheMap[string, layoutEntry[components.User]]
-	cities *cacheMap[string, layoutEntry[components.City]]
+	users  *cachemap.Map[string, layoutEntry[components.User]]
+	cities *cachemap.Map[string, layoutEntry[components.City]]
 }
 
 type layoutEntry[T any] struct {
@@ -39,8 +40,8 @@ type layoutEntry[T any] struct {
 
 func newLayoutCache(store *postgres.Store, ttl time.Duration, now func() time.Time) *layoutCache {
 	return &layoutCache{store: store, ttl: ttl, now: now,
-		users:  newCacheMap[string, layoutEntry[components.User]](maxLayoutEntries),
-		cities: newCacheMap[string, layoutEntry[components.City]](maxLayoutEntries)}
+		users:  cachemap.New[string, layoutEntry[components.User]](maxLayoutEntries),
+		cities: cachemap.New[string, layoutEntry[components.City]](maxLayoutEntries)}
 }
 
 // user is the header's view of user id.
@@ -62,9 +63,9 @@ func (l *layoutCache) city(ctx context.Context, slug string) (components.City, e
 
 // layoutLookup returns m's entry of k if it was read within the TTL, else
 // what read answers, remembered if found.
-func layoutLookup[T any](l *layoutCache, m *cacheMap[string, layoutEntry[T]], k string, read func() (T, error)) (T, error) {
+func layoutLookup[T any](l *layoutCache, m *cachemap.Map[string, layoutEntry[T]], k string, read func() (T, error)) (T, error) {
 	now := l.now()
-	if e, ok := m.get(k); ok && now.Sub(e.fetched) < l.ttl {
+	if e, ok := m.Get(k); ok && now.Sub(e.fetched) < l.ttl {
 		return e.v, nil
 	}
 	v, err := read()
@@ -72,11 +73,11 @@ func layoutLookup[T any](l *layoutCache, m *cacheMap[string, layoutEntry[T]], k 
 		var none T
 		return none, err
 	}
-	m.put(k, layoutEntry[T]{v: v, fetched: now})
+	m.Put(k, layoutEntry[T]{v: v, fetched: now})
 	return v, nil
 }
 
 // UserChanged forgets what page headers show of user id. Whatever changes
 // a user's name, email or role calls it, so the user's next page shows the
 // change.
-func (s *Server) UserChanged(id string) { s.layout.users.remove(id) }
+func (s *Server) UserChanged(id string) { s.layout.users.Remove(id) }

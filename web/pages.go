@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -12,7 +11,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/components"
-	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/web/compress"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // pageKey marks a request as one for an HTML page: its errors are answered
@@ -29,7 +29,7 @@ var CityPattern = regexp.MustCompile(`^[A-Za-z0-9-]{1,100}$`)
 // headers, the session, caching by who asks and CSRF protection. Extra
 // middleware m runs last, after the session is loaded.
 func (s *Server) Pages(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
-	return append([]echo.MiddlewareFunc{markPage, securityHeaders(s.Secure()), s.LoadSession, pageCache, s.csrf()}, m...)
+	return append([]echo.MiddlewareFunc{markPage, securityHeaders(s.Secure()), s.Sessions.Load, pageCache, s.csrf()}, m...)
 }
 
 // Secure reports whether the app is served over https.
@@ -80,7 +80,7 @@ func securityHeaders(https bool) echo.MiddlewareFunc {
 func pageCache(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		cc := "private, no-cache"
-		if UserID(c) != "" {
+		if session.UserID(c) != "" {
 			cc = "no-store"
 		}
 		c.Response().Header().Set(echo.HeaderCacheControl, cc)
@@ -105,14 +105,14 @@ func renderIn(ctx context.Context, c echo.Context, status int, comp templ.Compon
 	if err := comp.Render(ctx, buf); err != nil {
 		return err
 	}
-	return Blob(c, status, echo.MIMETextHTMLCharsetUTF8, buf.Bytes())
+	return compress.Blob(c, status, echo.MIMETextHTMLCharsetUTF8, buf.Bytes())
 }
 
 // Meta is the layout data of a page for the caller.
 func (s *Server) Meta(c echo.Context, title string) components.Meta {
 	m := components.Meta{Title: title, CSRF: CSRFToken(c), Path: c.Request().URL.RequestURI(), Sandbox: s.Config.Sandbox != nil}
 	ctx := c.Request().Context()
-	if id := UserID(c); id != "" {
+	if id := session.UserID(c); id != "" {
 		if u, err := s.layout.user(ctx, id); err == nil {
 			m.User = &u
 		}
@@ -150,7 +150,7 @@ func SeeOther(c echo.Context, path string) error {
 // page (or, for a form post, to back) afterwards.
 func RequirePageUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if UserID(c) != "" {
+		if session.UserID(c) != "" {
 			return next(c)
 		}
 		back := c.Request().URL.RequestURI()
@@ -190,135 +190,4 @@ func SafeNext(next string) string {
 		return "/"
 	}
 	return p
-}
-
-// problemFor turns an error answer into what a person reads on a page.
-func problemFor(ae *Error) components.Problem {
-	p := components.Problem{Status: ae.Status, Message: ae.Message}
-	if ae.Code == errUnavailable.Code {
-		// The database is out of reach: nothing the reader did failed.
-		p.Title = "We'll be right back"
-		p.Message = "We can't reach our ticket system right now. Nothing you did was lost — try again in a few seconds."
-		return p
-	}
-	if ae.Code == errBusyCode {
-		p.Title = "We're very busy right now"
-		return p
-	}
-	switch ae.Status {
-	case http.StatusNotFound:
-		p.Title = "We couldn't find that"
-		if ae.Code == "not_found" && ae.Message == "There is nothing at this address." {
-			p.Message = "There is no page at this address. It may have moved, or the link may be mistyped."
-		}
-	case http.StatusForbidden:
-		p.Title = "That didn't go through"
-	case http.StatusConflict:
-		p.Title = "That can't be done right now"
-	case http.StatusUnprocessableEntity, http.StatusBadRequest:
-		p.Title = "Please check and try again"
-	case http.StatusTooManyRequests:
-		p.Title = "Slow down a little"
-	case http.StatusUnauthorized:
-		p.Title = "Please log in"
-	case http.StatusMethodNotAllowed:
-		p.Title = "That doesn't work here"
-	default:
-		p.Title = "Something went wrong"
-		if ae.Status >= 500 {
-			p.Message = "Something went wrong on our side. Please try again in a moment."
-		}
-	}
-	return p
-}
-
-// wantsHTML reports whether an error should be answered as HTML: always for
-// a page route, and for any other address outside the API when a browser
-// asks (htmx, or an Accept header naming text/html).
-func wantsHTML(c echo.Context) bool {
-	if page, _ := c.Get(pageKey).(bool); page {
-		return true
-	}
-	p := c.Request().URL.Path
-	if strings.HasPrefix(p, "/api/") || p == WebhookRoute {
-		return false
-	}
-	return IsHTMX(c) || strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/html")
-}
-
-// renderProblem answers an error as HTML: a fragment for htmx, swapped into
-// the page's #flash region, else a whole page.
-func (s *Server) renderProblem(c echo.Context, ae *Error) error {
-	h := c.Response().Header()
-	setSecurityHeaders(h, s.Secure())
-	h.Set(echo.HeaderCacheControl, "no-store")
-	p := problemFor(ae)
-	// The request's context may be over (a deadline, or middleware that
-	// has returned): the answer is still owed.
-	ctx := context.WithoutCancel(c.Request().Context())
-	if IsHTMX(c) {
-		h.Set("HX-Retarget", "#flash")
-		h.Set("HX-Reswap", "innerHTML")
-		return renderIn(ctx, c, ae.Status, components.ErrorToast(p))
-	}
-	if ae.Code == errBusyCode {
-		return renderIn(ctx, c, ae.Status, components.BusyPage(s.busyMeta(c, ae)))
-	}
-	m := s.errorMeta(c)
-	return renderIn(ctx, c, ae.Status, components.ErrorPage(m, p))
-}
-
-// busyMeta is the layout and content of the busy page. It is answered
-// without the database, which the request was not given a turn at: the
-// header names no account. A page reloads itself when its Retry-After is
-// up; a form's answer does not (reloaded, it would be a GET), and leads back
-// to the page the form was sent from.
-func (s *Server) busyMeta(c echo.Context, ae *Error) (components.Meta, components.Busy) {
-	m := components.Meta{Title: "Very busy", CSRF: CSRFToken(c), Sandbox: s.Config.Sandbox != nil, NoAccount: true}
-	req := c.Request()
-	if req.Method != http.MethodGet {
-		return m, components.Busy{Again: SafeNext(req.Referer())}
-	}
-	retry, _ := ae.Details["retry_after"].(int)
-	m.Refresh = max(1, retry)
-	return m, components.Busy{RetryIn: m.Refresh, Again: SafeNext(req.URL.RequestURI())}
-}
-
-// errorMeta is the layout data of an error page, with the same header as
-// every other page. It must not fail: the database may be what failed.
-func (s *Server) errorMeta(c echo.Context) components.Meta {
-	m := components.Meta{Title: "Error", CSRF: CSRFToken(c), Sandbox: s.Config.Sandbox != nil}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), requestTimeout/5)
-	defer cancel()
-	id := UserID(c)
-	if id == "" {
-		// An address no route knows never loaded the session.
-		id = s.sessionUser(ctx, c)
-	}
-	if id != "" {
-		if u, err := s.layout.user(ctx, id); err == nil {
-			m.User = &u
-		} else if !errors.Is(err, booking.ErrNotFound) {
-			s.Log.Debug("error page: read user", "err", err)
-		}
-	}
-	m.City = s.layoutCity(ctx, c)
-	return m
-}
-
-// sessionUser is the user of the caller's session cookie, for an answer
-// that did not go through loadSession; "" for a guest or a session that
-// cannot be read.
-func (s *Server) sessionUser(ctx context.Context, c echo.Context) string {
-	ck, err := c.Cookie(SessionCookieName(s.Config.PublicURL))
-	if err != nil || ck.Value == "" {
-		return ""
-	}
-	// Load keeps a session the request already carries.
-	ctx, err = s.sessions.Load(ctx, ck.Value)
-	if err != nil {
-		s.Log.Debug("error page: read session", "err", err)
-		return ""
-	}
-	return s.sessions.GetString(ctx, sessionUserKey)
 }

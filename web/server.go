@@ -1,6 +1,10 @@
-// Package web is the plumbing every handler package shares: the server's
-// configuration, middleware, sessions, CSRF protection, rate limits, the
-// error table and the render helper (web/server assembles the handlers).
+// Package web is the server every handler package shares: its
+// configuration (Config), what every request goes through (Server.Echo), and
+// what handlers answer with: the error table (ErrorFor) and its answers
+// (HandleError), JSON bodies, pages (Render, Meta) and their CSRF
+// protection, rate limits. What has a life of its own is a package beside
+// it: accesslog (request ids and the access log), session, admission,
+// clientaddr, compress and readable. web/server assembles the handlers.
 package web
 
 import (
@@ -23,11 +27,17 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/live"
+	"github.com/marquee-tickets/marquee/internal/logctx"
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
+	"github.com/marquee-tickets/marquee/web/accesslog"
+	"github.com/marquee-tickets/marquee/web/clientaddr"
+	"github.com/marquee-tickets/marquee/web/compress"
+	"github.com/marquee-tickets/marquee/web/readable"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // Config is what the server needs to know beyond its store.
@@ -74,8 +84,8 @@ type Config struct {
 	LivePing time.Duration
 
 	// SessionIdleTimeout ends a session unused for so long; 0 =
-	// DefaultSessionIdleTimeout. SessionLifetime ends it however busy;
-	// 0 = DefaultSessionLifetime.
+	// session.DefaultIdleTimeout. SessionLifetime ends it however busy;
+	// 0 = session.DefaultLifetime.
 	SessionIdleTimeout time.Duration
 	SessionLifetime    time.Duration
 
@@ -109,6 +119,12 @@ const (
 	// QueueLiveRoute is a waiting room's websocket: the same, for the
 	// queue page.
 	QueueLiveRoute = "/shows/:show_id/queue/live"
+	// ShowRoute, SeatMapRoute and SeatMapAPIRoute answer with a show's seat
+	// map, which many viewers share: their handlers compress their own
+	// answers, the seat map compressed once (see package compress).
+	ShowRoute       = "/shows/:show_id"
+	SeatMapRoute    = "/shows/:show_id/seatmap"
+	SeatMapAPIRoute = "/api/v1/shows/:show_id/seats"
 	// DefaultLivePing keeps live seat map connections alive through
 	// proxies (most close idle ones after 30 to 60 seconds) and finds dead
 	// ones.
@@ -169,14 +185,13 @@ type Server struct {
 	Config    Config
 	Store     *postgres.Store
 	Metrics   *metrics.Metrics
-	sessions  *sessionManager
+	Sessions  *session.Manager
 	layout    *layoutCache
 	Accounts  *accounts.Service
 	BoxOffice *boxoffice.Service
 	Rooms     *boxoffice.Rooms
 	Admin     *admin.Service
 	Log       *slog.Logger
-	gc        sessionGC
 	gates     *gates
 }
 
@@ -207,10 +222,10 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 		cfg.LivePing = DefaultLivePing
 	}
 	if cfg.SessionIdleTimeout <= 0 {
-		cfg.SessionIdleTimeout = DefaultSessionIdleTimeout
+		cfg.SessionIdleTimeout = session.DefaultIdleTimeout
 	}
 	if cfg.SessionLifetime <= 0 {
-		cfg.SessionLifetime = DefaultSessionLifetime
+		cfg.SessionLifetime = session.DefaultLifetime
 	}
 	cfg.Admission = cfg.Admission.orDefault(DefaultAdmission(runtime.NumCPU()))
 	if cfg.PasswordCost == 0 {
@@ -222,6 +237,8 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// Every line logged with a request's context names the request.
+	log = slog.New(logctx.NewHandler(log.Handler()))
 	if len(cfg.WebhookSecret) == 0 {
 		log.Warn("no payment webhook secret: every payment webhook will be refused")
 	}
@@ -247,15 +264,18 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 		rooms.Front = cfg.Fronts.Last
 	}
 	s := &Server{
-		Origin:   origin(cfg.PublicURL),
-		Config:   cfg,
-		Store:    store,
-		Metrics:  m,
-		sessions: newSessionManager(store.SessionStore(), cfg.PublicURL, cfg.SessionLifetime, cfg.SessionIdleTimeout, appClock(store)),
-		layout:   newLayoutCache(store, layoutTTL, appClock(store)),
-		Log:      log,
-		gates:    newGates(cfg.Admission, m, time.Now),
-		Admin:    &admin.Service{Store: store, Log: log, RoomChanged: rooms.Forget},
+		Origin:  origin(cfg.PublicURL),
+		Config:  cfg,
+		Store:   store,
+		Metrics: m,
+		Sessions: session.New(store.SessionStore(), session.Options{
+			PublicURL: cfg.PublicURL, Lifetime: cfg.SessionLifetime, IdleTimeout: cfg.SessionIdleTimeout,
+			Now: appClock(store), DeleteExpired: store.DeleteExpiredSessions, Log: log,
+		}),
+		layout: newLayoutCache(store, layoutTTL, appClock(store)),
+		Log:    log,
+		gates:  newGates(cfg.Admission, m, time.Now),
+		Admin:  &admin.Service{Store: store, Log: log, RoomChanged: rooms.Forget},
 		BoxOffice: &boxoffice.Service{
 			Store: store, Payments: cfg.Payments, Metrics: m, HoldTTL: cfg.HoldTTL, PaymentGrace: cfg.PaymentGrace,
 			MaxSeats: cfg.MaxSeatsPerHold, Caps: caps, PublicURL: cfg.PublicURL, Log: log, Rooms: rooms,
@@ -266,6 +286,18 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 		panic("web: " + err.Error()) // a wiring mistake
 	}
 	return s
+}
+
+// appClock is the store's clock for the decisions made here rather than in
+// SQL (when a session expires, how old a cached header is): Store.Clock
+// (tests move it), else this machine's.
+func appClock(store *postgres.Store) func() time.Time {
+	return func() time.Time {
+		if store.Clock != nil {
+			return store.Clock()
+		}
+		return time.Now()
+	}
 }
 
 // Now is the time pages show and decide their display by: the store's
@@ -279,19 +311,29 @@ func (s *Server) Now() time.Time {
 }
 
 // Echo returns an Echo with the server's error handler and the middleware
-// every request goes through (panic recovery, compression, admission
-// control, error answers, body limit, request deadline), for the routes to
-// be added to.
+// every request goes through (request id and access log, panic recovery,
+// compression, admission control, error answers, body limit, request
+// deadline), for the routes to be added to.
 func (s *Server) Echo() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	e.Logger = echoLogger{s.Log}
 	e.HTTPErrorHandler = s.HandleError
 	// The client's address keys the rate limits and the held-seat caps:
-	// see clientIPExtractor for whom X-Forwarded-For is believed from.
-	e.IPExtractor = clientIPExtractor(s.Config.TrustedProxies)
+	// see clientaddr.Extractor for whom X-Forwarded-For is believed from.
+	e.IPExtractor = clientaddr.Extractor(s.Config.TrustedProxies)
 	e.Use(
+		accesslog.Middleware(accesslog.Config{
+			Log:       s.Log,
+			FromProxy: clientaddr.FromProxy(s.Config.TrustedProxies),
+			User:      session.UserID,
+			Quiet:     quiet,
+		}),
 		recoverPanics(),
-		compress(),
+		compress.Middleware(compress.Config{
+			Skip: []string{LiveRoute, QueueLiveRoute},
+			Own:  []string{ShowRoute, SeatMapRoute, SeatMapAPIRoute},
+		}),
 		// A request's deadline starts once it is admitted: its wait for a
 		// turn has a bound of its own.
 		s.admit,
@@ -303,9 +345,22 @@ func (s *Server) Echo() *echo.Echo {
 			Timeout:      requestTimeout,
 			ErrorHandler: func(err error, _ echo.Context) error { return err },
 		}),
-		readableText,
+		readable.Requests(readable.Config{
+			Headers:   []string{"Idempotency-Key", payment.SignatureHeader},
+			SkipForms: []string{PosterRoute}, // its handler caps its body itself
+		}),
 	)
 	return e
+}
+
+// quiet reports whether a request is one of those asked for all the time,
+// the probes and the static files, whose access lines are debug.
+func quiet(c echo.Context) bool {
+	switch c.Path() {
+	case HealthRoute, ReadyRoute, StaticRoute:
+		return true
+	}
+	return false
 }
 
 // recoverPanics turns a handler's panic into an internal error, logged with

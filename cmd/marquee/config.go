@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/netip"
 	"net/url"
@@ -17,6 +18,8 @@ import (
 	"github.com/marquee-tickets/marquee/internal/reconcile"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/admission"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // config is the environment of `marquee serve`, checked.
@@ -58,6 +61,10 @@ type config struct {
 	// waiting room lasts unused.
 	QueueSecret  []byte
 	AdmissionTTL time.Duration
+	// LogLevel is the least level logged; LogJSON logs a JSON object a
+	// line rather than text.
+	LogLevel slog.Level
+	LogJSON  bool
 }
 
 // PaymentsSandbox is PAYMENTS=sandbox: Sandbox Pay, served by this binary,
@@ -104,7 +111,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 
 		MaxHeldPerAddressPerShow: booking.DefaultMaxHeldPerAddressPerShow,
 		MaxHeldPerAddress:        booking.DefaultMaxHeldPerAddress,
-		SessionIdleTimeout:       web.DefaultSessionIdleTimeout,
+		SessionIdleTimeout:       session.DefaultIdleTimeout,
 		Admission:                web.DefaultAdmission(runtime.NumCPU()),
 	}
 	var errs []error
@@ -264,8 +271,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 		switch {
 		case err != nil:
 			bad("SESSION_IDLE_TIMEOUT=%q: not a Go duration (e.g. 2h, 30m)", v)
-		case d < minSessionIdle || d > web.DefaultSessionLifetime:
-			bad("SESSION_IDLE_TIMEOUT=%q: must be between %v and %v (the longest a session lasts)", v, minSessionIdle, web.DefaultSessionLifetime)
+		case d < minSessionIdle || d > session.DefaultLifetime:
+			bad("SESSION_IDLE_TIMEOUT=%q: must be between %v and %v (the longest a session lasts)", v, minSessionIdle, session.DefaultLifetime)
 		default:
 			cfg.SessionIdleTimeout = d
 		}
@@ -311,7 +318,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		case n < 1 || n > maxSlots:
 			bad("%s=%q: must be between 1 and %d", kind.name, v, maxSlots)
 		default:
-			*kind.c = web.NewCapacity(n, kind.c.MaxWait)
+			*kind.c = admission.NewCapacity(n, kind.c.MaxWait)
 		}
 	}
 
@@ -344,10 +351,30 @@ func loadConfig(getenv func(string) string) (config, error) {
 			cfg.PublicURL, minWebhookSecret)
 	}
 
+	if v := get("LOG_LEVEL"); v != "" {
+		level, ok := logLevels[strings.ToLower(v)]
+		if !ok {
+			bad("LOG_LEVEL=%q: must be debug, info, warn or error", v)
+		}
+		cfg.LogLevel = level
+	}
+	switch v := get("LOG_FORMAT"); strings.ToLower(v) {
+	case "", "text":
+	case "json":
+		cfg.LogJSON = true
+	default:
+		bad("LOG_FORMAT=%q: must be text or json", v)
+	}
+
 	if len(errs) > 0 {
 		return config{}, errors.Join(errs...)
 	}
 	return cfg, nil
+}
+
+// logLevels are the values of LOG_LEVEL.
+var logLevels = map[string]slog.Level{
+	"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError,
 }
 
 // trustedProxies reads a comma-separated list of networks (10.0.0.0/8) or

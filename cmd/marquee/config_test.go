@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/admission"
 )
 
 const testDB = "postgres://postgres@127.0.0.1:5432/marquee?sslmode=disable"
@@ -87,7 +88,7 @@ func TestLoadConfig(t *testing.T) {
 			Admission: web.Admission{
 				Reads:    web.Capacity{Slots: 12, Queue: 12 * 64, MaxWait: 750 * time.Millisecond},
 				Writes:   web.Capacity{Slots: 6, Queue: 6 * 64, MaxWait: 750 * time.Millisecond},
-				Webhooks: web.Capacity{Slots: 3, Queue: 3 * 64, MaxWait: web.DefaultWebhookMaxWait},
+				Webhooks: web.Capacity{Slots: 3, Queue: 3 * 64, MaxWait: admission.DefaultWebhookMaxWait},
 			},
 			QueueSecret: []byte("queue-secret-0123456789"), AdmissionTTL: 10 * time.Minute,
 		}},
@@ -269,8 +270,8 @@ func TestLoadConfig(t *testing.T) {
 			want: with(func(c *config) { c.PublicURL = "https://localhost:8443" })},
 		{name: "slots at their bounds", env: map[string]string{"DATABASE_URL": testDB, "READ_SLOTS": "100", "WRITE_SLOTS": "1"},
 			want: with(func(c *config) {
-				c.Admission.Reads = web.NewCapacity(100, web.DefaultMaxWait)
-				c.Admission.Writes = web.NewCapacity(1, web.DefaultMaxWait)
+				c.Admission.Reads = admission.NewCapacity(100, admission.DefaultMaxWait)
+				c.Admission.Writes = admission.NewCapacity(1, admission.DefaultMaxWait)
 			})},
 		{name: "READ_SLOTS zero", env: map[string]string{"DATABASE_URL": testDB, "READ_SLOTS": "0"},
 			wantErr: []string{`READ_SLOTS="0": must be between 1 and 100`}},

@@ -26,7 +26,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
-	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // What the fault tests need around `marquee serve` in a child process: the
@@ -278,7 +278,7 @@ func (v *visitor) login(ctx context.Context, email string) error {
 		return fmt.Errorf("login %s: %s", email, a)
 	}
 	for _, line := range a.Header.Values("Set-Cookie") {
-		if ck, err := http.ParseSetCookie(line); err == nil && ck.Name == web.SessionCookie && ck.Value != "" {
+		if ck, err := http.ParseSetCookie(line); err == nil && ck.Name == session.Cookie && ck.Value != "" {
 			v.cookie = ck.Name + "=" + ck.Value
 			return nil
 		}

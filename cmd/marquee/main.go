@@ -16,6 +16,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/marquee-tickets/marquee/internal/logctx"
 )
 
 const usage = `usage: marquee serve [--demo]
@@ -48,6 +50,10 @@ Environment:
                           for none: checkouts are then refused
   SANDBOX_IN_PRODUCTION   yes lets PAYMENTS=sandbox run on a public https
                           PUBLIC_URL (refused otherwise)
+  LOG_LEVEL               the least level logged: debug, info, warn or error
+                          (default info; debug adds the probes' and static
+                          files' requests)
+  LOG_FORMAT              text, or json for a JSON object a line (default text)
 `
 
 func main() {
@@ -95,7 +101,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 2
 	}
 
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log := newLogger(stderr, cfg)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serve(ctx, stop, cfg, *demo, log); err != nil {
@@ -103,4 +109,15 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 1
 	}
 	return 0
+}
+
+// newLogger is the log of `marquee serve`: lines of cfg's format from cfg's
+// level up, each carrying the attributes of its context (a request's id).
+func newLogger(w io.Writer, cfg config) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
+	if cfg.LogJSON {
+		h = slog.NewJSONHandler(w, opts)
+	}
+	return slog.New(logctx.NewHandler(h))
 }

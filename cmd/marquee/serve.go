@@ -25,6 +25,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/refunds"
 	"github.com/marquee-tickets/marquee/internal/sweeper"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/accesslog"
 	"github.com/marquee-tickets/marquee/web/server"
 )
 
@@ -69,7 +70,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		"session_idle_timeout", cfg.SessionIdleTimeout, "payments", cfg.Payments, "metrics_addr", cfg.MetricsAddr,
 		"read_slots", cfg.Admission.Reads.Slots, "write_slots", cfg.Admission.Writes.Slots,
 		"webhook_slots", cfg.Admission.Webhooks.Slots, "max_queue_wait", cfg.Admission.Writes.MaxWait,
-		"pool", poolSize(cfg.Admission),
+		"pool", poolSize(cfg.Admission), "log_level", cfg.LogLevel, "log_json", cfg.LogJSON,
 		"database", postgres.RedactURL(cfg.DatabaseURL))
 	if cfg.DevSecret {
 		log.Warn("PAYMENT_WEBHOOK_SECRET is not set: using the public development secret; "+
@@ -226,8 +227,9 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	// the public one never serves them.
 	var metricsSrv *http.Server
 	if metricsLn != nil {
+		// A scrape's line is debug, as a probe's is.
 		metricsSrv = &http.Server{
-			Handler:           server.Metrics(reg),
+			Handler:           accesslog.Handler(log.With("component", "metrics"), server.Metrics(reg)),
 			ReadHeaderTimeout: 5 * time.Second,
 			WriteTimeout:      30 * time.Second,
 			ErrorLog:          slog.NewLogLogger(log.With("component", "metrics").Handler(), slog.LevelWarn),

@@ -50,7 +50,7 @@ func (w *Worker) Step(ctx context.Context) int {
 	}
 	stepped := 0
 	for _, show := range rooms {
-		_, ran, err := w.Store.StepRoom(ctx, show, w.TTL)
+		front, ran, err := w.Store.StepRoom(ctx, show, w.TTL)
 		if err != nil {
 			if ctx.Err() == nil {
 				w.Log.Error("admission step", "show_id", show, "err", err)
@@ -58,6 +58,7 @@ func (w *Worker) Step(ctx context.Context) int {
 			continue
 		}
 		if ran {
+			w.Log.Debug("admission step", "show_id", show, "open", front.Open, "through", front.Through)
 			stepped++
 		}
 	}

@@ -208,7 +208,7 @@ func (s *Service) OpenCheckout(ctx context.Context, userID, holdID string) (book
 		return h, none, &HoldNotActiveError{State: booking.HoldExpired}
 	case err != nil:
 		if ctx.Err() == nil {
-			s.Log.Error("create checkout", "hold", h.ID, "err", err)
+			s.Log.ErrorContext(ctx, "create checkout", "hold_id", h.ID, "err", err)
 		}
 		return h, none, ErrProviderUnavailable
 	}
@@ -231,7 +231,7 @@ func (s *Service) receiveOrRefuse(ctx context.Context, h booking.Hold) error {
 	rep, err := s.Payments.PaymentStatus(ctx, h.ID)
 	if err != nil {
 		if ctx.Err() == nil {
-			s.Log.Error("payment status", "hold", h.ID, "err", err)
+			s.Log.ErrorContext(ctx, "payment status", "hold_id", h.ID, "err", err)
 		}
 		return ErrProviderUnavailable
 	}

@@ -263,7 +263,7 @@ func (h *Hub) deliver(ctx context.Context, c Change) {
 		}
 		// The change must not be lost: the show's subscribers get the
 		// whole map once a read succeeds again.
-		h.log.Error("read changed seats; the show will resync", "show", c.ShowID, "err", err, "retry_in", retryDelay)
+		h.log.Error("read changed seats; the show will resync", "show_id", c.ShowID, "err", err, "retry_in", retryDelay)
 		h.mu.Lock()
 		h.forget(c.ShowID) // stale from now on
 		if !watched {

@@ -139,11 +139,11 @@ func (w *Worker) check(ctx context.Context, cfg settings, c booking.PaymentCheck
 		return true // shutting down: the lease runs out and the check is made again
 	}
 	if err != nil {
-		cfg.log.Warn("payment check failed; will ask again", "hold", c.HoldID, "check", c.Checks, "err", err)
+		cfg.log.Warn("payment check failed; will ask again", "hold_id", c.HoldID, "check", c.Checks, "err", err)
 	}
 	if err == nil && !c.Now.Before(last) {
 		if err := w.Store.FinishPaymentCheck(ctx, c); err != nil {
-			cfg.log.Error("finish payment check", "hold", c.HoldID, "err", err)
+			cfg.log.Error("finish payment check", "hold_id", c.HoldID, "err", err)
 		}
 		return true
 	}
@@ -167,13 +167,13 @@ func (w *Worker) reconcile(ctx context.Context, cfg settings, c booking.PaymentC
 		switch {
 		case errors.As(err, &mismatch):
 			// Recorded with its refund, like the webhook's 422: for review.
-			cfg.log.Warn("reconciled payment does not match its hold", "payment", p.ID, "hold", p.HoldRef)
+			cfg.log.Warn("reconciled payment does not match its hold", "payment_id", p.ID, "hold_id", p.HoldRef)
 		case errors.Is(err, booking.ErrPaymentConflict):
-			cfg.log.Error("reconciled payment conflicts with a recorded one", "payment", p.ID, "hold", p.HoldRef)
+			cfg.log.Error("reconciled payment conflicts with a recorded one", "payment_id", p.ID, "hold_id", p.HoldRef)
 		case err != nil:
 			failed = errors.Join(failed, err)
 		default:
-			cfg.log.Debug("payment reconciled", "payment", p.ID, "hold", p.HoldRef, "outcome", conf.Outcome, "reason", conf.Reason)
+			cfg.log.Debug("payment reconciled", "payment_id", p.ID, "hold_id", p.HoldRef, "outcome", conf.Outcome, "reason", conf.Reason)
 		}
 	}
 	return failed
@@ -181,7 +181,7 @@ func (w *Worker) reconcile(ctx context.Context, cfg settings, c booking.PaymentC
 
 func (w *Worker) reschedule(ctx context.Context, cfg settings, c booking.PaymentCheck, at time.Time, cause error) {
 	if err := w.Store.ReschedulePaymentCheck(ctx, c, at, cause); err != nil && ctx.Err() == nil {
-		cfg.log.Error("reschedule payment check", "hold", c.HoldID, "err", err)
+		cfg.log.Error("reschedule payment check", "hold_id", c.HoldID, "err", err)
 	}
 }
 

@@ -52,17 +52,19 @@ func (w *Worker) RunOnce(ctx context.Context) int {
 			return ok
 		}
 		for _, r := range due {
+			log := w.Log.With("refund_id", r.ID, "payment_id", r.PaymentID)
 			if err := w.Provider.Refund(ctx, r); err != nil {
-				w.Log.Warn("refund failed; will retry", "refund", r.ID, "attempt", r.Attempts, "err", err)
+				log.Warn("refund failed; will retry", "attempt", r.Attempts, "err", err)
 				if err := w.Store.RefundFailed(ctx, r.ID, err, Backoff(r.Attempts)); err != nil {
-					w.Log.Error("record failed refund", "err", err)
+					log.Error("record failed refund", "err", err)
 				}
 				continue
 			}
 			if err := w.Store.RefundSucceeded(ctx, r.ID); err != nil {
-				w.Log.Error("record refund", "err", err)
+				log.Error("record refund", "err", err)
 				continue
 			}
+			log.Info("refund paid", "amount_minor", r.AmountMinor, "currency", r.Currency, "reason", r.Reason)
 			ok++
 		}
 		if len(due) < w.Batch {

@@ -48,6 +48,9 @@ func (s *Sweeper) Sweep(ctx context.Context) int {
 			return total
 		}
 		total += n
+		if n > 0 {
+			s.Log.Debug("lapsed holds expired", "holds", n)
+		}
 		if s.Metrics != nil {
 			s.Metrics.HoldsExpired.Add(float64(n))
 		}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/session"
 
 	"github.com/labstack/echo/v4"
 
@@ -36,7 +37,7 @@ func (s *Handlers) Signup(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.SignIn(c, u.ID); err != nil {
+	if err := s.Sessions.SignIn(c, u.ID); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, userView(u))
@@ -56,7 +57,7 @@ func (s *Handlers) Login(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.SignIn(c, u.ID); err != nil {
+	if err := s.Sessions.SignIn(c, u.ID); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, userView(u))
@@ -67,7 +68,7 @@ func (s *Handlers) Logout(c echo.Context) error {
 	if err := web.DecodeJSON(c, &struct{}{}, false); err != nil {
 		return err
 	}
-	if err := s.EndSession(c); err != nil {
+	if err := s.Sessions.End(c); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
@@ -75,7 +76,7 @@ func (s *Handlers) Logout(c echo.Context) error {
 
 // Me returns the signed-in account.
 func (s *Handlers) Me(c echo.Context) error {
-	u, err := s.Store.User(c.Request().Context(), web.UserID(c))
+	u, err := s.Store.User(c.Request().Context(), session.UserID(c))
 	if errors.Is(err, booking.ErrNotFound) {
 		// The account behind a live session is gone.
 		return web.ErrUnauthenticated

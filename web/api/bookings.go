@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/session"
 
 	"github.com/labstack/echo/v4"
 
@@ -51,7 +52,7 @@ func bookingView(b booking.Booking) bookingJSON {
 
 // Bookings lists the caller's bookings, newest first.
 func (s *Handlers) Bookings(c echo.Context) error {
-	list, err := s.Store.Bookings(c.Request().Context(), web.UserID(c))
+	list, err := s.Store.Bookings(c.Request().Context(), session.UserID(c))
 	if err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func (s *Handlers) Bookings(c echo.Context) error {
 
 // Booking returns one of the caller's bookings.
 func (s *Handlers) Booking(c echo.Context) error {
-	b, err := s.Store.Booking(c.Request().Context(), web.UserID(c), c.Param("booking_id"))
+	b, err := s.Store.Booking(c.Request().Context(), session.UserID(c), c.Param("booking_id"))
 	if err != nil {
 		return web.Lookup("booking", err)
 	}
@@ -79,7 +80,7 @@ func (s *Handlers) CancelBooking(c echo.Context) error {
 	if err := web.DecodeJSON(c, &struct{}{}, false); err != nil {
 		return err
 	}
-	b, err := s.BoxOffice.CancelBooking(c.Request().Context(), web.UserID(c), c.Param("booking_id"))
+	b, err := s.BoxOffice.CancelBooking(c.Request().Context(), session.UserID(c), c.Param("booking_id"))
 	if err != nil {
 		return web.Lookup("booking", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/session"
 
 	"github.com/labstack/echo/v4"
 )
@@ -14,7 +15,7 @@ func (s *Handlers) Checkout(c echo.Context) error {
 	if err := web.DecodeJSON(c, &struct{}{}, false); err != nil {
 		return err
 	}
-	_, co, err := s.BoxOffice.OpenCheckout(c.Request().Context(), web.UserID(c), c.Param("hold_id"))
+	_, co, err := s.BoxOffice.OpenCheckout(c.Request().Context(), session.UserID(c), c.Param("hold_id"))
 	if err != nil {
 		return web.Lookup("hold", err)
 	}

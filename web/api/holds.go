@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/clientaddr"
+	"github.com/marquee-tickets/marquee/web/session"
 
 	"github.com/labstack/echo/v4"
 
@@ -96,7 +98,7 @@ func (s *Handlers) CreateHold(c echo.Context) error {
 		return err
 	}
 	hold := booking.HoldRequest{
-		UserID: web.UserID(c), ShowID: showID, Seats: req.Seats, Key: keys[0], Client: web.ClientNet(c),
+		UserID: session.UserID(c), ShowID: showID, Seats: req.Seats, Key: keys[0], Client: clientaddr.Net(c),
 		Ticket: web.QueueTicket(c, showID),
 	}
 	if req.Best != nil {
@@ -125,7 +127,7 @@ func (s *Handlers) CreateHold(c echo.Context) error {
 
 // Hold returns the caller's hold with its state now.
 func (s *Handlers) Hold(c echo.Context) error {
-	h, err := s.Store.Hold(c.Request().Context(), web.UserID(c), c.Param("hold_id"))
+	h, err := s.Store.Hold(c.Request().Context(), session.UserID(c), c.Param("hold_id"))
 	if err != nil {
 		return web.Lookup("hold", err)
 	}
@@ -138,7 +140,7 @@ func (s *Handlers) ReleaseHold(c echo.Context) error {
 	if err := web.DecodeJSON(c, &struct{}{}, false); err != nil {
 		return err
 	}
-	res, err := s.BoxOffice.Release(c.Request().Context(), web.UserID(c), c.Param("hold_id"))
+	res, err := s.BoxOffice.Release(c.Request().Context(), session.UserID(c), c.Param("hold_id"))
 	if err != nil {
 		return web.Lookup("hold", err)
 	}

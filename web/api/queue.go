@@ -9,6 +9,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // queueJSON is a place in a show's waiting room.
@@ -53,7 +54,7 @@ func (s *Handlers) JoinQueue(c echo.Context) error {
 	if err := web.DecodeJSON(c, &struct{}{}, false); err != nil {
 		return err
 	}
-	st, err := s.Rooms.Join(c.Request().Context(), showID, web.QueueTicket(c, showID), web.UserID(c))
+	st, err := s.Rooms.Join(c.Request().Context(), showID, web.QueueTicket(c, showID), session.UserID(c))
 	if err != nil {
 		return web.Lookup("show", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/compress"
+	"github.com/marquee-tickets/marquee/web/session"
 
 	"github.com/labstack/echo/v4"
 
@@ -201,14 +203,14 @@ func (s *Handlers) SeatMap(c echo.Context) error {
 	if err != nil {
 		return web.NotFound("show")
 	}
-	ctx, viewer := c.Request().Context(), web.UserID(c)
+	ctx, viewer := c.Request().Context(), session.UserID(c)
 	hub := s.Config.Live
 	if hub == nil {
 		seats, err := s.Store.SeatMap(ctx, showID, viewer)
 		if err != nil {
 			return web.Lookup("show", err)
 		}
-		return web.Blob(c, http.StatusOK, echo.MIMEApplicationJSON, seatMapJSON(showID, seats))
+		return compress.Blob(c, http.StatusOK, echo.MIMEApplicationJSON, seatMapJSON(showID, seats))
 	}
 	snap, err := hub.Map(ctx, showID)
 	if err != nil {
@@ -226,11 +228,11 @@ func (s *Handlers) SeatMap(c echo.Context) error {
 	}
 	seats, shared := snap.ViewedBy(viewer, hold, nil)
 	if !shared {
-		return web.Blob(c, http.StatusOK, echo.MIMEApplicationJSON, seatMapJSON(showID, seats))
+		return compress.Blob(c, http.StatusOK, echo.MIMEApplicationJSON, seatMapJSON(showID, seats))
 	}
 	// Encoded and compressed once per snapshot for everyone holding none.
 	p, _ := snap.Memo("api-seats", func() (any, error) { return gzjoin.NewPiece(string(seatMapJSON(showID, seats))), nil })
-	return web.SharedBlob(c, http.StatusOK, echo.MIMEApplicationJSON, p.(*gzjoin.Piece))
+	return compress.SharedBlob(c, http.StatusOK, echo.MIMEApplicationJSON, p.(*gzjoin.Piece))
 }
 
 // seatMapJSON is the seat map's answer: {"show_id": ..., "seats": [...]}.

@@ -21,6 +21,7 @@ import (
 	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/live"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // Handler is the live seat map's handler, on the shared server.
@@ -74,7 +75,7 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 	if origin := c.Request().Header.Get("Origin"); origin == "" || !strings.EqualFold(origin, s.Origin) {
 		return errForeignOrigin
 	}
-	viewer := web.UserID(c)
+	viewer := session.UserID(c)
 	ctx := c.Request().Context()
 	// The map in memory is read again below, after subscribing; this read
 	// answers 404 for a show not on sale before the upgrade.
@@ -103,7 +104,7 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 	var have *pageState
 	if c.QueryParam("diff") == "1" {
 		if have, err = readPageState(ctx, conn); err != nil {
-			s.Log.Debug("live seat map: first message", "err", err)
+			s.Log.DebugContext(ctx, "live seat map: first message", "show_id", showID, "err", err)
 			conn.Close(websocket.StatusPolicyViolation, "say what the page shows first")
 			return nil
 		}
@@ -132,7 +133,7 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 	// page rendered a moment ago is sent nothing.
 	snap, err := s.Config.Live.Map(ctx, showID)
 	if err != nil {
-		s.Log.Error("live seat map: read seats", "show", showID, "err", err)
+		s.Log.ErrorContext(ctx, "live seat map: read seats", "show_id", showID, "err", err)
 		conn.Close(websocket.StatusInternalError, "try again")
 		return nil
 	}
@@ -307,7 +308,7 @@ func (s *Handler) write(ctx context.Context, conn *websocket.Conn, parts ...[]by
 		err = writeFrames(wctx, conn, parts)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
-		s.Log.Debug("live seat map: write", "err", err)
+		s.Log.DebugContext(ctx, "live seat map: write", "err", err)
 	}
 	if err == nil {
 		s.Metrics.LiveMessages.Inc()

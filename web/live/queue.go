@@ -64,7 +64,7 @@ func (s *Handler) QueueLive(c echo.Context) error {
 	case first = <-watch.C():
 	default:
 		if first, err = s.Store.RoomFront(ctx, showID); err != nil {
-			s.Log.Error("waiting room: read front", "show", showID, "err", err)
+			s.Log.ErrorContext(ctx, "waiting room: read front", "show_id", showID, "err", err)
 			conn.Close(websocket.StatusTryAgainLater, "try again")
 			return nil
 		}

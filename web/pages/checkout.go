@@ -18,6 +18,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/payment"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // PayHold is the Pay button of a hold: it sends the browser to the hold's
@@ -27,7 +28,7 @@ import (
 // return page, which shows the ticket; one that is no longer live is a
 // friendly 409.
 func (s *Handlers) PayHold(c echo.Context) error {
-	_, co, err := s.BoxOffice.OpenCheckout(c.Request().Context(), web.UserID(c), c.Param("hold_id"))
+	_, co, err := s.BoxOffice.OpenCheckout(c.Request().Context(), session.UserID(c), c.Param("hold_id"))
 	var paid *boxoffice.AlreadyPaidError
 	if errors.As(err, &paid) {
 		return web.SeeOther(c, s.BoxOffice.ReturnURL(c.Param("hold_id")))
@@ -83,7 +84,7 @@ func waitingSince(c echo.Context, now time.Time) time.Time {
 // returnView decides what the return page says about the caller's hold.
 func (s *Handlers) returnView(c echo.Context) (checkout.Return, error) {
 	ctx := c.Request().Context()
-	uid := web.UserID(c)
+	uid := session.UserID(c)
 	h, err := s.Store.Hold(ctx, uid, c.QueryParam("hold_id"))
 	if err != nil {
 		return checkout.Return{}, web.Lookup("hold", err)
@@ -116,7 +117,7 @@ func (s *Handlers) returnView(c echo.Context) (checkout.Return, error) {
 	rep, err := s.BoxOffice.PaymentStatus(ctx, h.ID)
 	if err != nil {
 		if ctx.Err() == nil {
-			s.Log.Warn("payment status", "hold", h.ID, "err", err)
+			s.Log.WarnContext(ctx, "payment status", "hold_id", h.ID, "err", err)
 		}
 		rep.Status = payment.StatusPending
 	}

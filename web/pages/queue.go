@@ -12,6 +12,7 @@ import (
 	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // queueRefresh is how often a queue page without script reloads itself.
@@ -28,7 +29,7 @@ func (s *Handlers) QueuePage(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	st, err := s.Rooms.Join(ctx, showID, web.QueueTicket(c, showID), web.UserID(c))
+	st, err := s.Rooms.Join(ctx, showID, web.QueueTicket(c, showID), session.UserID(c))
 	if err != nil {
 		return web.Lookup("show", err)
 	}
@@ -107,7 +108,7 @@ func (s *Handlers) queued(c echo.Context) (queued bool, until time.Time, err err
 	if err != nil {
 		return false, until, err
 	}
-	ok, until, err := s.Rooms.MayShop(c.Request().Context(), showID, web.QueueTicket(c, showID), web.UserID(c))
+	ok, until, err := s.Rooms.MayShop(c.Request().Context(), showID, web.QueueTicket(c, showID), session.UserID(c))
 	if err != nil || ok {
 		return false, until, err
 	}

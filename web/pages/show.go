@@ -27,6 +27,9 @@ import (
 	"github.com/marquee-tickets/marquee/internal/gzjoin"
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
+	"github.com/marquee-tickets/marquee/web/clientaddr"
+	"github.com/marquee-tickets/marquee/web/compress"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // The show page: the seat map, the selection form, holding and releasing.
@@ -128,7 +131,7 @@ func newKey() string {
 // bookingView builds the booking section for the viewer.
 func (s *Handlers) bookingView(c echo.Context, st showState, sel selection) components.BookingView {
 	v := components.BookingView{
-		ShowID: st.show.ID, CSRF: web.CSRFToken(c), Guest: web.UserID(c) == "", Notice: sel.notice, Key: newKey(),
+		ShowID: st.show.ID, CSRF: web.CSRFToken(c), Guest: session.UserID(c) == "", Notice: sel.notice, Key: newKey(),
 		AdmittedUntil: admittedUntil(st),
 	}
 	switch {
@@ -208,7 +211,7 @@ func (s *Handlers) seatMap(st showState, selectable bool, picked, taken map[stri
 			return gzjoin.NewPiece(b.String()), err
 		})
 		if err == nil {
-			return components.SeatMapView{MaxSeats: s.Config.MaxSeatsPerHold}, web.Shared{Piece: piece.(*gzjoin.Piece)}
+			return components.SeatMapView{MaxSeats: s.Config.MaxSeatsPerHold}, compress.Shared{Piece: piece.(*gzjoin.Piece)}
 		}
 	}
 	return s.seatMapView(st, selectable, picked, taken), nil
@@ -276,10 +279,10 @@ func (s *Handlers) renderBooking(c echo.Context, status int, st showState, v com
 
 // renderWithMap writes comp, a page or fragment showing booking section v,
 // with v's seat map put in when it is one rendered and compressed once for
-// every viewer (web.Shared).
+// every viewer (compress.Shared).
 func renderWithMap(c echo.Context, status int, v components.BookingView, comp templ.Component) error {
-	if part, ok := v.MapHTML.(web.Shared); ok {
-		return web.RenderShared(c, status, comp, part)
+	if part, ok := v.MapHTML.(compress.Shared); ok {
+		return compress.RenderShared(c, status, comp, part)
 	}
 	return web.Render(c, status, comp)
 }
@@ -354,7 +357,7 @@ func (s *Handlers) viewerShow(c echo.Context) (showState, error) {
 	if err != nil {
 		return showState{}, err
 	}
-	return s.loadShow(c.Request().Context(), showID, web.UserID(c))
+	return s.loadShow(c.Request().Context(), showID, session.UserID(c))
 }
 
 // ShowPage is the show page. ?seats=A1,A2 preselects seats (a guest who
@@ -418,8 +421,8 @@ func (s *Handlers) SeatMapFragment(c echo.Context) error {
 	}
 	selectable := st.hold == nil && st.waiting == nil && !st.closed()
 	view, html := s.seatMap(st, selectable, nil, nil)
-	if part, ok := html.(web.Shared); ok {
-		return web.SharedBlob(c, http.StatusOK, echo.MIMETextHTMLCharsetUTF8, part.Piece)
+	if part, ok := html.(compress.Shared); ok {
+		return compress.SharedBlob(c, http.StatusOK, echo.MIMETextHTMLCharsetUTF8, part.Piece)
 	}
 	return web.Render(c, http.StatusOK, components.SeatMap(view))
 }
@@ -451,7 +454,7 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 		return web.NewError(http.StatusBadRequest, "bad_form", "The form could not be read. Reload the page and try again.")
 	}
 	seats := form["seat"]
-	if web.UserID(c) == "" {
+	if session.UserID(c) == "" {
 		next := "/shows/" + strconv.FormatInt(showID, 10)
 		if keep := seatList(strings.Join(seats, ","), s.Config.MaxSeatsPerHold); len(keep) > 0 {
 			next += "?seats=" + url.QueryEscape(strings.Join(keep, ","))
@@ -465,7 +468,7 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 	}
 	hold := func(key string) (booking.HoldResult, error) {
 		return s.BoxOffice.Hold(ctx, booking.HoldRequest{
-			UserID: web.UserID(c), ShowID: showID, Seats: seats, Key: key, Client: web.ClientNet(c),
+			UserID: session.UserID(c), ShowID: showID, Seats: seats, Key: key, Client: clientaddr.Net(c),
 			Ticket: web.QueueTicket(c, showID),
 		})
 	}
@@ -482,7 +485,7 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 	if errors.Is(holdErr, waitroom.ErrQueueRequired) {
 		return web.SeeOther(c, queuePath(showID))
 	}
-	st, err := s.loadShow(ctx, showID, web.UserID(c))
+	st, err := s.loadShow(ctx, showID, session.UserID(c))
 	if err != nil {
 		return err
 	}
@@ -572,7 +575,7 @@ func holdProblem(ae *web.Error) string {
 // section of the show the form was on (form field show).
 func (s *Handlers) ReleaseHoldPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	res, err := s.BoxOffice.Release(ctx, web.UserID(c), c.Param("hold_id"))
+	res, err := s.BoxOffice.Release(ctx, session.UserID(c), c.Param("hold_id"))
 	h := res.Hold
 	sel := selection{}
 	switch {
@@ -599,7 +602,7 @@ func (s *Handlers) ReleaseHoldPage(c echo.Context) error {
 	if err == nil && h.State == booking.HoldCancelled {
 		freed = h.Seats
 	}
-	st, err := s.loadShow(ctx, showID, web.UserID(c), freed...)
+	st, err := s.loadShow(ctx, showID, session.UserID(c), freed...)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,8 @@ import (
 	"github.com/marquee-tickets/marquee/internal/seating"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/clientaddr"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // Best available on the show page: the form asking for a party, the hold
@@ -72,7 +74,7 @@ func readParty(form url.Values, max int) (party, string) {
 func (s *Handlers) bestSeatsView(c echo.Context, st showState, p party) *components.BestSeatsView {
 	most := s.Config.MaxSeatsPerHold
 	v := &components.BestSeatsView{
-		Action: "/shows/" + strconv.FormatInt(st.show.ID, 10) + "/best", Key: newKey(), Guest: web.UserID(c) == "",
+		Action: "/shows/" + strconv.FormatInt(st.show.ID, 10) + "/best", Key: newKey(), Guest: session.UserID(c) == "",
 		Count: p.count, Type: p.category, Wheelchair: p.wheelchairs,
 	}
 	if v.Count < 1 || v.Count > most {
@@ -124,7 +126,7 @@ func (s *Handlers) BestSeatsPage(c echo.Context) error {
 	}
 	p, problem := readParty(form, s.Config.MaxSeatsPerHold)
 	showPath := "/shows/" + strconv.FormatInt(showID, 10)
-	user := web.UserID(c)
+	user := session.UserID(c)
 	if user == "" {
 		next := showPath
 		if problem == "" {
@@ -148,7 +150,7 @@ func (s *Handlers) BestSeatsPage(c echo.Context) error {
 	}
 	hold := func(key string) (booking.HoldResult, error) {
 		return s.BoxOffice.Hold(ctx, booking.HoldRequest{
-			UserID: user, ShowID: showID, Key: key, Client: web.ClientNet(c), Ticket: web.QueueTicket(c, showID),
+			UserID: user, ShowID: showID, Key: key, Client: clientaddr.Net(c), Ticket: web.QueueTicket(c, showID),
 			Best: &booking.BestAvailable{Count: p.count, Category: p.category, Accessible: p.wheelchairs},
 		})
 	}

@@ -34,7 +34,7 @@ func (s ops) Readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), readyTimeout)
 	defer cancel()
 	if err := s.Store.Ready(ctx); err != nil {
-		s.Log.Warn("not ready", "err", err)
+		s.Log.WarnContext(ctx, "not ready", "err", err)
 		return errNotReady
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})

@@ -11,9 +11,11 @@ import (
 	"github.com/marquee-tickets/marquee/web/admin/schedule"
 	"github.com/marquee-tickets/marquee/web/adminapi"
 	"github.com/marquee-tickets/marquee/web/api"
+	"github.com/marquee-tickets/marquee/web/clientaddr"
 	"github.com/marquee-tickets/marquee/web/live"
 	"github.com/marquee-tickets/marquee/web/pages"
 	"github.com/marquee-tickets/marquee/web/pages/account"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // routes registers every route of the server, each with its handler's
@@ -52,14 +54,14 @@ func routes(e *echo.Echo, s *web.Server) {
 	// The JSON API. Middleware is given per route rather than to the group:
 	// a group with middleware catches unknown methods as 404, not 405.
 	cop := s.CrossOrigin()
-	loginLimit := s.RateLimit(web.LoginLimit, web.ClientIP)
-	signupLimit := s.RateLimit(web.SignupLimit, web.ClientIP)
+	loginLimit := s.RateLimit(web.LoginLimit, clientaddr.Key)
+	signupLimit := s.RateLimit(web.SignupLimit, clientaddr.Key)
 	holdLimit := s.RateLimit(web.HoldLimit, web.UserOrIP)
 	guest := func(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
-		return slices.Concat([]echo.MiddlewareFunc{web.NoStore, cop}, m, []echo.MiddlewareFunc{s.LoadSession})
+		return slices.Concat([]echo.MiddlewareFunc{web.NoStore, cop}, m, []echo.MiddlewareFunc{s.Sessions.Load})
 	}
 	member := func(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
-		return slices.Concat(guest(), []echo.MiddlewareFunc{web.RequireUser}, m)
+		return slices.Concat(guest(), []echo.MiddlewareFunc{session.RequireUser}, m)
 	}
 	v1 := e.Group("/api/v1")
 
@@ -72,7 +74,7 @@ func routes(e *echo.Echo, s *web.Server) {
 	// Browsing: guests welcome.
 	v1.GET("/shows", a.Shows, guest()...)
 	v1.GET("/shows/:show_id", a.Show, guest()...)
-	e.GET(web.SeatMapAPIRoute, a.SeatMap, guest()...) // compresses its own answer: see web.RenderShared
+	e.GET(web.SeatMapAPIRoute, a.SeatMap, guest()...) // compresses its own answer: see package compress
 
 	// Waiting rooms: guests may queue.
 	v1.POST("/shows/:show_id/queue", a.JoinQueue, guest()...)
@@ -136,7 +138,7 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.GET("/theatres/:theatre_id", p.TheatrePage, s.Pages()...)
 	e.GET(web.ShowRoute, p.ShowPage, s.Pages()...) // these two compress their own answers
 	e.GET(web.SeatMapRoute, p.SeatMapFragment, s.Pages()...)
-	e.GET(web.LiveRoute, l.LiveSeatMap, s.LoadSession)
+	e.GET(web.LiveRoute, l.LiveSeatMap, s.Sessions.Load)
 	e.GET("/shows/:show_id/queue", p.QueuePage, s.Pages()...)
 	e.GET(web.QueueLiveRoute, l.QueueLive)
 	e.GET("/shows/:show_id/booking", p.BookingFragment, s.Pages()...)

@@ -22,10 +22,11 @@ import (
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/server"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // SessionCookie is the name of the server's session cookie.
-const SessionCookie = web.SessionCookie
+const SessionCookie = session.Cookie
 
 // As in cmd/marquee/serve.go: the notifier's period, batch size, and how
 // many changes it announces between vacuums of seat_events.

@@ -106,9 +106,10 @@ func (w *WebhookWorker) RunOnce(ctx context.Context) int {
 			status, err := s.deliver(ctx, d)
 			if err == nil {
 				if err := s.delivered(ctx, d.ID, status); err != nil {
-					s.cfg.Log.Error("record webhook delivery", "webhook", d.ID, "err", err)
+					s.cfg.Log.Error("record webhook delivery", "delivery_id", d.ID, "payment_id", d.PaymentID, "err", err)
 					continue
 				}
+				s.cfg.Log.Debug("webhook delivered", "delivery_id", d.ID, "payment_id", d.PaymentID, "status", status, "attempt", d.Attempts)
 				delivered++
 				continue
 			}
@@ -117,10 +118,10 @@ func (w *WebhookWorker) RunOnce(ctx context.Context) int {
 				return delivered
 			}
 			giveUp := d.Attempts >= maxAttempts
-			s.cfg.Log.Warn("webhook delivery failed", "webhook", d.ID, "payment", d.PaymentID,
+			s.cfg.Log.Warn("webhook delivery failed", "delivery_id", d.ID, "payment_id", d.PaymentID,
 				"attempt", d.Attempts, "gave_up", giveUp, "err", err)
 			if err := s.deliveryFailed(ctx, d.ID, status, err, WebhookBackoff(d.Attempts), giveUp); err != nil {
-				s.cfg.Log.Error("record failed webhook delivery", "webhook", d.ID, "err", err)
+				s.cfg.Log.Error("record failed webhook delivery", "delivery_id", d.ID, "payment_id", d.PaymentID, "err", err)
 			}
 		}
 		if len(due) < batch {

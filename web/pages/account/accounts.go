@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/session"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -46,7 +47,7 @@ func (s *Handlers) again(c echo.Context, p accountPage, status int, f components
 // LoginPage shows the login form; a signed-in visitor goes on to next.
 func (s *Handlers) LoginPage(c echo.Context) error {
 	next := web.SafeNext(c.QueryParam("next"))
-	if web.UserID(c) != "" {
+	if session.UserID(c) != "" {
 		return c.Redirect(http.StatusSeeOther, next)
 	}
 	return web.Render(c, http.StatusOK, components.LoginPage(s.Meta(c, LoginForm.title), components.AccountForm{Next: next}))
@@ -77,7 +78,7 @@ func (s *Handlers) LoginSubmit(c echo.Context) error {
 // signInPage starts a new session for userID (a new token: see signIn) and
 // gives the browser a new CSRF token too.
 func (s *Handlers) signInPage(c echo.Context, userID string) error {
-	if err := s.SignIn(c, userID); err != nil {
+	if err := s.Sessions.SignIn(c, userID); err != nil {
 		return err
 	}
 	s.IssueCSRF(c)
@@ -86,7 +87,7 @@ func (s *Handlers) signInPage(c echo.Context, userID string) error {
 
 func (s *Handlers) SignupPage(c echo.Context) error {
 	next := web.SafeNext(c.QueryParam("next"))
-	if web.UserID(c) != "" {
+	if session.UserID(c) != "" {
 		return c.Redirect(http.StatusSeeOther, next)
 	}
 	return web.Render(c, http.StatusOK, components.SignupPage(s.Meta(c, SignupForm.title), components.AccountForm{Next: next}))
@@ -171,7 +172,7 @@ func waitFor(n int) string {
 
 // LogoutSubmit ends the session and goes home.
 func (s *Handlers) LogoutSubmit(c echo.Context) error {
-	if err := s.EndSession(c); err != nil {
+	if err := s.Sessions.End(c); err != nil {
 		return err
 	}
 	s.IssueCSRF(c)

@@ -16,6 +16,7 @@ import (
 	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // My bookings: upcoming and past, and cancelling with a refund preview.
@@ -86,7 +87,7 @@ func paymentReason(reason string) string {
 
 // BookingsPage lists the caller's bookings and refunded payments.
 func (s *Handlers) BookingsPage(c echo.Context) error {
-	v, err := s.bookingsView(c.Request().Context(), web.UserID(c))
+	v, err := s.bookingsView(c.Request().Context(), session.UserID(c))
 	if err != nil {
 		return err
 	}
@@ -181,11 +182,11 @@ func (s *Handlers) bookingAndShow(ctx context.Context, user, id string) (booking
 // fragment under its card for htmx, else a page.
 func (s *Handlers) CancelPreview(c echo.Context) error {
 	ctx := c.Request().Context()
-	b, sh, err := s.bookingAndShow(ctx, web.UserID(c), c.Param("booking_id"))
+	b, sh, err := s.bookingAndShow(ctx, session.UserID(c), c.Param("booking_id"))
 	if err != nil {
 		return err
 	}
-	q, err := s.Store.QuoteCancellation(ctx, web.UserID(c), b.ID)
+	q, err := s.Store.QuoteCancellation(ctx, session.UserID(c), b.ID)
 	if err != nil {
 		return web.Lookup("booking", err)
 	}
@@ -213,18 +214,18 @@ func (s *Handlers) CancelPreview(c echo.Context) error {
 // cancelled, with a notice of what was cancelled.
 func (s *Handlers) CancelBookingPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	b, err := s.BoxOffice.CancelBooking(ctx, web.UserID(c), c.Param("booking_id"))
+	b, err := s.BoxOffice.CancelBooking(ctx, session.UserID(c), c.Param("booking_id"))
 	if err != nil {
 		return web.Lookup("booking", err)
 	}
 	if !web.IsHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/bookings")
 	}
-	_, sh, err := s.bookingAndShow(ctx, web.UserID(c), b.ID)
+	_, sh, err := s.bookingAndShow(ctx, session.UserID(c), b.ID)
 	if err != nil {
 		return err
 	}
-	v, err := s.bookingsView(ctx, web.UserID(c))
+	v, err := s.bookingsView(ctx, session.UserID(c))
 	if err != nil {
 		return err
 	}

@@ -12,13 +12,14 @@ import (
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/web/session"
 )
 
 // TicketPage is the e-ticket of one of the caller's bookings: another
 // user's is not found.
 func (s *Handlers) TicketPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	b, sh, err := s.bookingAndShow(ctx, web.UserID(c), c.Param("booking_id"))
+	b, sh, err := s.bookingAndShow(ctx, session.UserID(c), c.Param("booking_id"))
 	if err != nil {
 		return err
 	}
@@ -31,7 +32,7 @@ func (s *Handlers) TicketPage(c echo.Context) error {
 		ByTheatre: b.Status == booking.BookingCancelled && b.CancelledBy == booking.CancelledByTheatre,
 	}
 	if b.Status == booking.BookingConfirmed {
-		q, err := s.Store.QuoteCancellation(ctx, web.UserID(c), b.ID)
+		q, err := s.Store.QuoteCancellation(ctx, session.UserID(c), b.ID)
 		if err != nil {
 			return err
 		}
@@ -51,7 +52,7 @@ func (s *Handlers) TicketPage(c echo.Context) error {
 // TicketQR is the QR code of a booking's ticket code, as a PNG, for its
 // owner only.
 func (s *Handlers) TicketQR(c echo.Context) error {
-	b, err := s.Store.Booking(c.Request().Context(), web.UserID(c), c.Param("booking_id"))
+	b, err := s.Store.Booking(c.Request().Context(), session.UserID(c), c.Param("booking_id"))
 	if err != nil {
 		return web.Lookup("booking", err)
 	}

@@ -1,4 +1,4 @@
-package web
+package clientaddr
 
 import (
 	"net/http"
@@ -11,7 +11,7 @@ import (
 
 // Whom a request's client address is taken from, peer by peer and header
 // by header.
-func TestClientIPExtractor(t *testing.T) {
+func TestExtractor(t *testing.T) {
 	t.Parallel()
 	lb := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("2001:db8:ffff::/48")}
 	for _, tc := range []struct {
@@ -54,7 +54,7 @@ func TestClientIPExtractor(t *testing.T) {
 			for k, v := range tc.header {
 				req.Header.Set(k, v)
 			}
-			if got := clientIPExtractor(tc.trusted)(req); got != tc.want {
+			if got := Extractor(tc.trusted)(req); got != tc.want {
 				t.Fatalf("client = %q, want %q", got, tc.want)
 			}
 		})
@@ -62,7 +62,7 @@ func TestClientIPExtractor(t *testing.T) {
 }
 
 // The network a client is counted by: an IPv4 address, an IPv6 /64.
-func TestClientNet(t *testing.T) {
+func TestNet(t *testing.T) {
 	t.Parallel()
 	e := echo.New()
 	e.IPExtractor = echo.ExtractIPDirect()
@@ -80,8 +80,36 @@ func TestClientNet(t *testing.T) {
 	} {
 		req := httptest.NewRequest(http.MethodGet, "/", nil)
 		req.RemoteAddr = peer
-		if got := ClientNet(e.NewContext(req, httptest.NewRecorder())).String(); got != want {
+		if got := Net(e.NewContext(req, httptest.NewRecorder())).String(); got != want {
 			t.Errorf("peer %s: counted as %s, want %s", peer, got, want)
+		}
+	}
+}
+
+// Whose X-Request-Id is kept: a peer's in a trusted network, by its TCP
+// address alone.
+func TestFromProxy(t *testing.T) {
+	t.Parallel()
+	lb := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("2001:db8:ffff::/48")}
+	for _, tc := range []struct {
+		trusted []netip.Prefix
+		peer    string
+		want    bool
+	}{
+		{nil, "10.1.2.3:4000", false},
+		{lb, "10.1.2.3:4000", true},
+		{lb, "[::ffff:10.1.2.3]:4000", true},
+		{lb, "[2001:db8:ffff::7]:443", true},
+		{lb, "[fe80::1%eth0]:443", false},
+		{lb, "203.0.113.5:4000", false},
+		{lb, "127.0.0.1:4000", false},
+		{lb, "not an address", false},
+	} {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.RemoteAddr = tc.peer
+		req.Header.Set("X-Forwarded-For", "10.9.9.9")
+		if got := FromProxy(tc.trusted)(req); got != tc.want {
+			t.Errorf("trusting %v, peer %s: from a proxy = %v, want %v", tc.trusted, tc.peer, got, tc.want)
 		}
 	}
 }

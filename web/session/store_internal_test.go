@@ -1,4 +1,4 @@
-package web
+package session
 
 import (
 	"context"
@@ -296,7 +296,7 @@ func TestCachedStoreBound(t *testing.T) {
 		if _, ok, _ := c.Find(token); !ok {
 			t.Fatalf("session %d not found", i)
 		}
-		if n := c.entries.len(); n > maxCachedSessions {
+		if n := c.entries.Len(); n > maxCachedSessions {
 			t.Fatalf("%d sessions cached, want at most %d", n, maxCachedSessions)
 		}
 	}
@@ -318,28 +318,6 @@ func TestCachedStoreBound(t *testing.T) {
 	}
 	if got, want := rows.finds-finds, 10_000+3*10_000; got != want {
 		t.Fatalf("table reads = %d, want %d: each of the crowd read once, each newcomer once", got, want)
-	}
-}
-
-func TestCacheMap(t *testing.T) {
-	m := newCacheMap[int, int](4)
-	for i := range 4 {
-		m.put(i, i)
-	}
-	m.get(0) // in use: kept
-	m.put(4, 4)
-	m.put(5, 5) // 1 and 2, the least recently used, are gone
-	for k, want := range map[int]bool{0: true, 1: false, 2: false, 4: true, 5: true} {
-		if _, ok := m.get(k); ok != want {
-			t.Errorf("key %d held = %v, want %v", k, ok, want)
-		}
-	}
-	if n := m.len(); n > 4 {
-		t.Fatalf("%d entries, want at most 4", n)
-	}
-	m.update(0, func(v int, ok bool) (int, bool) { return v, false })
-	if _, ok := m.get(0); ok {
-		t.Fatal("update that keeps none left the entry")
 	}
 }
 

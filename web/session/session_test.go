@@ -1,27 +1,25 @@
-package web_test
+package session_test
 
 import (
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/marquee-tickets/marquee/web/session"
 	"github.com/marquee-tickets/marquee/web/webtest"
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
-	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/server"
 )
 
 // sessionCookie returns the Set-Cookie of the session in r, or nil.
 func sessionCookie(r *webtest.Response) *http.Cookie {
-	return namedCookie(r, web.SessionCookie)
+	return namedCookie(r, session.Cookie)
 }
 
 // namedCookie returns the Set-Cookie of cookie name in r, or nil.
@@ -38,7 +36,7 @@ func namedCookie(r *webtest.Response, name string) *http.Cookie {
 // jarToken is the session token in c's cookie jar ("" if none).
 func jarToken(e *webtest.Env, c *webtest.Client) string {
 	for _, ck := range c.HTTP.Jar.Cookies(webtest.MustURL(e.Srv.URL)) {
-		if ck.Name == web.SessionCookie {
+		if ck.Name == session.Cookie {
 			return ck.Value
 		}
 	}
@@ -48,7 +46,7 @@ func jarToken(e *webtest.Env, c *webtest.Client) string {
 // meWith asks who is signed in with token sent by hand: the cookie jar
 // would drop a cookie past its Max-Age, and this is the server's call.
 func meWith(e *webtest.Env, token string) *webtest.Response {
-	return e.Guest().Send(webtest.Req{Method: "GET", Path: "/api/v1/me", Header: map[string]string{"Cookie": web.SessionCookie + "=" + token}})
+	return e.Guest().Send(webtest.Req{Method: "GET", Path: "/api/v1/me", Header: map[string]string{"Cookie": session.Cookie + "=" + token}})
 }
 
 func TestSessions(t *testing.T) {
@@ -129,7 +127,7 @@ func TestSessions(t *testing.T) {
 		if a == nil || b == nil || a.Value == b.Value {
 			t.Fatalf("tokens %v and %v: want two different ones", a, b)
 		}
-		old := e.Guest().Send(webtest.Req{Method: "GET", Path: "/api/v1/me", Header: map[string]string{"Cookie": web.SessionCookie + "=" + a.Value}})
+		old := e.Guest().Send(webtest.Req{Method: "GET", Path: "/api/v1/me", Header: map[string]string{"Cookie": session.Cookie + "=" + a.Value}})
 		webtest.WantError(t, old, http.StatusUnauthorized, "unauthenticated")
 		webtest.Want(t, c.Get("/api/v1/me"), http.StatusOK)
 	})
@@ -137,7 +135,7 @@ func TestSessions(t *testing.T) {
 	t.Run("a token planted before login opens nothing", func(t *testing.T) {
 		_, email := e.Guest().Signup(t)
 		r := e.Guest().Send(webtest.Req{Method: "POST", Path: "/api/v1/login", Body: map[string]string{"email": email, "password": "correct horse"},
-			Header: map[string]string{"Cookie": web.SessionCookie + "=planted-by-attacker"}})
+			Header: map[string]string{"Cookie": session.Cookie + "=planted-by-attacker"}})
 		webtest.Want(t, r, http.StatusOK)
 		if ck := sessionCookie(r); ck == nil || ck.Value == "planted-by-attacker" {
 			t.Fatalf("login kept the planted token: %v", ck)
@@ -149,7 +147,7 @@ func TestSessions(t *testing.T) {
 		c.Signup(t)
 		token := ""
 		for _, ck := range c.HTTP.Jar.Cookies(webtest.MustURL(e.Srv.URL)) {
-			if ck.Name == web.SessionCookie {
+			if ck.Name == session.Cookie {
 				token = ck.Value
 			}
 		}
@@ -159,7 +157,7 @@ func TestSessions(t *testing.T) {
 			t.Fatalf("logout cookie %v: want it deleted", ck)
 		}
 		webtest.WantError(t, c.Get("/api/v1/me"), http.StatusUnauthorized, "unauthenticated")
-		replay := e.Guest().Send(webtest.Req{Method: "GET", Path: "/api/v1/me", Header: map[string]string{"Cookie": web.SessionCookie + "=" + token}})
+		replay := e.Guest().Send(webtest.Req{Method: "GET", Path: "/api/v1/me", Header: map[string]string{"Cookie": session.Cookie + "=" + token}})
 		webtest.WantError(t, replay, http.StatusUnauthorized, "unauthenticated")
 		webtest.Want(t, c.Post("/api/v1/logout", "{}"), http.StatusNoContent)
 	})
@@ -358,59 +356,4 @@ func TestSignedInPageViewsCostWhatAGuestsDo(t *testing.T) {
 	if v, x := sessionRow(t, e); v != v1 || !x.Equal(x1) {
 		t.Fatalf("the session was written again within the grain: version %s -> %s, expiry %v -> %v", v1, v, x1, x)
 	}
-}
-
-// The header shows a user's name and role, and the city, as read in the
-// last few seconds; a change made through this instance shows at once,
-// and no decision uses what the header shows.
-func TestLayoutCache(t *testing.T) {
-	t.Parallel()
-	e := webtest.NewEnv(t, webtest.WithClock)
-	b := e.PageUser(t)
-	var id string
-	if err := e.Store.Pool().QueryRow(t.Context(), `SELECT id::text FROM users WHERE name = 'Page User'`).Scan(&id); err != nil {
-		t.Fatal(err)
-	}
-	header := func() (name string, admin bool) {
-		t.Helper()
-		p := b.Get(t, "/?choose=1")
-		webtest.Want200(t, p)
-		return p.Text(`header form[action="/logout"] span`), p.Has(`header a[href="/admin"]`)
-	}
-	if name, admin := header(); name != ", Page User" || admin {
-		t.Fatalf("header names %q, admin link %v", name, admin)
-	}
-
-	pgtest.Exec(t, e.Store.Pool(), `UPDATE users SET name = 'Renamed' WHERE id = $1`, id) // not through the app
-	if name, _ := header(); name != ", Page User" {
-		t.Fatalf("within the TTL the header names %q, want the name as read", name)
-	}
-	e.Clock.Advance(5 * time.Second)
-	if name, _ := header(); name != ", Renamed" {
-		t.Fatalf("after the TTL the header names %q, want the new name", name)
-	}
-
-	t.Run("a grant through this instance shows at once", func(t *testing.T) {
-		platform := e.Admin(t, auth.RolePlatformAdmin)
-		var addr string
-		if err := e.Store.Pool().QueryRow(t.Context(), `SELECT email FROM users WHERE id = $1`, id).Scan(&addr); err != nil {
-			t.Fatal(err)
-		}
-		r := platform.Post(fmt.Sprintf("/api/v1/admin/theatres/%d/admins", e.Venue.TheatreID), map[string]string{"email": addr})
-		webtest.Want(t, r, http.StatusCreated)
-		if _, admin := header(); !admin {
-			t.Fatal("the header does not link the admin pages of a user granted a theatre a moment ago")
-		}
-	})
-	t.Run("what the header shows decides nothing", func(t *testing.T) {
-		// Revoked behind the app's back: the header may still link the
-		// admin pages for a few seconds, but they refuse.
-		pgtest.Exec(t, e.Store.Pool(), `DELETE FROM theatre_admins WHERE user_id = $1`, id)
-		pgtest.Exec(t, e.Store.Pool(), `UPDATE users SET role = 'moviegoer' WHERE id = $1`, id)
-		if _, admin := header(); !admin {
-			t.Fatal("want the header as read within the TTL")
-		}
-		webtest.WantStatus(t, b.Get(t, "/admin"), http.StatusForbidden)
-		webtest.WantError(t, b.API().Get("/api/v1/admin/theatres"), http.StatusForbidden, "forbidden")
-	})
 }

@@ -1,15 +1,13 @@
-package web
+package readable
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -33,85 +31,17 @@ func TestReadable(t *testing.T) {
 		"\xed\xa0\x80":      {false, false}, // a surrogate's bytes
 		"ab\xe2\x82":        {false, false}, // cut short
 	} {
-		if got := [2]bool{readable(s, false), readable(s, true)}; got != want {
-			t.Errorf("readable(%q) = %v, want %v", s, got, want)
+		if got := [2]bool{String(s, false), String(s, true)}; got != want {
+			t.Errorf("String(%q) = %v, want %v", s, got, want)
 		}
 	}
 }
 
-// The request bodies of sign-up, login and a hold, as their handlers
-// declare them.
-type (
-	signupBody struct {
-		Email    string `json:"email"`
-		Password string `json:"password"`
-		Name     string `json:"name"`
-	}
-	loginBody struct {
-		Email    string `json:"email"`
-		Password string `json:"password"`
-	}
-	holdBody struct {
-		Seats []string `json:"seats"`
-	}
-)
-
-// FuzzParseJSON: a body is refused with one of ParseJSON's 400s, or it
-// decodes into strings that are readable text (not a repair of what was
-// sent: a body that is not UTF-8 is always refused), which encode and
-// decode again to the same.
-func FuzzParseJSON(f *testing.F) {
-	f.Add([]byte(`{"email":"ada@example.com","password":"correct horse","name":"Ada"}`))
-	f.Add([]byte(`{"seats":["A1","A2"]}`))
-	codes := map[string]bool{"body_required": true, "malformed_json": true, "invalid_field_type": true,
-		"unknown_field": true, "invalid_text": true}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		for _, v := range []any{&signupBody{}, &loginBody{}, &holdBody{}} {
-			err := ParseJSON(echo.MIMEApplicationJSON, body, v, true)
-			if err != nil {
-				var ae *Error
-				if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest || !codes[ae.Code] || ae.Message == "" {
-					t.Fatalf("ParseJSON(%q) = %v: not a documented refusal", body, err)
-				}
-				continue
-			}
-			if !utf8.Valid(body) {
-				t.Fatalf("accepted %q, which is not UTF-8", body)
-			}
-			for _, s := range stringsOf(v) {
-				if !readable(s, true) {
-					t.Fatalf("ParseJSON(%q) decoded the unreadable %q", body, s)
-				}
-			}
-			again := reflect.New(reflect.TypeOf(v).Elem()).Interface()
-			encoded, err := json.Marshal(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := ParseJSON(echo.MIMEApplicationJSON, encoded, again, true); err != nil || !reflect.DeepEqual(v, again) {
-				t.Fatalf("%q decoded to %+v, encoded as %s, decodes to %+v, %v", body, v, encoded, again, err)
-			}
-		}
-	})
-}
-
-// stringsOf lists the strings a decoded body holds.
-func stringsOf(v any) []string {
-	switch b := v.(type) {
-	case *signupBody:
-		return []string{b.Email, b.Password, b.Name}
-	case *loginBody:
-		return []string{b.Email, b.Password}
-	case *holdBody:
-		return b.Seats
-	}
-	panic("unknown body")
-}
-
-// FuzzReadableText: a request goes through readableText to its handler,
-// which then reads nothing but readable text, its form body exactly as it
-// was sent; or it is refused with invalid_text and the handler never runs.
-// Printable ASCII is never refused.
+// FuzzReadableText: a request goes through Requests to its handler, which
+// then reads nothing but readable text, its form body exactly as it was
+// sent; or it is refused with an *Error (which the server answers 400
+// invalid_text) and the handler never runs. Printable ASCII is never
+// refused.
 func FuzzReadableText(f *testing.F) {
 	f.Add("42", "city=pune&date=2026-01-01", "key-1", "email=a%40example.com&name=Asha+Rao", false)
 	f.Add("%FF", "", "", "", false)
@@ -125,7 +55,7 @@ func FuzzReadableText(f *testing.F) {
 	var cur run
 	e := echo.New()
 	e.HTTPErrorHandler = func(err error, _ echo.Context) { cur.refused = err }
-	e.Use(readableText)
+	e.Use(Requests(Config{Headers: []string{"Idempotency-Key"}}))
 	handler := func(c echo.Context) error {
 		t := cur.t
 		cur.ran = true
@@ -187,8 +117,8 @@ func FuzzReadableText(f *testing.F) {
 		refused, ran := cur.refused, cur.ran
 
 		if refused != nil {
-			var ae *Error
-			if !errors.As(refused, &ae) || ae.Code != "invalid_text" || ae.Status != http.StatusBadRequest || ran {
+			var unreadable *Error
+			if !errors.As(refused, &unreadable) || ran {
 				t.Fatalf("refused with %v (the handler ran: %v)", refused, ran)
 			}
 			if printableASCII(path) && printableASCII(query) && printableASCII(key) && printableASCII(form) && !strings.Contains(query+form, "%") {

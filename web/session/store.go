@@ -1,4 +1,4 @@
-package web
+package session
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/alexedwards/scs/v2"
+
+	"github.com/marquee-tickets/marquee/internal/cachemap"
 )
 
 const (
@@ -19,14 +21,13 @@ const (
 
 	// maxCachedSessions bounds the cache (a session is some 300 bytes in
 	// it: 15 MB at most). A crowd of 10,000 signed-in people fits in half
-	// of it, a generation of cacheMap, so none of them is read again before
+	// of it, a generation of cachemap.Map, so none of them is read again before
 	// the TTL.
 	maxCachedSessions = 50_000
 )
 
-// sessionRows is the sessions table as cachedStore uses it
-// (postgres.SessionStore).
-type sessionRows interface {
+// Rows is the sessions table as the store uses it (postgres.SessionStore).
+type Rows interface {
 	// FindWithExpiry returns a live session with its stored expiry.
 	FindWithExpiry(ctx context.Context, token string) ([]byte, time.Time, bool, error)
 	// CommitCtx stores a session's data and expiry.
@@ -59,12 +60,12 @@ type sessionRows interface {
 // expiry with the data, so a session read from it (after the TTL, or
 // written by another instance) is not written again on its first use.
 type cachedStore struct {
-	rows    sessionRows
+	rows    Rows
 	ttl     time.Duration
 	idle    time.Duration
 	grain   time.Duration
 	now     func() time.Time
-	entries *cacheMap[string, cachedSession]
+	entries *cachemap.Map[string, cachedSession]
 }
 
 type cachedSession struct {
@@ -76,9 +77,9 @@ type cachedSession struct {
 	ended bool
 }
 
-func newCachedStore(rows sessionRows, ttl, idle, grain time.Duration, now func() time.Time) *cachedStore {
+func newCachedStore(rows Rows, ttl, idle, grain time.Duration, now func() time.Time) *cachedStore {
 	return &cachedStore{rows: rows, ttl: ttl, idle: idle, grain: grain, now: now,
-		entries: newCacheMap[string, cachedSession](maxCachedSessions)}
+		entries: cachemap.New[string, cachedSession](maxCachedSessions)}
 }
 
 // expiry is the expiry of a session with deadline committed at now.
@@ -98,7 +99,7 @@ func (c *cachedStore) Find(token string) ([]byte, bool, error) {
 // cannot hold the request past its deadline.
 func (c *cachedStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
 	now := c.now()
-	if e, ok := c.entries.get(token); ok && now.Sub(e.fetched) < c.ttl {
+	if e, ok := c.entries.Get(token); ok && now.Sub(e.fetched) < c.ttl {
 		if e.ended {
 			return nil, false, nil
 		}
@@ -112,7 +113,7 @@ func (c *cachedStore) FindCtx(ctx context.Context, token string) ([]byte, bool, 
 	if err != nil {
 		return nil, false, err
 	}
-	c.entries.update(token, func(e cachedSession, ok bool) (cachedSession, bool) {
+	c.entries.Update(token, func(e cachedSession, ok bool) (cachedSession, bool) {
 		if ok && e.ended {
 			found = false // ended here while the table was read
 			return e, true
@@ -135,7 +136,7 @@ func (c *cachedStore) Commit(token string, b []byte, deadline time.Time) error {
 func (c *cachedStore) CommitCtx(ctx context.Context, token string, b []byte, deadline time.Time) error {
 	now := c.now()
 	expiry := c.expiry(deadline, now)
-	if e, ok := c.entries.get(token); ok && !e.ended && bytes.Equal(e.data, b) {
+	if e, ok := c.entries.Get(token); ok && !e.ended && bytes.Equal(e.data, b) {
 		if now.Before(e.expiry) && expiry.Sub(e.expiry) < c.grain {
 			return nil
 		}
@@ -146,7 +147,7 @@ func (c *cachedStore) CommitCtx(ctx context.Context, token string, b []byte, dea
 		if err != nil {
 			return err
 		}
-		c.entries.update(token, func(e cachedSession, ok bool) (cachedSession, bool) {
+		c.entries.Update(token, func(e cachedSession, ok bool) (cachedSession, bool) {
 			if !ok || e.ended {
 				return e, ok
 			}
@@ -158,7 +159,7 @@ func (c *cachedStore) CommitCtx(ctx context.Context, token string, b []byte, dea
 	if err := c.rows.CommitCtx(ctx, token, b, expiry); err != nil {
 		return err
 	}
-	c.entries.put(token, cachedSession{data: b, expiry: expiry, fetched: now})
+	c.entries.Put(token, cachedSession{data: b, expiry: expiry, fetched: now})
 	return nil
 }
 
@@ -171,9 +172,9 @@ func (c *cachedStore) Delete(token string) error {
 // first, so no read under way brings it back; if the table keeps it (the
 // delete failed, and the logout says so), so does the cache.
 func (c *cachedStore) DeleteCtx(ctx context.Context, token string) error {
-	c.entries.put(token, cachedSession{ended: true, fetched: c.now()})
+	c.entries.Put(token, cachedSession{ended: true, fetched: c.now()})
 	if err := c.rows.DeleteCtx(ctx, token); err != nil {
-		c.entries.remove(token)
+		c.entries.Remove(token)
 		return err
 	}
 	return nil
@@ -188,11 +189,11 @@ func (c *cachedStore) DeleteCtx(ctx context.Context, token string) error {
 // the same few sessions: what a session's bytes decode to is remembered
 // (JSON decoding was 5% of the server's CPU in the hold benchmark).
 type sessionCodec struct {
-	decoded *cacheMap[string, decodedSession] // by the encoded bytes
+	decoded *cachemap.Map[string, decodedSession] // by the encoded bytes
 }
 
 func newSessionCodec() *sessionCodec {
-	return &sessionCodec{decoded: newCacheMap[string, decodedSession](maxCachedSessions)}
+	return &sessionCodec{decoded: cachemap.New[string, decodedSession](maxCachedSessions)}
 }
 
 type decodedSession struct {
@@ -213,7 +214,7 @@ func (c *sessionCodec) Decode(b []byte) (time.Time, map[string]any, error) {
 	if len(b) == 0 || b[0] != '{' {
 		return scs.GobCodec{}.Decode(b)
 	}
-	if d, ok := c.decoded.get(string(b)); ok {
+	if d, ok := c.decoded.Get(string(b)); ok {
 		return d.deadline, maps.Clone(d.values), nil
 	}
 	var s sessionJSON
@@ -223,6 +224,6 @@ func (c *sessionCodec) Decode(b []byte) (time.Time, map[string]any, error) {
 	if s.Values == nil {
 		s.Values = map[string]any{}
 	}
-	c.decoded.put(string(b), decodedSession{deadline: s.Deadline, values: maps.Clone(s.Values)})
+	c.decoded.Put(string(b), decodedSession{deadline: s.Deadline, values: maps.Clone(s.Values)})
 	return s.Deadline, s.Values, nil
 }
