@@ -55,6 +55,10 @@ const (
 	stepTimeout = 20 * time.Second
 	// pollEvery is how often a wait looks at the page again.
 	pollEvery = 50 * time.Millisecond
+	// workTimeout bounds a wait on what the server does by itself (a
+	// worker's next turn, a page's next poll): generous, since a test
+	// asks only that it happens, never how soon.
+	workTimeout = time.Minute
 )
 
 // startChromium starts a headless Chromium for t and its subtests and
@@ -145,6 +149,9 @@ type site struct {
 	// reconcile makes every payment check due now, when siteConfig's
 	// reconcileByHand leaves reconciliation to the test.
 	reconcile func()
+	// clock is the store's and the sandbox's time when siteConfig's clock
+	// asks for one; nil: the database's.
+	clock *pgtest.Clock
 }
 
 type siteConfig struct {
@@ -163,11 +170,21 @@ type siteConfig struct {
 	// site.reconcile, so a test can look at the page before it happens
 	// however slow the machine is.
 	reconcileByHand bool
+	// clock: the server, its workers and the sandbox tell the time by
+	// site.clock, which stands still until the test moves it. A hold then
+	// runs out, a grace ends and a page loses patience when the test says,
+	// not when a loaded machine happens to get there; a page's own
+	// countdown still counts in the browser's time.
+	clock bool
 }
 
 func newSite(t *testing.T, cfg siteConfig) *site {
 	t.Helper()
 	s := &site{t: t, Store: pgtest.NewStore(t, 8), logs: &lockedBuffer{}}
+	if cfg.clock {
+		s.clock = pgtest.NewClock(time.Now())
+		s.Store.Clock = s.clock.Now
+	}
 	if cfg.demo {
 		began := time.Now()
 		if err := demo.Load(context.Background(), s.Store, time.Now()); err != nil {
@@ -182,6 +199,7 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	srv := httptest.NewUnstartedServer(nil)
 	s.url = "http://" + srv.Listener.Addr().String()
 	sb := webtest.NewSandbox(s.Store, s.url, log.With("component", "sandbox"))
+	sb.Clock = s.Store.Clock
 	reg := prometheus.NewRegistry()
 	if cfg.live {
 		s.hub = live.NewHub(s.Store.SeatStates, log.With("component", "live"))
@@ -264,10 +282,10 @@ func scalar[T any](s *site, sql string, args ...any) T {
 // eventually polls a SQL condition until it holds (background workers).
 func (s *site) eventually(what, sql string, args ...any) {
 	s.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(workTimeout)
 	for !scalar[bool](s, sql, args...) {
 		if time.Now().After(deadline) {
-			s.t.Fatalf("after 10s, still not %s", what)
+			s.t.Fatalf("after %v, still not %s", workTimeout, what)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
