@@ -372,9 +372,11 @@ func formErrors(t *testing.T, browser context.Context) {
 
 // rateLimitedForms: a person who tries too often keeps the form, and what
 // was typed, and is told how long to wait: the limiter's Retry-After. The
-// allowance refills while the test runs, so each step tries until refused.
+// limits count by the site's clock, which stands still: the allowance never
+// refills during the test, however slowly its forms are sent, so each step
+// is refused once the allowance is spent.
 func rateLimitedForms(t *testing.T, browser context.Context) {
-	s := newSite(t, siteConfig{limits: true})
+	s := newSite(t, siteConfig{limits: true, clock: true})
 	tb := s.openTab(t, browser, "rate-limited", phone)
 
 	// submit fills in a form and sends it until the answer is a refusal.
@@ -383,8 +385,6 @@ func rateLimitedForms(t *testing.T, browser context.Context) {
 		for i := 0; i < 20; i++ {
 			tb.open(form)
 			tb.waitVisible("#email")
-			// Filled in at once, not typed: a loaded machine types slower
-			// than the allowance refills, and the form would never be refused.
 			for _, f := range fields {
 				tb.do("fill in the "+f[0], chromedp.SetValue(chromedp.ID(f[0]), f[1]))
 			}
