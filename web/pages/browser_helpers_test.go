@@ -615,8 +615,26 @@ func (tb *tab) signUp(name string) string {
 }
 
 // seatNames reads every seat button's accessible name as Chromium computes
-// it (the accessibility tree, not the attribute), by seat id.
+// it (the accessibility tree, not the attribute), by seat id. The tree is
+// built after the page, and a seat button replaced meanwhile (a swap, a
+// live update) is another node: it is read again until every seat button
+// found is in it with a name, or stepTimeout has passed (then what it has,
+// "" for a seat not in the tree, is for the caller to judge).
 func (tb *tab) seatNames() map[string]string {
+	tb.t.Helper()
+	deadline := time.Now().Add(stepTimeout)
+	for {
+		names, complete := tb.readSeatNames()
+		if complete || time.Now().After(deadline) {
+			return names
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// readSeatNames reads the seat buttons and the accessibility tree once;
+// complete says every button was in the tree with a name.
+func (tb *tab) readSeatNames() (names map[string]string, complete bool) {
 	tb.t.Helper()
 	nodes := run(tb, "find the seat buttons", chromedp.Nodes(chromedp.CSSAll("#seatmap button.seat")))
 	ids := map[cdp.BackendNodeID]string{}
@@ -626,7 +644,7 @@ func (tb *tab) seatNames() map[string]string {
 	tree := run(tb, "read the accessibility tree", func(ctx context.Context, t *chromedp.Target) (accessibility.GetFullAXTreeResult, error) {
 		return cdp.Call(ctx, t, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
 	})
-	names := map[string]string{}
+	names = map[string]string{}
 	for _, n := range tree.Nodes {
 		id, ok := ids[n.BackendDOMNodeID]
 		if !ok {
@@ -643,12 +661,16 @@ func (tb *tab) seatNames() map[string]string {
 	if len(nodes) == 0 {
 		tb.t.Fatal("no seat buttons on the page")
 	}
+	complete = true
 	for _, id := range ids {
+		if names[id] == "" {
+			complete = false
+		}
 		if _, ok := names[id]; !ok {
 			names[id] = "" // not in the accessibility tree at all
 		}
 	}
-	return names
+	return names, complete
 }
 
 // checkSeatNames checks every seat button has an accessible name that
