@@ -560,7 +560,7 @@ func drawnLayout() []booking.SeatSpec {
 func (tb *tab) fill(id, value string) {
 	tb.t.Helper()
 	tb.setValue(id, "")
-	tb.do("type "+value+" in #"+id, chromedp.SendKeys(chromedp.ID(id), value))
+	tb.typeInto(id, value)
 }
 
 // setValue sets the value of the field with id (a select, a date or a time,
@@ -608,10 +608,8 @@ func (tb *tab) tabUntil(what, js string, back bool) {
 func (tb *tab) logInWith(email, password string) {
 	tb.t.Helper()
 	tb.open("/login")
-	tb.do("fill in the login form",
-		chromedp.SendKeys(chromedp.ID("email"), email),
-		chromedp.SendKeys(chromedp.ID("password"), password),
-	)
+	tb.typeInto("email", email)
+	tb.typeInto("password", password)
 	tb.click(`form[action="/login"] button[type=submit]`)
 	tb.waitVisible(`header form[action="/logout"] button`)
 }

@@ -343,11 +343,9 @@ func formErrors(t *testing.T, browser context.Context) {
 	tb.shot("signup-empty")
 
 	// A name, a bad address and a short password: two to fix, the name kept.
-	tb.do("fill in part of the sign-up form",
-		chromedp.SendKeys(chromedp.ID("name"), "Farah"),
-		chromedp.SendKeys(chromedp.ID("email"), "farah.example.com"),
-		chromedp.SendKeys(chromedp.ID("password"), "short"),
-	)
+	tb.typeInto("name", "Farah")
+	tb.typeInto("email", "farah.example.com")
+	tb.typeInto("password", "short")
 	tb.click(`form[action="/signup"] button[type=submit]`)
 	tb.waitFor("the second answer", `document.querySelector("#name").value === "Farah" && !document.querySelector("#name-error")`)
 	wantErrors("sign-up with two mistakes", map[string]string{"email": "valid email", "password": "at least 8 characters"}, "email")
@@ -364,7 +362,7 @@ func formErrors(t *testing.T, browser context.Context) {
 		t.Errorf("an empty login says %q", body)
 	}
 	tb.shot("login-empty")
-	tb.do("type an email", chromedp.SendKeys(chromedp.ID("email"), "gita@example.com"))
+	tb.typeInto("email", "gita@example.com")
 	tb.click(`form[action="/login"] button[type=submit]`)
 	tb.waitFor("the second answer", `!document.querySelector("#email-error")`)
 	wantErrors("login without a password", map[string]string{"password": "Enter your password"}, "password")

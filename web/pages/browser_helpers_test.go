@@ -539,6 +539,14 @@ func (tb *tab) waitForWithin(what, js string, timeout time.Duration) {
 	}
 }
 
+// typeInto types text into the field with id a key at a time, as a person
+// would: a step of its own for each field, as a loaded machine types a
+// long email slowly.
+func (tb *tab) typeInto(id, text string) {
+	tb.t.Helper()
+	tb.do(fmt.Sprintf("type %q in #%s", text, id), chromedp.SendKeys(chromedp.ID(id), text))
+}
+
 // press sends keys to the focused element.
 func (tb *tab) press(keys string) {
 	tb.t.Helper()
@@ -614,11 +622,9 @@ func (tb *tab) signUp(name string) string {
 	tb.t.Helper()
 	email := fmt.Sprintf("%s-%d@example.com", strings.ToLower(strings.ReplaceAll(name, " ", ".")), time.Now().UnixNano())
 	tb.open("/signup")
-	tb.do("fill in the sign-up form",
-		chromedp.SendKeys(chromedp.ID("name"), name),
-		chromedp.SendKeys(chromedp.ID("email"), email),
-		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
-	)
+	tb.typeInto("name", name)
+	tb.typeInto("email", email)
+	tb.typeInto("password", "correct horse battery")
 	tb.click(`form[action="/signup"] button[type=submit]`)
 	tb.waitVisible(`header a[href="/bookings"]`)
 	return email

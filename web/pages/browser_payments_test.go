@@ -80,10 +80,8 @@ func (tb *tab) payDropped() {
 func (tb *tab) logIn(email string) {
 	tb.t.Helper()
 	tb.open("/login")
-	tb.do("fill in the log-in form",
-		chromedp.SendKeys(chromedp.ID("email"), email),
-		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
-	)
+	tb.typeInto("email", email)
+	tb.typeInto("password", "correct horse battery")
 	tb.click(`form[action="/login"] button[type=submit]`)
 	tb.waitVisible(`header a[href="/bookings"]`)
 }
