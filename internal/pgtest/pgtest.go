@@ -259,16 +259,20 @@ func ensureServer(tb testing.TB) {
 	}
 }
 
-// Main runs a package's tests, then drops the databases this process made,
-// the template among them, and exits. A package whose tests use databases
+// Main runs a package's tests, then each of atEnd (what the tests shared,
+// a browser say, stopped), then drops the databases this process made, the
+// template among them, and exits. A package whose tests use databases
 // calls it from its TestMain:
 //
 //	func TestMain(m *testing.M) { pgtest.Main(m) }
 //
 // Without it the template outlives the process until a later test process
 // drops it.
-func Main(m *testing.M) {
+func Main(m *testing.M, atEnd ...func()) {
 	code := m.Run()
+	for _, f := range atEnd {
+		f()
+	}
 	if err := tearDown(context.Background()); err != nil {
 		fmt.Fprintf(os.Stderr, "pgtest: %v (a later test process drops what is left)\n", err)
 	}

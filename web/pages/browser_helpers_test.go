@@ -42,8 +42,8 @@ import (
 	"github.com/marquee-tickets/marquee/web/server"
 )
 
-// The browser tests' machinery: one headless Chromium per test run of
-// TestBrowser, a real server per scenario (web.New on a fresh database,
+// The browser tests' machinery: one headless Chromium for the package's
+// test run, a real server per scenario (web.New on a fresh database,
 // served by httptest, with the sandbox's webhook worker, the sweeper, the
 // refund worker and the reconciler running as in `marquee serve`, and the live seat map's hub,
 // listener and notifier when a scenario asks for them), and a tab type that wraps
@@ -61,10 +61,21 @@ const (
 	workTimeout = time.Minute
 )
 
-// startChromium starts a headless Chromium for t and its subtests and
-// returns its context; each scenario opens its own isolated browser context
-// (cookies, storage) in it. Without chromium the test is skipped, unless CI
-// is set: there a missing browser is a broken set-up and fails.
+// browserProc is the package's headless Chromium: started by the first
+// browser test that asks for it, stopped by TestMain after the last (each
+// scenario opens its own isolated browser context in it, so one browser
+// serves them all, and a dozen start-ups of several seconds each on a
+// loaded machine are spared).
+var browserProc struct {
+	once sync.Once
+	ctx  context.Context
+	stop func()
+	err  error
+}
+
+// startChromium returns the context of the package's headless Chromium,
+// starting it the first time. Without chromium the test is skipped, unless
+// CI is set: there a missing browser is a broken set-up and fails.
 func startChromium(t *testing.T) context.Context {
 	t.Helper()
 	path := chromium.Path()
@@ -75,29 +86,43 @@ func startChromium(t *testing.T) context.Context {
 		}
 		t.Skip(msg)
 	}
-	opts := chromium.Options(path,
-		// Two users' tabs run side by side: neither may be slowed down
-		// as a background tab (the countdown runs on timers).
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.Flag("lang", "en-IN"),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	began := time.Now()
-	// The first Do starts the browser, bound to the context it is given:
-	// so this one, not one with a timeout of its own.
-	if err := chromedp.Do(browserCtx); err != nil {
-		cancelBrowser()
-		cancelAlloc()
-		t.Fatalf("start %s: %v", path, err)
-	}
-	t.Logf("chromium started in %v", time.Since(began).Round(time.Millisecond))
-	t.Cleanup(func() {
-		cancelBrowser()
-		cancelAlloc() // waits for the browser to exit and removes its profile
+	browserProc.once.Do(func() {
+		opts := chromium.Options(path,
+			// Two users' tabs run side by side: neither may be slowed down
+			// as a background tab (the countdown runs on timers).
+			chromedp.Flag("disable-background-timer-throttling", true),
+			chromedp.Flag("disable-renderer-backgrounding", true),
+			chromedp.Flag("lang", "en-IN"),
+		)
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
+		began := time.Now()
+		// The first Do starts the browser, bound to the context it is
+		// given: so this one, not one with a timeout of its own.
+		if err := chromedp.Do(browserCtx); err != nil {
+			cancelBrowser()
+			cancelAlloc()
+			browserProc.err = fmt.Errorf("start %s: %w", path, err)
+			return
+		}
+		t.Logf("chromium started in %v", time.Since(began).Round(time.Millisecond))
+		browserProc.ctx = browserCtx
+		browserProc.stop = func() {
+			cancelBrowser()
+			cancelAlloc() // waits for the browser to exit and removes its profile
+		}
 	})
-	return browserCtx
+	if browserProc.err != nil {
+		t.Fatal(browserProc.err)
+	}
+	return browserProc.ctx
+}
+
+// stopChromium stops the package's Chromium, if a test started it.
+func stopChromium() {
+	if browserProc.stop != nil {
+		browserProc.stop()
+	}
 }
 
 // screenshots is the folder the PNGs go to: $SCREENSHOT_DIR, kept after the
