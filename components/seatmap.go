@@ -7,7 +7,6 @@ package components
 // preview draw the same map. It lives beside the template that draws it, so
 // a new kind of seat (a companion seat, say) is laid out and drawn here.
 
-
 import (
 	"cmp"
 	"math"

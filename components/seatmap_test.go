@@ -3,8 +3,8 @@ package components_test
 import (
 	"testing"
 
-	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/internal/booking"
 )
 
 // Two rows given out of order, a gap in the first, a blocked seat: the map

@@ -1,15 +1,12 @@
 package web
 
 import (
-	"fmt"
 	"math"
 	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
-	"golang.org/x/time/rate"
 
 	"github.com/marquee-tickets/marquee/web/clientaddr"
 	"github.com/marquee-tickets/marquee/web/session"
@@ -39,24 +36,14 @@ func (s *Server) RateLimit(l Limit, key func(echo.Context) string) echo.Middlewa
 	if !s.Config.RateLimits {
 		return func(next echo.HandlerFunc) echo.HandlerFunc { return next }
 	}
-	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-		Rate:  rate.Every(l.every),
-		Burst: l.burst,
-		// A key is forgotten, and starts again with a full bucket, only
-		// once its bucket would have refilled anyway.
-		ExpiresIn: max(5*time.Minute, l.every*time.Duration(l.burst)),
-	})
+	tokens := newBuckets(l, s.Now)
 	// A refused request's token comes back within one interval.
 	retryAfter := max(1, int(math.Ceil(l.every.Seconds())))
 	// The refusal is returned, not answered here (as Echo's RateLimiter
 	// middleware does), so a page can still answer it its own way.
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			ok, err := store.Allow(key(c))
-			if err != nil {
-				return fmt.Errorf("rate limit: %w", err)
-			}
-			if !ok {
+			if !tokens.allow(key(c)) {
 				return errRateLimited(retryAfter)
 			}
 			return next(c)

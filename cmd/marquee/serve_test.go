@@ -124,7 +124,17 @@ func TestServeStartsAndShutsDownGracefully(t *testing.T) {
 	body := `{"email":"nobody@example.com","password":"not the password"}`
 	fmt.Fprintf(conn, "POST /api/v1/login HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
 		addr, len(body), body[:10])
-	time.Sleep(200 * time.Millisecond) // the server has read the headers: the connection is active
+	// Until the server has read the headers and serves the request (it
+	// holds a write slot, waiting for the body): the connection is active.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		_, m := get("http://" + metricsAddr + "/metrics")
+		if strings.Contains(m, `marquee_requests_active{kind="write"} 1`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the request in flight was not being served a minute after its headers were sent")
+		}
+	}
 
 	signal()
 	// New connections are refused once the listener is closed.

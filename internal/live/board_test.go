@@ -41,7 +41,7 @@ func mapDiff(got, want []booking.Seat) string {
 func waitAgrees(t *testing.T, w *dbWorld, what string) {
 	t.Helper()
 	ctx := context.Background()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(within)
 	for {
 		snap, err := w.hub.Map(ctx, w.show)
 		if err != nil {
@@ -56,7 +56,7 @@ func waitAgrees(t *testing.T, w *dbWorld, what string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: 10s on, the map in memory still differs from the database: %s", what, diff)
+			t.Fatalf("%s: %v on, the map in memory still differs from the database: %s", what, within, diff)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -170,7 +170,7 @@ func TestBoard(t *testing.T) {
 				select {
 				case pid := <-pids:
 					pgtest.Exec(t, w.store.Pool(), `SELECT pg_terminate_backend($1)`, int32(pid))
-				case <-time.After(10 * time.Second):
+				case <-time.After(within):
 					t.Fatal("no listener connection to cut")
 				}
 			}
@@ -230,10 +230,10 @@ func TestBoard(t *testing.T) {
 			resynced = resynced || u.Resync
 			return names(u, "C2", booking.SeatHeld)
 		})
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(within)
 		for testutil.ToFloat64(m.LiveGaps) < 1 {
 			if time.Now().After(deadline) {
-				t.Fatal("10s on, no gap found")
+				t.Fatalf("%v on, no gap found", within)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
@@ -252,10 +252,10 @@ func TestBoard(t *testing.T) {
 		w.connected()
 		// A notification lost without a trace: the feed moved, nothing came.
 		pgtest.Exec(t, w.store.Pool(), `UPDATE seat_feed SET seq = seq + 1`)
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(within)
 		for testutil.ToFloat64(m.LiveGaps) < 1 {
 			if time.Now().After(deadline) {
-				t.Fatal("10s on, the quiet checks have not found the feed ahead")
+				t.Fatalf("%v on, the quiet checks have not found the feed ahead", within)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}

@@ -207,19 +207,17 @@ func databaseURL(name string) string {
 // disk before they return (synchronous_commit off).
 func NewDatabase(tb testing.TB) string {
 	tb.Helper()
-	ctx := context.Background()
 	ensureServer(tb)
-	name := fmt.Sprintf("marquee_test_%08x_%d", server.token, server.seq.Add(1))
-	if err := adminExec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+server.template); err != nil {
-		tb.Fatalf("create database from the template: %v", err)
-	}
-	// A commit does not wait for its WAL to reach the disk: the shared test
-	// server is never crashed, so this costs the tests no truth (commits
-	// are just as atomic, isolated and visible) and spares each commit a
-	// flush on a machine where a hundred tests commit at once. A test that
-	// crashes a server brings its own.
-	if err := adminExec(ctx, "ALTER DATABASE "+name+" SET synchronous_commit = off"); err != nil {
-		tb.Fatalf("set up database %s: %v", name, err)
+	return copyDatabase(tb, server.template)
+}
+
+// copyDatabase creates a copy of template, dropped when the test ends, and
+// returns its URL.
+func copyDatabase(tb testing.TB, template string) string {
+	tb.Helper()
+	name, err := createCopy(context.Background(), template)
+	if err != nil {
+		tb.Fatal(err)
 	}
 	tb.Cleanup(func() {
 		if err := adminExec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
@@ -227,6 +225,24 @@ func NewDatabase(tb testing.TB) string {
 		}
 	})
 	return databaseURL(name)
+}
+
+// createCopy creates a database of this process's from template and
+// returns its name.
+func createCopy(ctx context.Context, template string) (string, error) {
+	name := fmt.Sprintf("marquee_test_%08x_%d", server.token, server.seq.Add(1))
+	if err := adminExec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+template); err != nil {
+		return "", fmt.Errorf("create database from %s: %w", template, err)
+	}
+	// A commit does not wait for its WAL to reach the disk: the shared test
+	// server is never crashed, so this costs the tests no truth (commits
+	// are just as atomic, isolated and visible) and spares each commit a
+	// flush on a machine where a hundred tests commit at once. A test that
+	// crashes a server brings its own.
+	if err := adminExec(ctx, "ALTER DATABASE "+name+" SET synchronous_commit = off"); err != nil {
+		return "", fmt.Errorf("set up database %s: %w", name, err)
+	}
+	return name, nil
 }
 
 // ensureServer sets up this process's side of the test server, once.
@@ -243,16 +259,20 @@ func ensureServer(tb testing.TB) {
 	}
 }
 
-// Main runs a package's tests, then drops the databases this process made,
-// the template among them, and exits. A package whose tests use databases
+// Main runs a package's tests, then each of atEnd (what the tests shared,
+// a browser say, stopped), then drops the databases this process made, the
+// template among them, and exits. A package whose tests use databases
 // calls it from its TestMain:
 //
 //	func TestMain(m *testing.M) { pgtest.Main(m) }
 //
 // Without it the template outlives the process until a later test process
 // drops it.
-func Main(m *testing.M) {
+func Main(m *testing.M, atEnd ...func()) {
 	code := m.Run()
+	for _, f := range atEnd {
+		f()
+	}
 	if err := tearDown(context.Background()); err != nil {
 		fmt.Fprintf(os.Stderr, "pgtest: %v (a later test process drops what is left)\n", err)
 	}

@@ -51,10 +51,11 @@ func listen(t *testing.T, s *postgres.Store) *listener {
 	return &listener{t: t, conn: conn, store: s}
 }
 
-// next waits (boundedly) for the next notification and returns its payload.
+// next waits (boundedly, as long as a loaded machine may take) for the next
+// notification and returns its payload.
 func (l *listener) next() string {
 	l.t.Helper()
-	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	n, err := l.conn.WaitForNotification(wctx)
 	if err != nil {

@@ -1,6 +1,7 @@
 package pages_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,48 +10,137 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
 // TestAdminInBrowser drives the theatre admin's pages in headless Chromium
-// against the real server and Postgres: a platform admin logs in, adds a
-// city, a theatre and a screen, redraws the screen's layout with the
-// keyboard alone and saves it, adds a movie and schedules a show of it;
-// a moviegoer in another browser holds a seat and pays while the admin's
-// show page, never reloaded, shows the seat held then booked and its
-// counts change; the admin blocks a seat and the moviegoer's open page
-// shows it off sale, live. axe-core finds nothing wrong with any admin
-// page visited, on a desktop and on a phone.
+// against the real server and Postgres, in four journeys of a platform
+// admin, each on a site of its own and run side by side:
+//
+//   - Places: the dashboard; a city, then a theatre in it, through the
+//     theatres page's forms; the audit log names the theatre.
+//   - Layout: a screen of the theatre from the grid template, its layout
+//     redrawn with the keyboard alone and saved.
+//   - Schedule: a movie added to the catalogue, then a show of it
+//     scheduled on the theatre's screen three days ahead.
+//   - LiveShow: a moviegoer in another browser holds a seat of the show and
+//     pays while the admin's show page, never reloaded, shows the seat held
+//     then booked and its counts change; the admin blocks a seat and the
+//     moviegoer's open page shows it off sale, live; the sales report and
+//     the payments to check.
+//
+// A journey that starts where another ends starts from what that one makes
+// (the theatre, the screen of the layout drawn, the show), made in the
+// store. axe-core finds nothing wrong with any admin page visited, on a
+// desktop and, at the end of each journey, on a phone.
 func TestAdminInBrowser(t *testing.T) {
 	t.Parallel()
 	axeSource(t) // before any work: without axe-core the test cannot judge
 	browser := startChromium(t)
 	logScreenshots(t)
-	began := time.Now()
+	for _, j := range []struct {
+		name    string
+		journey func(*testing.T, context.Context)
+	}{
+		{"Places", adminPlaces},
+		{"Layout", adminLayout},
+		{"Schedule", adminSchedule},
+		{"LiveShow", adminLiveShow},
+	} {
+		t.Run(j.name, func(t *testing.T) {
+			t.Parallel()
+			began := time.Now()
+			j.journey(t, browser)
+			t.Logf("the journey took %v", time.Since(began).Round(time.Millisecond))
+		})
+	}
+}
 
-	s := newSite(t, siteConfig{live: true})
+// adminSite is a site with a platform admin; it returns the admin's email
+// (the password is pgtest.FixturePassword).
+func adminSite(t *testing.T, cfg siteConfig) (*site, string) {
+	t.Helper()
+	s := newSite(t, cfg)
 	adminID := pgtest.User(t, s.Store)
 	pgtest.Exec(t, s.Store.Pool(), `UPDATE users SET role = 'platform_admin' WHERE id = $1`, adminID)
-	email := scalar[string](s, `SELECT email FROM users WHERE id = $1`, adminID)
+	return s, scalar[string](s, `SELECT email FROM users WHERE id = $1`, adminID)
+}
 
-	ad := s.openTab(t, browser, "admin", desktop)
-	// look checks the page the tab is on, once it has loaded (its scripts
-	// run): axe-core, the width, a screenshot.
-	look := func(tb *tab, page string) {
-		t.Helper()
-		tb.waitFor("the page to load", `document.readyState === "complete"`)
-		tb.look(page)
+// adminTab is a tab at vp signed in as the admin.
+func (s *site) adminTab(t *testing.T, browser context.Context, name, email string, vp viewport) *tab {
+	t.Helper()
+	tb := s.openTab(t, browser, name, vp)
+	tb.logInWith(email, pgtest.FixturePassword)
+	return tb
+}
+
+// lookLoaded checks the page the tab is on, once it has loaded (its
+// scripts run): axe-core, the width, a screenshot.
+func (tb *tab) lookLoaded(page string) {
+	tb.t.Helper()
+	tb.waitFor("the page to load", `document.readyState === "complete"`)
+	tb.look(page)
+}
+
+// lookOnPhone looks at each of the admin pages at a phone's width.
+func (s *site) lookOnPhone(t *testing.T, browser context.Context, name, email string, pages []string) {
+	t.Helper()
+	ph := s.adminTab(t, browser, name, email, phone)
+	for _, p := range pages {
+		ph.open(p)
+		ph.waitVisible("main h1")
+		if strings.HasPrefix(p, "/admin/shows/") {
+			ph.waitVisible(`#seatmap[data-ready="true"]`)
+		}
+		ph.lookLoaded("phone " + p)
 	}
-	ad.logInWith(email, pgtest.FixturePassword)
+}
+
+// adminTheatre is the theatre the places journey makes, made in the store
+// for the journeys that start after it: The Regent in Lyme Regis, London's
+// time, with the orphan rule on as the theatre form makes it.
+func (s *site) adminTheatre() int64 {
+	s.t.Helper()
+	ctx := context.Background()
+	city, err := s.Store.CreateCity(ctx, "Lyme Regis", "lyme-regis")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	theatre, err := s.Store.CreateTheatre(ctx, catalog.Theatre{CityID: city, Name: "The Regent", Address: "Broad Street", TimeZone: "Europe/London"}, nil)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if err := pgtest.SetOrphanRule(ctx, s.Store, theatre, true); err != nil {
+		s.t.Fatal(err)
+	}
+	return theatre
+}
+
+// adminScreen is the screen the layout journey draws, made in the store in
+// theatre for the journeys that start after it.
+func (s *site) adminScreen(theatre int64) int64 {
+	s.t.Helper()
+	screen, err := s.Store.CreateScreen(context.Background(), theatre, "Screen 1", drawnLayout())
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return screen
+}
+
+// adminPlaces: the dashboard, a city and a theatre through the theatres
+// page's forms, and the audit log that names the theatre.
+func adminPlaces(t *testing.T, browser context.Context) {
+	s, email := adminSite(t, siteConfig{})
+	ad := s.adminTab(t, browser, "admin-places", email, desktop)
 	ad.click(`header a[href="/admin"]`)
 	ad.waitFor("the dashboard", `location.pathname === "/admin" && !!document.querySelector('nav[aria-label="Admin"] a[aria-current="page"][href="/admin"]')`)
-	look(ad, "admin dashboard")
-	visited := []string{"/admin"} // every admin page looked at, for the phone
+	ad.lookLoaded("admin dashboard")
 
 	// A city, then a theatre in it, through the theatres page's forms.
 	ad.click(`nav[aria-label="Admin"] a[href="/admin/theatres"]`)
 	ad.waitVisible("#new-city")
-	look(ad, "admin theatres")
+	ad.lookLoaded("admin theatres")
 	ad.fill("city-name", "Lyme Regis")
 	ad.fill("city-slug", "lyme-regis")
 	ad.click(`#new-city button[type=submit]`)
@@ -64,15 +154,27 @@ func TestAdminInBrowser(t *testing.T) {
 	if got := scalar[string](s, `SELECT t.timezone || ' ' || c.slug FROM theatres t JOIN cities c ON c.id = t.city_id WHERE t.id = $1`, theatre); got != "Europe/London lyme-regis" {
 		t.Fatalf("the theatre made is in %q, want Europe/London lyme-regis", got)
 	}
-	look(ad, "admin theatre")
+	ad.lookLoaded("admin theatre")
 	theatrePath := fmt.Sprintf("/admin/theatres/%d", theatre)
-	visited = append(visited, "/admin/theatres", theatrePath)
 
-	// A screen from the plain grid template: 6 rows of 8 standard seats.
+	ad.click(`nav[aria-label="Admin"] a[href="/admin/audit"]`)
+	ad.waitFor("admin audit log", `location.pathname === "/admin/audit" && !!document.querySelector("main h1")`)
+	ad.lookLoaded("admin audit log")
+	wantText(t, "the audit log", ad.Text("main"), "The Regent")
+
+	s.lookOnPhone(t, browser, "admin-places-phone", email, []string{"/admin", "/admin/theatres", theatrePath, "/admin/audit"})
+}
+
+// adminLayout: a screen of the theatre from the plain grid template, 6
+// rows of 8 standard seats, its layout redrawn with the keyboard alone.
+func adminLayout(t *testing.T, browser context.Context) {
+	s, email := adminSite(t, siteConfig{})
+	theatrePath := fmt.Sprintf("/admin/theatres/%d", s.adminTheatre())
+	ad := s.adminTab(t, browser, "admin-layout", email, desktop)
+	ad.open(theatrePath)
 	ad.click(`a[href$="/screens/new"]`)
 	ad.waitVisible(`input[name=template][value=grid]`)
-	look(ad, "admin new screen")
-	visited = append(visited, theatrePath+"/screens/new")
+	ad.lookLoaded("admin new screen")
 	ad.fill("name", "Screen 1")
 	ad.click(`input[name=template][value=grid]`)
 	ad.fill("rows", "6")
@@ -84,15 +186,25 @@ func TestAdminInBrowser(t *testing.T) {
 	if n := scalar[int64](s, `SELECT count(*) FROM seats WHERE screen_id = $1`, screen); n != 48 {
 		t.Fatalf("the new screen has %d seats, want 6 rows of 8", n)
 	}
-	look(ad, "admin layout editor")
-	visited = append(visited, editorPath)
+	ad.lookLoaded("admin layout editor")
 	editLayout(t, ad, s, screen)
-	look(ad, "admin layout editor saved")
+	ad.lookLoaded("admin layout editor saved")
 
-	// A movie, then a show of it on the screen three days ahead.
+	s.lookOnPhone(t, browser, "admin-layout-phone", email, []string{theatrePath + "/screens/new", editorPath})
+}
+
+// adminSchedule: a movie added to the catalogue, then a show of it on the
+// theatre's screen three days ahead, at the prices typed.
+func adminSchedule(t *testing.T, browser context.Context) {
+	s, email := adminSite(t, siteConfig{})
+	theatre := s.adminTheatre()
+	screen := s.adminScreen(theatre)
+	theatrePath := fmt.Sprintf("/admin/theatres/%d", theatre)
+	ad := s.adminTab(t, browser, "admin-schedule", email, desktop)
+	ad.open("/admin")
 	ad.click(`nav[aria-label="Admin"] a[href="/admin/movies"]`)
 	ad.waitVisible(`form[action="/admin/movies"]`)
-	look(ad, "admin movies")
+	ad.lookLoaded("admin movies")
 	ad.fill("title", "The French Lieutenant's Woman")
 	ad.fill("duration_minutes", "124")
 	ad.fill("rating", "PG")
@@ -102,8 +214,7 @@ func TestAdminInBrowser(t *testing.T) {
 	ad.waitFor("the new movie's page", `/^\/admin\/movies\/\d+$/.test(location.pathname)`)
 	movie := eval[int64](ad, `Number(location.pathname.split("/").pop())`)
 	wantText(t, "the movie page", ad.Text("main"), "The French Lieutenant's Woman", "Movie added to the catalogue.")
-	look(ad, "admin movie")
-	visited = append(visited, "/admin/movies", fmt.Sprintf("/admin/movies/%d", movie))
+	ad.lookLoaded("admin movie")
 
 	london, err := time.LoadLocation("Europe/London")
 	if err != nil {
@@ -113,8 +224,7 @@ func TestAdminInBrowser(t *testing.T) {
 	schedulePath := theatrePath + "/schedule"
 	ad.open(schedulePath)
 	ad.waitVisible(`#one-screen`)
-	look(ad, "admin schedule")
-	visited = append(visited, schedulePath)
+	ad.lookLoaded("admin schedule")
 	priceField := func(cat string) string { return fmt.Sprintf("one-price-%d-%s", screen, cat) }
 	ad.setValue("one-screen", fmt.Sprint(screen))
 	ad.setValue("one-movie", fmt.Sprint(movie))
@@ -139,13 +249,41 @@ func TestAdminInBrowser(t *testing.T) {
 		}
 	}
 
+	s.lookOnPhone(t, browser, "admin-schedule-phone", email, []string{"/admin/movies", fmt.Sprintf("/admin/movies/%d", movie), schedulePath})
+}
+
+// adminLiveShow: the admin watches the show's page, never reloaded, while
+// a moviegoer holds a seat and pays for it, then blocks a seat the
+// moviegoer's open page shows off sale; then the sales report and the
+// payments to check. The show is the schedule journey's: the drawn
+// layout's 45 seats, ₹250 standard and ₹400 premium, three days ahead.
+func adminLiveShow(t *testing.T, browser context.Context) {
+	s, email := adminSite(t, siteConfig{live: true})
+	screen := s.adminScreen(s.adminTheatre())
+	ctx := context.Background()
+	movie, err := s.Store.CreateMovie(ctx, catalog.Movie{Title: "The French Lieutenant's Woman", DurationMinutes: 124})
+	if err != nil {
+		t.Fatal(err)
+	}
+	london, err := time.LoadLocation("Europe/London")
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Now().In(london).AddDate(0, 0, 3)
+	starts := time.Date(day.Year(), day.Month(), day.Day(), 19, 30, 0, 0, london)
+	show, err := s.Store.CreateShow(ctx, catalog.Show{MovieID: movie, ScreenID: screen, StartsAt: starts, EndsAt: starts.Add(124 * time.Minute),
+		Currency: "INR", Prices: map[string]int64{"STANDARD": 25000, "PREMIUM": 40000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	// The admin watches the show's page; a moviegoer holds a seat.
+	ad := s.adminTab(t, browser, "admin-show", email, desktop)
 	showPath := fmt.Sprintf("/admin/shows/%d", show)
 	ad.open(showPath)
 	ad.waitVisible(`[data-admin-show] #seatmap[data-ready="true"]`)
 	ad.waitFor("the admin's page to be live", `document.querySelector("[data-live-status]").dataset.liveStatus === "live"`)
-	look(ad, "admin show")
-	visited = append(visited, showPath)
+	ad.lookLoaded("admin show")
 	eval[bool](ad, `(window.adminTestMark = true)`)
 	wantCounts := func(what string, available, held, booked, blocked int) {
 		t.Helper()
@@ -193,7 +331,7 @@ func TestAdminInBrowser(t *testing.T) {
 	ad.waitFor("the block to be done", `!!document.querySelector('[data-notice="success"]')`)
 	wantText(t, "the block notice", ad.Text("[data-notice]"), "1 seat blocked: D5")
 	wantCounts("the counts to show the block", 43, 0, 1, 1)
-	look(ad, "admin show with a seat blocked")
+	ad.lookLoaded("admin show with a seat blocked")
 	mg.waitFor("D5 to go off sale on the moviegoer's page", `document.querySelector("#seat-D5").dataset.status === "blocked"`)
 	if !eval[bool](mg, `window.moviegoerTestMark === true`) {
 		t.Fatal("the moviegoer's page was reloaded: the block must arrive live")
@@ -206,33 +344,18 @@ func TestAdminInBrowser(t *testing.T) {
 		t.Fatalf("seat D5 is %s after the block", got)
 	}
 
-	// The reports.
-	for _, p := range []struct{ path, nav, name string }{
-		{"/admin/reports/sales", "/admin/reports/sales", "admin sales"},
-		{"/admin/reconciliation", "/admin/reconciliation", "admin payments to check"},
-		{"/admin/audit", "/admin/audit", "admin audit log"},
+	// The reports, with the booking in them.
+	for _, p := range []struct{ path, name string }{
+		{"/admin/reports/sales", "admin sales"},
+		{"/admin/reconciliation", "admin payments to check"},
 	} {
-		ad.click(fmt.Sprintf(`nav[aria-label="Admin"] a[href=%s]`, jsString(p.nav)))
+		ad.click(fmt.Sprintf(`nav[aria-label="Admin"] a[href=%s]`, jsString(p.path)))
 		ad.waitFor(p.name, fmt.Sprintf(`location.pathname === %s && !!document.querySelector("main h1")`, jsString(p.path)))
-		look(ad, p.name)
-		visited = append(visited, p.path)
+		ad.lookLoaded(p.name)
 	}
-	wantText(t, "the audit log", ad.Text("main"), "The Regent")
 	pgtest.CheckInvariants(t, s.Store)
-	t.Logf("the admin's walk took %v", time.Since(began).Round(time.Millisecond))
 
-	// The same pages on a phone.
-	ph := s.openTab(t, browser, "admin-phone", phone)
-	ph.logInWith(email, pgtest.FixturePassword)
-	for _, p := range visited {
-		ph.open(p)
-		ph.waitVisible("main h1")
-		if p == showPath {
-			ph.waitVisible(`#seatmap[data-ready="true"]`)
-		}
-		look(ph, "phone "+p)
-	}
-	t.Logf("the whole test took %v", time.Since(began).Round(time.Millisecond))
+	s.lookOnPhone(t, browser, "admin-show-phone", email, []string{showPath, "/admin/reports/sales", "/admin/reconciliation"})
 }
 
 // editLayout redraws the screen's layout with the keyboard alone, saves it
@@ -352,22 +475,8 @@ func editLayout(t *testing.T, tb *tab, s *site, screen int64) {
 		Accessible   bool
 	}
 	want := map[[2]int]seat{}
-	gaps := map[[2]int]bool{{0, 3}: true, {0, 4}: true, {1, 4}: true}
-	for r := range 6 {
-		row := string(rune('A' + r))
-		n := 0
-		for c := range 8 {
-			if gaps[[2]int{r, c}] {
-				continue
-			}
-			n++
-			st := seat{ID: fmt.Sprintf("%s%d", row, n), Category: "STANDARD"}
-			if row == "D" || row == "E" {
-				st.Category = "PREMIUM"
-			}
-			st.Accessible = row == "F" && c == 0
-			want[[2]int{r, c}] = st
-		}
+	for _, st := range drawnLayout() {
+		want[[2]int{st.GridRow, st.GridCol}] = seat{ID: st.ID, Category: st.Category, Accessible: st.Accessible}
 	}
 	rows, err := s.Store.Pool().Query(t.Context(), `SELECT grid_row, grid_col, seat_id, category, accessible FROM seats WHERE screen_id = $1`, screen)
 	if err != nil {
@@ -421,11 +530,37 @@ func editLayout(t *testing.T, tb *tab, s *site, screen int64) {
 	}
 }
 
+// drawnLayout is the layout editLayout draws on the plain grid of 6 rows
+// of 8 standard seats: an aisle in row A (grid columns 3 and 4) and a gap
+// in row B (column 4), rows D and E premium, and the first seat of row F a
+// wheelchair space. 45 seats.
+func drawnLayout() []catalog.SeatSpec {
+	gaps := map[[2]int]bool{{0, 3}: true, {0, 4}: true, {1, 4}: true}
+	var seats []catalog.SeatSpec
+	for r := range 6 {
+		row := string(rune('A' + r))
+		n := 0
+		for c := range 8 {
+			if gaps[[2]int{r, c}] {
+				continue
+			}
+			n++
+			st := catalog.SeatSpec{ID: fmt.Sprintf("%s%d", row, n), Row: row, Number: n, Category: "STANDARD", GridRow: r, GridCol: c}
+			if row == "D" || row == "E" {
+				st.Category = "PREMIUM"
+			}
+			st.Accessible = row == "F" && c == 0
+			seats = append(seats, st)
+		}
+	}
+	return seats
+}
+
 // fill replaces the value of the field with id by typing value.
 func (tb *tab) fill(id, value string) {
 	tb.t.Helper()
 	tb.setValue(id, "")
-	tb.do("type "+value+" in #"+id, chromedp.SendKeys(chromedp.ID(id), value))
+	tb.typeInto(id, value)
 }
 
 // setValue sets the value of the field with id (a select, a date or a time,
@@ -473,10 +608,8 @@ func (tb *tab) tabUntil(what, js string, back bool) {
 func (tb *tab) logInWith(email, password string) {
 	tb.t.Helper()
 	tb.open("/login")
-	tb.do("fill in the login form",
-		chromedp.SendKeys(chromedp.ID("email"), email),
-		chromedp.SendKeys(chromedp.ID("password"), password),
-	)
+	tb.typeInto("email", email)
+	tb.typeInto("password", password)
 	tb.click(`form[action="/login"] button[type=submit]`)
 	tb.waitVisible(`header form[action="/logout"] button`)
 }

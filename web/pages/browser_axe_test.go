@@ -343,11 +343,9 @@ func formErrors(t *testing.T, browser context.Context) {
 	tb.shot("signup-empty")
 
 	// A name, a bad address and a short password: two to fix, the name kept.
-	tb.do("fill in part of the sign-up form",
-		chromedp.SendKeys(chromedp.ID("name"), "Farah"),
-		chromedp.SendKeys(chromedp.ID("email"), "farah.example.com"),
-		chromedp.SendKeys(chromedp.ID("password"), "short"),
-	)
+	tb.typeInto("name", "Farah")
+	tb.typeInto("email", "farah.example.com")
+	tb.typeInto("password", "short")
 	tb.click(`form[action="/signup"] button[type=submit]`)
 	tb.waitFor("the second answer", `document.querySelector("#name").value === "Farah" && !document.querySelector("#name-error")`)
 	wantErrors("sign-up with two mistakes", map[string]string{"email": "valid email", "password": "at least 8 characters"}, "email")
@@ -364,7 +362,7 @@ func formErrors(t *testing.T, browser context.Context) {
 		t.Errorf("an empty login says %q", body)
 	}
 	tb.shot("login-empty")
-	tb.do("type an email", chromedp.SendKeys(chromedp.ID("email"), "gita@example.com"))
+	tb.typeInto("email", "gita@example.com")
 	tb.click(`form[action="/login"] button[type=submit]`)
 	tb.waitFor("the second answer", `!document.querySelector("#email-error")`)
 	wantErrors("login without a password", map[string]string{"password": "Enter your password"}, "password")
@@ -372,9 +370,11 @@ func formErrors(t *testing.T, browser context.Context) {
 
 // rateLimitedForms: a person who tries too often keeps the form, and what
 // was typed, and is told how long to wait: the limiter's Retry-After. The
-// allowance refills while the test runs, so each step tries until refused.
+// limits count by the site's clock, which stands still: the allowance never
+// refills during the test, however slowly its forms are sent, so each step
+// is refused once the allowance is spent.
 func rateLimitedForms(t *testing.T, browser context.Context) {
-	s := newSite(t, siteConfig{limits: true})
+	s := newSite(t, siteConfig{limits: true, clock: true})
 	tb := s.openTab(t, browser, "rate-limited", phone)
 
 	// submit fills in a form and sends it until the answer is a refusal.
@@ -383,8 +383,6 @@ func rateLimitedForms(t *testing.T, browser context.Context) {
 		for i := 0; i < 20; i++ {
 			tb.open(form)
 			tb.waitVisible("#email")
-			// Filled in at once, not typed: a loaded machine types slower
-			// than the allowance refills, and the form would never be refused.
 			for _, f := range fields {
 				tb.do("fill in the "+f[0], chromedp.SetValue(chromedp.ID(f[0]), f[1]))
 			}

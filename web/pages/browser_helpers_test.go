@@ -42,8 +42,8 @@ import (
 	"github.com/marquee-tickets/marquee/web/server"
 )
 
-// The browser tests' machinery: one headless Chromium per test run of
-// TestBrowser, a real server per scenario (web.New on a fresh database,
+// The browser tests' machinery: one headless Chromium for the package's
+// test run, a real server per scenario (web.New on a fresh database,
 // served by httptest, with the sandbox's webhook worker, the sweeper, the
 // refund worker and the reconciler running as in `marquee serve`, and the live seat map's hub,
 // listener and notifier when a scenario asks for them), and a tab type that wraps
@@ -55,12 +55,27 @@ const (
 	stepTimeout = 20 * time.Second
 	// pollEvery is how often a wait looks at the page again.
 	pollEvery = 50 * time.Millisecond
+	// workTimeout bounds a wait on what the server does by itself (a
+	// worker's next turn, a page's next poll): generous, since a test
+	// asks only that it happens, never how soon.
+	workTimeout = time.Minute
 )
 
-// startChromium starts a headless Chromium for t and its subtests and
-// returns its context; each scenario opens its own isolated browser context
-// (cookies, storage) in it. Without chromium the test is skipped, unless CI
-// is set: there a missing browser is a broken set-up and fails.
+// browserProc is the package's headless Chromium: started by the first
+// browser test that asks for it, stopped by TestMain after the last (each
+// scenario opens its own isolated browser context in it, so one browser
+// serves them all, and a dozen start-ups of several seconds each on a
+// loaded machine are spared).
+var browserProc struct {
+	once sync.Once
+	ctx  context.Context
+	stop func()
+	err  error
+}
+
+// startChromium returns the context of the package's headless Chromium,
+// starting it the first time. Without chromium the test is skipped, unless
+// CI is set: there a missing browser is a broken set-up and fails.
 func startChromium(t *testing.T) context.Context {
 	t.Helper()
 	path := chromium.Path()
@@ -71,29 +86,43 @@ func startChromium(t *testing.T) context.Context {
 		}
 		t.Skip(msg)
 	}
-	opts := chromium.Options(path,
-		// Two users' tabs run side by side: neither may be slowed down
-		// as a background tab (the countdown runs on timers).
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.Flag("lang", "en-IN"),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	began := time.Now()
-	// The first Do starts the browser, bound to the context it is given:
-	// so this one, not one with a timeout of its own.
-	if err := chromedp.Do(browserCtx); err != nil {
-		cancelBrowser()
-		cancelAlloc()
-		t.Fatalf("start %s: %v", path, err)
-	}
-	t.Logf("chromium started in %v", time.Since(began).Round(time.Millisecond))
-	t.Cleanup(func() {
-		cancelBrowser()
-		cancelAlloc() // waits for the browser to exit and removes its profile
+	browserProc.once.Do(func() {
+		opts := chromium.Options(path,
+			// Two users' tabs run side by side: neither may be slowed down
+			// as a background tab (the countdown runs on timers).
+			chromedp.Flag("disable-background-timer-throttling", true),
+			chromedp.Flag("disable-renderer-backgrounding", true),
+			chromedp.Flag("lang", "en-IN"),
+		)
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
+		began := time.Now()
+		// The first Do starts the browser, bound to the context it is
+		// given: so this one, not one with a timeout of its own.
+		if err := chromedp.Do(browserCtx); err != nil {
+			cancelBrowser()
+			cancelAlloc()
+			browserProc.err = fmt.Errorf("start %s: %w", path, err)
+			return
+		}
+		t.Logf("chromium started in %v", time.Since(began).Round(time.Millisecond))
+		browserProc.ctx = browserCtx
+		browserProc.stop = func() {
+			cancelBrowser()
+			cancelAlloc() // waits for the browser to exit and removes its profile
+		}
 	})
-	return browserCtx
+	if browserProc.err != nil {
+		t.Fatal(browserProc.err)
+	}
+	return browserProc.ctx
+}
+
+// stopChromium stops the package's Chromium, if a test started it.
+func stopChromium() {
+	if browserProc.stop != nil {
+		browserProc.stop()
+	}
 }
 
 // screenshots is the folder the PNGs go to: $SCREENSHOT_DIR, kept after the
@@ -145,6 +174,9 @@ type site struct {
 	// reconcile makes every payment check due now, when siteConfig's
 	// reconcileByHand leaves reconciliation to the test.
 	reconcile func()
+	// clock is the store's and the sandbox's time when siteConfig's clock
+	// asks for one; nil: the database's.
+	clock *pgtest.Clock
 }
 
 type siteConfig struct {
@@ -163,17 +195,27 @@ type siteConfig struct {
 	// site.reconcile, so a test can look at the page before it happens
 	// however slow the machine is.
 	reconcileByHand bool
+	// clock: the server, its workers and the sandbox tell the time by
+	// site.clock, which stands still until the test moves it. A hold then
+	// runs out, a grace ends and a page loses patience when the test says,
+	// not when a loaded machine happens to get there; a page's own
+	// countdown still counts in the browser's time.
+	clock bool
 }
 
 func newSite(t *testing.T, cfg siteConfig) *site {
 	t.Helper()
-	s := &site{t: t, Store: pgtest.NewStore(t, 8), logs: &lockedBuffer{}}
+	s := &site{t: t, logs: &lockedBuffer{}}
 	if cfg.demo {
 		began := time.Now()
-		if err := demo.Load(context.Background(), s.Store, time.Now()); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("demo data loaded in %v", time.Since(began).Round(time.Millisecond))
+		s.Store = demoStore(t)
+		t.Logf("demo data ready in %v", time.Since(began).Round(time.Millisecond))
+	} else {
+		s.Store = pgtest.NewStore(t, 8)
+	}
+	if cfg.clock {
+		s.clock = pgtest.NewClock(time.Now())
+		s.Store.Clock = s.clock.Now
 	}
 	log := slog.New(slog.NewTextHandler(s.logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
@@ -182,6 +224,7 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	srv := httptest.NewUnstartedServer(nil)
 	s.url = "http://" + srv.Listener.Addr().String()
 	sb := webtest.NewSandbox(s.Store, s.url, log.With("component", "sandbox"))
+	sb.Clock = s.Store.Clock
 	reg := prometheus.NewRegistry()
 	if cfg.live {
 		s.hub = live.NewHub(s.Store.SeatStates, log.With("component", "live"))
@@ -230,6 +273,16 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	return s
 }
 
+// demoStore is a store on a copy of the demo catalogue, loaded once per
+// test run (its shows are the week after the first load, minutes ago at
+// most).
+func demoStore(t testing.TB) *postgres.Store {
+	t.Helper()
+	return pgtest.NewSeededStore(t, 8, "demo", func(ctx context.Context, s *postgres.Store) error {
+		return demo.Load(ctx, s, time.Now())
+	})
+}
+
 // newShow puts a show on sale at a fresh venue three days ahead (the
 // default refund policy gives a full refund then): rows x cols seats,
 // STANDARD in front, PREMIUM at the back (pgtest.Grid).
@@ -264,10 +317,10 @@ func scalar[T any](s *site, sql string, args ...any) T {
 // eventually polls a SQL condition until it holds (background workers).
 func (s *site) eventually(what, sql string, args ...any) {
 	s.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(workTimeout)
 	for !scalar[bool](s, sql, args...) {
 		if time.Now().After(deadline) {
-			s.t.Fatalf("after 10s, still not %s", what)
+			s.t.Fatalf("after %v, still not %s", workTimeout, what)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -511,6 +564,14 @@ func (tb *tab) waitForWithin(what, js string, timeout time.Duration) {
 	}
 }
 
+// typeInto types text into the field with id a key at a time, as a person
+// would: a step of its own for each field, as a loaded machine types a
+// long email slowly.
+func (tb *tab) typeInto(id, text string) {
+	tb.t.Helper()
+	tb.do(fmt.Sprintf("type %q in #%s", text, id), chromedp.SendKeys(chromedp.ID(id), text))
+}
+
 // press sends keys to the focused element.
 func (tb *tab) press(keys string) {
 	tb.t.Helper()
@@ -586,19 +647,35 @@ func (tb *tab) signUp(name string) string {
 	tb.t.Helper()
 	email := fmt.Sprintf("%s-%d@example.com", strings.ToLower(strings.ReplaceAll(name, " ", ".")), time.Now().UnixNano())
 	tb.open("/signup")
-	tb.do("fill in the sign-up form",
-		chromedp.SendKeys(chromedp.ID("name"), name),
-		chromedp.SendKeys(chromedp.ID("email"), email),
-		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
-	)
+	tb.typeInto("name", name)
+	tb.typeInto("email", email)
+	tb.typeInto("password", "correct horse battery")
 	tb.click(`form[action="/signup"] button[type=submit]`)
 	tb.waitVisible(`header a[href="/bookings"]`)
 	return email
 }
 
 // seatNames reads every seat button's accessible name as Chromium computes
-// it (the accessibility tree, not the attribute), by seat id.
+// it (the accessibility tree, not the attribute), by seat id. The tree is
+// built after the page, and a seat button replaced meanwhile (a swap, a
+// live update) is another node: it is read again until every seat button
+// found is in it with a name, or stepTimeout has passed (then what it has,
+// "" for a seat not in the tree, is for the caller to judge).
 func (tb *tab) seatNames() map[string]string {
+	tb.t.Helper()
+	deadline := time.Now().Add(stepTimeout)
+	for {
+		names, complete := tb.readSeatNames()
+		if complete || time.Now().After(deadline) {
+			return names
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// readSeatNames reads the seat buttons and the accessibility tree once;
+// complete says every button was in the tree with a name.
+func (tb *tab) readSeatNames() (names map[string]string, complete bool) {
 	tb.t.Helper()
 	nodes := run(tb, "find the seat buttons", chromedp.Nodes(chromedp.CSSAll("#seatmap button.seat")))
 	ids := map[cdp.BackendNodeID]string{}
@@ -608,7 +685,7 @@ func (tb *tab) seatNames() map[string]string {
 	tree := run(tb, "read the accessibility tree", func(ctx context.Context, t *chromedp.Target) (accessibility.GetFullAXTreeResult, error) {
 		return cdp.Call(ctx, t, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
 	})
-	names := map[string]string{}
+	names = map[string]string{}
 	for _, n := range tree.Nodes {
 		id, ok := ids[n.BackendDOMNodeID]
 		if !ok {
@@ -625,12 +702,16 @@ func (tb *tab) seatNames() map[string]string {
 	if len(nodes) == 0 {
 		tb.t.Fatal("no seat buttons on the page")
 	}
+	complete = true
 	for _, id := range ids {
+		if names[id] == "" {
+			complete = false
+		}
 		if _, ok := names[id]; !ok {
 			names[id] = "" // not in the accessibility tree at all
 		}
 	}
-	return names
+	return names, complete
 }
 
 // checkSeatNames checks every seat button has an accessible name that

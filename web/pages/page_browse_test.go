@@ -19,7 +19,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/marquee-tickets/marquee/internal/catalog"
-	"github.com/marquee-tickets/marquee/internal/demo"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
@@ -306,10 +305,7 @@ func TestShowtimeButtons(t *testing.T) {
 // for good under their versioned URL.
 func TestPosters(t *testing.T) {
 	t.Parallel()
-	e := webtest.NewEnv(t)
-	if err := demo.Load(context.Background(), e.Store, time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	e := webtest.NewEnv(t, webtest.WithStore(demoStore(t)))
 	p := e.Browser().Get(t, "/cities/bengaluru")
 	webtest.Want200(t, p)
 	imgs := p.Doc.Find(`section[aria-labelledby="movies-title"] li img`)

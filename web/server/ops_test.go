@@ -72,9 +72,11 @@ func TestOperations(t *testing.T) {
 	})
 }
 
+// The limits count by the store's clock, which stands still here: however
+// slowly the requests go, the allowance does not refill between them.
 func TestRateLimits(t *testing.T) {
 	t.Parallel()
-	e := webtest.NewEnv(t, webtest.WithRateLimits)
+	e := webtest.NewEnv(t, webtest.WithRateLimits, webtest.WithClock)
 	holder := e.FixtureUser(t) // one login of the five the address may burst
 
 	t.Run("hammering login is answered 429 with Retry-After", func(t *testing.T) {

@@ -62,6 +62,12 @@ type EnvOption func(*Env)
 // WithClock injects a controllable clock into the store.
 func WithClock(e *Env) { e.Clock = pgtest.NewClock(time.Now()) }
 
+// WithStore serves the env from store (a copy of a seeded database, say)
+// rather than a fresh one.
+func WithStore(store *postgres.Store) EnvOption {
+	return func(e *Env) { e.Store = store }
+}
+
 // WithRateLimits turns the rate limits on.
 func WithRateLimits(e *Env) { e.Cfg.RateLimits = true }
 
@@ -107,7 +113,9 @@ func NewEnv(t *testing.T, opts ...EnvOption) *Env {
 	for _, o := range opts {
 		o(e)
 	}
-	e.Store = pgtest.NewStore(t, 8)
+	if e.Store == nil {
+		e.Store = pgtest.NewStore(t, 8)
+	}
 	if e.Clock != nil {
 		e.Store.Clock = e.Clock.Now
 	}
