@@ -238,7 +238,7 @@ func changesOnly(in admin.TheatreInput, was admin.TheatreRecord) admin.TheatreIn
 	if in.RefundTiers != nil && sameTiers(*in.RefundTiers, was.RefundTiers) {
 		in.RefundTiers = nil
 	}
-	in.Settings = was.TheatreSettings.Changes(was.TheatreSettings.With(in.Settings))
+	in.Settings = was.Changes(was.With(in.Settings))
 	return in
 }
 
