@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
@@ -37,6 +35,7 @@ func TestBrowserCurrencies(t *testing.T) {
 		{"KWD", 1250, money.MaxPriceMinor}, // three decimals: KWD 1.250; the largest price
 	} {
 		t.Run(c.currency, func(t *testing.T) {
+			t.Parallel()
 			screen, err := s.Store.CreateScreen(ctx, v.TheatreID, "Hall "+c.currency, pgtest.Grid(3, 4))
 			if err != nil {
 				t.Fatal(err)
@@ -49,29 +48,38 @@ func TestBrowserCurrencies(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, vp := range []viewport{desktop, phone} {
-				tb := s.openTab(t, browser, strings.ToLower(c.currency)+"-"+vp.name, vp)
-				tb.openShow(show)
-				legend := squeeze(tb.Text(`[aria-label="Prices"]`))
-				for _, price := range []int64{c.standard, c.premium} {
-					if want := squeeze(money.Format(price, c.currency)); !strings.Contains(legend, want) {
-						t.Fatalf("%s: the price legend %q does not show %s", vp.name, legend, want)
-					}
-				}
-				total := int64(0)
-				for _, pick := range []struct {
-					seat  string
-					price int64
-				}{{"A1", c.standard}, {"C2", c.premium}, {"A2", c.standard}} {
-					tb.pick(pick.seat)
-					total += pick.price
-					want := money.Format(total, c.currency)
-					tb.waitFor(fmt.Sprintf("the total %s", want),
-						fmt.Sprintf(`document.querySelector("[data-selection-total]").textContent === %s`, jsString(want)))
-				}
-				tb.shot("picked")
+				t.Run(vp.name, func(t *testing.T) {
+					t.Parallel() // picking only selects: the two pages share the show
+					pickedTotals(t, s.openTab(t, browser, strings.ToLower(c.currency)+"-"+vp.name, vp), show, c.currency, c.standard, c.premium)
+				})
 			}
 		})
 	}
+}
+
+// pickedTotals opens show in tb, finds both its prices in the legend and
+// picks A1, C2 and A2, the running total each time the server's.
+func pickedTotals(t *testing.T, tb *tab, show int64, currency string, standard, premium int64) {
+	t.Helper()
+	tb.openShow(show)
+	legend := squeeze(tb.Text(`[aria-label="Prices"]`))
+	for _, price := range []int64{standard, premium} {
+		if want := squeeze(money.Format(price, currency)); !strings.Contains(legend, want) {
+			t.Fatalf("%s: the price legend %q does not show %s", tb.vp.name, legend, want)
+		}
+	}
+	total := int64(0)
+	for _, pick := range []struct {
+		seat  string
+		price int64
+	}{{"A1", standard}, {"C2", premium}, {"A2", standard}} {
+		tb.pick(pick.seat)
+		total += pick.price
+		want := money.Format(total, currency)
+		tb.waitFor(fmt.Sprintf("the total %s", want),
+			fmt.Sprintf(`document.querySelector("[data-selection-total]").textContent === %s`, jsString(want)))
+	}
+	tb.shot("picked")
 }
 
 // TestBrowserSchedulePrices: the schedule form of a yen and of a dinar
@@ -99,6 +107,7 @@ func TestBrowserSchedulePrices(t *testing.T) {
 			map[string]string{"STANDARD": "Reads as KWD 1.250", "PREMIUM": "could be KWD 2,125 (with a thousands comma) or KWD 2.125"}},
 	} {
 		t.Run(c.currency, func(t *testing.T) {
+			t.Parallel()
 			v := pgtest.NewVenue(t, s.Store)
 			pgtest.Exec(t, s.Store.Pool(), `UPDATE theatres SET currency = $2 WHERE id = $1`, v.TheatreID, c.currency)
 			screen, err := s.Store.CreateScreen(ctx, v.TheatreID, "Hall 1", pgtest.Grid(3, 4))
@@ -106,21 +115,24 @@ func TestBrowserSchedulePrices(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, vp := range []viewport{desktop, phone} {
-				tb := s.openTab(t, browser, "schedule-"+strings.ToLower(c.currency)+"-"+vp.name, vp)
-				tb.logInWith(email, pgtest.FixturePassword)
-				tb.open(fmt.Sprintf("/admin/theatres/%d/schedule", v.TheatreID))
-				tb.waitFor("the page to load", `document.readyState === "complete"`)
-				if got := eval[string](tb, `document.getElementById("one-currency").value`); got != c.currency {
-					t.Fatalf("the form's currency = %q, want the theatre's %s", got, c.currency)
-				}
-				for _, cat := range []string{"STANDARD", "PREMIUM"} {
-					id := fmt.Sprintf("one-price-%d-%s", screen, cat)
-					tb.do("type a price", chromedp.SendKeys(chromedp.ID(id), c.typed[cat]))
-					tb.waitFor(fmt.Sprintf("%s to read %q", id, c.reads[cat]), fmt.Sprintf(
-						`document.getElementById(%s).textContent.replace(/\s+/g, " ").includes(%s)`,
-						jsString(id+"-reading"), jsString(c.reads[cat])))
-				}
-				tb.shot("prices-typed")
+				t.Run(vp.name, func(t *testing.T) {
+					t.Parallel() // typing only: nothing is scheduled
+					tb := s.openTab(t, browser, "schedule-"+strings.ToLower(c.currency)+"-"+vp.name, vp)
+					tb.logInWith(email, pgtest.FixturePassword)
+					tb.open(fmt.Sprintf("/admin/theatres/%d/schedule", v.TheatreID))
+					tb.waitFor("the page to load", `document.readyState === "complete"`)
+					if got := eval[string](tb, `document.getElementById("one-currency").value`); got != c.currency {
+						t.Fatalf("the form's currency = %q, want the theatre's %s", got, c.currency)
+					}
+					for _, cat := range []string{"STANDARD", "PREMIUM"} {
+						id := fmt.Sprintf("one-price-%d-%s", screen, cat)
+						tb.typeInto(id, c.typed[cat])
+						tb.waitFor(fmt.Sprintf("%s to read %q", id, c.reads[cat]), fmt.Sprintf(
+							`document.getElementById(%s).textContent.replace(/\s+/g, " ").includes(%s)`,
+							jsString(id+"-reading"), jsString(c.reads[cat])))
+					}
+					tb.shot("prices-typed")
+				})
 			}
 		})
 	}
