@@ -159,7 +159,7 @@ func TestServeStartsAndShutsDownGracefully(t *testing.T) {
 	if _, err := conn.Write([]byte(body[10:])); err != nil {
 		t.Fatalf("the request in flight was cut off: %v", err)
 	}
-	if err := conn.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+	if err := conn.SetReadDeadline(time.Now().Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	answer, err := http.ReadResponse(bufio.NewReader(conn), nil)

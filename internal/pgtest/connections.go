@@ -25,8 +25,11 @@ const connClass = 0x6d71636e // "mqcn"
 // each process's admin connection, migrations and psql.
 const connHeadroom = 20
 
-// reserveWait is how long a test waits for connections before it fails.
-const reserveWait = 5 * time.Minute
+// reserveWait is how long a test waits for connections before it fails:
+// on a loaded machine the tests holding them take several times longer to
+// give them back, so it is most of a package's 20 minutes, not a guess at
+// how long they take.
+const reserveWait = 15 * time.Minute
 
 // Reserve reserves n of the test server's connections for the rest of the
 // test, waiting while other tests use them.
