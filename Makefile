@@ -47,25 +47,15 @@ help:
 run:
 	@$(use_db); PAYMENTS=sandbox exec go run ./cmd/marquee serve --demo
 
-# The tests spend much of their time waiting (on a browser, a timer, a
-# webhook), so four packages at a time with four parallel tests each keep
-# two cores busy; pgtest shares the server's connections among them.
-#
-# Chromium is installed (on a fresh machine: downloaded and unpacked) while
-# the vulnerability check and the linter use the cores, and waited for
-# before the tests. golangci-lint runs go vet's analyzers (govet, in its
-# standard set), so vet is not run again on its own.
+# scripts/test.sh runs govulncheck, golangci-lint (which runs go vet's
+# analyzers), go test -race on every package (the browser tests from the
+# start, beside the rest) and the fuzz targets, ordered to keep two cores
+# busy; it installs Chromium if missing.
 test: generate-check
-	@mkdir -p .data; scripts/chromium.sh > .data/chromium.log 2>&1 & chromium=$$!; \
-	$(MAKE) --no-print-directory vulncheck; \
-	echo "golangci-lint run ./... (with govet)"; $(LINT) run ./...; \
-	if ! wait $$chromium; then cat .data/chromium.log >&2; exit 1; fi; cat .data/chromium.log; \
-	$(use_db); \
-	echo "go test -race -count=1 -p 4 -parallel 4 -timeout 20m ./..."; go test -race -count=1 -p 4 -parallel 4 -timeout 20m ./...
-	@$(MAKE) --no-print-directory fuzz
+	@MAKE="$(MAKE)" scripts/test.sh
 
 lint:
-	@echo "golangci-lint run ./..."; $(LINT) run ./...
+	@echo "golangci-lint run ./... (with govet)"; $(LINT) run ./...
 
 # The vulnerability gate. The online database cannot be reached, so it is
 # built from the OSV files of golang.org/x/vulndb at VULNDB (from the module
