@@ -64,6 +64,17 @@ mapfile -t packages < <(go list ./... | grep -v '/web/pages$')
 echo "${gotest[*]} -p 4 ./... (web/pages in the background since the start)"
 "${gotest[@]}" -p 4 "${packages[@]}"
 
+# A test built only without the race detector (//go:build !race: it
+# measures a heap peak, which the detector's shadow memory distorts and its
+# instrumentation makes minutes long) runs here, once, without it.
+mapfile -t norace < <(grep -rl --include='*_test.go' '^//go:build !race' cmd internal web)
+if [ ${#norace[@]} -gt 0 ]; then
+	tests="$(sed -n 's/^func \(Test[A-Za-z0-9_]*\)(.*/\1/p' "${norace[@]}" | paste -sd'|')"
+	mapfile -t dirs < <(printf './%s\n' "${norace[@]%/*}" | sort -u)
+	echo "go test -count=1 -run '^($tests)\$' ${dirs[*]} (without -race)"
+	go test -count=1 -run "^($tests)\$" "${dirs[@]}"
+fi
+
 "$make" --no-print-directory fuzz
 
 status=0

@@ -3,7 +3,6 @@ package demo_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/demo"
@@ -14,11 +13,8 @@ import (
 // signing in with the printed password.
 func TestLoadAdmins(t *testing.T) {
 	t.Parallel()
-	s := pgtest.NewStore(t, 4)
+	s, _ := loaded(t)
 	ctx := context.Background()
-	if err := demo.Load(ctx, s, time.Now()); err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		email string
 		role  auth.Role

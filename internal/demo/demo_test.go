@@ -17,20 +17,14 @@ import (
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/demo"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
+	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 func TestLoad(t *testing.T) {
 	t.Parallel()
-	s := pgtest.NewStore(t, 4)
+	s, now := loaded(t)
 	pool := s.Pool()
 	ctx := context.Background()
-	now := time.Now().UTC().Truncate(time.Microsecond)
-
-	began := time.Now()
-	if err := demo.Load(ctx, s, now); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("Load took %v", time.Since(began))
 
 	t.Run("two cities", func(t *testing.T) {
 		cities, err := s.Cities(ctx)
@@ -300,12 +294,8 @@ func TestLoad(t *testing.T) {
 
 func TestLoadTwiceFails(t *testing.T) {
 	t.Parallel()
-	s := pgtest.NewStore(t, 4)
+	s, now := loaded(t)
 	ctx := context.Background()
-	now := time.Now()
-	if err := demo.Load(ctx, s, now); err != nil {
-		t.Fatal(err)
-	}
 	// The caller decides whether to load (marquee serve --demo loads only
 	// into a database without cities); a second Load must not add a copy.
 	if err := demo.Load(ctx, s, now); err == nil {
@@ -315,6 +305,23 @@ func TestLoadTwiceFails(t *testing.T) {
 		t.Errorf("cities = %d after a second Load, want 2", n)
 	}
 }
+
+// loaded returns a copy of a database the demo was loaded into, and the
+// time it was loaded at. The package's tests share one Load (the demo's
+// posters and seat rows take seconds, many more under the race detector)
+// and each gets its own copy of the result.
+func loaded(t *testing.T) (*postgres.Store, time.Time) {
+	t.Helper()
+	s := pgtest.NewSeededStore(t, 4, "demo", func(ctx context.Context, s *postgres.Store) error {
+		loadedAt = time.Now().UTC().Truncate(time.Microsecond)
+		return demo.Load(ctx, s, loadedAt)
+	})
+	return s, loadedAt
+}
+
+// loadedAt is when the shared Load ran: written once, inside the seeding
+// that every call of loaded waits for.
+var loadedAt time.Time
 
 // rowsOf groups seats by row label.
 func rowsOf(seats []catalog.SeatSpec) map[string][]catalog.SeatSpec {
