@@ -1,15 +1,12 @@
 package web_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,28 +23,13 @@ import (
 )
 
 // jsonLog keeps a server's log as JSON lines.
-type jsonLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *jsonLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
+type jsonLog struct{ webtest.LogBuffer }
 
 // lines are the lines logged so far that name request id.
 func (l *jsonLog) lines(t *testing.T, id string) []map[string]any {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	var out []map[string]any
-	for line := range strings.Lines(l.buf.String()) {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
+	for _, m := range l.JSONLines(t) {
 		if m["request_id"] == id {
 			out = append(out, m)
 		}

@@ -1,54 +1,27 @@
 package accesslog_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/internal/logctx"
 	"github.com/marquee-tickets/marquee/web/accesslog"
+	"github.com/marquee-tickets/marquee/web/webtest"
 )
 
-// lines is a log kept as JSON lines, safe for the server's goroutines.
-type lines struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-// all decodes every line logged so far.
-func (l *lines) all(t *testing.T) []map[string]any {
-	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for line := range strings.Lines(l.buf.String()) {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
-		out = append(out, m)
-	}
-	return out
-}
+// lines is a server's log, kept as JSON lines.
+type lines struct{ webtest.LogBuffer }
 
 // only is the one line logged so far.
 func (l *lines) only(t *testing.T) map[string]any {
 	t.Helper()
-	all := l.all(t)
+	all := l.JSONLines(t)
 	if len(all) != 1 {
 		t.Fatalf("logged %v, want one line", all)
 	}
@@ -97,7 +70,7 @@ func TestRequestID(t *testing.T) {
 		if len(id) != 26 || strings.Trim(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" {
 			t.Fatalf("X-Request-Id = %q, want 26 characters of base32", id)
 		}
-		all := log.all(t)
+		all := log.JSONLines(t)
 		if len(all) != 2 {
 			t.Fatalf("logged %v, want the handler's line and the access line", all)
 		}
@@ -134,8 +107,8 @@ func TestRequestID(t *testing.T) {
 			if !tt.kept && len(id) != 26 {
 				t.Errorf("X-Request-Id = %q, want a made one", id)
 			}
-			if log.all(t) != nil {
-				t.Errorf("a probe logged at info: %v", log.all(t))
+			if log.JSONLines(t) != nil {
+				t.Errorf("a probe logged at info: %v", log.JSONLines(t))
 			}
 		})
 	}
@@ -146,7 +119,7 @@ func TestAccessLine(t *testing.T) {
 		e, log := server(t, slog.LevelInfo)
 		rec := serve(e, "/shows/7?utm_source=mail", "198.51.100.4:5000", map[string]string{"X-Test-User": "u-1"})
 		var line map[string]any
-		for _, l := range log.all(t) {
+		for _, l := range log.JSONLines(t) {
 			if l["msg"] == "request" {
 				line = l
 			}
@@ -163,8 +136,8 @@ func TestAccessLine(t *testing.T) {
 		if d, ok := line["duration"].(float64); !ok || d < 0 {
 			t.Errorf("duration = %v, want nanoseconds", line["duration"])
 		}
-		if strings.Contains(log.buf.String(), "/shows/7") || strings.Contains(log.buf.String(), "utm_source") {
-			t.Errorf("the log has the raw path: %s", &log.buf)
+		if strings.Contains(log.String(), "/shows/7") || strings.Contains(log.String(), "utm_source") {
+			t.Errorf("the log has the raw path: %s", log.String())
 		}
 	})
 
@@ -184,7 +157,7 @@ func TestAccessLine(t *testing.T) {
 		serve(e, "/nowhere", "198.51.100.4:5000", nil)
 		serve(e, "/healthz", "198.51.100.4:5000", nil)
 		var got []string
-		for _, l := range log.all(t) {
+		for _, l := range log.JSONLines(t) {
 			if l["msg"] == "request" {
 				got = append(got, l["level"].(string)+" "+l["route"].(string))
 			}

@@ -1,7 +1,6 @@
 package pages_test
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -166,7 +165,7 @@ type site struct {
 	t     *testing.T
 	Store *postgres.Store
 	url   string
-	logs  *lockedBuffer
+	logs  *webtest.LogBuffer
 	hub   *live.Hub // nil unless the live seat map is on
 	// fronts carries the waiting rooms' fronts to their pages, with the
 	// live seat map.
@@ -205,7 +204,7 @@ type siteConfig struct {
 
 func newSite(t *testing.T, cfg siteConfig) *site {
 	t.Helper()
-	s := &site{t: t, logs: &lockedBuffer{}}
+	s := &site{t: t, logs: &webtest.LogBuffer{}}
 	if cfg.demo {
 		began := time.Now()
 		s.Store = demoStore(t)
@@ -324,29 +323,6 @@ func (s *site) eventually(what, sql string, args ...any) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func (l *lockedBuffer) Len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Len()
 }
 
 // viewport is a screen size to emulate.

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -9,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/marquee-tickets/marquee/web/webtest"
@@ -135,7 +133,7 @@ func TestInternalErrorsStayInside(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := postgres.NewStore(pool)
-	var logs syncBuffer
+	var logs webtest.LogBuffer
 	reg := prometheus.NewRegistry()
 	srv := httptest.NewServer(server.New(web.Config{PublicURL: webtest.PublicURL, WebhookSecret: webtest.WebhookSecret, PasswordCost: 4, Admission: webtest.PatientAdmission()},
 		store, metrics.New(reg), slog.New(slog.NewTextHandler(&logs, nil))))
@@ -152,22 +150,4 @@ func TestInternalErrorsStayInside(t *testing.T) {
 	if !strings.Contains(logs.String(), "closed pool") {
 		t.Fatalf("log = %q, want the cause", logs.String())
 	}
-}
-
-// syncBuffer is a log destination safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
