@@ -27,11 +27,12 @@ use_db = DATABASE_URL="$$($(DEVDB))"; export DATABASE_URL; \
 # of go.mod; `go tool` builds it once into Go's build cache.
 LINT := go tool -modfile=golangci.mod golangci-lint
 
-.PHONY: help run test lint bench bench-browser generate generate-check vendor db db-stop clean vulncheck
+.PHONY: help run test check lint bench bench-browser generate generate-check vendor db db-stop clean vulncheck
 
 help:
 	@echo "make run             serve http://localhost:8080 with demo data"
-	@echo "make test            generate-check, vulncheck, golangci-lint (with go vet), go test -race (needs Postgres and chromium: set up if missing)"
+	@echo "make test            generate-check, go test -race on every package (needs Postgres and chromium: set up if missing)"
+	@echo "make check           the gates CI adds to make test: golangci-lint (with go vet), govulncheck, make fuzz"
 	@echo "make lint            golangci-lint (.golangci.yml), pinned in golangci.mod"
 	@echo "make vulncheck       govulncheck (pinned in vuln.mod) against Go's vulnerability database, built offline"
 	@echo "make fuzz            run each fuzz target for a few seconds (FUZZTIME=3s)"
@@ -47,12 +48,17 @@ help:
 run:
 	@$(use_db); PAYMENTS=sandbox exec go run ./cmd/marquee serve --demo
 
-# scripts/test.sh runs govulncheck, golangci-lint (which runs go vet's
-# analyzers), go test -race on every package (the browser tests from the
-# start, beside the rest) and the fuzz targets, ordered to keep two cores
-# busy; it installs Chromium if missing.
-test: generate-check
+# scripts/test.sh runs generate-check and go test -race on every package
+# (the browser tests beside the rest), ordered to keep two cores busy; it
+# installs Chromium if missing, while generate-check runs.
+test:
 	@MAKE="$(MAKE)" scripts/test.sh
+
+# check: the gates CI runs after make test. They build tools of their own
+# (golangci-lint alone is some minutes of compiling on a fresh machine) and
+# the fuzzing builds every package again with its instrumentation, so they
+# are kept out of the tests a developer runs after each change.
+check: lint vulncheck fuzz
 
 lint:
 	@echo "golangci-lint run ./... (with govet)"; $(LINT) run ./...
@@ -67,23 +73,18 @@ VULNDB := golang.org/x/vulndb@v0.0.0-20261105234957-e22db6528018
 vulncheck:
 	@echo "govulncheck ./..."; go run ./scripts/vulncheck -vulndb $(VULNDB) -cache .data/vulndb -modfile vuln.mod ./...
 
-# fuzz runs each fuzz target for FUZZTIME with one worker, two targets at
-# a time (go test -fuzz takes one target per run, and building and
-# replaying the corpus take a second or two of each run): about half a
-# minute in all. `make fuzz FUZZTIME=5m` hunts longer. The seed corpora,
+# fuzz runs each fuzz target (every func FuzzX in a _test.go file) for
+# FUZZTIME with one worker, two targets at a time (go test -fuzz takes one
+# target per run, and building and replaying the corpus take a second or
+# two of each run). `make fuzz FUZZTIME=5m` hunts longer. The seed corpora,
 # testdata/fuzz/, run with every go test.
 FUZZTIME ?= 3s
-FUZZ_TARGETS := \
-	./internal/auth:FuzzSignUpNormalize ./internal/auth:FuzzCheckPassword ./internal/auth:FuzzValidEmailText \
-	./internal/booking:FuzzHoldRequest ./internal/money:FuzzParsePrice \
-	./internal/payment:FuzzParseSignature ./internal/payment:FuzzSignVerify \
-	./internal/admin:FuzzLayout ./internal/admin:FuzzTemplateSeats \
-	./internal/postgres:FuzzValidID \
-	./web:FuzzParseJSON ./web:FuzzReadableText ./web:FuzzParseID
 
 .PHONY: fuzz
 fuzz:
-	@printf '%s\n' $(FUZZ_TARGETS) | xargs -P 2 -I '{}' bash -c '\
+	@grep -rH --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*(' cmd internal web \
+		| sed -E 's|^(.*)/[^/]*_test\.go:func (Fuzz[A-Za-z0-9_]*)\(.*|./\1:\2|' | sort \
+		| xargs -P 2 -I '{}' bash -c '\
 		pkg="$${1%%:*}"; name="$${1##*:}"; \
 		out="$$(go test -run "^$$" -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -parallel 1 "$$pkg" 2>&1)"; status=$$?; \
 		printf "go test -run ^$$ -fuzz ^%s\$$ -fuzztime %s %s\n%s\n" "$$name" "$(FUZZTIME)" "$$pkg" "$$(grep -v "^fuzz: elapsed" <<<"$$out")"; \

@@ -1,25 +1,27 @@
 #!/usr/bin/env bash
-# test.sh: the checks and tests of `make test`, after generate-check.
+# test.sh: `make test`. generate-check, then go test -race on every package
+# against a real Postgres, the browser tests in headless Chromium among them.
 #
-# Two cores are the budget, so the order is chosen to keep both busy from
-# the first second to the last:
+# Two cores are the budget, so the order keeps both busy from the first
+# second to the last:
 #
-#   - web/pages, the browser tests, is the longest package by far and spends
-#     most of its time waiting on Chromium. It starts first, in the
-#     background, as soon as Chromium is installed (on a fresh machine,
-#     downloaded and unpacked while govulncheck and golangci-lint run), so it
-#     is not left running alone at the end;
-#   - govulncheck and golangci-lint (which runs go vet's analyzers) run in
-#     the foreground meanwhile;
-#   - then every other package, four at a time with four parallel tests
-#     each (they too wait on browsers, timers and webhooks); pgtest shares
-#     the server's connections among all the test processes;
-#   - then each fuzz target for a few seconds (make fuzz), while web/pages
-#     finishes.
+#   - Chromium is installed first, in the background, if it is missing (on a
+#     fresh machine, downloaded and unpacked while templ, Tailwind and the
+#     schema dump run in the foreground);
+#   - web/pages, the browser tests, is the longest package by far. It starts
+#     in the background as soon as Chromium is there, so it is not left
+#     running alone at the end;
+#   - every other package runs in the foreground meanwhile, four at a time
+#     with four parallel tests each (they too wait on browsers, timers and
+#     webhooks); pgtest shares the server's connections among all the test
+#     processes.
 #
 # The tests pass on a busy machine (docs/reliability.md), which is what
 # running them beside each other asks of them. web/pages' output is kept in
 # .data/test-pages.log and printed when it ends; any failure fails the run.
+#
+# The static checks and the fuzzing (golangci-lint, govulncheck, make fuzz)
+# are `make check`, which CI runs after this.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -28,40 +30,44 @@ gotest=(go test -race -count=1 -parallel 4 -timeout 20m)
 mkdir -p .data
 rm -f .data/chromium.ready .data/chromium.failed
 
+# Each background job gets its own process group (set -m), so that a
+# failure in the foreground can stop it whole.
+set -m
+{
+	if scripts/chromium.sh; then
+		touch .data/chromium.ready
+	else
+		touch .data/chromium.failed
+	fi
+} >.data/chromium.log 2>&1 &
+chromium=$!
+set +m
+pages=
+stop() {
+	kill -- -$chromium 2>/dev/null || true
+	[ -z "$pages" ] || kill -- -$pages 2>/dev/null || true
+}
+trap stop EXIT
+
+"$make" --no-print-directory generate-check
+
 DATABASE_URL="$(scripts/devdb.sh)"
 export DATABASE_URL
 echo "database: $(sed -E 's|(://[^:/@]*):[^@/]*@|\1:****@|' <<<"$DATABASE_URL")"
 
-# Its own process group (set -m), so that it can be stopped whole.
 set -m
 {
-	if scripts/chromium.sh >.data/chromium.log 2>&1; then
-		touch .data/chromium.ready
-	else
-		touch .data/chromium.failed
-		exit 1
-	fi
+	while [ ! -e .data/chromium.ready ]; do
+		[ ! -e .data/chromium.failed ] || exit 1
+		sleep 1
+	done
 	"${gotest[@]}" ./web/pages
 } >.data/test-pages.log 2>&1 &
 pages=$!
 set +m
-# A failure in the foreground stops the browser tests too.
-trap 'kill -- -$pages 2>/dev/null || true' EXIT
-
-"$make" --no-print-directory vulncheck
-"$make" --no-print-directory lint
-
-while [ ! -e .data/chromium.ready ]; do
-	if [ -e .data/chromium.failed ]; then
-		cat .data/chromium.log >&2
-		exit 1
-	fi
-	sleep 1
-done
-cat .data/chromium.log
 
 mapfile -t packages < <(go list ./... | grep -v '/web/pages$')
-echo "${gotest[*]} -p 4 ./... (web/pages in the background since the start)"
+echo "${gotest[*]} -p 4 ./... (web/pages in the background, from when Chromium is there)"
 "${gotest[@]}" -p 4 "${packages[@]}"
 
 # A test built only without the race detector (//go:build !race: it
@@ -75,11 +81,10 @@ if [ ${#norace[@]} -gt 0 ]; then
 	go test -count=1 -run "^($tests)\$" "${dirs[@]}"
 fi
 
-"$make" --no-print-directory fuzz
-
 status=0
 wait $pages || status=$?
 trap - EXIT
+cat .data/chromium.log
 echo "${gotest[*]} ./web/pages"
 cat .data/test-pages.log
 exit $status
