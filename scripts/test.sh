@@ -14,7 +14,8 @@
 #   - every other package runs in the foreground meanwhile, four at a time
 #     with four parallel tests each (they too wait on browsers, timers and
 #     webhooks); pgtest shares the server's connections among all the test
-#     processes.
+#     processes;
+#   - go vet's checks are left to make check, which runs all of them.
 #
 # The tests pass on a busy machine (docs/reliability.md), which is what
 # running them beside each other asks of them. web/pages' output is kept in
@@ -26,7 +27,10 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 make=${MAKE:-make}
-gotest=(go test -race -count=1 -parallel 4 -timeout 20m)
+# go vet's checks run in make check (golangci-lint's govet, all of them),
+# so go test's own subset is not run a second time here: on a fresh
+# machine it is half a minute of the two cores.
+gotest=(go test -race -vet=off -count=1 -timeout 20m)
 mkdir -p .data
 rm -f .data/chromium.ready .data/chromium.failed
 
@@ -61,14 +65,16 @@ set -m
 		[ ! -e .data/chromium.failed ] || exit 1
 		sleep 1
 	done
-	"${gotest[@]}" ./web/pages
+	# Two scenarios at a time: more only adds waiting on Chromium, which
+	# is most of what they cost (four: 403 core-seconds; two: 380).
+	"${gotest[@]}" -parallel 2 ./web/pages
 } >.data/test-pages.log 2>&1 &
 pages=$!
 set +m
 
 mapfile -t packages < <(go list ./... | grep -v '/web/pages$')
-echo "${gotest[*]} -p 4 ./... (web/pages in the background, from when Chromium is there)"
-"${gotest[@]}" -p 4 "${packages[@]}"
+echo "${gotest[*]} -p 4 -parallel 4 ./... (web/pages in the background, from when Chromium is there)"
+"${gotest[@]}" -p 4 -parallel 4 "${packages[@]}"
 
 # A test built only without the race detector (//go:build !race: it
 # measures a heap peak, which the detector's shadow memory distorts and its
@@ -85,6 +91,6 @@ status=0
 wait $pages || status=$?
 trap - EXIT
 cat .data/chromium.log
-echo "${gotest[*]} ./web/pages"
+echo "${gotest[*]} -parallel 2 ./web/pages"
 cat .data/test-pages.log
 exit $status

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"math/rand/v2"
 	"net/http"
 	"time"
 
@@ -65,26 +64,6 @@ func (a Admission) orDefault(def Admission) Admission {
 		Writes:   fill(a.Writes, def.Writes),
 		Webhooks: fill(a.Webhooks, def.Webhooks),
 	}
-}
-
-// errBusyCode is the code of a request turned away by admission control.
-const errBusyCode = "busy"
-
-// Retry-After of a busy answer: 2 to 5 seconds, at random, so that a crowd
-// turned away together does not come back together.
-const (
-	busyRetryMin    = 2
-	busyRetrySpread = 4
-)
-
-// errBusy answers a request turned away at the door (admission.ErrBusy),
-// with its own Retry-After. It never reached the route's middleware, so it
-// says no-store itself: no cache may answer the retry with it.
-func errBusy() *Error {
-	e := retrying(NewError(http.StatusServiceUnavailable, errBusyCode,
-		"Marquee is very busy right now. Try again in a few seconds."), busyRetryMin+rand.IntN(busyRetrySpread))
-	e.Header[echo.HeaderCacheControl] = "no-store"
-	return e
 }
 
 // gates are the slots and queues of each kind of request.

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/components"
+	"github.com/marquee-tickets/marquee/web/problem"
 )
 
 const (
@@ -24,7 +25,7 @@ const (
 var (
 	csrfTokenPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
 
-	errCSRF = NewError(http.StatusForbidden, "csrf_failed",
+	errCSRF = problem.New(http.StatusForbidden, "csrf_failed",
 		"This form has expired or came from another site, so nothing was changed. Reload the page and try again.")
 )
 

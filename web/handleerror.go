@@ -11,6 +11,7 @@ import (
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/web/accesslog"
+	"github.com/marquee-tickets/marquee/web/problem"
 	"github.com/marquee-tickets/marquee/web/session"
 )
 
@@ -21,7 +22,7 @@ import (
 // failed on our side (5xx) carries the request's id instead, which the
 // log's lines about it carry too: a person can quote it to support.
 func (s *Server) HandleError(err error, c echo.Context) {
-	ae, internal := ErrorFor(err)
+	ae, internal := problem.For(err)
 	req := c.Request()
 	ctx := req.Context()
 	if internal {
@@ -31,9 +32,9 @@ func (s *Server) HandleError(err error, c echo.Context) {
 			s.Log.DebugContext(ctx, "request cancelled", "method", req.Method, "route", c.Path(), "path", req.URL.Path, "err", err)
 		default:
 			attrs := []any{"method", req.Method, "route", c.Path(), "path", req.URL.Path, "status", ae.Status, "err", err}
-			var pe *panicError
+			var pe *problem.PanicError
 			if errors.As(err, &pe) {
-				attrs = append(attrs, "stack", string(pe.stack))
+				attrs = append(attrs, "stack", string(pe.Stack))
 			}
 			s.Log.ErrorContext(ctx, "request failed", attrs...)
 		}
@@ -75,15 +76,15 @@ func (s *Server) HandleError(err error, c echo.Context) {
 
 // problemFor turns an error answer into what a person reads on a page;
 // reference is the request's id for a failure of ours, else "".
-func problemFor(ae *Error, reference string) components.Problem {
+func problemFor(ae *problem.Error, reference string) components.Problem {
 	p := components.Problem{Status: ae.Status, Message: ae.Message, Reference: reference}
-	if ae.Code == errUnavailable.Code {
+	if ae.Code == problem.ErrUnavailable.Code {
 		// The database is out of reach: nothing the reader did failed.
 		p.Title = "We'll be right back"
 		p.Message = "We can't reach our ticket system right now. Nothing you did was lost — try again in a few seconds."
 		return p
 	}
-	if ae.Code == errBusyCode {
+	if ae.Code == problem.BusyCode {
 		p.Title = "We're very busy right now"
 		return p
 	}
@@ -131,7 +132,7 @@ func wantsHTML(c echo.Context) bool {
 // renderProblem answers an error as HTML: a fragment for htmx, swapped into
 // the page's #flash region, else a whole page. Either shows reference, when
 // there is one, for the reader to quote.
-func (s *Server) renderProblem(c echo.Context, ae *Error, reference string) error {
+func (s *Server) renderProblem(c echo.Context, ae *problem.Error, reference string) error {
 	h := c.Response().Header()
 	setSecurityHeaders(h, s.Secure())
 	h.Set(echo.HeaderCacheControl, "no-store")
@@ -144,7 +145,7 @@ func (s *Server) renderProblem(c echo.Context, ae *Error, reference string) erro
 		h.Set("HX-Reswap", "innerHTML")
 		return renderIn(ctx, c, ae.Status, components.ErrorToast(p))
 	}
-	if ae.Code == errBusyCode {
+	if ae.Code == problem.BusyCode {
 		m, b := s.busyMeta(c, ae)
 		b.Reference = reference
 		return renderIn(ctx, c, ae.Status, components.BusyPage(m, b))
@@ -158,7 +159,7 @@ func (s *Server) renderProblem(c echo.Context, ae *Error, reference string) erro
 // header names no account. A page reloads itself when its Retry-After is
 // up; a form's answer does not (reloaded, it would be a GET), and leads back
 // to the page the form was sent from.
-func (s *Server) busyMeta(c echo.Context, ae *Error) (components.Meta, components.Busy) {
+func (s *Server) busyMeta(c echo.Context, ae *problem.Error) (components.Meta, components.Busy) {
 	m := components.Meta{Title: "Very busy", CSRF: CSRFToken(c), Sandbox: s.Config.Sandbox != nil, NoAccount: true}
 	req := c.Request()
 	if req.Method != http.MethodGet {

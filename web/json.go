@@ -13,14 +13,11 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/marquee-tickets/marquee/web/problem"
 	"github.com/marquee-tickets/marquee/web/readable"
 )
 
-var (
-	errNotJSON = NewError(http.StatusUnsupportedMediaType, "unsupported_media_type",
-		"Send the request body as JSON, with Content-Type: application/json.")
-	errBodyRequired = NewError(http.StatusBadRequest, "body_required", "This request needs a JSON body.")
-)
+var errBodyRequired = problem.New(http.StatusBadRequest, "body_required", "This request needs a JSON body.")
 
 // ReadBody reads the whole request body, which BodyLimit caps.
 func ReadBody(c echo.Context) ([]byte, error) {
@@ -31,26 +28,10 @@ func ReadBody(c echo.Context) ([]byte, error) {
 func readAll(r io.Reader) ([]byte, error) {
 	body, err := io.ReadAll(r)
 	if err != nil {
-		return nil, bodyError(err)
+		return nil, problem.BodyError(err)
 	}
 	return body, nil
 }
-
-// bodyError answers a body that could not be read: the body limit's
-// refusal as 413, anything else (a body cut short) as 400.
-func bodyError(err error) *Error {
-	var he *echo.HTTPError
-	var mb *http.MaxBytesError
-	if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge || errors.As(err, &mb) {
-		return errBodyTooLarge
-	}
-	return NewError(http.StatusBadRequest, "unreadable_body", "The request body could not be read.")
-}
-
-// errInvalidText refuses a request with unreadable text (see package
-// readable); its detail in says where (path, query, form, body or header).
-var errInvalidText = NewError(http.StatusBadRequest, "invalid_text",
-	"This request contains characters we can't read. Check what you typed, or the link you followed, and try again.")
 
 // DecodeJSON reads the request body into v: one JSON object with only the
 // fields v has, sent as application/json. An empty body is refused when
@@ -72,10 +53,10 @@ func ParseJSON(contentType string, body []byte, v any, required bool) error {
 		return nil
 	}
 	if mt, _, err := mime.ParseMediaType(contentType); err != nil || mt != echo.MIMEApplicationJSON {
-		return errNotJSON
+		return problem.ErrNotJSON
 	}
 	if !readable.JSON(body) {
-		return errInvalidText.With("in", "body")
+		return problem.ErrInvalidText.With("in", "body")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -83,7 +64,7 @@ func ParseJSON(contentType string, body []byte, v any, required bool) error {
 		return badJSON(err)
 	}
 	if err := dec.Decode(&json.RawMessage{}); !errors.Is(err, io.EOF) {
-		return NewError(http.StatusBadRequest, "malformed_json", "The body must hold one JSON object and nothing after it.")
+		return problem.New(http.StatusBadRequest, "malformed_json", "The body must hold one JSON object and nothing after it.")
 	}
 	return nil
 }
@@ -96,22 +77,22 @@ func badJSON(err error) error {
 	)
 	switch {
 	case errors.As(err, &syntax):
-		return NewError(http.StatusBadRequest, "malformed_json",
+		return problem.New(http.StatusBadRequest, "malformed_json",
 			fmt.Sprintf("The body is not valid JSON (error at byte %d).", syntax.Offset))
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return NewError(http.StatusBadRequest, "malformed_json", "The body is not valid JSON: it ends too early.")
+		return problem.New(http.StatusBadRequest, "malformed_json", "The body is not valid JSON: it ends too early.")
 	case errors.As(err, &typ) && typ.Field == "":
-		return NewError(http.StatusBadRequest, "malformed_json", "The body must be a JSON object.")
+		return problem.New(http.StatusBadRequest, "malformed_json", "The body must be a JSON object.")
 	case errors.As(err, &typ):
-		return NewError(http.StatusBadRequest, "invalid_field_type",
+		return problem.New(http.StatusBadRequest, "invalid_field_type",
 			fmt.Sprintf("Field %q must be %s.", typ.Field, kindName(typ.Type))).With("field", typ.Field)
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		name = strings.Trim(name, `"`)
-		return NewError(http.StatusBadRequest, "unknown_field",
+		return problem.New(http.StatusBadRequest, "unknown_field",
 			fmt.Sprintf("Field %q is not part of this request.", name)).With("field", name)
 	}
-	return NewError(http.StatusBadRequest, "malformed_json", "The body is not valid JSON.")
+	return problem.New(http.StatusBadRequest, "malformed_json", "The body is not valid JSON.")
 }
 
 func kindName(t reflect.Type) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/marquee-tickets/marquee/web/problem"
 	"github.com/marquee-tickets/marquee/web/readable"
 )
 
@@ -43,7 +44,7 @@ func FuzzParseJSON(f *testing.F) {
 		for _, v := range []any{&signupBody{}, &loginBody{}, &holdBody{}} {
 			err := ParseJSON(echo.MIMEApplicationJSON, body, v, true)
 			if err != nil {
-				var ae *Error
+				var ae *problem.Error
 				if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest || !codes[ae.Code] || ae.Message == "" {
 					t.Fatalf("ParseJSON(%q) = %v: not a documented refusal", body, err)
 				}

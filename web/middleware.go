@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/web/clientaddr"
+	"github.com/marquee-tickets/marquee/web/problem"
 	"github.com/marquee-tickets/marquee/web/session"
 )
 
@@ -44,7 +45,7 @@ func (s *Server) RateLimit(l Limit, key func(echo.Context) string) echo.Middlewa
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if !tokens.allow(key(c)) {
-				return errRateLimited(retryAfter)
+				return problem.RateLimited(retryAfter)
 			}
 			return next(c)
 		}
@@ -59,7 +60,7 @@ func UserOrIP(c echo.Context) string {
 	return clientaddr.Key(c)
 }
 
-var errCrossOrigin = NewError(http.StatusForbidden, "cross_origin",
+var errCrossOrigin = problem.New(http.StatusForbidden, "cross_origin",
 	"This request came from another site and was refused.")
 
 // CrossOrigin refuses state-changing requests a browser sends from another

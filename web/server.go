@@ -36,6 +36,7 @@ import (
 	"github.com/marquee-tickets/marquee/web/accesslog"
 	"github.com/marquee-tickets/marquee/web/clientaddr"
 	"github.com/marquee-tickets/marquee/web/compress"
+	"github.com/marquee-tickets/marquee/web/problem"
 	"github.com/marquee-tickets/marquee/web/readable"
 	"github.com/marquee-tickets/marquee/web/session"
 )
@@ -368,7 +369,7 @@ func quiet(c echo.Context) bool {
 func recoverPanics() echo.MiddlewareFunc {
 	return middleware.RecoverWithConfig(middleware.RecoverConfig{
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
-			return &panicError{err: err, stack: stack}
+			return &problem.PanicError{Err: err, Stack: stack}
 		},
 	})
 }

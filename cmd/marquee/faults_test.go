@@ -44,6 +44,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 )
 
 // userEmails creates n users and returns their ids and emails.
@@ -1007,7 +1008,7 @@ func TestNetworkFaults(t *testing.T) {
 					continue // the seat map, from the instance's memory (see above)
 				}
 				if r.Status != http.StatusServiceUnavailable || r.code() != "unavailable" || retryAfter(r) < 1 ||
-					r.JSON["retry_after"] != float64(web.UnavailableRetryAfter) {
+					r.JSON["retry_after"] != float64(problem.UnavailableRetryAfter) {
 					t.Errorf("%s while refused: %v with Retry-After %q, want 503 unavailable with Retry-After", req.path, r, r.Header.Get("Retry-After"))
 				}
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 )
 
 type countsJSON struct {
@@ -34,11 +35,11 @@ type occupancyJSON struct {
 func (h *Handlers) ShowStatus(c echo.Context) error {
 	showID, err := pathID(c, "show_id")
 	if err != nil {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	o, err := h.Admin.ShowOccupancy(c.Request().Context(), actor(c), showID)
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	return c.JSON(http.StatusOK, occupancyJSON{
 		ShowID: o.ShowID, Status: o.Status, StartsAt: o.StartsAt.UTC(), MovieTitle: o.MovieTitle,
@@ -64,9 +65,9 @@ func (h *Handlers) BlockSeats(c echo.Context) error {
 	}
 	blocked, err := h.Admin.BlockSeats(c.Request().Context(), actor(c), showID, body.Seats)
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
-	return c.JSON(http.StatusOK, map[string]any{"show_id": showID, "blocked": web.NonNil(blocked)})
+	return c.JSON(http.StatusOK, map[string]any{"show_id": showID, "blocked": problem.NonNil(blocked)})
 }
 
 // UnblockSeats puts blocked seats back on sale: {"seats":[...]} -> the show
@@ -79,9 +80,9 @@ func (h *Handlers) UnblockSeats(c echo.Context) error {
 	}
 	unblocked, err := h.Admin.UnblockSeats(c.Request().Context(), actor(c), showID, body.Seats)
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
-	return c.JSON(http.StatusOK, map[string]any{"show_id": showID, "unblocked": web.NonNil(unblocked)})
+	return c.JSON(http.StatusOK, map[string]any{"show_id": showID, "unblocked": problem.NonNil(unblocked)})
 }
 
 // seatsRequest reads the show id and the seats of a block or an unblock.
@@ -89,7 +90,7 @@ func seatsRequest(c echo.Context) (int64, seatsBody, error) {
 	var body seatsBody
 	showID, err := pathID(c, "show_id")
 	if err != nil {
-		return 0, body, web.NotFound("show")
+		return 0, body, problem.NotFound("show")
 	}
 	if err := web.DecodeJSON(c, &body, true); err != nil {
 		return 0, body, err
@@ -102,14 +103,14 @@ func seatsRequest(c echo.Context) (int64, seatsBody, error) {
 func (h *Handlers) CancelShow(c echo.Context) error {
 	showID, err := pathID(c, "show_id")
 	if err != nil {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	if err := web.DecodeJSON(c, &struct{}{}, false); err != nil {
 		return err
 	}
 	res, err := h.Admin.CancelShow(c.Request().Context(), actor(c), showID)
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	return c.JSON(http.StatusOK, map[string]any{
 		"show_id": res.ShowID, "status": "CANCELLED",

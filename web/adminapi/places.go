@@ -14,6 +14,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 )
 
 // Cities, theatres, who administers them, and the audit log.
@@ -116,11 +117,11 @@ func (h *Handlers) Theatres(c echo.Context) error {
 func (h *Handlers) Theatre(c echo.Context) error {
 	id, err := pathID(c, "theatre_id")
 	if err != nil {
-		return web.NotFound("theatre")
+		return problem.NotFound("theatre")
 	}
 	d, err := h.Admin.Theatre(c.Request().Context(), actor(c), id)
 	if err != nil {
-		return web.Lookup("theatre", err)
+		return problem.Lookup("theatre", err)
 	}
 	out := theatreDetailJSON{theatreJSON: theatreView(d.AdminTheatre),
 		Screens: make([]screenJSON, len(d.Screens)), Admins: make([]adminJSON, len(d.Admins))}
@@ -137,7 +138,7 @@ func (h *Handlers) Theatre(c echo.Context) error {
 func (h *Handlers) UpdateTheatre(c echo.Context) error {
 	id, err := pathID(c, "theatre_id")
 	if err != nil {
-		return web.NotFound("theatre")
+		return problem.NotFound("theatre")
 	}
 	var req theatreRequest
 	if err := web.DecodeJSON(c, &req, true); err != nil {
@@ -145,7 +146,7 @@ func (h *Handlers) UpdateTheatre(c echo.Context) error {
 	}
 	t, err := h.Admin.UpdateTheatre(c.Request().Context(), actor(c), id, req.input())
 	if err != nil {
-		return web.Lookup("theatre", err)
+		return problem.Lookup("theatre", err)
 	}
 	return c.JSON(http.StatusOK, theatreView(t))
 }
@@ -155,7 +156,7 @@ func (h *Handlers) UpdateTheatre(c echo.Context) error {
 func (h *Handlers) GrantAdmin(c echo.Context) error {
 	id, err := pathID(c, "theatre_id")
 	if err != nil {
-		return web.NotFound("theatre")
+		return problem.NotFound("theatre")
 	}
 	var req struct {
 		Email string `json:"email"`
@@ -165,7 +166,7 @@ func (h *Handlers) GrantAdmin(c echo.Context) error {
 	}
 	u, err := h.Admin.GrantTheatre(c.Request().Context(), actor(c), id, req.Email)
 	if err != nil {
-		return web.Lookup("theatre", err)
+		return problem.Lookup("theatre", err)
 	}
 	h.UserChanged(u.ID) // the header links the admin pages
 	return c.JSON(http.StatusCreated, map[string]any{"theatre_id": id, "user_id": u.ID, "email": u.Email})
@@ -176,10 +177,10 @@ func (h *Handlers) GrantAdmin(c echo.Context) error {
 func (h *Handlers) RevokeAdmin(c echo.Context) error {
 	id, err := pathID(c, "theatre_id")
 	if err != nil {
-		return web.NotFound("theatre")
+		return problem.NotFound("theatre")
 	}
 	if err := h.Admin.RevokeTheatre(c.Request().Context(), actor(c), id, c.Param("user_id")); err != nil {
-		return web.Lookup("theatre or account", err)
+		return problem.Lookup("theatre or account", err)
 	}
 	h.UserChanged(c.Param("user_id"))
 	return c.NoContent(http.StatusNoContent)
@@ -238,13 +239,13 @@ func auditFilter(c echo.Context) (audit.Filter, error) {
 	if v := q.Get("theatre_id"); v != "" {
 		id, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || id <= 0 {
-			return f, web.BadQuery("theatre_id", "theatre_id must be a theatre's id, a positive number.")
+			return f, problem.BadQuery("theatre_id", "theatre_id must be a theatre's id, a positive number.")
 		}
 		f.TheatreID = id
 	}
 	if v := q.Get("actor"); v != "" {
 		if len(v) > 254 || strings.IndexFunc(v, unicode.IsControl) >= 0 {
-			return f, web.BadQuery("actor", "actor must be an admin's email address.")
+			return f, problem.BadQuery("actor", "actor must be an admin's email address.")
 		}
 		f.ActorEmail = strings.TrimSpace(v)
 	}
@@ -255,7 +256,7 @@ func auditFilter(c echo.Context) (audit.Filter, error) {
 		}
 		d, err := time.Parse(time.DateOnly, v)
 		if err != nil {
-			return d, web.BadQuery(param, param+" must be a date, YYYY-MM-DD.")
+			return d, problem.BadQuery(param, param+" must be a date, YYYY-MM-DD.")
 		}
 		return d, nil
 	}
@@ -267,12 +268,12 @@ func auditFilter(c echo.Context) (audit.Filter, error) {
 		return f, err
 	}
 	if !f.From.IsZero() && !f.To.IsZero() && f.To.Before(f.From) {
-		return f, web.BadQuery("to", "to must not be before from.")
+		return f, problem.BadQuery("to", "to must not be before from.")
 	}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > admin.MaxAuditEntries {
-			return f, web.BadQuery("limit", "limit must be a number from 1 to 500.")
+			return f, problem.BadQuery("limit", "limit must be a number from 1 to 500.")
 		}
 		f.Limit = n
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 )
 
 type salesRowJSON struct {
@@ -76,7 +77,7 @@ type salesTotalsJSON struct {
 func (h *Handlers) SalesReport(c echo.Context) error {
 	theatreID, err := web.ParseID(c.QueryParam("theatre_id"))
 	if err != nil {
-		return web.BadQuery("theatre_id", "Name the theatre with theatre_id, a theatre's id.")
+		return problem.BadQuery("theatre_id", "Name the theatre with theatre_id, a theatre's id.")
 	}
 	period, err := admin.ParsePeriod(c.QueryParam("from"), c.QueryParam("to"))
 	if err != nil {
@@ -84,7 +85,7 @@ func (h *Handlers) SalesReport(c echo.Context) error {
 	}
 	r, err := h.Admin.Sales(c.Request().Context(), actor(c), theatreID, period)
 	if err != nil {
-		return web.Lookup("theatre", err)
+		return problem.Lookup("theatre", err)
 	}
 	rows := make([]salesRowJSON, len(r.Shows))
 	for i, s := range r.Shows {

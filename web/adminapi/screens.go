@@ -12,6 +12,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 )
 
 // layoutError answers a bad seat with the seat it is about; other errors
@@ -19,14 +20,14 @@ import (
 func layoutError(err error) error {
 	var bad *admin.SeatError
 	if errors.As(err, &bad) {
-		return web.NewError(http.StatusUnprocessableEntity, "invalid_seats", web.Sentence(bad.Err.Message)).
+		return problem.New(http.StatusUnprocessableEntity, "invalid_seats", problem.Sentence(bad.Err.Message)).
 			With("field", "seats").With("seat", bad.Seat).With("index", bad.Index)
 	}
 	return err
 }
 
 // errBadIdeal is an "ideal" that is neither null nor a grid cell.
-var errBadIdeal = web.NewError(http.StatusBadRequest, "invalid_field_type",
+var errBadIdeal = problem.New(http.StatusBadRequest, "invalid_field_type",
 	`Field "ideal" must be null or an object {"grid_row": n, "grid_col": n}.`).With("field", "ideal")
 
 // idealChange reads a layout's optional "ideal", the screen's ideal
@@ -50,7 +51,7 @@ func idealChange(raw json.RawMessage) (catalog.IdealChange, error) {
 func (h *Handlers) CreateScreen(c echo.Context) error {
 	theatreID, err := pathID(c, "theatre_id")
 	if err != nil {
-		return web.NotFound("theatre")
+		return problem.NotFound("theatre")
 	}
 	var req struct {
 		Name  string             `json:"name"`
@@ -66,7 +67,7 @@ func (h *Handlers) CreateScreen(c echo.Context) error {
 	}
 	id, err := h.Admin.CreateScreen(c.Request().Context(), actor(c), theatreID, req.Name, req.Seats, ideal.At)
 	if err != nil {
-		return web.Lookup("theatre", layoutError(err))
+		return problem.Lookup("theatre", layoutError(err))
 	}
 	return c.JSON(http.StatusCreated, map[string]any{"screen_id": id, "seats": len(req.Seats)})
 }
@@ -75,15 +76,15 @@ func (h *Handlers) CreateScreen(c echo.Context) error {
 func (h *Handlers) Screen(c echo.Context) error {
 	screenID, err := pathID(c, "screen_id")
 	if err != nil {
-		return web.NotFound("screen")
+		return problem.NotFound("screen")
 	}
 	sc, err := h.Admin.Screen(c.Request().Context(), actor(c), screenID)
 	if err != nil {
-		return web.Lookup("screen", err)
+		return problem.Lookup("screen", err)
 	}
 	return c.JSON(http.StatusOK, map[string]any{
 		"screen_id": sc.ID, "theatre_id": sc.TheatreID, "name": sc.Name,
-		"seats": sc.Seats, "categories": web.NonNil(sc.Categories()), "ideal": sc.Ideal,
+		"seats": sc.Seats, "categories": problem.NonNil(sc.Categories()), "ideal": sc.Ideal,
 	})
 }
 
@@ -92,7 +93,7 @@ func (h *Handlers) Screen(c echo.Context) error {
 func (h *Handlers) ReplaceLayout(c echo.Context) error {
 	screenID, err := pathID(c, "screen_id")
 	if err != nil {
-		return web.NotFound("screen")
+		return problem.NotFound("screen")
 	}
 	var req struct {
 		Seats []catalog.SeatSpec `json:"seats"`
@@ -107,7 +108,7 @@ func (h *Handlers) ReplaceLayout(c echo.Context) error {
 	}
 	ch, err := h.Admin.ReplaceLayout(c.Request().Context(), actor(c), screenID, req.Seats, ideal)
 	if err != nil {
-		return web.Lookup("screen", layoutError(err))
+		return problem.Lookup("screen", layoutError(err))
 	}
 	return c.JSON(http.StatusOK, layoutChangeJSON(screenID, ch))
 }
@@ -115,8 +116,8 @@ func (h *Handlers) ReplaceLayout(c echo.Context) error {
 func layoutChangeJSON(screenID int64, ch catalog.LayoutChange) map[string]any {
 	return map[string]any{
 		"screen_id": screenID, "seats": ch.After,
-		"added": web.NonNil(ch.Added), "removed": web.NonNil(ch.Removed), "moved": web.NonNil(ch.Moved),
-		"recategorized": web.NonNil(ch.Recategorized), "relabelled": web.NonNil(ch.Relabelled), "ideal": ch.Ideal,
+		"added": problem.NonNil(ch.Added), "removed": problem.NonNil(ch.Removed), "moved": problem.NonNil(ch.Moved),
+		"recategorized": problem.NonNil(ch.Recategorized), "relabelled": problem.NonNil(ch.Relabelled), "ideal": ch.Ideal,
 	}
 }
 
@@ -143,16 +144,16 @@ func (h *Handlers) CreateMovie(c echo.Context) error {
 	}
 	return c.JSON(http.StatusCreated, map[string]any{
 		"movie_id": id, "title": m.Title, "duration_minutes": m.DurationMinutes, "rating": m.Rating,
-		"language": m.Language, "synopsis": m.Synopsis, "genres": web.NonNil(m.Genres),
+		"language": m.Language, "synopsis": m.Synopsis, "genres": problem.NonNil(m.Genres),
 	})
 }
 
 var (
-	errPosterTooLarge = web.NewError(http.StatusRequestEntityTooLarge, "poster_too_large",
+	errPosterTooLarge = problem.New(http.StatusRequestEntityTooLarge, "poster_too_large",
 		"A poster is at most 2 MiB. Send a smaller image.")
-	errUnsupportedImage = web.NewError(http.StatusUnsupportedMediaType, "unsupported_image",
+	errUnsupportedImage = problem.New(http.StatusUnsupportedMediaType, "unsupported_image",
 		"A poster must be a PNG, JPEG or WebP image.")
-	errInvalidImage = web.NewError(http.StatusUnprocessableEntity, "invalid_image",
+	errInvalidImage = problem.New(http.StatusUnprocessableEntity, "invalid_image",
 		"This image is damaged or too large to read. Export it again and send it once more.")
 )
 
@@ -162,7 +163,7 @@ var (
 func (h *Handlers) UploadPoster(c echo.Context) error {
 	movieID, err := pathID(c, "movie_id")
 	if err != nil {
-		return web.NotFound("movie")
+		return problem.NotFound("movie")
 	}
 	// The global body limit skips this route (web.PosterRoute); this is
 	// its own.
@@ -172,15 +173,15 @@ func (h *Handlers) UploadPoster(c echo.Context) error {
 	case errors.As(err, &tooLarge):
 		return errPosterTooLarge
 	case err != nil:
-		return web.NewError(http.StatusBadRequest, "unreadable_body", "The request body could not be read.")
+		return problem.New(http.StatusBadRequest, "unreadable_body", "The request body could not be read.")
 	case len(body) == 0:
-		return web.NewError(http.StatusBadRequest, "body_required", "Send the poster image as the request body.")
+		return problem.New(http.StatusBadRequest, "body_required", "Send the poster image as the request body.")
 	}
 	info, err := h.Admin.SetPoster(c.Request().Context(), actor(c), movieID, body, c.QueryParam("alt"))
 	var size *admin.PosterSizeError
 	switch {
 	case errors.As(err, &size):
-		return web.NewError(http.StatusUnprocessableEntity, "invalid_image", size.Message).
+		return problem.New(http.StatusUnprocessableEntity, "invalid_image", size.Message).
 			With("width", size.Width).With("height", size.Height)
 	case errors.Is(err, admin.ErrPosterTooLarge):
 		return errPosterTooLarge
@@ -189,7 +190,7 @@ func (h *Handlers) UploadPoster(c echo.Context) error {
 	case errors.Is(err, admin.ErrInvalidImage):
 		return errInvalidImage
 	case err != nil:
-		return web.Lookup("movie", err)
+		return problem.Lookup("movie", err)
 	}
 	return c.JSON(http.StatusOK, map[string]any{
 		"movie_id": movieID, "width": info.Width, "height": info.Height, "version": info.Version, "alt": info.Alt,

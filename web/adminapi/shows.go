@@ -10,6 +10,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 )
 
 // termsJSON are the fields every request that schedules shows shares.
@@ -109,9 +110,9 @@ func (h *Handlers) ScheduleShows(c echo.Context) error {
 func schedulingError(err error) error {
 	var overlap *catalog.ScheduleOverlapError
 	if !errors.As(err, &overlap) {
-		return web.Lookup("screen", err)
+		return problem.Lookup("screen", err)
 	}
-	ae, _ := web.ErrorFor(err)
+	ae, _ := problem.For(err)
 	ae = ae.With("starts_at", overlap.StartsAt.UTC()).With("conflicting_starts_at", overlap.ConflictingStartsAt.UTC())
 	if overlap.ConflictingShowID == 0 {
 		// In the way is another show of the same request, which has no id.
@@ -141,7 +142,7 @@ type theatreShowJSON struct {
 func (h *Handlers) TheatreShows(c echo.Context) error {
 	id, err := pathID(c, "theatre_id")
 	if err != nil {
-		return web.NotFound("theatre")
+		return problem.NotFound("theatre")
 	}
 	from, err := optionalDate(c, "from")
 	if err != nil {
@@ -153,7 +154,7 @@ func (h *Handlers) TheatreShows(c echo.Context) error {
 	}
 	shows, err := h.Admin.TheatreShows(c.Request().Context(), actor(c), id, from, to)
 	if err != nil {
-		return queryError(web.Lookup("theatre", err))
+		return queryError(problem.Lookup("theatre", err))
 	}
 	out := make([]theatreShowJSON, len(shows))
 	for i, s := range shows {
@@ -180,7 +181,7 @@ func optionalDate(c echo.Context, name string) (time.Time, error) {
 func queryError(err error) error {
 	var bad *catalog.FieldError
 	if errors.As(err, &bad) {
-		return web.BadQuery(bad.Field, web.Sentence(bad.Message))
+		return problem.BadQuery(bad.Field, problem.Sentence(bad.Message))
 	}
 	return err
 }
@@ -189,7 +190,7 @@ func queryError(err error) error {
 func (h *Handlers) UpdatePrices(c echo.Context) error {
 	id, err := pathID(c, "show_id")
 	if err != nil {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	var req struct {
 		Prices map[string]int64 `json:"prices"`
@@ -199,7 +200,7 @@ func (h *Handlers) UpdatePrices(c echo.Context) error {
 	}
 	prices, err := h.Admin.SetPrices(c.Request().Context(), actor(c), id, req.Prices)
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"show_id": id, "prices": prices})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 )
 
 // waitingRoomJSON is a show's waiting room: its settings, and (in a GET)
@@ -43,11 +44,11 @@ func waitingRoomView(r waitroom.Room) waitingRoomJSON {
 func (h *Handlers) WaitingRoom(c echo.Context) error {
 	showID, err := pathID(c, "show_id")
 	if err != nil {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	r, err := h.Admin.WaitingRoom(c.Request().Context(), actor(c), showID)
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	return c.JSON(http.StatusOK, waitingRoomView(r))
 }
@@ -58,7 +59,7 @@ func (h *Handlers) WaitingRoom(c echo.Context) error {
 func (h *Handlers) SetWaitingRoom(c echo.Context) error {
 	showID, err := pathID(c, "show_id")
 	if err != nil {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	var body struct {
 		Enabled        *bool      `json:"enabled"`
@@ -70,7 +71,7 @@ func (h *Handlers) SetWaitingRoom(c echo.Context) error {
 		return err
 	}
 	if body.Enabled == nil {
-		return web.NewError(http.StatusUnprocessableEntity, "enabled_required",
+		return problem.New(http.StatusUnprocessableEntity, "enabled_required",
 			`Say whether the waiting room is on: "enabled": true or false.`)
 	}
 	set := waitroom.Settings{Enabled: *body.Enabled, AdmitPerMinute: body.AdmitPerMinute, MaxActive: body.MaxActive}
@@ -79,7 +80,7 @@ func (h *Handlers) SetWaitingRoom(c echo.Context) error {
 	}
 	r, err := h.Admin.SetWaitingRoom(c.Request().Context(), actor(c), showID, set, h.Config.AdmissionTTL)
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	return c.JSON(http.StatusOK, waitingRoomView(r))
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 	"github.com/marquee-tickets/marquee/web/session"
 
 	"github.com/labstack/echo/v4"
@@ -79,7 +80,7 @@ func (s *Handlers) Me(c echo.Context) error {
 	u, err := s.Store.User(c.Request().Context(), session.UserID(c))
 	if errors.Is(err, booking.ErrNotFound) {
 		// The account behind a live session is gone.
-		return web.ErrUnauthenticated
+		return problem.ErrUnauthenticated
 	}
 	if err != nil {
 		return err

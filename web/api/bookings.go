@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 	"github.com/marquee-tickets/marquee/web/session"
 
 	"github.com/labstack/echo/v4"
@@ -36,7 +37,7 @@ type refundJSON struct {
 
 func bookingView(b booking.Booking) bookingJSON {
 	out := bookingJSON{
-		BookingID: b.ID, HoldID: b.HoldID, ShowID: b.ShowID, Seats: web.NonNil(b.Seats),
+		BookingID: b.ID, HoldID: b.HoldID, ShowID: b.ShowID, Seats: problem.NonNil(b.Seats),
 		Status: string(b.Status), AmountMinor: b.AmountMinor, Currency: b.Currency,
 		PaymentID: b.PaymentID, Code: b.Code, CreatedAt: b.CreatedAt.UTC(), CancelledBy: b.CancelledBy,
 	}
@@ -69,7 +70,7 @@ func (s *Handlers) Bookings(c echo.Context) error {
 func (s *Handlers) Booking(c echo.Context) error {
 	b, err := s.Store.Booking(c.Request().Context(), session.UserID(c), c.Param("booking_id"))
 	if err != nil {
-		return web.Lookup("booking", err)
+		return problem.Lookup("booking", err)
 	}
 	return c.JSON(http.StatusOK, bookingView(b))
 }
@@ -82,7 +83,7 @@ func (s *Handlers) CancelBooking(c echo.Context) error {
 	}
 	b, err := s.BoxOffice.CancelBooking(c.Request().Context(), session.UserID(c), c.Param("booking_id"))
 	if err != nil {
-		return web.Lookup("booking", err)
+		return problem.Lookup("booking", err)
 	}
 	return c.JSON(http.StatusOK, bookingView(b))
 }

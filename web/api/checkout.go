@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 	"github.com/marquee-tickets/marquee/web/session"
 
 	"github.com/labstack/echo/v4"
@@ -17,7 +18,7 @@ func (s *Handlers) Checkout(c echo.Context) error {
 	}
 	_, co, err := s.BoxOffice.OpenCheckout(c.Request().Context(), session.UserID(c), c.Param("hold_id"))
 	if err != nil {
-		return web.Lookup("hold", err)
+		return problem.Lookup("hold", err)
 	}
 	status := http.StatusCreated
 	if co.Reused {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/clientaddr"
+	"github.com/marquee-tickets/marquee/web/problem"
 	"github.com/marquee-tickets/marquee/web/session"
 
 	"github.com/labstack/echo/v4"
@@ -40,7 +41,7 @@ type bestAvailableJSON struct {
 	Accessible int    `json:"accessible"`
 }
 
-var errSeatsAndBest = web.NewError(http.StatusUnprocessableEntity, "seats_or_best_available",
+var errSeatsAndBest = problem.New(http.StatusUnprocessableEntity, "seats_or_best_available",
 	"Ask for seats by their ids or for the best available, not both.")
 
 type refundTierJSON struct {
@@ -50,7 +51,7 @@ type refundTierJSON struct {
 
 func holdView(h booking.Hold, terms booking.CancellationTerms) holdJSON {
 	v := holdJSON{
-		HoldID: h.ID, ShowID: h.ShowID, Seats: web.NonNil(h.Seats), State: string(h.State),
+		HoldID: h.ID, ShowID: h.ShowID, Seats: problem.NonNil(h.Seats), State: string(h.State),
 		ExpiresAt: h.ExpiresAt.UTC(), AmountMinor: h.AmountMinor, Currency: h.Currency,
 		RefundTiers: []refundTierJSON{},
 	}
@@ -79,15 +80,15 @@ func (s *Handlers) holdAnswer(c echo.Context, status int, h booking.Hold) error 
 func (s *Handlers) CreateHold(c echo.Context) error {
 	showID, err := web.ParseID(c.Param("show_id"))
 	if err != nil {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	keys := c.Request().Header.Values(IdempotencyKeyHeader)
 	switch {
 	case len(keys) == 0 || keys[0] == "":
-		return web.NewError(http.StatusBadRequest, "idempotency_key_required",
+		return problem.New(http.StatusBadRequest, "idempotency_key_required",
 			"Send an Idempotency-Key header (1 to 255 printable characters), new for each new hold request.")
 	case len(keys) > 1 || !booking.ValidKey(keys[0]):
-		return web.NewError(http.StatusBadRequest, "invalid_idempotency_key",
+		return problem.New(http.StatusBadRequest, "invalid_idempotency_key",
 			"The Idempotency-Key header must be one value of 1 to 255 printable ASCII characters.")
 	}
 	var req struct {
@@ -110,7 +111,7 @@ func (s *Handlers) CreateHold(c echo.Context) error {
 
 	res, err := s.BoxOffice.Hold(c.Request().Context(), hold)
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	c.Response().Header().Set(echo.HeaderLocation, "/api/v1/holds/"+res.Hold.ID)
 	status := http.StatusCreated
@@ -129,7 +130,7 @@ func (s *Handlers) CreateHold(c echo.Context) error {
 func (s *Handlers) Hold(c echo.Context) error {
 	h, err := s.Store.Hold(c.Request().Context(), session.UserID(c), c.Param("hold_id"))
 	if err != nil {
-		return web.Lookup("hold", err)
+		return problem.Lookup("hold", err)
 	}
 	return s.holdAnswer(c, http.StatusOK, h)
 }
@@ -142,7 +143,7 @@ func (s *Handlers) ReleaseHold(c echo.Context) error {
 	}
 	res, err := s.BoxOffice.Release(c.Request().Context(), session.UserID(c), c.Param("hold_id"))
 	if err != nil {
-		return web.Lookup("hold", err)
+		return problem.Lookup("hold", err)
 	}
 	// The terms came with the release, in its statement (Store.ReleaseHold).
 	return c.JSON(http.StatusOK, holdView(res.Hold, res.Terms))

@@ -9,6 +9,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 	"github.com/marquee-tickets/marquee/web/session"
 )
 
@@ -49,14 +50,14 @@ func queueView(st boxoffice.QueueStatus) queueJSON {
 func (s *Handlers) JoinQueue(c echo.Context) error {
 	showID, err := web.ParseID(c.Param("show_id"))
 	if err != nil {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	if err := web.DecodeJSON(c, &struct{}{}, false); err != nil {
 		return err
 	}
 	st, err := s.Rooms.Join(c.Request().Context(), showID, web.QueueTicket(c, showID), session.UserID(c))
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	s.SetQueueTicket(c, showID, st.Ticket)
 	return c.JSON(http.StatusCreated, queueView(st))
@@ -67,11 +68,11 @@ func (s *Handlers) JoinQueue(c echo.Context) error {
 func (s *Handlers) QueueStatus(c echo.Context) error {
 	showID, err := web.ParseID(c.Param("show_id"))
 	if err != nil {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	st, err := s.Rooms.Status(c.Request().Context(), showID, web.QueueTicket(c, showID))
 	if err != nil {
-		return web.Lookup("queue ticket for this show", err)
+		return problem.Lookup("queue ticket for this show", err)
 	}
 	return c.JSON(http.StatusOK, queueView(st))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/compress"
+	"github.com/marquee-tickets/marquee/web/problem"
 	"github.com/marquee-tickets/marquee/web/session"
 
 	"github.com/labstack/echo/v4"
@@ -78,34 +79,34 @@ func (s *Handlers) Shows(c echo.Context) error {
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxShowsLimit {
-			return web.BadQuery("limit", "Limit must be a whole number from 1 to 500.")
+			return problem.BadQuery("limit", "Limit must be a whole number from 1 to 500.")
 		}
 		f.Limit = n
 	}
 	if v := q.Get("cursor"); v != "" {
 		cur, ok := decodeCursor(v)
 		if !ok {
-			return web.BadQuery("cursor", "The cursor is not one this server gave out.")
+			return problem.BadQuery("cursor", "The cursor is not one this server gave out.")
 		}
 		f.After = &cur
 	}
 	if v := q.Get("city"); v != "" {
 		if !web.CityPattern.MatchString(v) {
-			return web.BadQuery("city", "City must be a city's slug or id.")
+			return problem.BadQuery("city", "City must be a city's slug or id.")
 		}
 		f.City = v
 	}
 	var err error
 	if f.MovieID, err = idParam(q.Get("movie")); err != nil {
-		return web.BadQuery("movie", "Movie must be a movie id.")
+		return problem.BadQuery("movie", "Movie must be a movie id.")
 	}
 	if f.Theatre, err = idParam(q.Get("theatre")); err != nil {
-		return web.BadQuery("theatre", "Theatre must be a theatre id.")
+		return problem.BadQuery("theatre", "Theatre must be a theatre id.")
 	}
 	if v := q.Get("date"); v != "" {
 		// Postgres has no year 0, and Go would parse one.
 		if d, err := time.Parse(time.DateOnly, v); err != nil || d.Year() < 1 {
-			return web.BadQuery("date", "Date must be a day as YYYY-MM-DD.")
+			return problem.BadQuery("date", "Date must be a day as YYYY-MM-DD.")
 		}
 		f.Date = v
 	}
@@ -163,11 +164,11 @@ func decodeCursor(s string) (catalog.ShowCursor, bool) {
 func (s *Handlers) Show(c echo.Context) error {
 	showID, err := web.ParseID(c.Param("show_id"))
 	if err != nil {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	sh, err := s.Store.Show(c.Request().Context(), showID)
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	out := struct {
 		showJSON
@@ -201,20 +202,20 @@ type seatJSON struct {
 func (s *Handlers) SeatMap(c echo.Context) error {
 	showID, err := web.ParseID(c.Param("show_id"))
 	if err != nil {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	ctx, viewer := c.Request().Context(), session.UserID(c)
 	hub := s.Config.Live
 	if hub == nil {
 		seats, err := s.Store.SeatMap(ctx, showID, viewer)
 		if err != nil {
-			return web.Lookup("show", err)
+			return problem.Lookup("show", err)
 		}
 		return compress.Blob(c, http.StatusOK, echo.MIMEApplicationJSON, seatMapJSON(showID, seats))
 	}
 	snap, err := hub.Map(ctx, showID)
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	var hold *booking.Hold
 	if viewer != "" {

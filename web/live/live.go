@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 
 	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
@@ -60,15 +61,15 @@ type pageState struct {
 	Seats map[string]string `json:"seats"`
 }
 
-var errForeignOrigin = web.NewError(http.StatusForbidden, "origin_refused", "The live seat map only serves pages of this site.")
+var errForeignOrigin = problem.New(http.StatusForbidden, "origin_refused", "The live seat map only serves pages of this site.")
 
 func (s *Handler) LiveSeatMap(c echo.Context) error {
 	if s.Config.Live == nil {
-		return web.NotFound("live seat map")
+		return problem.NotFound("live seat map")
 	}
 	showID, err := web.ParseID(c.Param("show_id"))
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	// A page of another site must not read a signed-in viewer's seats
 	// through their cookie: the Origin must be ours, exactly.
@@ -80,7 +81,7 @@ func (s *Handler) LiveSeatMap(c echo.Context) error {
 	// The map in memory is read again below, after subscribing; this read
 	// answers 404 for a show not on sale before the upgrade.
 	if _, err := s.Config.Live.Map(ctx, showID); err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 
 	// Subscribe before the first full read, so no change falls between them.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 )
 
 // frontJSON is a waiting room's front as its pages read it: every ticket
@@ -32,18 +33,18 @@ type frontJSON struct {
 // While the socket is open its ticket keeps its place, as polling would.
 func (s *Handler) QueueLive(c echo.Context) error {
 	if s.Config.Fronts == nil {
-		return web.NotFound("waiting room")
+		return problem.NotFound("waiting room")
 	}
 	showID, err := web.ParseID(c.Param("show_id"))
 	if err != nil {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	if origin := c.Request().Header.Get("Origin"); origin == "" || !strings.EqualFold(origin, s.Origin) {
 		return errForeignOrigin
 	}
 	ticket, err := s.Rooms.Signer.Verify(web.QueueTicket(c, showID), showID, s.Now())
 	if err != nil {
-		return web.NotFound("queue ticket for this show")
+		return problem.NotFound("queue ticket for this show")
 	}
 	// The page says its number, so that a page far back in the line is
 	// sent the front less often (live.Fronts); nothing else believes it.

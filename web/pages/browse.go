@@ -11,7 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 
 	"github.com/marquee-tickets/marquee/components"
 	"github.com/marquee-tickets/marquee/components/format"
@@ -177,13 +177,13 @@ func parseListingFilter(q url.Values) (listingFilter, error) {
 	var f listingFilter
 	languages := q["language"]
 	if len(languages) > maxFilterValues || len(q["format"]) > maxFilterValues || len(q["time"]) > maxFilterValues {
-		return f, web.BadQuery("filter", "Choose at most 10 languages, formats or times of day.")
+		return f, problem.BadQuery("filter", "Choose at most 10 languages, formats or times of day.")
 	}
 	for _, l := range languages {
 		l = strings.TrimSpace(l)
 		if l == "" || utf8.RuneCountInString(l) > maxFilterLength || !utf8.ValidString(l) ||
 			strings.IndexFunc(l, unicode.IsControl) >= 0 {
-			return f, web.BadQuery("language", "A language is a name of up to 40 letters.")
+			return f, problem.BadQuery("language", "A language is a name of up to 40 letters.")
 		}
 		if !slices.Contains(f.Languages, l) {
 			f.Languages = append(f.Languages, l)
@@ -191,7 +191,7 @@ func parseListingFilter(q url.Values) (listingFilter, error) {
 	}
 	for _, v := range q["format"] {
 		if !slices.Contains(catalog.Formats, v) {
-			return f, web.BadQuery("format", "Format must be one of "+strings.Join(catalog.Formats, ", ")+".")
+			return f, problem.BadQuery("format", "Format must be one of "+strings.Join(catalog.Formats, ", ")+".")
 		}
 		if !slices.Contains(f.Formats, v) {
 			f.Formats = append(f.Formats, v)
@@ -200,7 +200,7 @@ func parseListingFilter(q url.Values) (listingFilter, error) {
 	for _, v := range q["time"] {
 		i := slices.IndexFunc(catalog.TimesOfDay, func(t catalog.TimeOfDay) bool { return t.Slug == v })
 		if i < 0 {
-			return f, web.BadQuery("time", "Time of day must be morning, afternoon, evening or night.")
+			return f, problem.BadQuery("time", "Time of day must be morning, afternoon, evening or night.")
 		}
 		if !slices.Contains(f.Times, catalog.TimesOfDay[i]) {
 			f.Times = append(f.Times, catalog.TimesOfDay[i])

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 
 	"github.com/labstack/echo/v4"
 
@@ -34,7 +35,7 @@ func (s *Handlers) PayHold(c echo.Context) error {
 		return web.SeeOther(c, s.BoxOffice.ReturnURL(c.Param("hold_id")))
 	}
 	if err != nil {
-		return web.Lookup("hold", err)
+		return problem.Lookup("hold", err)
 	}
 	return web.SeeOther(c, co.URL)
 }
@@ -87,7 +88,7 @@ func (s *Handlers) returnView(c echo.Context) (checkout.Return, error) {
 	uid := session.UserID(c)
 	h, err := s.Store.Hold(ctx, uid, c.QueryParam("hold_id"))
 	if err != nil {
-		return checkout.Return{}, web.Lookup("hold", err)
+		return checkout.Return{}, problem.Lookup("hold", err)
 	}
 	now, err := s.Store.Now(ctx)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 
 	"github.com/labstack/echo/v4"
 
@@ -22,11 +23,11 @@ func (s *Handlers) CityPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	slug := c.Param("slug")
 	if !web.CityPattern.MatchString(slug) {
-		return web.NotFound("city")
+		return problem.NotFound("city")
 	}
 	city, err := s.Store.CityBySlug(ctx, slug)
 	if err != nil {
-		return web.Lookup("city", err)
+		return problem.Lookup("city", err)
 	}
 	c.SetCookie(&http.Cookie{
 		Name: web.CityCookie, Value: city.Slug, Path: "/", MaxAge: int(cityCookieLifetime.Seconds()),

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 
 	"github.com/labstack/echo/v4"
 
@@ -20,11 +21,11 @@ func (s *Handlers) MoviePage(c echo.Context) error {
 	ctx := c.Request().Context()
 	movieID, err := web.ParseID(c.Param("movie_id"))
 	if err != nil {
-		return web.NotFound("movie")
+		return problem.NotFound("movie")
 	}
 	movie, err := s.Store.Movie(ctx, movieID)
 	if err != nil {
-		return web.Lookup("movie", err)
+		return problem.Lookup("movie", err)
 	}
 	slug := c.QueryParam("city")
 	if slug == "" {
@@ -37,7 +38,7 @@ func (s *Handlers) MoviePage(c echo.Context) error {
 	}
 	city, err := s.Store.CityBySlug(ctx, slug)
 	if err != nil {
-		return web.Lookup("city", err)
+		return problem.Lookup("city", err)
 	}
 	theatres, _, w, lf, err := s.cityListing(c, city.ID)
 	if err != nil {

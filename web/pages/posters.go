@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 
 	"github.com/labstack/echo/v4"
 
@@ -23,11 +24,11 @@ import (
 func (s *Handlers) MoviePoster(c echo.Context) error {
 	id, err := web.ParseID(c.Param("movie_id"))
 	if err != nil {
-		return web.NotFound("poster")
+		return problem.NotFound("poster")
 	}
 	p, err := s.Store.Poster(c.Request().Context(), id)
 	if err != nil {
-		return web.Lookup("poster", err)
+		return problem.Lookup("poster", err)
 	}
 	h := c.Response().Header()
 	h.Set(echo.HeaderContentType, p.ContentType)

@@ -12,6 +12,7 @@ import (
 	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 	"github.com/marquee-tickets/marquee/web/session"
 )
 
@@ -31,7 +32,7 @@ func (s *Handlers) QueuePage(c echo.Context) error {
 	ctx := c.Request().Context()
 	st, err := s.Rooms.Join(ctx, showID, web.QueueTicket(c, showID), session.UserID(c))
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	s.SetQueueTicket(c, showID, st.Ticket)
 	showPath := "/shows/" + strconv.FormatInt(showID, 10)
@@ -40,7 +41,7 @@ func (s *Handlers) QueuePage(c echo.Context) error {
 	}
 	info, err := s.showInfo(ctx, showID)
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	sh := info.show
 	v := components.QueueView{

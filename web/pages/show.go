@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -70,15 +71,15 @@ func (s *Handlers) loadShow(ctx context.Context, showID int64, viewer string, fr
 	var st showState
 	info, err := s.showInfo(ctx, showID)
 	if err != nil {
-		return st, web.Lookup("show", err)
+		return st, problem.Lookup("show", err)
 	}
 	st.show, st.movie, st.citySlug, st.policy = info.show, info.movie, info.citySlug, info.policy
 	if hub := s.Config.Live; hub != nil {
 		if st.snap, err = hub.Map(ctx, showID); err != nil {
-			return st, web.Lookup("show", err)
+			return st, problem.Lookup("show", err)
 		}
 	} else if st.seats, err = s.Store.SeatMap(ctx, showID, viewer); err != nil {
-		return st, web.Lookup("show", err)
+		return st, problem.Lookup("show", err)
 	}
 	st.now = s.Now()
 	if viewer != "" {
@@ -346,7 +347,7 @@ var seatIDPattern = regexp.MustCompile(`^[A-Za-z0-9-]{1,16}$`)
 func parseShowParam(c echo.Context) (int64, error) {
 	id, err := web.ParseID(c.Param("show_id"))
 	if err != nil {
-		return 0, web.NotFound("show")
+		return 0, problem.NotFound("show")
 	}
 	return id, nil
 }
@@ -451,7 +452,7 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 	}
 	form, err := c.FormParams()
 	if err != nil {
-		return web.NewError(http.StatusBadRequest, "bad_form", "The form could not be read. Reload the page and try again.")
+		return problem.New(http.StatusBadRequest, "bad_form", "The form could not be read. Reload the page and try again.")
 	}
 	seats := form["seat"]
 	if session.UserID(c) == "" {
@@ -480,7 +481,7 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 		res, holdErr = hold(newKey())
 	}
 	if errors.Is(holdErr, booking.ErrNotFound) {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	if errors.Is(holdErr, waitroom.ErrQueueRequired) {
 		return web.SeeOther(c, queuePath(showID))
@@ -535,14 +536,14 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 	case errors.As(holdErr, &capped):
 		// Seats held from the shopper's address, maybe by others: the
 		// selection is kept for when some are let go.
-		ae, _ := web.ErrorFor(holdErr)
+		ae, _ := problem.For(holdErr)
 		status = ae.Status
 		for k, v := range ae.Header {
 			c.Response().Header().Set(k, v)
 		}
 		sel.notice = &components.Notice{Kind: "error", Title: "We couldn't hold those seats", Text: ae.Message}
 	default:
-		ae, internal := web.ErrorFor(holdErr)
+		ae, internal := problem.For(holdErr)
 		if internal || ae.Status >= 500 {
 			return holdErr
 		}
@@ -559,7 +560,7 @@ func (s *Handlers) HoldSeatsPage(c echo.Context) error {
 
 // holdProblem says in a moviegoer's words why a hold was refused: the
 // API's messages speak to programmers (ids, keys), the page's never do.
-func holdProblem(ae *web.Error) string {
+func holdProblem(ae *problem.Error) string {
 	switch ae.Code {
 	case "too_many_seats", "no_seats", "show_closed", "active_hold_exists":
 		return ae.Message // already plain
@@ -583,7 +584,7 @@ func (s *Handlers) ReleaseHoldPage(c echo.Context) error {
 		sel.notice = &components.Notice{Kind: "info", Title: "These seats are already paid for",
 			LinkHref: "/bookings", LinkText: "See your bookings"}
 	case err != nil:
-		return web.Lookup("hold", err)
+		return problem.Lookup("hold", err)
 	case h.State == booking.HoldCancelled:
 		// The selection starts empty: the released seats are not picked
 		// again behind the shopper's back.

@@ -20,6 +20,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/clientaddr"
+	"github.com/marquee-tickets/marquee/web/problem"
 	"github.com/marquee-tickets/marquee/web/session"
 )
 
@@ -122,25 +123,25 @@ func (s *Handlers) BestSeatsPage(c echo.Context) error {
 	}
 	form, err := c.FormParams()
 	if err != nil {
-		return web.NewError(http.StatusBadRequest, "bad_form", "The form could not be read. Reload the page and try again.")
+		return problem.New(http.StatusBadRequest, "bad_form", "The form could not be read. Reload the page and try again.")
 	}
-	p, problem := readParty(form, s.Config.MaxSeatsPerHold)
+	p, partyProblem := readParty(form, s.Config.MaxSeatsPerHold)
 	showPath := "/shows/" + strconv.FormatInt(showID, 10)
 	user := session.UserID(c)
 	if user == "" {
 		next := showPath
-		if problem == "" {
+		if partyProblem == "" {
 			next += "?" + p.query()
 		}
 		return web.SeeOther(c, web.LoginPath(next))
 	}
 	ctx := c.Request().Context()
-	if problem != "" {
+	if partyProblem != "" {
 		st, err := s.loadShow(ctx, showID, user)
 		if err != nil {
 			return err
 		}
-		sel := selection{party: p, notice: &components.Notice{Kind: "error", Title: "We couldn't look for seats", Text: problem}}
+		sel := selection{party: p, notice: &components.Notice{Kind: "error", Title: "We couldn't look for seats", Text: partyProblem}}
 		return s.renderBooking(c, http.StatusUnprocessableEntity, st, s.bookingView(c, st, sel))
 	}
 
@@ -162,7 +163,7 @@ func (s *Handlers) BestSeatsPage(c echo.Context) error {
 		res, holdErr = hold(newKey())
 	}
 	if errors.Is(holdErr, booking.ErrNotFound) {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	if errors.Is(holdErr, waitroom.ErrQueueRequired) {
 		return web.SeeOther(c, queuePath(showID))
@@ -204,14 +205,14 @@ func (s *Handlers) BestSeatsPage(c echo.Context) error {
 		status = http.StatusConflict
 		sel.notice = &components.Notice{Kind: "error", Title: "This show is no longer on sale"}
 	case errors.As(holdErr, &capped):
-		ae, _ := web.ErrorFor(holdErr)
+		ae, _ := problem.For(holdErr)
 		status = ae.Status
 		for k, v := range ae.Header {
 			c.Response().Header().Set(k, v)
 		}
 		sel.notice = &components.Notice{Kind: "error", Title: "We couldn't hold seats for you", Text: ae.Message}
 	default:
-		ae, internal := web.ErrorFor(holdErr)
+		ae, internal := problem.For(holdErr)
 		if internal || ae.Status >= 500 {
 			return holdErr
 		}

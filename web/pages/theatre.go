@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 
 	"github.com/labstack/echo/v4"
 
@@ -17,11 +18,11 @@ func (s *Handlers) TheatrePage(c echo.Context) error {
 	ctx := c.Request().Context()
 	id, err := web.ParseID(c.Param("theatre_id"))
 	if err != nil {
-		return web.NotFound("theatre")
+		return problem.NotFound("theatre")
 	}
 	t, err := s.Store.Theatre(ctx, id)
 	if err != nil {
-		return web.Lookup("theatre", err)
+		return problem.Lookup("theatre", err)
 	}
 	cities, err := s.Store.Cities(ctx)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 
 	"github.com/labstack/echo/v4"
 )
@@ -15,9 +16,9 @@ import (
 // quickly that a database gone silent makes this instance unready.
 const readyTimeout = 2 * time.Second
 
-var errNotReady = &web.Error{
+var errNotReady = &problem.Error{
 	Status: http.StatusServiceUnavailable, Code: "not_ready", Message: "The service is not ready.",
-	Header: map[string]string{"Retry-After": strconv.Itoa(web.UnavailableRetryAfter)},
+	Header: map[string]string{"Retry-After": strconv.Itoa(problem.UnavailableRetryAfter)},
 }
 
 // ops answers the operations endpoints.

@@ -23,6 +23,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/seating"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/admin/adminpage"
+	"github.com/marquee-tickets/marquee/web/problem"
 )
 
 // Screens and the seat-layout editor.
@@ -37,11 +38,11 @@ var brushCategories = []string{"STANDARD", "PREMIUM", "RECLINER"}
 func (h *Handlers) NewScreenPage(c echo.Context) error {
 	theatreID, err := adminpage.PathID(c, "theatre_id")
 	if err != nil {
-		return web.NotFound("theatre")
+		return problem.NotFound("theatre")
 	}
 	d, err := h.Admin.Theatre(c.Request().Context(), web.Actor(c), theatreID)
 	if err != nil {
-		return web.Lookup("theatre", err)
+		return problem.Lookup("theatre", err)
 	}
 	v := newScreenView(theatreID, d.Name)
 	v.Template, v.Rows, v.SeatsPerRow = defaultTemplate, "10", "12"
@@ -62,11 +63,11 @@ func (h *Handlers) CreateScreenSubmit(c echo.Context) error {
 	ctx := c.Request().Context()
 	theatreID, err := adminpage.PathID(c, "theatre_id")
 	if err != nil {
-		return web.NotFound("theatre")
+		return problem.NotFound("theatre")
 	}
 	d, err := h.Admin.Theatre(ctx, web.Actor(c), theatreID)
 	if err != nil {
-		return web.Lookup("theatre", err)
+		return problem.Lookup("theatre", err)
 	}
 	v := newScreenView(theatreID, d.Name)
 	v.Name, v.Template = c.FormValue("name"), c.FormValue("template")
@@ -77,7 +78,7 @@ func (h *Handlers) CreateScreenSubmit(c echo.Context) error {
 	var bad *catalog.FieldError
 	switch {
 	case errors.As(err, &bad):
-		v.Fields[bad.Field] = web.Sentence(bad.Message)
+		v.Fields[bad.Field] = problem.Sentence(bad.Message)
 		if strings.TrimSpace(v.Name) == "" {
 			v.Fields["name"] = "A screen needs a name."
 		}
@@ -87,7 +88,7 @@ func (h *Handlers) CreateScreenSubmit(c echo.Context) error {
 		id, err := h.Admin.CreateScreen(ctx, web.Actor(c), theatreID, strings.TrimSpace(v.Name), seats, nil)
 		if !errors.As(err, &bad) {
 			if err != nil {
-				return web.Lookup("theatre", err)
+				return problem.Lookup("theatre", err)
 			}
 			return web.SeeOther(c, "/admin/screens/"+strconv.FormatInt(id, 10))
 		}
@@ -95,7 +96,7 @@ func (h *Handlers) CreateScreenSubmit(c echo.Context) error {
 		if field != "name" {
 			field = "template"
 		}
-		v.Fields[field] = web.Sentence(bad.Message)
+		v.Fields[field] = problem.Sentence(bad.Message)
 	}
 	v.Error = "The screen was not created. Please fix:"
 	return web.Render(c, http.StatusUnprocessableEntity, adminview.NewScreenPage(adminpage.Meta(h.Server, c, "Add a screen"), adminpage.Nav(c, adminview.SectionTheatres), v))
@@ -105,7 +106,7 @@ func (h *Handlers) CreateScreenSubmit(c echo.Context) error {
 func (h *Handlers) ScreenPage(c echo.Context) error {
 	screenID, err := adminpage.PathID(c, "screen_id")
 	if err != nil {
-		return web.NotFound("screen")
+		return problem.NotFound("screen")
 	}
 	v, err := h.editorView(c, screenID, nil, catalog.IdealChange{})
 	if err != nil {
@@ -128,11 +129,11 @@ func (h *Handlers) editorView(c echo.Context, screenID int64, draft []catalog.Se
 	ctx := c.Request().Context()
 	sc, err := h.Admin.Screen(ctx, web.Actor(c), screenID)
 	if err != nil {
-		return adminview.ScreenEditorView{}, web.Lookup("screen", err)
+		return adminview.ScreenEditorView{}, problem.Lookup("screen", err)
 	}
 	d, err := h.Admin.Theatre(ctx, web.Actor(c), sc.TheatreID)
 	if err != nil {
-		return adminview.ScreenEditorView{}, web.Lookup("screen", err)
+		return adminview.ScreenEditorView{}, problem.Lookup("screen", err)
 	}
 	seats, best := sc.Seats, sc.Ideal
 	if drawable(draft) {
@@ -333,7 +334,7 @@ func (h *Handlers) SaveLayoutSubmit(c echo.Context) error {
 	ctx := c.Request().Context()
 	screenID, err := adminpage.PathID(c, "screen_id")
 	if err != nil {
-		return web.NotFound("screen")
+		return problem.NotFound("screen")
 	}
 	seats, perr := parseLayoutJSON(c)
 	ideal, ierr := parseIdeal(c)
@@ -369,7 +370,7 @@ func (h *Handlers) SaveLayoutSubmit(c echo.Context) error {
 	case errors.As(err, &badSeat):
 		notice.Text = badSeat.Err.Message
 	case errors.As(err, &badField):
-		notice.Text = web.Sentence(badField.Message)
+		notice.Text = problem.Sentence(badField.Message)
 	case errors.As(err, &inUse):
 		status = http.StatusConflict
 		notice.Text = h.inUseMessage(c, screenID, inUse)
@@ -377,7 +378,7 @@ func (h *Handlers) SaveLayoutSubmit(c echo.Context) error {
 		notice.Text = "Upcoming shows of this screen have no price for " + layoutAndList(noPrice.Categories) +
 			". Set that price in each show first, or use a category they have."
 	default:
-		return web.Lookup("screen", err)
+		return problem.Lookup("screen", err)
 	}
 	v, err := h.editorView(c, screenID, seats, ideal)
 	if err != nil {
@@ -459,13 +460,13 @@ func layoutAndList(items []string) string {
 func (h *Handlers) LayoutPreview(c echo.Context) error {
 	screenID, err := adminpage.PathID(c, "screen_id")
 	if err != nil {
-		return web.NotFound("screen")
+		return problem.NotFound("screen")
 	}
 	seats, perr := parseLayoutJSON(c)
 	if perr == nil {
 		perr = h.Admin.CheckLayout(c.Request().Context(), web.Actor(c), screenID, seats)
 	} else if _, err := h.Admin.Screen(c.Request().Context(), web.Actor(c), screenID); err != nil {
-		return web.Lookup("screen", err)
+		return problem.Lookup("screen", err)
 	}
 	var badSeat *admin.SeatError
 	var badField *catalog.FieldError
@@ -473,9 +474,9 @@ func (h *Handlers) LayoutPreview(c echo.Context) error {
 	case errors.As(perr, &badSeat):
 		return h.renderPreview(c, http.StatusUnprocessableEntity, components.SeatMapView{}, 0, "No preview: "+badSeat.Err.Message)
 	case errors.As(perr, &badField):
-		return h.renderPreview(c, http.StatusUnprocessableEntity, components.SeatMapView{}, 0, "No preview: "+web.Sentence(badField.Message))
+		return h.renderPreview(c, http.StatusUnprocessableEntity, components.SeatMapView{}, 0, "No preview: "+problem.Sentence(badField.Message))
 	case perr != nil:
-		return web.Lookup("screen", perr)
+		return problem.Lookup("screen", perr)
 	}
 	return h.renderPreview(c, http.StatusOK, previewMap(seats), len(seats), "")
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/admin/adminpage"
+	"github.com/marquee-tickets/marquee/web/problem"
 )
 
 // Handlers are the places pages' handlers, on the shared server.
@@ -145,10 +146,10 @@ func (h *Handlers) TheatrePage(c echo.Context) error {
 func (h *Handlers) placeTheatre(c echo.Context) (catalog.TheatreDetail, error) {
 	id, err := adminpage.PathID(c, "theatre_id")
 	if err != nil {
-		return catalog.TheatreDetail{}, web.NotFound("theatre")
+		return catalog.TheatreDetail{}, problem.NotFound("theatre")
 	}
 	d, err := h.Admin.Theatre(c.Request().Context(), web.Actor(c), id)
-	return d, web.Lookup("theatre", err)
+	return d, problem.Lookup("theatre", err)
 }
 
 // theatreDone are what a change that worked says on the theatre page it
@@ -210,7 +211,7 @@ func (h *Handlers) UpdateTheatreSubmit(c echo.Context) error {
 			return web.SeeOther(c, fmt.Sprintf("/admin/theatres/%d?done=saved", d.ID))
 		}
 		if fields = placeFieldProblem(err); fields == nil {
-			return web.Lookup("theatre", err)
+			return problem.Lookup("theatre", err)
 		}
 	}
 	f.Fields, f.Error = fields, placesFixThese(len(fields))
@@ -318,7 +319,7 @@ func placeFieldProblem(err error) map[string]string {
 	if !errors.As(err, &fe) {
 		return nil
 	}
-	return map[string]string{fe.Field: web.Sentence(fe.Message)}
+	return map[string]string{fe.Field: problem.Sentence(fe.Message)}
 }
 
 // placesFixThese heads the list of a form's mistakes.
@@ -351,7 +352,7 @@ func (h *Handlers) GrantSubmit(c echo.Context) error {
 	case fields != nil:
 		g.Error = "Enter the email address of an account."
 	default:
-		return web.Lookup("theatre", err)
+		return problem.Lookup("theatre", err)
 	}
 	return h.theatrePage(c, http.StatusUnprocessableEntity, d, theatreForm(d.AdminTheatre), g)
 }
@@ -364,10 +365,10 @@ func (h *Handlers) RevokeSubmit(c echo.Context) error {
 	}
 	id, err := adminpage.PathID(c, "theatre_id")
 	if err != nil {
-		return web.NotFound("theatre")
+		return problem.NotFound("theatre")
 	}
 	if err := h.Admin.RevokeTheatre(c.Request().Context(), web.Actor(c), id, c.Param("user_id")); err != nil {
-		return web.Lookup("theatre or account", err)
+		return problem.Lookup("theatre or account", err)
 	}
 	h.UserChanged(c.Param("user_id"))
 	return web.SeeOther(c, fmt.Sprintf("/admin/theatres/%d?done=revoked#admins-title", id))

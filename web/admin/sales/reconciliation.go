@@ -15,6 +15,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/admin/adminpage"
+	"github.com/marquee-tickets/marquee/web/problem"
 )
 
 // Payments to check: GET /admin/reconciliation lists them; POST
@@ -95,7 +96,7 @@ func (h *Handlers) ReconcileSubmit(c echo.Context) error {
 		id, check = c.FormValue("hold_id"), true
 	}
 	if id == "" || len(id) > 255 {
-		return web.NotFound("payment")
+		return problem.NotFound("payment")
 	}
 	action, note := c.FormValue("action"), c.FormValue("note")
 	err := h.Admin.Reconcile(c.Request().Context(), web.Actor(c), check, id, action, note)
@@ -103,12 +104,12 @@ func (h *Handlers) ReconcileSubmit(c echo.Context) error {
 	switch {
 	case errors.As(err, &fe) && fe.Field == "note":
 		return h.renderReconciliation(c, http.StatusUnprocessableEntity,
-			&adminview.ShowNotice{Kind: "error", Title: "Not marked resolved", Text: web.Sentence(fe.Message)}, id, note, web.Sentence(fe.Message))
+			&adminview.ShowNotice{Kind: "error", Title: "Not marked resolved", Text: problem.Sentence(fe.Message)}, id, note, problem.Sentence(fe.Message))
 	case errors.As(err, &fe):
 		return h.renderReconciliation(c, http.StatusUnprocessableEntity,
-			&adminview.ShowNotice{Kind: "error", Title: "Nothing was changed", Text: web.Sentence(fe.Message)}, "", "", "")
+			&adminview.ShowNotice{Kind: "error", Title: "Nothing was changed", Text: problem.Sentence(fe.Message)}, "", "", "")
 	case err != nil:
-		return web.Lookup("payment", err)
+		return problem.Lookup("payment", err)
 	}
 	return web.SeeOther(c, "/admin/reconciliation?done="+url.QueryEscape(action))
 }

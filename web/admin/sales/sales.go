@@ -21,6 +21,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/admin/adminpage"
+	"github.com/marquee-tickets/marquee/web/problem"
 )
 
 // Handlers are the sales pages' handlers, on the shared server.
@@ -57,16 +58,16 @@ func (h *Handlers) SalesPage(c echo.Context) error {
 	if raw := q.Get("theatre_id"); raw != "" {
 		id, err := web.ParseID(raw)
 		if err != nil {
-			return web.NotFound("theatre")
+			return problem.NotFound("theatre")
 		}
 		i := slices.IndexFunc(theatres, func(t catalog.AdminTheatre) bool { return t.ID == id })
 		if i < 0 {
 			// Another theatre's report: the use case answers (404 to a
 			// theatre admin), as it would for the JSON API.
 			if _, err := h.Admin.Theatre(ctx, a, id); err != nil {
-				return web.Lookup("theatre", err)
+				return problem.Lookup("theatre", err)
 			}
-			return web.NotFound("theatre")
+			return problem.NotFound("theatre")
 		}
 		theatre = theatres[i]
 	} else {
@@ -90,7 +91,7 @@ func (h *Handlers) SalesPage(c echo.Context) error {
 	period, err := admin.ParsePeriod(v.From, v.To)
 	var fe *catalog.FieldError
 	if errors.As(err, &fe) {
-		v.Errors[fe.Field] = web.Sentence(fe.Message)
+		v.Errors[fe.Field] = problem.Sentence(fe.Message)
 		return web.Render(c, http.StatusUnprocessableEntity, adminview.SalesPage(m, nv, v))
 	}
 	if err != nil {
@@ -98,7 +99,7 @@ func (h *Handlers) SalesPage(c echo.Context) error {
 	}
 	r, err := h.Admin.Sales(ctx, a, theatre.ID, period)
 	if err != nil {
-		return web.Lookup("theatre", err)
+		return problem.Lookup("theatre", err)
 	}
 	if q.Get("format") == "csv" {
 		return web.DownloadCSV(c, r.CSV)

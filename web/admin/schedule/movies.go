@@ -15,6 +15,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/admin/adminpage"
+	"github.com/marquee-tickets/marquee/web/problem"
 )
 
 // Movies and posters: each form calls the same use case as the JSON API,
@@ -63,7 +64,7 @@ func (h *Handlers) CreateMovieSubmit(c echo.Context) error {
 	})
 	var bad *catalog.FieldError
 	if errors.As(err, &bad) {
-		f.Add(bad.Field, web.Sentence(bad.Message))
+		f.Add(bad.Field, problem.Sentence(bad.Message))
 		return h.moviesPage(c, http.StatusUnprocessableEntity, f)
 	}
 	if err != nil {
@@ -91,10 +92,10 @@ func (h *Handlers) moviePage(c echo.Context, status int, v adminview.MovieView) 
 	}
 	id, err := adminpage.PathID(c, "movie_id")
 	if err != nil {
-		return web.NotFound("movie")
+		return problem.NotFound("movie")
 	}
 	if v.Movie, err = h.Admin.Movie(c.Request().Context(), a, id); err != nil {
-		return web.Lookup("movie", err)
+		return problem.Lookup("movie", err)
 	}
 	if v.Notice != "" && v.Movie.Poster != nil && c.QueryParam("poster") == "1" {
 		v.Notice = fmt.Sprintf("Poster saved: %d × %d pixels.", v.Movie.Poster.Width, v.Movie.Poster.Height)
@@ -110,7 +111,7 @@ func (h *Handlers) UploadPosterSubmit(c echo.Context) error {
 	}
 	movieID, err := adminpage.PathID(c, "movie_id")
 	if err != nil {
-		return web.NotFound("movie")
+		return problem.NotFound("movie")
 	}
 	v := adminview.MovieView{Alt: c.FormValue("alt")}
 	again := func(status int, field, message string) error {
@@ -150,9 +151,9 @@ func (h *Handlers) UploadPosterSubmit(c echo.Context) error {
 		return again(http.StatusUnprocessableEntity, "poster",
 			"This image is damaged or too large to read. Export it again and upload it once more.")
 	case errors.As(err, &bad):
-		return again(http.StatusUnprocessableEntity, bad.Field, web.Sentence(bad.Message))
+		return again(http.StatusUnprocessableEntity, bad.Field, problem.Sentence(bad.Message))
 	case err != nil:
-		return web.Lookup("movie", err)
+		return problem.Lookup("movie", err)
 	}
 	return web.SeeOther(c, fmt.Sprintf("/admin/movies/%d?poster=1", movieID))
 }

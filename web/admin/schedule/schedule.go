@@ -25,6 +25,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/admin/adminpage"
+	"github.com/marquee-tickets/marquee/web/problem"
 )
 
 // Handlers are the schedule pages' handlers, on the shared server.
@@ -42,12 +43,12 @@ type scheduleCtx struct {
 func (h *Handlers) scheduling(c echo.Context) (scheduleCtx, error) {
 	id, err := adminpage.PathID(c, "theatre_id")
 	if err != nil {
-		return scheduleCtx{}, web.NotFound("theatre")
+		return scheduleCtx{}, problem.NotFound("theatre")
 	}
 	var s scheduleCtx
 	ctx := c.Request().Context()
 	if s.facts, err = h.Admin.Scheduling(ctx, web.Actor(c), id); err != nil {
-		return s, web.Lookup("theatre", err)
+		return s, problem.Lookup("theatre", err)
 	}
 	if s.movies, err = h.Admin.Movies(ctx, web.Actor(c)); err != nil {
 		return s, err
@@ -99,12 +100,12 @@ func (h *Handlers) schedulePage(c echo.Context, s scheduleCtx, status int, chang
 		shows, err = h.Admin.TheatreShows(c.Request().Context(), web.Actor(c), t.ID, from, to)
 		var bad *catalog.FieldError
 		if errors.As(err, &bad) {
-			v.FilterFaults.Add(bad.Field, web.Sentence(bad.Message))
+			v.FilterFaults.Add(bad.Field, problem.Sentence(bad.Message))
 			if status == http.StatusOK {
 				status = http.StatusBadRequest
 			}
 		} else if err != nil {
-			return web.Lookup("theatre", err)
+			return problem.Lookup("theatre", err)
 		}
 	} else if status == http.StatusOK {
 		status = http.StatusBadRequest
@@ -367,9 +368,9 @@ func (h *Handlers) schedulingFailed(c echo.Context, s scheduleCtx, f adminview.S
 			field = bad.Field
 		}
 		if !slices.Contains([]string{"screen", "movie", "date", "time", "from", "to", "times", "currency", "prices"}, field) {
-			f.Error = web.Sentence(bad.Message)
+			f.Error = problem.Sentence(bad.Message)
 		} else {
-			f.Add(p+field, web.Sentence(bad.Message))
+			f.Add(p+field, problem.Sentence(bad.Message))
 		}
 	case errors.Is(err, booking.ErrNotFound):
 		f.Add(p+"screen", "Pick one of this theatre’s screens.")
@@ -399,7 +400,7 @@ func (h *Handlers) overlap(c echo.Context, s scheduleCtx, e *catalog.ScheduleOve
 func (h *Handlers) PricesSubmit(c echo.Context) error {
 	showID, err := adminpage.PathID(c, "show_id")
 	if err != nil {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	ctx := c.Request().Context()
 	// Reading the show to parse its prices tells nothing: SetPrices, or
@@ -407,11 +408,11 @@ func (h *Handlers) PricesSubmit(c echo.Context) error {
 	// as not found, as a show that does not exist is.
 	show, err := h.Store.Show(ctx, showID)
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	categories, _, err := h.Store.ShowCategories(ctx, showID)
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	var faults adminview.Faults
 	typed := map[string]string{}
@@ -450,9 +451,9 @@ func (h *Handlers) PricesSubmit(c echo.Context) error {
 		case errors.As(err, &missing):
 			faults.Error = "Every seat category needs a price: " + strings.Join(missing.Categories, ", ") + "."
 		case errors.As(err, &bad):
-			faults.Error = web.Sentence(bad.Message)
+			faults.Error = problem.Sentence(bad.Message)
 		default:
-			return web.Lookup("show", err)
+			return problem.Lookup("show", err)
 		}
 	}
 	if faults.Error == "" {
@@ -460,7 +461,7 @@ func (h *Handlers) PricesSubmit(c echo.Context) error {
 	}
 	s := scheduleCtx{}
 	if s.facts, err = h.Admin.Scheduling(ctx, web.Actor(c), show.TheatreID); err != nil {
-		return web.Lookup("theatre", err)
+		return problem.Lookup("theatre", err)
 	}
 	if s.movies, err = h.Admin.Movies(ctx, web.Actor(c)); err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/admin/adminpage"
+	"github.com/marquee-tickets/marquee/web/problem"
 )
 
 // A show's page: its live occupancy, blocking and unblocking seats, and
@@ -30,12 +31,12 @@ import (
 func (h *Handlers) ShowPage(c echo.Context) error {
 	showID, err := adminpage.PathID(c, "show_id")
 	if err != nil {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	if c.QueryParam("part") == "counts" {
 		counts, err := h.occupancyCounts(c, showID)
 		if err != nil {
-			return web.Lookup("show", err)
+			return problem.Lookup("show", err)
 		}
 		c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 		return web.Render(c, http.StatusOK, adminview.OccupancyCountsPanel(counts))
@@ -117,18 +118,18 @@ func (h *Handlers) renderShow(c echo.Context, status int, showID int64, notice *
 	a := web.Actor(c)
 	sh, err := h.Admin.AdminShow(ctx, a, showID)
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	o, err := h.Admin.ShowOccupancy(ctx, a, showID)
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	cancelled := o.Status == "CANCELLED"
 	// A cancelled show has no seat map: nothing of it is for sale.
 	var seatMap []booking.Seat
 	if !cancelled {
 		if seatMap, err = h.Store.SeatMap(ctx, showID, a.UserID); err != nil {
-			return web.Lookup("show", err)
+			return problem.Lookup("show", err)
 		}
 	}
 	now, err := h.Store.Now(ctx)
@@ -174,11 +175,11 @@ func (h *Handlers) UnblockSubmit(c echo.Context) error { return h.seatChange(c, 
 func (h *Handlers) seatChange(c echo.Context, block bool) error {
 	showID, err := adminpage.PathID(c, "show_id")
 	if err != nil {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	form, err := c.FormParams()
 	if err != nil {
-		return web.NewError(http.StatusBadRequest, "bad_form", "The form could not be read.")
+		return problem.New(http.StatusBadRequest, "bad_form", "The form could not be read.")
 	}
 	typed := strings.TrimSpace(form.Get("seats"))
 	seats := parseSeatIDs(append([]string{typed}, form["seat"]...)...)
@@ -221,9 +222,9 @@ func (h *Handlers) seatChangeRefused(c echo.Context, showID int64, err error, bl
 		status = http.StatusConflict
 		msg = "The show is cancelled: its seats can no longer change."
 	default:
-		ae, internal := web.ErrorFor(err)
+		ae, internal := problem.For(err)
 		if internal || ae.Status != http.StatusUnprocessableEntity {
-			return web.Lookup("show", err)
+			return problem.Lookup("show", err)
 		}
 		msg = ae.Message
 	}
@@ -235,11 +236,11 @@ func (h *Handlers) seatChangeRefused(c echo.Context, showID int64, err error, bl
 func (h *Handlers) CancelShowSubmit(c echo.Context) error {
 	showID, err := adminpage.PathID(c, "show_id")
 	if err != nil {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	res, err := h.Admin.CancelShow(c.Request().Context(), web.Actor(c), showID)
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	return web.SeeOther(c, adminpage.ShowPath(showID)+"?cancelled=1&holds="+strconv.Itoa(res.HoldsReleased)+
 		"&bookings="+strconv.Itoa(res.BookingsRefunded))

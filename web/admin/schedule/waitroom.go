@@ -14,6 +14,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/admin/adminpage"
+	"github.com/marquee-tickets/marquee/web/problem"
 )
 
 // datetimeLocal is how an <input type="datetime-local"> writes a time.
@@ -24,7 +25,7 @@ const datetimeLocal = "2006-01-02T15:04"
 func (h *Handlers) roomView(c echo.Context, showID int64, tz string, typed *adminview.RoomView) (adminview.RoomView, error) {
 	r, err := h.Admin.WaitingRoom(c.Request().Context(), web.Actor(c), showID)
 	if err != nil {
-		return adminview.RoomView{}, web.Lookup("show", err)
+		return adminview.RoomView{}, problem.Lookup("show", err)
 	}
 	v := adminview.RoomView{
 		Enabled: r.Enabled, Open: r.Open, Zone: format.ZoneAbbrev(time.Now(), tz),
@@ -54,12 +55,12 @@ func (h *Handlers) roomView(c echo.Context, showID int64, tz string, typed *admi
 func (h *Handlers) RoomSubmit(c echo.Context) error {
 	showID, err := adminpage.PathID(c, "show_id")
 	if err != nil {
-		return web.NotFound("show")
+		return problem.NotFound("show")
 	}
 	ctx := c.Request().Context()
 	sh, err := h.Admin.AdminShow(ctx, web.Actor(c), showID)
 	if err != nil {
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	typed := adminview.RoomView{
 		Enabled:        c.FormValue("enabled") == "on",
@@ -98,7 +99,7 @@ func (h *Handlers) RoomSubmit(c echo.Context) error {
 			typed.Message = "The waiting room was not saved."
 			return h.renderShow(c, http.StatusUnprocessableEntity, showID, nil, "", "", &typed)
 		}
-		return web.Lookup("show", err)
+		return problem.Lookup("show", err)
 	}
 	return web.SeeOther(c, adminpage.ShowPath(showID)+"?room=saved#room-title")
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 	"github.com/marquee-tickets/marquee/web/session"
 
 	"github.com/a-h/templ"
@@ -119,7 +120,7 @@ func (s *Handlers) SignupSubmit(c echo.Context) error {
 func (s *Handlers) fixForm(c echo.Context, p accountPage, f components.AccountForm, problems []*auth.FieldError) error {
 	f.Fields = make(map[string]string, len(problems))
 	for _, p := range problems {
-		f.Fields[p.Field] = web.Sentence(p.Message)
+		f.Fields[p.Field] = problem.Sentence(p.Message)
 	}
 	f.Error = fixThese(len(problems))
 	return s.again(c, p, http.StatusUnprocessableEntity, f)
@@ -143,7 +144,7 @@ func (s *Handlers) KeepForm(limit echo.MiddlewareFunc, p accountPage) echo.Middl
 				reached = true
 				return next(c)
 			})(c)
-			var ae *web.Error
+			var ae *problem.Error
 			if reached || !errors.As(err, &ae) || ae.Status != http.StatusTooManyRequests {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 
 	"github.com/labstack/echo/v4"
 
@@ -165,7 +166,7 @@ func (s *Handlers) bookingsView(ctx context.Context, user string) (components.Bo
 func (s *Handlers) bookingAndShow(ctx context.Context, user, id string) (booking.Booking, catalog.Show, error) {
 	b, err := s.Store.Booking(ctx, user, id)
 	if err != nil {
-		return b, catalog.Show{}, web.Lookup("booking", err)
+		return b, catalog.Show{}, problem.Lookup("booking", err)
 	}
 	shows, err := s.Store.ShowsByID(ctx, []int64{b.ShowID})
 	if err != nil {
@@ -173,7 +174,7 @@ func (s *Handlers) bookingAndShow(ctx context.Context, user, id string) (booking
 	}
 	sh, ok := shows[b.ShowID]
 	if !ok {
-		return b, sh, web.NotFound("booking")
+		return b, sh, problem.NotFound("booking")
 	}
 	return b, sh, nil
 }
@@ -188,7 +189,7 @@ func (s *Handlers) CancelPreview(c echo.Context) error {
 	}
 	q, err := s.Store.QuoteCancellation(ctx, session.UserID(c), b.ID)
 	if err != nil {
-		return web.Lookup("booking", err)
+		return problem.Lookup("booking", err)
 	}
 	if b.Status == booking.BookingCancelled {
 		return web.SeeOther(c, bookingPath(b.ID))
@@ -216,7 +217,7 @@ func (s *Handlers) CancelBookingPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	b, err := s.BoxOffice.CancelBooking(ctx, session.UserID(c), c.Param("booking_id"))
 	if err != nil {
-		return web.Lookup("booking", err)
+		return problem.Lookup("booking", err)
 	}
 	if !web.IsHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/bookings")

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/problem"
 
 	"github.com/labstack/echo/v4"
 	qrcode "github.com/skip2/go-qrcode"
@@ -54,10 +55,10 @@ func (s *Handlers) TicketPage(c echo.Context) error {
 func (s *Handlers) TicketQR(c echo.Context) error {
 	b, err := s.Store.Booking(c.Request().Context(), session.UserID(c), c.Param("booking_id"))
 	if err != nil {
-		return web.Lookup("booking", err)
+		return problem.Lookup("booking", err)
 	}
 	if b.Status != booking.BookingConfirmed {
-		return web.NotFound("ticket")
+		return problem.NotFound("ticket")
 	}
 	png, err := qrcode.Encode(b.Code, qrcode.Medium, 320)
 	if err != nil {

@@ -1,4 +1,9 @@
-package web
+// Package problem is the one table from errors to answers: every error a
+// handler, a middleware or Echo returns becomes an Error, with a status, a
+// stable code for programs and a message for a person. The use cases'
+// errors are named here once, so the API, the pages and the admin area
+// answer each the same way.
+package problem
 
 import (
 	"cmp"
@@ -6,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -28,7 +34,7 @@ import (
 
 // Error is an answer that is not a success: a status, a stable code for
 // programs, a message for a person, and details such as the seats at fault.
-// Every error a handler or middleware returns becomes one (see errorFor).
+// Every error a handler or middleware returns becomes one (see For).
 type Error struct {
 	Status  int
 	Code    string
@@ -39,7 +45,7 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
-func NewError(status int, code, message string) *Error {
+func New(status int, code, message string) *Error {
 	return &Error{Status: status, Code: code, Message: message}
 }
 
@@ -57,26 +63,26 @@ func (e *Error) With(key string, value any) *Error {
 
 // Errors raised by the web layer itself.
 var (
-	ErrUnauthenticated = NewError(http.StatusUnauthorized, "unauthenticated", "Sign in to do this.")
-	errBadCredentials  = NewError(http.StatusUnauthorized, "bad_credentials", "Wrong email or password.")
-	errInternal        = NewError(http.StatusInternalServerError, "internal", "Something went wrong on our side. Please try again.")
-	errTimeout         = retrying(NewError(http.StatusServiceUnavailable, "timeout", "The server took too long to answer. Please try again."), UnavailableRetryAfter)
+	ErrUnauthenticated = New(http.StatusUnauthorized, "unauthenticated", "Sign in to do this.")
+	errBadCredentials  = New(http.StatusUnauthorized, "bad_credentials", "Wrong email or password.")
+	errInternal        = New(http.StatusInternalServerError, "internal", "Something went wrong on our side. Please try again.")
+	errTimeout         = Retrying(New(http.StatusServiceUnavailable, "timeout", "The server took too long to answer. Please try again."), UnavailableRetryAfter)
 )
 
 // NotFound is a 404 for an object of kind what ("hold", "booking", "show").
 // Another user's hold or booking is answered exactly like one that does not
 // exist.
 func NotFound(what string) *Error {
-	return NewError(http.StatusNotFound, "not_found", fmt.Sprintf("There is no %s with this id.", what))
+	return New(http.StatusNotFound, "not_found", fmt.Sprintf("There is no %s with this id.", what))
 }
 
 // BadQuery is a 400 for query parameter param.
 func BadQuery(param, message string) error {
-	return NewError(http.StatusBadRequest, "invalid_query", message).With("param", param)
+	return New(http.StatusBadRequest, "invalid_query", message).With("param", param)
 }
 
 // Lookup turns booking.ErrNotFound into a 404 naming what was looked up;
-// other errors pass through to errorFor.
+// other errors pass through to For.
 func Lookup(what string, err error) error {
 	if errors.Is(err, booking.ErrNotFound) {
 		return NotFound(what)
@@ -84,9 +90,9 @@ func Lookup(what string, err error) error {
 	return err
 }
 
-// ErrorFor is the one table from errors to answers. Anything it does not
+// For is the one table from errors to answers. Anything it does not
 // know is an internal error: logged, and answered without its text.
-func ErrorFor(err error) (ae *Error, internal bool) {
+func For(err error) (ae *Error, internal bool) {
 	var (
 		seatsTaken  *booking.SeatsUnavailableError
 		unknown     *booking.UnknownSeatsError
@@ -108,7 +114,7 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		unreadable  *readable.Error
 		httpErr     *echo.HTTPError
 		maxBytes    *http.MaxBytesError
-		panicked    *panicError
+		panicked    *PanicError
 	)
 	switch {
 	case errors.As(err, &panicked):
@@ -117,14 +123,14 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 	case errors.As(err, &ae):
 		return ae, false
 	case errors.Is(err, admission.ErrBusy):
-		return errBusy(), false
+		return Busy(), false
 
 	// Holds.
 	case errors.As(err, &seatsTaken):
-		return NewError(http.StatusConflict, "seats_unavailable",
+		return New(http.StatusConflict, "seats_unavailable",
 			"Some of these seats are no longer available. Pick other seats.").With("seats", NonNil(seatsTaken.Seats)), false
 	case errors.As(err, &activeHold):
-		return NewError(http.StatusConflict, "active_hold_exists",
+		return New(http.StatusConflict, "active_hold_exists",
 			"You are already holding seats. Pay for them or release them first.").With("hold_id", activeHold.HoldID), false
 	case errors.As(err, &heldCap):
 		return errTooManyHeldSeats(heldCap), false
@@ -133,83 +139,83 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		if len(orphan.Seats) > 1 {
 			own = " empty, each on its own. "
 		}
-		return NewError(http.StatusConflict, "orphan_seat",
+		return New(http.StatusConflict, "orphan_seat",
 			"Holding these seats would leave "+strings.Join(orphan.Seats, ", ")+own+
 				"Hold "+strings.Join(orphan.Suggestion, ", ")+" instead, or pick other seats.").
 			With("seats", NonNil(orphan.Seats)).With("suggestion", NonNil(orphan.Suggestion)), false
 	case errors.As(err, &unknown):
-		return NewError(http.StatusUnprocessableEntity, "unknown_seats",
+		return New(http.StatusUnprocessableEntity, "unknown_seats",
 			"This show has no seats with these ids.").With("seats", NonNil(unknown.Seats)), false
 	case errors.As(err, &duplicate):
-		return NewError(http.StatusUnprocessableEntity, "duplicate_seats",
+		return New(http.StatusUnprocessableEntity, "duplicate_seats",
 			"Each seat may be asked for only once.").With("seats", NonNil(duplicate.Seats)), false
 	case errors.As(err, &tooMany):
-		return NewError(http.StatusUnprocessableEntity, "too_many_seats",
+		return New(http.StatusUnprocessableEntity, "too_many_seats",
 			fmt.Sprintf("You can hold at most %d seats at a time.", tooMany.Max)).
 			With("max", tooMany.Max).With("asked", tooMany.Asked), false
 	case errors.As(err, &invalidSeat):
-		return NewError(http.StatusUnprocessableEntity, "invalid_seat",
+		return New(http.StatusUnprocessableEntity, "invalid_seat",
 			"Seat ids are 1 to 16 letters, digits or dashes.").With("seat", invalidSeat.Seat), false
 	case errors.Is(err, waitroom.ErrQueueRequired):
-		return NewError(http.StatusForbidden, "queue_required",
+		return New(http.StatusForbidden, "queue_required",
 			"This show has a waiting room. Join its queue: you can choose seats once you are let in."), false
 	case errors.Is(err, waitroom.ErrInvalidSettings):
-		return NewError(http.StatusUnprocessableEntity, "invalid_waiting_room",
+		return New(http.StatusUnprocessableEntity, "invalid_waiting_room",
 			"Admit 1 to 100000 people a minute, with 1 to 100000 shopping at once."), false
 	case errors.Is(err, booking.ErrNotEnoughSeats):
-		return NewError(http.StatusConflict, "not_enough_seats",
+		return New(http.StatusConflict, "not_enough_seats",
 			"Fewer seats of that kind are free than you asked for. Ask for fewer, or another kind."), false
 	case errors.Is(err, booking.ErrInvalidParty):
-		return NewError(http.StatusUnprocessableEntity, "invalid_best_available",
+		return New(http.StatusUnprocessableEntity, "invalid_best_available",
 			"Ask for 1 or more seats, with at most as many wheelchair spaces, of a category like PREMIUM."), false
 	case errors.Is(err, booking.ErrNoSeats):
-		return NewError(http.StatusUnprocessableEntity, "no_seats", "Pick at least one seat."), false
+		return New(http.StatusUnprocessableEntity, "no_seats", "Pick at least one seat."), false
 	case errors.Is(err, booking.ErrKeyReused):
-		return NewError(http.StatusUnprocessableEntity, "idempotency_key_reused",
+		return New(http.StatusUnprocessableEntity, "idempotency_key_reused",
 			"This Idempotency-Key was already used for a different request. Use a new key for a new request."), false
 	case errors.Is(err, booking.ErrShowClosed):
-		return NewError(http.StatusConflict, "show_closed", "This show is no longer on sale."), false
+		return New(http.StatusConflict, "show_closed", "This show is no longer on sale."), false
 	case errors.Is(err, booking.ErrHoldConfirmed):
-		return NewError(http.StatusConflict, "hold_confirmed",
+		return New(http.StatusConflict, "hold_confirmed",
 			"These seats are already paid for. Cancel the booking instead."), false
 
 	// Payments and bookings.
 	case errors.As(err, &notActive):
-		return NewError(http.StatusConflict, "hold_not_active",
+		return New(http.StatusConflict, "hold_not_active",
 			"This hold is no longer active: pick your seats again.").With("state", string(notActive.State)), false
 	case errors.As(err, &paid):
 		var bookingID any // null when the payment booked nothing and is being refunded
 		if paid.BookingID != "" {
 			bookingID = paid.BookingID
 		}
-		return NewError(http.StatusConflict, "already_paid",
+		return New(http.StatusConflict, "already_paid",
 			"These seats are already paid for: see your ticket.").With("booking_id", bookingID), false
 	case errors.Is(err, boxoffice.ErrProviderUnavailable):
-		return retrying(NewError(http.StatusServiceUnavailable, "payment_provider_unavailable",
+		return Retrying(New(http.StatusServiceUnavailable, "payment_provider_unavailable",
 			"We could not reach the payment provider. Your seats are still held: please try again in a moment."), UnavailableRetryAfter), false
 	case errors.As(err, &mismatch):
-		return NewError(http.StatusUnprocessableEntity, "amount_mismatch",
+		return New(http.StatusUnprocessableEntity, "amount_mismatch",
 			"The payment does not match the amount or currency of its hold; it was recorded and will be refunded.").
 			With("payment_id", mismatch.Confirmation.PaymentID).
 			With("hold_id", mismatch.Confirmation.HoldID).
 			With("outcome", string(mismatch.Confirmation.Outcome)), false
 	case errors.As(err, &badPayment):
 		// A provider's malformed report: refused before anything is recorded.
-		return NewError(http.StatusBadRequest, "invalid_payment", badPayment.Message).With("field", badPayment.Field), false
+		return New(http.StatusBadRequest, "invalid_payment", badPayment.Message).With("field", badPayment.Field), false
 	case errors.Is(err, booking.ErrPaymentConflict):
-		return NewError(http.StatusConflict, "payment_conflict",
+		return New(http.StatusConflict, "payment_conflict",
 			"This payment id was already reported with another hold, amount or currency."), false
 	case errors.Is(err, booking.ErrCancellationClosed):
-		return NewError(http.StatusConflict, "cancellation_closed",
+		return New(http.StatusConflict, "cancellation_closed",
 			"This booking can no longer be cancelled: the show starts too soon."), false
 	case errors.Is(err, payment.ErrMissingSignature):
-		return NewError(http.StatusBadRequest, "signature_missing", "The "+payment.SignatureHeader+" header is missing."), false
+		return New(http.StatusBadRequest, "signature_missing", "The "+payment.SignatureHeader+" header is missing."), false
 	case errors.Is(err, payment.ErrMalformedSignature):
-		return NewError(http.StatusBadRequest, "signature_malformed", "The "+payment.SignatureHeader+" header cannot be read."), false
+		return New(http.StatusBadRequest, "signature_malformed", "The "+payment.SignatureHeader+" header cannot be read."), false
 	case errors.Is(err, payment.ErrBadSignature):
-		return NewError(http.StatusBadRequest, "signature_invalid", "The payment signature does not match."), false
+		return New(http.StatusBadRequest, "signature_invalid", "The payment signature does not match."), false
 	case errors.Is(err, payment.ErrStaleSignature):
-		return NewError(http.StatusBadRequest, "signature_stale", "The payment signature is too old or from the future."), false
+		return New(http.StatusBadRequest, "signature_stale", "The payment signature is too old or from the future."), false
 
 	// Accounts.
 	case errors.Is(err, session.ErrSignedOut):
@@ -220,82 +226,82 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 		for _, p := range auth.Problems(err) {
 			fields[p.Field] = Sentence(p.Message)
 		}
-		return NewError(http.StatusUnprocessableEntity, "invalid_"+invalid.Field, Sentence(invalid.Message)).
+		return New(http.StatusUnprocessableEntity, "invalid_"+invalid.Field, Sentence(invalid.Message)).
 			With("field", invalid.Field).With("fields", fields), false
 	case errors.Is(err, auth.ErrEmailTaken):
-		return NewError(http.StatusConflict, "email_taken", "An account with this email already exists. Sign in instead."), false
+		return New(http.StatusConflict, "email_taken", "An account with this email already exists. Sign in instead."), false
 	case errors.Is(err, auth.ErrBadCredentials):
 		return errBadCredentials, false
 
 	// Theatre admin.
 	case errors.Is(err, admin.ErrForbidden):
-		return NewError(http.StatusForbidden, "forbidden", "This is for theatre admins only."), false
+		return New(http.StatusForbidden, "forbidden", "This is for theatre admins only."), false
 	case errors.Is(err, admin.ErrPlatformOnly):
-		return NewError(http.StatusForbidden, "forbidden", "Only a platform admin can do this."), false
+		return New(http.StatusForbidden, "forbidden", "Only a platform admin can do this."), false
 	case errors.As(err, &badField):
-		return NewError(http.StatusUnprocessableEntity, "invalid_"+badField.Field, Sentence(badField.Message)).
+		return New(http.StatusUnprocessableEntity, "invalid_"+badField.Field, Sentence(badField.Message)).
 			With("field", badField.Field), false
 	case errors.As(err, &overlap):
-		return NewError(http.StatusConflict, "show_overlap",
+		return New(http.StatusConflict, "show_overlap",
 			"This screen already has a show at that time. Pick another time or screen.").
 			With("conflicting_show_id", overlap.ConflictingShowID), false
 	case errors.As(err, &noPrice):
-		return NewError(http.StatusUnprocessableEntity, "missing_prices",
+		return New(http.StatusUnprocessableEntity, "missing_prices",
 			"Every seat category of the screen needs a price: "+strings.Join(noPrice.Categories, ", ")+".").
 			With("categories", NonNil(noPrice.Categories)), false
 	case errors.As(err, &inUse):
-		return NewError(http.StatusConflict, "layout_in_use",
+		return New(http.StatusConflict, "layout_in_use",
 			"This change would remove, move or re-categorize seats that are held or booked in upcoming shows: "+
 				strings.Join(inUse.Seats, ", ")+".").
 			With("seats", NonNil(inUse.Seats)).With("shows", inUse.Shows), false
 	case errors.Is(err, admin.ErrPosterBusy):
-		return retrying(NewError(http.StatusServiceUnavailable, "poster_busy",
+		return Retrying(New(http.StatusServiceUnavailable, "poster_busy",
 			"Other posters are being processed right now. Try again in a few seconds: nothing was changed."), UnavailableRetryAfter), false
 	case errors.Is(err, catalog.ErrShowInPast):
-		return NewError(http.StatusUnprocessableEntity, "show_in_past", "A show cannot start in the past."), false
+		return New(http.StatusUnprocessableEntity, "show_in_past", "A show cannot start in the past."), false
 	case errors.Is(err, catalog.ErrShowTooFarAhead):
 		days := int(catalog.MaxScheduleAhead / (24 * time.Hour))
-		return NewError(http.StatusUnprocessableEntity, "show_too_far_ahead",
+		return New(http.StatusUnprocessableEntity, "show_too_far_ahead",
 			fmt.Sprintf("A show can start at most %d days (two years) from now. Pick an earlier date.", days)).
 			With("max_days_ahead", days), false
 	case errors.Is(err, catalog.ErrShowHasSales):
-		return NewError(http.StatusConflict, "show_has_sales",
+		return New(http.StatusConflict, "show_has_sales",
 			"Seats of this show are already sold or held, so its prices cannot change."), false
 	case errors.Is(err, catalog.ErrShowCancelled):
-		return NewError(http.StatusConflict, "show_cancelled", "This show was cancelled."), false
+		return New(http.StatusConflict, "show_cancelled", "This show was cancelled."), false
 	case errors.Is(err, catalog.ErrCityExists):
-		return NewError(http.StatusConflict, "city_exists", "A city with this slug already exists. Pick another slug."), false
+		return New(http.StatusConflict, "city_exists", "A city with this slug already exists. Pick another slug."), false
 	case errors.Is(err, auth.ErrUnknownAccount):
-		return NewError(http.StatusUnprocessableEntity, "unknown_account",
+		return New(http.StatusUnprocessableEntity, "unknown_account",
 			"No account has this email. Ask the person to sign up first."), false
 
 	// Scheduling.
 	case errors.Is(err, catalog.ErrShowOverlap):
-		return NewError(http.StatusConflict, "show_overlap", "This screen already has a show at that time. Pick another time or screen."), false
+		return New(http.StatusConflict, "show_overlap", "This screen already has a show at that time. Pick another time or screen."), false
 
 	case errors.Is(err, booking.ErrNotFound):
-		return NewError(http.StatusNotFound, "not_found", "Not found."), false
+		return New(http.StatusNotFound, "not_found", "Not found."), false
 
 	// A request's own text and body.
 	case errors.As(err, &unreadable):
-		ae := errInvalidText.With("in", unreadable.In)
+		ae := ErrInvalidText.With("in", unreadable.In)
 		if unreadable.Name != "" {
 			ae = ae.With(unreadable.Key, unreadable.Name)
 		}
 		return ae, false
 	case errors.Is(err, readable.ErrUnreadableBody):
-		return bodyError(err), false
+		return BodyError(err), false
 
 	// Echo's own errors: routing, middleware.
 	case errors.As(err, &maxBytes):
-		return errBodyTooLarge, false
+		return ErrBodyTooLarge, false
 	case errors.As(err, &httpErr):
 		return echoError(httpErr)
 
 	// The database is out of reach (postgres.Unavailable knows which
 	// errors say so): come back in a few seconds. Logged, as ours.
 	case errors.Is(postgres.Unavailable(err), postgres.ErrUnavailable):
-		return errUnavailable, true
+		return ErrUnavailable, true
 
 	case errors.Is(err, context.DeadlineExceeded):
 		return errTimeout, true
@@ -308,18 +314,21 @@ func ErrorFor(err error) (ae *Error, internal bool) {
 // Postgres takes.
 const UnavailableRetryAfter = 3
 
-var errUnavailable = retrying(NewError(http.StatusServiceUnavailable, "unavailable",
+// ErrUnavailable answers a request that failed because the database was
+// out of reach.
+var ErrUnavailable = Retrying(New(http.StatusServiceUnavailable, "unavailable",
 	"We can't reach our ticket system right now. Nothing you did was lost: try again in a few seconds."), UnavailableRetryAfter)
 
-// retrying is e with a Retry-After of seconds, in its header and its body:
+// Retrying is e with a Retry-After of seconds, in its header and its body:
 // what every 503 says, the failure being ours and passing.
-func retrying(e *Error, seconds int) *Error {
+func Retrying(e *Error, seconds int) *Error {
 	e = e.With("retry_after", seconds)
 	e.Header = map[string]string{"Retry-After": strconv.Itoa(seconds)}
 	return e
 }
 
-var errBodyTooLarge = NewError(http.StatusRequestEntityTooLarge, "body_too_large", "The request body is larger than 64 KiB.")
+// ErrBodyTooLarge refuses a body over the limit of BodyLimit.
+var ErrBodyTooLarge = New(http.StatusRequestEntityTooLarge, "body_too_large", "The request body is larger than 64 KiB.")
 
 // echoError answers an error raised by Echo's router or middleware.
 func echoError(he *echo.HTTPError) (*Error, bool) {
@@ -331,20 +340,20 @@ func echoError(he *echo.HTTPError) (*Error, bool) {
 	}
 	switch he.Code {
 	case http.StatusNotFound:
-		return NewError(http.StatusNotFound, "not_found", cmp.Or(own, "There is nothing at this address.")), false
+		return New(http.StatusNotFound, "not_found", cmp.Or(own, "There is nothing at this address.")), false
 	case http.StatusMethodNotAllowed:
-		return NewError(http.StatusMethodNotAllowed, "method_not_allowed", "This address does not accept this method."), false
+		return New(http.StatusMethodNotAllowed, "method_not_allowed", "This address does not accept this method."), false
 	case http.StatusRequestEntityTooLarge:
-		return errBodyTooLarge, false
+		return ErrBodyTooLarge, false
 	case http.StatusUnsupportedMediaType:
-		return errNotJSON, false
+		return ErrNotJSON, false
 	case http.StatusTooManyRequests:
-		return errRateLimited(0), false
+		return RateLimited(0), false
 	case http.StatusBadRequest:
-		return NewError(http.StatusBadRequest, "bad_request", "The request is malformed."), false
+		return New(http.StatusBadRequest, "bad_request", "The request is malformed."), false
 	}
 	if he.Code >= 400 && he.Code < 500 {
-		return NewError(he.Code, strings.ReplaceAll(strings.ToLower(http.StatusText(he.Code)), " ", "_"),
+		return New(he.Code, strings.ReplaceAll(strings.ToLower(http.StatusText(he.Code)), " ", "_"),
 			cmp.Or(own, Sentence(http.StatusText(he.Code)))), false
 	}
 	if he.Code == http.StatusServiceUnavailable {
@@ -353,9 +362,9 @@ func echoError(he *echo.HTTPError) (*Error, bool) {
 	return errInternal, true
 }
 
-// errRateLimited is a 429; retryAfter > 0 says when to come back.
-func errRateLimited(retryAfterSeconds int) *Error {
-	e := NewError(http.StatusTooManyRequests, "rate_limited", "Too many requests. Slow down and try again shortly.")
+// RateLimited is a 429; retryAfter > 0 says when to come back.
+func RateLimited(retryAfterSeconds int) *Error {
+	e := New(http.StatusTooManyRequests, "rate_limited", "Too many requests. Slow down and try again shortly.")
 	if retryAfterSeconds > 0 {
 		e = e.With("retry_after", retryAfterSeconds)
 		e.Header = map[string]string{"Retry-After": strconv.Itoa(retryAfterSeconds)}
@@ -371,7 +380,7 @@ func errTooManyHeldSeats(e *booking.HeldSeatsCapError) *Error {
 	if e.PerShow {
 		scope = "show"
 	}
-	ae := NewError(http.StatusTooManyRequests, "too_many_held_seats",
+	ae := New(http.StatusTooManyRequests, "too_many_held_seats",
 		"You're holding as many seats as we allow from one connection. "+
 			"Pay for or release seats you hold, or wait until they're released.").
 		With("max", e.Max).With("scope", scope)
@@ -383,14 +392,14 @@ func errTooManyHeldSeats(e *booking.HeldSeatsCapError) *Error {
 	return ae
 }
 
-// panicError is a recovered panic, with its stack for the log.
-type panicError struct {
-	err   error
-	stack []byte
+// PanicError is a recovered panic, with its stack for the log.
+type PanicError struct {
+	Err   error
+	Stack []byte
 }
 
-func (e *panicError) Error() string { return "panic: " + e.err.Error() }
-func (e *panicError) Unwrap() error { return e.err }
+func (e *PanicError) Error() string { return "panic: " + e.Err.Error() }
+func (e *PanicError) Unwrap() error { return e.Err }
 
 // Sentence capitalizes msg and ends it with a full stop.
 func Sentence(msg string) string {
@@ -410,4 +419,46 @@ func NonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// BusyCode is the code of a request turned away by admission control.
+const BusyCode = "busy"
+
+// Retry-After of a busy answer: 2 to 5 seconds, at random, so that a crowd
+// turned away together does not come back together.
+const (
+	busyRetryMin    = 2
+	busyRetrySpread = 4
+)
+
+// Busy answers a request turned away at the door (admission.ErrBusy), with
+// its own Retry-After. It never reached the route's middleware, so it says
+// no-store itself: no cache may answer the retry with it.
+func Busy() *Error {
+	e := Retrying(New(http.StatusServiceUnavailable, BusyCode,
+		"Marquee is very busy right now. Try again in a few seconds."), busyRetryMin+rand.IntN(busyRetrySpread))
+	e.Header[echo.HeaderCacheControl] = "no-store"
+	return e
+}
+
+// Errors of a request's body.
+var (
+	ErrNotJSON = New(http.StatusUnsupportedMediaType, "unsupported_media_type",
+		"Send the request body as JSON, with Content-Type: application/json.")
+	// ErrInvalidText refuses a request with unreadable text (see package
+	// readable); its detail in says where (path, query, form, body or
+	// header).
+	ErrInvalidText = New(http.StatusBadRequest, "invalid_text",
+		"This request contains characters we can't read. Check what you typed, or the link you followed, and try again.")
+)
+
+// BodyError answers a body that could not be read: the body limit's
+// refusal as 413, anything else (a body cut short) as 400.
+func BodyError(err error) *Error {
+	var he *echo.HTTPError
+	var mb *http.MaxBytesError
+	if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge || errors.As(err, &mb) {
+		return ErrBodyTooLarge
+	}
+	return New(http.StatusBadRequest, "unreadable_body", "The request body could not be read.")
 }

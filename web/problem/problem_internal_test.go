@@ -1,16 +1,12 @@
-package web
+package problem
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"syscall"
 	"testing"
@@ -80,7 +76,7 @@ func TestErrorTable(t *testing.T) {
 
 		{wrap(admin.ErrPosterBusy), 503, "poster_busy", false},
 		{wrap(catalog.ErrShowTooFarAhead), 422, "show_too_far_ahead", false},
-		{&panicError{err: booking.ErrNotFound}, 500, "internal", true},
+		{&PanicError{Err: booking.ErrNotFound}, 500, "internal", true},
 
 		{wrap(session.ErrSignedOut), 401, "unauthenticated", false},
 		{wrap(admission.ErrBusy), 503, "busy", false},
@@ -89,7 +85,7 @@ func TestErrorTable(t *testing.T) {
 		{fmt.Errorf("%w: %w", readable.ErrUnreadableBody, echo.ErrStatusRequestEntityTooLarge), 413, "body_too_large", false},
 	} {
 		t.Run(fmt.Sprintf("%T %v", tc.err, tc.err), func(t *testing.T) {
-			ae, internal := ErrorFor(tc.err)
+			ae, internal := For(tc.err)
 			if ae.Status != tc.status || ae.Code != tc.code || internal != tc.internal {
 				t.Fatalf("errorFor = %d %s internal=%v, want %d %s internal=%v",
 					ae.Status, ae.Code, internal, tc.status, tc.code, tc.internal)
@@ -116,63 +112,9 @@ func TestInvalidTextAnswer(t *testing.T) {
 		{&readable.Error{In: "query", Key: "param", Name: "city"}, map[string]any{"in": "query", "param": "city"}},
 		{&readable.Error{In: "header", Key: "header", Name: "Idempotency-Key"}, map[string]any{"in": "header", "header": "Idempotency-Key"}},
 	} {
-		ae, _ := ErrorFor(fmt.Errorf("read: %w", tc.err))
+		ae, _ := For(fmt.Errorf("read: %w", tc.err))
 		if ae.Code != "invalid_text" || fmt.Sprint(ae.Details) != fmt.Sprint(tc.want) {
 			t.Errorf("%v: %s %v, want invalid_text %v", tc.err, ae.Code, ae.Details, tc.want)
 		}
-	}
-}
-
-// A panic is a 500 with nothing of the panic in the answer; the log has it.
-func TestPanicIsInternal(t *testing.T) {
-	t.Parallel()
-	var logs bytes.Buffer
-	s := &Server{Log: slog.New(slog.NewTextHandler(&logs, nil))}
-	e := echo.New()
-	e.HTTPErrorHandler = s.HandleError
-	e.Use(recoverPanics())
-	e.GET("/boom", func(echo.Context) error { panic("secret detail 42") })
-
-	rec := httptest.NewRecorder()
-	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/boom", nil))
-	var body map[string]any
-	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
-		t.Fatalf("answer %q is not JSON: %v", rec.Body, err)
-	}
-	if rec.Code != 500 || body["error"] != "internal" || strings.Contains(rec.Body.String(), "secret") {
-		t.Fatalf("answer = %d %s", rec.Code, rec.Body)
-	}
-	if !strings.Contains(logs.String(), "secret detail 42") || !strings.Contains(logs.String(), "stack") {
-		t.Fatalf("log = %q, want the panic and its stack", logs.String())
-	}
-}
-
-// A database out of reach is a 503 unavailable with Retry-After, in the
-// envelope of every error, without the driver's words.
-func TestUnavailableAnswer(t *testing.T) {
-	t.Parallel()
-	var logs bytes.Buffer
-	s := &Server{Log: slog.New(slog.NewTextHandler(&logs, nil))}
-	e := echo.New()
-	e.HTTPErrorHandler = s.HandleError
-	e.GET("/api/v1/shows", func(echo.Context) error {
-		return fmt.Errorf("list shows: %w", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})
-	})
-
-	rec := httptest.NewRecorder()
-	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/shows", nil))
-	var body map[string]any
-	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
-		t.Fatalf("answer %q is not JSON: %v", rec.Body, err)
-	}
-	if rec.Code != 503 || body["error"] != "unavailable" || body["retry_after"] != float64(UnavailableRetryAfter) ||
-		strings.Contains(rec.Body.String(), "dial") {
-		t.Fatalf("answer = %d %s", rec.Code, rec.Body)
-	}
-	if got := rec.Header().Get("Retry-After"); got != fmt.Sprint(UnavailableRetryAfter) {
-		t.Errorf("Retry-After = %q, want %d", got, UnavailableRetryAfter)
-	}
-	if !strings.Contains(logs.String(), "connection refused") {
-		t.Errorf("log = %q, want the cause", logs.String())
 	}
 }

@@ -1,4 +1,4 @@
-package web
+package problem
 
 import (
 	"net/http"
@@ -13,8 +13,8 @@ import (
 // cache keeps.
 func TestBusyAnswer(t *testing.T) {
 	for range 50 {
-		ae, internal := ErrorFor(admission.ErrBusy)
-		if internal || ae.Status != http.StatusServiceUnavailable || ae.Code != errBusyCode {
+		ae, internal := For(admission.ErrBusy)
+		if internal || ae.Status != http.StatusServiceUnavailable || ae.Code != BusyCode {
 			t.Fatalf("answer %v (internal %v), want 503 busy", ae, internal)
 		}
 		after, _ := strconv.Atoi(ae.Header["Retry-After"])
