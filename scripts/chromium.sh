@@ -38,12 +38,21 @@ fi
 
 log "$CHROMIUM is missing: installing Debian's chromium package (takes a minute)"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >&2
+# One apt-get at a time: make test runs this beside scripts/devdb.sh, which
+# may be installing Postgres (it takes the same lock), and anything else
+# holding dpkg's lock (an unattended upgrade) is waited for too.
+exec 9>/tmp/marquee-apt.lock
+if ! flock -w 600 9; then
+	log "another apt-get held /tmp/marquee-apt.lock for ten minutes"
+	exit 1
+fi
+lock=(-o DPkg::Lock::Timeout=300)
+apt-get "${lock[@]}" update -qq >&2 9>&-
 # Without its recommends (udev, upower, Mesa's drivers, a notification
 # daemon, the printer settings): headless with --disable-gpu needs none of
 # them, and they are most of the unpacking. Its recommended fonts are kept,
 # so pages are measured in the fonts a moviegoer's browser would have.
-apt-get install -y -qq --no-install-recommends chromium fonts-liberation >&2
+apt-get "${lock[@]}" install -y -qq --no-install-recommends chromium fonts-liberation >&2 9>&-
 if [ ! -x "$CHROMIUM" ]; then
 	log "installed the chromium package, but $CHROMIUM is still missing"
 	exit 1

@@ -106,10 +106,15 @@ install_postgres() {
 	fi
 	log "installing postgresql with apt-get (one time)..."
 	# Checked explicitly: callers use this in a condition, where set -e is off.
-	if ! apt-get update >&2 ||
-		! DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql >&2; then
+	# make test may be installing Chromium at the same time
+	# (scripts/chromium.sh takes the same lock): one apt-get at a time.
+	exec 9>/tmp/marquee-apt.lock
+	flock -w 600 9 || die "another apt-get held /tmp/marquee-apt.lock for ten minutes"
+	if ! apt-get -o DPkg::Lock::Timeout=300 update >&2 9>&- ||
+		! DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y postgresql >&2 9>&-; then
 		die "apt-get could not install postgresql: install it by hand or set DATABASE_URL"
 	fi
+	exec 9>&-
 	find_bins
 }
 
