@@ -108,7 +108,8 @@ func Connect(ctx context.Context, databaseURL string, maxConns int32) (*pgxpool.
 	return pool, nil
 }
 
-// Migrate applies every embedded migration not yet applied to databaseURL.
+// Migrate applies every embedded migration not yet applied to databaseURL,
+// then River's (the background jobs' tables).
 func Migrate(ctx context.Context, databaseURL string) error {
 	m, done, err := Migrator(databaseURL)
 	if err != nil {
@@ -121,7 +122,7 @@ func Migrate(ctx context.Context, databaseURL string) error {
 	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
 		return fmt.Errorf("apply migrations: %w", err)
 	}
-	return nil
+	return migrateRiver(ctx, databaseURL)
 }
 
 // Migrator returns the embedded migrations bound to databaseURL, for moving
