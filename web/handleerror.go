@@ -174,7 +174,7 @@ func (s *Server) busyMeta(c echo.Context, ae *problem.Error) (components.Meta, c
 // every other page. It must not fail: the database may be what failed.
 func (s *Server) errorMeta(c echo.Context) components.Meta {
 	m := components.Meta{Title: "Error", CSRF: CSRFToken(c), Sandbox: s.Config.Sandbox != nil}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), requestTimeout/5)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), s.requestTimeout()/5)
 	defer cancel()
 	id := session.UserID(c)
 	if id == "" {

@@ -63,7 +63,7 @@ func traced(t *testing.T, store *postgres.Store, trusted ...netip.Prefix) (*webt
 	log := &jsonLog{}
 	h := server.New(web.Config{
 		PublicURL: webtest.PublicURL, WebhookSecret: webtest.WebhookSecret, PasswordCost: 4,
-		Admission: webtest.PatientAdmission(), TrustedProxies: trusted,
+		Admission: webtest.PatientAdmission(), RequestTimeout: webtest.PatientRequests, TrustedProxies: trusted,
 	}, store, metrics.New(prometheus.NewRegistry()), slog.New(slog.NewJSONHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	h.(*echo.Echo).GET("/boom", func(echo.Context) error { panic("a bug of ours") })
 	srv := httptest.NewServer(h)

@@ -43,8 +43,11 @@ import (
 
 // Config is what the server needs to know beyond its store.
 type Config struct {
-	PublicURL string        // e.g. http://localhost:8080; https => Secure cookies
-	HoldTTL   time.Duration // 0 = booking.DefaultHoldTTL
+	PublicURL string // e.g. http://localhost:8080; https => Secure cookies
+	// RequestTimeout bounds every request but the websockets; 0 =
+	// DefaultRequestTimeout.
+	RequestTimeout time.Duration
+	HoldTTL        time.Duration // 0 = booking.DefaultHoldTTL
 	// PaymentGrace: how long a hold with a checkout keeps its seats after
 	// its deadline, for a payment captured in time; 0 = booking.DefaultPaymentGrace.
 	PaymentGrace    time.Duration
@@ -137,9 +140,9 @@ const (
 	// PosterRoute takes a poster image as its body, of up to
 	// admin.MaxPosterBytes: its handler sets that limit itself.
 	PosterRoute = "/api/v1/admin/movies/:movie_id/poster"
-	// requestTimeout bounds every request, so no client keeps seat locks
-	// or a pool connection for long.
-	requestTimeout = 10 * time.Second
+	// DefaultRequestTimeout bounds every request, so no client keeps seat
+	// locks or a pool connection for long.
+	DefaultRequestTimeout = 10 * time.Second
 )
 
 // largeBodies are the routes whose bodies may be larger than bodyLimit,
@@ -343,7 +346,7 @@ func (s *Server) Echo() *echo.Echo {
 		middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
 			// A websocket lives as long as its page; it bounds each write instead.
 			Skipper:      func(c echo.Context) bool { return c.Path() == LiveRoute || c.Path() == QueueLiveRoute },
-			Timeout:      requestTimeout,
+			Timeout:      s.requestTimeout(),
 			ErrorHandler: func(err error, _ echo.Context) error { return err },
 		}),
 		readable.Requests(readable.Config{
@@ -389,4 +392,12 @@ func origin(publicURL string) string {
 		host = strings.TrimSuffix(host, ":443")
 	}
 	return u.Scheme + "://" + host
+}
+
+// requestTimeout is how long a request may take.
+func (s *Server) requestTimeout() time.Duration {
+	if s.Config.RequestTimeout > 0 {
+		return s.Config.RequestTimeout
+	}
+	return DefaultRequestTimeout
 }

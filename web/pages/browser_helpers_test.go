@@ -232,7 +232,7 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	srv.Config.Handler = server.New(web.Config{
 		PublicURL: s.url, HoldTTL: cfg.holdTTL, MaxSeatsPerHold: webtest.MaxSeats,
 		WebhookSecret: webtest.WebhookSecret, PasswordCost: 4, Sandbox: sb, Live: s.hub, Fronts: s.fronts, RateLimits: cfg.limits,
-		ReturnPatience: cfg.returnPatience, PaymentGrace: cfg.paymentGrace, Admission: webtest.PatientAdmission(),
+		ReturnPatience: cfg.returnPatience, PaymentGrace: cfg.paymentGrace, Admission: webtest.PatientAdmission(), RequestTimeout: webtest.PatientRequests,
 	}, s.Store, metrics.New(reg), log.With("component", "web"))
 	srv.Start()
 	t.Cleanup(srv.Close)

@@ -48,7 +48,7 @@ func newPayEnv(t *testing.T, opts ...webtest.EnvOption) *payEnv {
 	t.Helper()
 	e := &webtest.Env{T: t, Cfg: web.Config{
 		HoldTTL: webtest.HoldTTL, MaxSeatsPerHold: webtest.MaxSeats, WebhookSecret: webtest.WebhookSecret, PasswordCost: 4,
-		Admission: webtest.PatientAdmission(),
+		Admission: webtest.PatientAdmission(), RequestTimeout: webtest.PatientRequests,
 	}}
 	for _, o := range opts {
 		o(e)

@@ -135,7 +135,7 @@ func TestInternalErrorsStayInside(t *testing.T) {
 	store := postgres.NewStore(pool)
 	var logs webtest.LogBuffer
 	reg := prometheus.NewRegistry()
-	srv := httptest.NewServer(server.New(web.Config{PublicURL: webtest.PublicURL, WebhookSecret: webtest.WebhookSecret, PasswordCost: 4, Admission: webtest.PatientAdmission()},
+	srv := httptest.NewServer(server.New(web.Config{PublicURL: webtest.PublicURL, WebhookSecret: webtest.WebhookSecret, PasswordCost: 4, Admission: webtest.PatientAdmission(), RequestTimeout: webtest.PatientRequests},
 		store, metrics.New(reg), slog.New(slog.NewTextHandler(&logs, nil))))
 	defer srv.Close()
 	pool.Close() // every query fails from here on

@@ -97,6 +97,13 @@ func PatientAdmission() web.Admission {
 	return a
 }
 
+// PatientRequests is the request timeout of an env (and of every test
+// server): production's 10 s is a bound on a client's hold on seat locks,
+// and a loaded machine running the race detector takes longer than that to
+// decode a poster. A test asks for the answer, not for its speed; the
+// timeout's own answer is tested apart (problem.For).
+const PatientRequests = 2 * time.Minute
+
 // WithRoutes adds routes of the test's own to the server, behind the
 // middleware every route has: say, a handler that keeps its slot until the
 // test lets it go.
@@ -109,6 +116,7 @@ func NewEnv(t *testing.T, opts ...EnvOption) *Env {
 	e := &Env{T: t, Cfg: web.Config{
 		PublicURL: PublicURL, HoldTTL: HoldTTL, MaxSeatsPerHold: MaxSeats,
 		WebhookSecret: WebhookSecret, PasswordCost: 4, Admission: PatientAdmission(),
+		RequestTimeout: PatientRequests,
 	}}
 	for _, o := range opts {
 		o(e)
