@@ -110,7 +110,7 @@ func renderIn(ctx context.Context, c echo.Context, status int, comp templ.Compon
 
 // Meta is the layout data of a page for the caller.
 func (s *Server) Meta(c echo.Context, title string) components.Meta {
-	m := components.Meta{Title: title, CSRF: CSRFToken(c), Path: c.Request().URL.RequestURI(), Sandbox: s.Config.Sandbox != nil}
+	m := components.Meta{Title: title, CSRF: CSRFToken(c), Path: c.Request().URL.RequestURI(), Sandbox: s.Config.Sandbox != nil, DevMailbox: s.Config.DevMailbox}
 	ctx := c.Request().Context()
 	if id := session.UserID(c); id != "" {
 		if u, err := s.layout.user(ctx, id); err == nil {

@@ -74,6 +74,9 @@ type Config struct {
 	Payments payment.Provider
 	// Sandbox, when set, has its pages served under /sandbox/.
 	Sandbox *sandbox.Sandbox
+	// DevMailbox serves the dev mailbox (/dev/mailbox): demo mode's mail,
+	// kept rather than sent.
+	DevMailbox bool
 
 	// ReturnPatience is how long the payment return page says
 	// "confirming" before it explains that the outcome will follow (and

@@ -65,6 +65,15 @@ type config struct {
 	// line rather than text.
 	LogLevel slog.Level
 	LogJSON  bool
+	// SMTPURL is the SMTP server mail is sent through (SMTP_URL, checked
+	// by mail.ParseSMTP); "": none, and mail waits in its queue, or goes
+	// to the dev mailbox in demo mode. MailFrom is the address mail is
+	// sent from (MAIL_FROM; without SMTP, tickets@ the public host),
+	// SupportEmail customer service's (SUPPORT_EMAIL; by default
+	// MailFrom's address).
+	SMTPURL      string
+	MailFrom     string
+	SupportEmail string
 }
 
 // PaymentsSandbox is PAYMENTS=sandbox: Sandbox Pay, served by this binary,
@@ -365,6 +374,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 	default:
 		bad("LOG_FORMAT=%q: must be text or json", v)
 	}
+
+	cfg.loadMail(get, bad)
 
 	if len(errs) > 0 {
 		return config{}, errors.Join(errs...)

@@ -289,6 +289,19 @@ func TestLoadConfig(t *testing.T) {
 			wantErr: []string{`PAYMENTS="stripe": must be sandbox`}},
 		{name: "SANDBOX_IN_PRODUCTION neither yes nor no", env: map[string]string{"DATABASE_URL": testDB, "SANDBOX_IN_PRODUCTION": "true"},
 			wantErr: []string{`SANDBOX_IN_PRODUCTION="true": must be yes or no`}},
+		{name: "mail through SMTP", env: map[string]string{"DATABASE_URL": testDB, "SMTP_URL": "smtps://tickets:hunter22@smtp.example.com",
+			"MAIL_FROM": "Marquee <tickets@example.com>", "SUPPORT_EMAIL": "help@example.com"},
+			want: with(func(c *config) {
+				c.SMTPURL, c.MailFrom, c.SupportEmail = "smtps://tickets:hunter22@smtp.example.com", "Marquee <tickets@example.com>", "help@example.com"
+			})},
+		{name: "SMTP_URL without MAIL_FROM", env: map[string]string{"DATABASE_URL": testDB, "SMTP_URL": "smtp://smtp.example.com"},
+			wantErr: []string{"MAIL_FROM is required with SMTP_URL"}},
+		{name: "SMTP_URL of another scheme", env: map[string]string{"DATABASE_URL": testDB, "SMTP_URL": "http://u:hunter22@smtp.example.com", "MAIL_FROM": "t@example.com"},
+			wantErr: []string{`SMTP_URL: scheme "http": use smtp:// or smtps://`}},
+		{name: "SMTP_URL with an unknown TLS", env: map[string]string{"DATABASE_URL": testDB, "SMTP_URL": "smtp://u:hunter22@smtp.example.com?tls=maybe", "MAIL_FROM": "t@example.com"},
+			wantErr: []string{`SMTP_URL: tls="maybe": use required, opportunistic or none`}},
+		{name: "MAIL_FROM and SUPPORT_EMAIL not addresses", env: map[string]string{"DATABASE_URL": testDB, "MAIL_FROM": "tickets", "SUPPORT_EMAIL": "help at example"},
+			wantErr: []string{`MAIL_FROM="tickets": not an e-mail address`, `SUPPORT_EMAIL="help at example": not an e-mail address`}},
 		{name: "every problem at once", env: map[string]string{
 			"HOLD_TTL": "abc", "MAX_SEATS_PER_HOLD": "0", "PUBLIC_URL": "localhost", "RATE_LIMITS": "maybe",
 			"TRUSTED_PROXIES": "nope", "MAX_HELD_SEATS_PER_ADDRESS": "-1",
@@ -319,5 +332,26 @@ func TestLoadConfig(t *testing.T) {
 				t.Errorf("error %q reveals a secret", err)
 			}
 		})
+	}
+}
+
+// Mail comes from MAIL_FROM, or without it from tickets@ the public host;
+// customer service is SUPPORT_EMAIL, or the sender.
+func TestMailSite(t *testing.T) {
+	for _, tt := range []struct {
+		env           map[string]string
+		from, support string
+	}{
+		{map[string]string{"DATABASE_URL": testDB}, "tickets@localhost", "tickets@localhost"},
+		{map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "http://tickets.example.com"}, "tickets@tickets.example.com", "tickets@tickets.example.com"},
+		{map[string]string{"DATABASE_URL": testDB, "MAIL_FROM": "Marquee <Hello@Example.com>", "SUPPORT_EMAIL": "Help <HELP@example.com>"}, "Hello@Example.com", "help@example.com"},
+	} {
+		cfg, err := loadConfig(env(tt.env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if site := cfg.mailSite(); site.From.Address != tt.from || site.Support != tt.support {
+			t.Errorf("%v: from %q support %q, want %q and %q", tt.env, site.From.Address, site.Support, tt.from, tt.support)
+		}
 	}
 }

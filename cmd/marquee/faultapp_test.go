@@ -48,8 +48,22 @@ func serveIfChild() {
 	if os.Getenv(childEnv) != "1" {
 		return
 	}
+	if v := os.Getenv(rescueAfterEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			fmt.Fprintf(os.Stderr, "%s=%q: want a positive duration\n", rescueAfterEnv, v)
+			os.Exit(2)
+		}
+		jobsRescueAfter = d
+	}
 	os.Exit(run([]string{"serve"}, os.Getenv, os.Stdout, os.Stderr))
 }
+
+// rescueAfterEnv, set for a fault test's app, is how long it leaves a job
+// another app left running before running it again (jobsRescueAfter): a
+// test of a killed app's jobs need not wait the production 5 minutes. It
+// is a test's setting, not the app's configuration.
+const rescueAfterEnv = "MARQUEE_FAULTS_RESCUE_AFTER"
 
 // app is `marquee serve` in a child process.
 type app struct {
@@ -103,8 +117,9 @@ func startApp(t *testing.T, databaseURL string) *app {
 }
 
 // startAppFor is startApp from a subtest t for an app that lives until
-// test owner ends.
-func startAppFor(t, owner *testing.T, databaseURL string) *app {
+// test owner ends. Env (NAME=value) is added to the app's environment,
+// and wins over the same names set before.
+func startAppFor(t, owner *testing.T, databaseURL string, env ...string) *app {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -114,6 +129,7 @@ func startAppFor(t, owner *testing.T, databaseURL string) *app {
 	cmd.Env = append(os.Environ(), childEnv+"=1",
 		"DATABASE_URL="+databaseURL, "ADDR=127.0.0.1:0", "PUBLIC_URL="+faultsPublicURL,
 		"PAYMENT_WEBHOOK_SECRET="+faultsSecret, "PAYMENTS=sandbox", "RATE_LIMITS=off", "RECONCILE_DELAY=10m")
+	cmd.Env = append(cmd.Env, env...)
 	// The app dies with the test process, however that ends.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stderr, err := cmd.StderrPipe()

@@ -898,7 +898,9 @@ func TestNetworkFaults(t *testing.T) {
 			r    result
 			took time.Duration
 		}
-		answers := make(chan silentAnswer, 32)
+		// Room for every answer: the payment, the seat maps, the members'
+		// and /readyz.
+		answers := make(chan silentAnswer, int(appPool())+len(members)+2)
 		var wg sync.WaitGroup
 		wg.Go(func() {
 			r := <-res

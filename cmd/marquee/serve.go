@@ -13,12 +13,16 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/riverqueue/river"
 
 	"github.com/marquee-tickets/marquee/internal/admitter"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/demo"
+	"github.com/marquee-tickets/marquee/internal/jobs"
 	"github.com/marquee-tickets/marquee/internal/live"
+	"github.com/marquee-tickets/marquee/internal/mail"
 	"github.com/marquee-tickets/marquee/internal/metrics"
+	"github.com/marquee-tickets/marquee/internal/notify"
 	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/reconcile"
@@ -38,11 +42,17 @@ const (
 	poolCloseTimeout = 5 * time.Second
 	sweepInterval    = time.Second
 	sweepBatch       = 500
-	refundInterval   = 2 * time.Second
-	refundBatch      = 50
-	refundLease      = time.Minute
-	webhookInterval  = time.Second
-	reconcileBatch   = 20
+	// jobsConns is the background jobs' own pool (River's fetching, its
+	// maintenance and the jobs themselves), apart from the requests'.
+	jobsConns = 4
+	// jobsStopTimeout is how long the jobs being worked at shutdown may
+	// take to finish; then they are cancelled, and another instance
+	// takes them up (every job may run again).
+	jobsStopTimeout = 10 * time.Second
+	// paymentJobs and mailJobs are how many jobs of each queue one
+	// instance works at once.
+	paymentJobs = 10
+	mailJobs    = 4
 	// announceInterval is the batching delay the live seat map adds.
 	announceInterval = 50 * time.Millisecond
 	announceBatch    = 2000
@@ -55,6 +65,13 @@ const (
 	admitInterval   = time.Second
 	frontsSeenEvery = time.Minute
 )
+
+// jobsRescueAfter is how long a background job left running by an
+// instance that died is left before it runs again; 0: the jobs' default
+// (jobs.DefaultRescueAfter). Only the fault tests' app sets it (see
+// serveIfChild), to see a killed app's job rescued without waiting
+// minutes; no configuration reaches it.
+var jobsRescueAfter time.Duration
 
 // serve runs the app until ctx is done (a signal), then shuts it down in
 // order: stop accepting, let requests in flight finish, stop the sweeper and
@@ -90,6 +107,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	}
 	defer closePool(pool, log)
 	store := postgres.NewStore(pool)
+	store.SupportEmail = cfg.mailSite().Support
 
 	if loadDemo {
 		if err := loadDemoData(ctx, store, cfg.PublicURL, log); err != nil {
@@ -118,9 +136,9 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		}
 	}
 
-	// The background workers (sweeper, refunds, webhook deliveries,
-	// reconciliation, the live seat map) outlive the signal: they stop after
-	// the drain, so requests in flight still see them.
+	// The background workers (sweeper, the live seat map) and jobs
+	// outlive the signal: they stop after the drain, so requests in
+	// flight still see them.
 	workersCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWorkers()
 	sw := &sweeper.Sweeper{
@@ -131,28 +149,36 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	// reconciliation (which asks it about every checkout opened, so a
 	// payment whose webhook is lost still ends in a booking or a refund).
 	// Sandbox Pay's pages are served by this binary, its webhooks sent by
-	// its own worker, server to server, to PUBLIC_URL.
+	// its own job worker, server to server, to PUBLIC_URL.
 	var sb *sandbox.Sandbox
 	background := []func(context.Context){sw.Run}
+	jobWorkers := river.NewWorkers()
 	switch cfg.Payments {
 	case PaymentsSandbox:
 		sb = sandbox.New(pool, sandbox.Config{
 			PublicURL: cfg.PublicURL, Secret: cfg.WebhookSecret, Log: log.With("component", "sandbox"),
 		})
-		ww := &sandbox.WebhookWorker{Sandbox: sb, Interval: webhookInterval}
-		rw := &refunds.Worker{
-			Store: store, Provider: sb,
-			Interval: refundInterval, Batch: refundBatch, Lease: refundLease,
-			Log: log.With("component", "refunds"),
+		// Its webhooks are jobs of the payments queue; those queued by a
+		// build from before they were get theirs now.
+		river.AddWorker(jobWorkers, &sandbox.WebhookWorker{Sandbox: sb})
+		resumed, err := sb.Resume(ctx)
+		if err != nil {
+			return err
 		}
-		rc := &reconcile.Worker{
+		if resumed > 0 {
+			log.Info("queued the jobs of pending sandbox webhooks", "webhooks", resumed)
+		}
+		river.AddWorker(jobWorkers, &refunds.Worker{Store: store, Provider: sb, Log: log.With("component", "refunds")})
+		// The store inserts a payment check with every checkout, first due
+		// the same delay as the worker's.
+		store.PaymentCheckDelay = cfg.ReconcileDelay
+		river.AddWorker(jobWorkers, &reconcile.Worker{
 			Store: store, Provider: sb, Receiver: &boxoffice.Receiver{Store: store, Metrics: m},
-			Batch: reconcileBatch, Delay: cfg.ReconcileDelay, Log: log.With("component", "reconcile"),
+			Delay: cfg.ReconcileDelay, Log: log.With("component", "reconcile"),
 			// The last look at a hold's payments is when its grace ends, the
 			// last moment a payment captured in time can still book it.
 			Settle: max(reconcile.DefaultSettle, cfg.PaymentGrace),
-		}
-		background = append(background, rw.Run, ww.Run, rc.Run)
+		})
 	default:
 		log.Warn("PAYMENTS is not set: no payment provider, so every checkout is refused, " +
 			"and refunds and reconciliation wait until one is configured (PAYMENTS=sandbox for development)")
@@ -189,6 +215,35 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	for _, run := range append(background, hub.Run, listener.Run, notifier.Run, admit.Run, fronts.Run) {
 		workers.Go(func() { run(workersCtx) })
 	}
+	// The background jobs, on River, with a pool of their own: the
+	// payments queue (refunds, reconciliation, Sandbox Pay's webhooks)
+	// when there is a provider, the mail queue when mail can be sent. A
+	// queue this instance does not work waits in the database for one that
+	// does.
+	queues := map[string]int{}
+	if sb != nil {
+		queues[jobs.QueuePayments] = paymentJobs
+	}
+	sender, err := mailSender(cfg, store, loadDemo, log)
+	if err != nil {
+		return err
+	}
+	_, devMailbox := sender.(mail.Mailbox)
+	if sender != nil {
+		queues[jobs.QueueMail] = mailJobs
+		river.AddWorker(jobWorkers, &notify.Worker{Store: store, Sender: sender, Site: cfg.mailSite(), Log: log.With("component", "mail")})
+	}
+	jobsPool, err := postgres.Connect(ctx, cfg.DatabaseURL, jobsConns)
+	if err != nil {
+		return err
+	}
+	defer closePool(jobsPool, log)
+	stopJobs, err := jobs.Start(workersCtx, jobsPool, jobs.Config{
+		Workers: jobWorkers, Queues: queues, Log: log.With("component", "jobs"), RescueAfter: jobsRescueAfter,
+	})
+	if err != nil {
+		return err
+	}
 
 	handler := server.New(web.Config{
 		PublicURL:          cfg.PublicURL,
@@ -198,6 +253,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		WebhookSecret:      cfg.WebhookSecret,
 		RateLimits:         cfg.RateLimits,
 		Sandbox:            sb,
+		DevMailbox:         devMailbox,
 		Live:               hub,
 		SessionIdleTimeout: cfg.SessionIdleTimeout,
 
@@ -264,6 +320,11 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 			metricsSrv.Close()
 		}
 	}
+	stopCtx, cancelStop := context.WithTimeout(context.Background(), jobsStopTimeout)
+	if err := stopJobs(stopCtx); err != nil {
+		log.Warn("background jobs still running at shutdown were cancelled; they run again elsewhere", "err", err)
+	}
+	cancelStop()
 	stopWorkers()
 	workers.Wait()
 	log.Info("background workers stopped")
@@ -272,11 +333,11 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 
 // backgroundConns are the connections the pool keeps beyond the requests'
 // slots, one for each user of the pool outside them: the sweeper, the
-// refund, webhook delivery and reconciliation workers, the live seat map's
-// hub and notifier (its listener has a connection of its own), the
-// waiting rooms' admitter and the marking of open waiting pages, and
-// /readyz.
-const backgroundConns = 9
+// live seat map's hub and notifier (its listener has a connection of its
+// own), the waiting rooms' admitter and the marking of open waiting pages,
+// /readyz, and each background job being worked (River's own fetching has
+// a pool apart).
+const backgroundConns = 6 + paymentJobs + mailJobs
 
 // poolSize is a connection for every request slot, and the background's:
 // an admitted request never waits for a connection (pgx has no bound on

@@ -32,6 +32,8 @@ const (
 	SectionSales          = "sales"
 	SectionReconciliation = "reconciliation"
 	SectionAudit          = "audit"
+	SectionBookings       = "bookings"
+	SectionJobs           = "jobs"
 )
 
 type navItem struct {
@@ -44,8 +46,10 @@ var navItems = []navItem{
 	{SectionTheatres, "/admin/theatres", "Theatres", false},
 	{SectionMovies, "/admin/movies", "Movies", true},
 	{SectionSales, "/admin/reports/sales", "Sales", false},
+	{SectionBookings, "/admin/bookings", "Bookings", false},
 	{SectionReconciliation, "/admin/reconciliation", "Payments to check", false},
 	{SectionAudit, "/admin/audit", "Audit log", true},
+	{SectionJobs, "/admin/jobs", "Jobs", true},
 }
 
 // Page is the frame of every admin page.
@@ -100,7 +104,7 @@ func Page(m components.Meta, nav Nav) templ.Component {
 						var templ_7745c5c3_Var3 string
 						templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(it.href)).ResolveURL(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin/layout.templ`, Line: 48, Col: 37}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin/layout.templ`, Line: 52, Col: 37}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
 						if templ_7745c5c3_Err != nil {
@@ -151,7 +155,7 @@ func Page(m components.Meta, nav Nav) templ.Component {
 					var templ_7745c5c3_Var6 string
 					templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(it.label)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin/layout.templ`, Line: 53, Col: 18}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin/layout.templ`, Line: 57, Col: 18}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 					if templ_7745c5c3_Err != nil {

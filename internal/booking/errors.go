@@ -18,6 +18,7 @@ var (
 	ErrHoldConfirmed      = errors.New("hold is confirmed")
 	ErrCancellationClosed = errors.New("cancellation is closed")
 	ErrPaymentConflict    = errors.New("payment id reused with a different hold, amount or currency")
+	ErrNoTicket           = errors.New("booking is not confirmed: it has no ticket")
 )
 
 // SeatsUnavailableError names the seats someone else holds or has booked.

@@ -158,18 +158,13 @@ type HoldPayment struct {
 	Refund      *Refund // nil when nothing is owed back
 }
 
-// PaymentCheck is a hold whose payments reconciliation is asking the
-// provider about, as one worker leased it.
+// PaymentCheck is where a hold stands when reconciliation is about to ask
+// the provider about its payments.
 type PaymentCheck struct {
-	HoldID string
-	// ArmedAt is when the hold's latest checkout was opened: the schedule
-	// this lease belongs to. Opening another checkout re-arms the check, and
-	// then a reschedule or finish of the older lease changes nothing.
-	ArmedAt   time.Time
-	Checks    int       // questions to the provider so far, this one included
+	HoldID    string
 	ExpiresAt time.Time // the hold's deadline
 	// Settled: an outcome is stored for a payment of the hold (its webhook
 	// arrived, or an earlier check processed it).
 	Settled bool
-	Now     time.Time // the store's clock at the lease
+	Now     time.Time // the store's clock when this was read
 }

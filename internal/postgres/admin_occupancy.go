@@ -260,7 +260,7 @@ func (s *Store) CancelShow(ctx context.Context, showID int64, e audit.Entry) (bo
 		if res.HoldsReleased, err = endShowHolds(ctx, tx, showID, now); err != nil {
 			return err
 		}
-		if res.BookingsRefunded, err = refundShowBookings(ctx, tx, showID, now); err != nil {
+		if res.BookingsRefunded, err = s.refundShowBookings(ctx, tx, showID, now); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `
@@ -310,10 +310,12 @@ func endShowHolds(ctx context.Context, tx pgx.Tx, showID int64, now time.Time) (
 // refundShowBookings cancels every confirmed booking of showID, whose seats
 // the caller has locked, as the theatre's doing: its seats return to
 // AVAILABLE (the trigger of 000002 announces them), it is refunded in full
-// (a PENDING refund for the refund worker) and its moviegoer is told (the
-// outbox). It returns how many bookings it cancelled.
-func refundShowBookings(ctx context.Context, tx pgx.Tx, showID int64, now time.Time) (int, error) {
+// (a PENDING refund and its job) and its moviegoer is told: one mail to
+// each moviegoer, however many bookings of the show they had. It returns
+// how many bookings it cancelled.
+func (s *Store) refundShowBookings(ctx context.Context, tx pgx.Tx, showID int64, now time.Time) (int, error) {
 	var n int
+	var refundIDs []string
 	err := tx.QueryRow(ctx, `
 		WITH confirmed AS MATERIALIZED (
 			SELECT id, hold_id, payment_id, amount_minor, currency FROM bookings
@@ -325,24 +327,31 @@ func refundShowBookings(ctx context.Context, tx pgx.Tx, showID int64, now time.T
 			 WHERE ss.show_id = $1 AND ss.hold_id = c.hold_id AND ss.status = 'BOOKED'
 		),
 		refunded AS (
-			INSERT INTO refunds (payment_id, booking_id, amount_minor, currency, reason, status, created_at, updated_at, next_attempt_at)
+			INSERT INTO refunds (payment_id, booking_id, amount_minor, currency, reason, status, created_at, updated_at)
 			SELECT payment_id, id, amount_minor, currency, 'show_cancelled',
-			       CASE WHEN amount_minor = 0 THEN 'SUCCEEDED' ELSE 'PENDING' END, $2, $2, $2
+			       CASE WHEN amount_minor = 0 THEN 'SUCCEEDED' ELSE 'PENDING' END, $2, $2
 			  FROM confirmed
-		),
-		told AS (
-			INSERT INTO outbox (topic, payload)
-			SELECT 'booking.cancelled', jsonb_build_object('booking_id', id, 'refund_minor', amount_minor, 'by', 'theatre')
-			  FROM confirmed
+			RETURNING id, status
 		),
 		cancelled AS (
 			UPDATE bookings b SET status = 'CANCELLED', cancelled_at = $2, cancelled_by = 'theatre'
 			  FROM confirmed c WHERE b.id = c.id
 			RETURNING b.id
 		)
-		SELECT count(*) FROM cancelled`, showID, now).Scan(&n)
+		SELECT (SELECT count(*) FROM cancelled),
+		       (SELECT coalesce(array_agg(id::text ORDER BY id), '{}') FROM refunded WHERE status = 'PENDING')`,
+		showID, now).Scan(&n, &refundIDs)
 	if err != nil {
 		return 0, fmt.Errorf("refund bookings of show %d: %w", showID, err)
 	}
-	return n, nil
+	if err := s.queueRefunds(ctx, tx, refundIDs...); err != nil {
+		return 0, err
+	}
+	return n, s.queueMails(ctx, tx, `
+		INSERT INTO mails (kind, recipient, user_id, show_id, once_key, created_at)
+		SELECT 'show_cancelled', u.email, u.id, $1::bigint, 'show_cancelled:' || $1::bigint || ':' || u.id, $2
+		  FROM users u
+		 WHERE u.id IN (SELECT user_id FROM bookings WHERE show_id = $1::bigint AND cancelled_by = 'theatre')
+		ON CONFLICT (once_key) DO NOTHING
+		RETURNING id`, showID, now)
 }

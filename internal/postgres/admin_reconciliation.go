@@ -71,8 +71,8 @@ func (s *Store) Reconciliation(ctx context.Context, q booking.ReconcileQuery) ([
 			UNION ALL
 			SELECT 'unsettled_check', '', c.hold_id::text,
 			       pl.show_id, pl.theatre_id, pl.theatre_name, pl.title, pl.starts_at,
-			       h.amount_minor, h.currency, c.armed_at, u.name, u.email, 0, '', 0, coalesce(c.last_error, ''), c.checks
-			  FROM payment_checks c
+			       h.amount_minor, h.currency, c.armed_at, u.name, u.email, 0, '', 0, c.last_error, c.checks
+			  FROM (`+openPaymentChecks+`) c
 			  JOIN holds h ON h.id = c.hold_id
 			  JOIN place pl ON pl.hold_id = c.hold_id
 			  JOIN users u ON u.id = h.user_id
@@ -136,7 +136,7 @@ func (s *Store) TheatreOfPayment(ctx context.Context, paymentID string) (int64, 
 func (s *Store) TheatreOfCheck(ctx context.Context, holdID string) (int64, error) {
 	var theatre int64
 	err := s.pool.QueryRow(ctx, `
-		SELECT sc.theatre_id FROM payment_checks c
+		SELECT sc.theatre_id FROM (`+openPaymentChecks+`) c
 		  JOIN holds h ON h.id = c.hold_id
 		  JOIN shows sh ON sh.id = h.show_id
 		  JOIN screens sc ON sc.id = sh.screen_id
@@ -171,10 +171,12 @@ func (s *Store) RetryRefund(ctx context.Context, paymentID string, e audit.Entry
 			was.LastError = *lastError
 		}
 		if _, err := tx.Exec(ctx, `
-			UPDATE refunds SET attempts = 0, next_attempt_at = coalesce($2::timestamptz, clock_timestamp()),
-			       updated_at = coalesce($2::timestamptz, clock_timestamp())
+			UPDATE refunds SET attempts = 0, updated_at = coalesce($2::timestamptz, clock_timestamp())
 			 WHERE id = $1`, was.RefundID, s.now()); err != nil {
 			return fmt.Errorf("retry refund %s: %w", was.RefundID, err)
+		}
+		if err := s.queueRefunds(ctx, tx, was.RefundID); err != nil {
+			return err
 		}
 		e.Before = was
 		e.After = booking.RefundRetry{RefundID: was.RefundID}
@@ -183,18 +185,21 @@ func (s *Store) RetryRefund(ctx context.Context, paymentID string, e audit.Entry
 	return was, err
 }
 
-// RetryPaymentCheck makes the payment check of holdID due now, or
-// booking.ErrNothingToRetry when it is no longer open.
+// RetryPaymentCheck makes the payment check of holdID due now (a
+// discarded one with one more attempt; one running now is left to finish),
+// or booking.ErrNothingToRetry when it is no longer open.
 func (s *Store) RetryPaymentCheck(ctx context.Context, holdID string, e audit.Entry) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `
-			UPDATE payment_checks SET next_check_at = coalesce($2::timestamptz, clock_timestamp())
-			 WHERE hold_id::text = $1`, holdID, s.now())
-		if err != nil {
-			return fmt.Errorf("retry payment check %q: %w", holdID, err)
-		}
-		if tag.RowsAffected() == 0 {
+		var job int64
+		err := tx.QueryRow(ctx, `SELECT c.job_id FROM (`+openPaymentChecks+`) c WHERE c.hold_id::text = $1`, holdID).Scan(&job)
+		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("payment check %q: %w", holdID, booking.ErrNothingToRetry)
+		}
+		if err != nil {
+			return fmt.Errorf("read payment check %q: %w", holdID, err)
+		}
+		if _, err := s.jobs.JobRetryTx(ctx, tx, job); err != nil {
+			return fmt.Errorf("retry payment check %q: %w", holdID, err)
 		}
 		return s.insertAudit(ctx, tx, e)
 	})

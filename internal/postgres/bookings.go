@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/mail"
 )
 
 const bookingColumns = `b.id::text, b.hold_id::text, b.user_id::text, b.show_id, b.seat_ids, b.status,
@@ -17,7 +18,10 @@ const bookingColumns = `b.id::text, b.hold_id::text, b.user_id::text, b.show_id,
 
 const bookingFrom = `bookings b LEFT JOIN refunds r ON r.booking_id = b.id`
 
-func scanBooking(row pgx.Row) (booking.Booking, error) {
+func scanBooking(row pgx.Row) (booking.Booking, error) { return scanBookingWith(row) }
+
+// scanBookingWith scans bookingColumns, then more into dest.
+func scanBookingWith(row pgx.Row, more ...any) (booking.Booking, error) {
 	var (
 		b        booking.Booking
 		refundID *string
@@ -26,9 +30,10 @@ func scanBooking(row pgx.Row) (booking.Booking, error) {
 		reason   *string
 		status   *string
 	)
-	err := row.Scan(&b.ID, &b.HoldID, &b.UserID, &b.ShowID, &b.Seats, &b.Status,
+	dest := append([]any{&b.ID, &b.HoldID, &b.UserID, &b.ShowID, &b.Seats, &b.Status,
 		&b.AmountMinor, &b.Currency, &b.PaymentID, &b.Code, &b.CreatedAt, &b.CancelledAt, &b.CancelledBy,
-		&refundID, &amount, &currency, &reason, &status)
+		&refundID, &amount, &currency, &reason, &status}, more...)
+	err := row.Scan(dest...)
 	if err == nil && refundID != nil {
 		b.Refund = &booking.Refund{
 			ID: *refundID, PaymentID: b.PaymentID, AmountMinor: *amount, Currency: *currency,
@@ -208,20 +213,31 @@ func (s *Store) CancelBooking(ctx context.Context, userID, bookingID string) (bo
 		if !ok {
 			return booking.ErrCancellationClosed
 		}
-		if _, err := tx.Exec(ctx, `
+		var refundID *string // nil when nothing is owed back
+		if err := tx.QueryRow(ctx, `
 			WITH released AS (
 				UPDATE show_seats SET status = 'AVAILABLE', hold_id = NULL
 				 WHERE show_id = $2 AND seat_id = ANY ($3) AND hold_id = $4 AND status = 'BOOKED'
 			),
 			refund AS (
-				INSERT INTO refunds (payment_id, booking_id, amount_minor, currency, reason, status, created_at, updated_at, next_attempt_at)
-				VALUES ($5, $1, $6::bigint, $7, 'booking_cancelled', CASE WHEN $6::bigint = 0 THEN 'SUCCEEDED' ELSE 'PENDING' END, $8, $8, $8)
+				INSERT INTO refunds (payment_id, booking_id, amount_minor, currency, reason, status, created_at, updated_at)
+				VALUES ($5, $1, $6::bigint, $7, 'booking_cancelled', CASE WHEN $6::bigint = 0 THEN 'SUCCEEDED' ELSE 'PENDING' END, $8, $8)
+				RETURNING id, status
+			),
+			cancelled AS (
+				UPDATE bookings SET status = 'CANCELLED', cancelled_at = $8, cancelled_by = 'moviegoer' WHERE id = $1
 			)
-			UPDATE bookings SET status = 'CANCELLED', cancelled_at = $8, cancelled_by = 'moviegoer' WHERE id = $1`,
-			b.ID, b.ShowID, b.Seats, b.HoldID, b.PaymentID, refund, b.Currency, now); err != nil {
+			SELECT id::text FROM refund WHERE status = 'PENDING'
+			UNION ALL SELECT NULL WHERE NOT EXISTS (SELECT 1 FROM refund WHERE status = 'PENDING')`,
+			b.ID, b.ShowID, b.Seats, b.HoldID, b.PaymentID, refund, b.Currency, now).Scan(&refundID); err != nil {
 			return fmt.Errorf("cancel booking: %w", err)
 		}
-		return enqueue(ctx, tx, "booking.cancelled", map[string]any{"booking_id": b.ID, "refund_minor": refund})
+		if refundID != nil {
+			if err := s.queueRefunds(ctx, tx, *refundID); err != nil {
+				return err
+			}
+		}
+		return s.queueMails(ctx, tx, mailToOwner, string(mail.BookingCancelled), b.ID, now)
 	})
 	if err != nil {
 		return b, fmt.Errorf("cancel booking %s: %w", bookingID, err)

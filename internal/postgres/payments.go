@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/mail"
 )
 
 // ConfirmPayment turns a verified successful payment into its one stored
@@ -162,7 +162,7 @@ func (s *Store) book(ctx context.Context, tx pgx.Tx, p booking.Payment, h bookin
 		p.ID, p.HoldRef, h.ID, h.UserID, p.AmountMinor, p.Currency, c.BookingID, now); err != nil {
 		return fmt.Errorf("record payment: %w", err)
 	}
-	return enqueue(ctx, tx, "booking.confirmed", map[string]any{"booking_id": c.BookingID, "user_id": h.UserID})
+	return s.queueMails(ctx, tx, mailToOwner, string(mail.Ticket), c.BookingID, now)
 }
 
 // recordRefund stores payment p as REFUND_REQUIRED with its refund obligation
@@ -172,32 +172,34 @@ func (s *Store) recordRefund(ctx context.Context, tx pgx.Tx, p booking.Payment, 
 	if h != nil {
 		holdID, userID = &h.ID, &h.UserID
 	}
-	_, err := tx.Exec(ctx, `
+	var refundID string
+	err := tx.QueryRow(ctx, `
 		WITH now AS (SELECT coalesce($8::timestamptz, clock_timestamp()) AS t),
 		payment AS (
 			INSERT INTO payments (payment_id, hold_ref, hold_id, user_id, amount_minor, currency, outcome, reason, received_at)
 			SELECT $1, $2, $3, $4, $5, $6, 'REFUND_REQUIRED', $7, t FROM now
 			RETURNING payment_id
 		)
-		INSERT INTO refunds (payment_id, amount_minor, currency, reason, created_at, updated_at, next_attempt_at)
-		SELECT payment_id, $5, $6, $7, t, t, t FROM payment, now`,
-		p.ID, p.HoldRef, holdID, userID, p.AmountMinor, p.Currency, c.Reason, s.now())
+		INSERT INTO refunds (payment_id, amount_minor, currency, reason, created_at, updated_at)
+		SELECT payment_id, $5, $6, $7, t, t FROM payment, now
+		RETURNING id::text`,
+		p.ID, p.HoldRef, holdID, userID, p.AmountMinor, p.Currency, c.Reason, s.now()).Scan(&refundID)
 	if err != nil {
 		return fmt.Errorf("record refund for payment %s: %w", p.ID, err)
 	}
-	return nil // the refunds table is the refund worker's queue
-}
-
-// enqueue records a side effect to run after commit (see the outbox table).
-func enqueue(ctx context.Context, tx pgx.Tx, topic string, payload map[string]any) error {
-	body, err := json.Marshal(payload)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", topic, err)
+	if err := s.queueRefunds(ctx, tx, refundID); err != nil {
+		return err
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO outbox (topic, payload) VALUES ($1, $2)`, topic, body); err != nil {
-		return fmt.Errorf("enqueue %s: %w", topic, err)
+	if userID == nil {
+		return nil // nobody to tell: the refund pays the card back
 	}
-	return nil
+	return s.queueMails(ctx, tx, `
+		INSERT INTO mails (kind, recipient, user_id, show_id, refund_id, payment_id, once_key, created_at)
+		SELECT 'payment_refunded', u.email, u.id, h.show_id, $2, $1, 'payment_refunded:' || $1, coalesce($4::timestamptz, clock_timestamp())
+		  FROM users u LEFT JOIN holds h ON h.id = $3
+		 WHERE u.id = $5
+		ON CONFLICT (once_key) DO NOTHING
+		RETURNING id`, p.ID, refundID, holdID, s.now(), userID)
 }
 
 // ticketCode returns a random ticket code: 12 characters of an alphabet

@@ -7,27 +7,54 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/jobs"
 )
 
-// WatchPayments arms reconciliation of hold holdID's payments: called when a
-// checkout is opened for it, before the shopper can pay. The first check is
-// due the worker's delay after now; an armed hold is armed again from now.
+// WatchPayments arms reconciliation of hold holdID's payments, as
+// PrepareCheckout does with a checkout: its payment check job is first due
+// the store's PaymentCheckDelay after now. A hold already watched keeps its
+// check as it is (one live check per hold); an unknown one is
+// booking.ErrNotFound.
 func (s *Store) WatchPayments(ctx context.Context, holdID string) error {
-	if _, err := s.pool.Exec(ctx, armCheck, holdID, s.now()); err != nil {
+	if !validID(holdID) {
+		return fmt.Errorf("hold %q: %w", holdID, booking.ErrNotFound)
+	}
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		var now time.Time
+		err := tx.QueryRow(ctx, `SELECT coalesce($2::timestamptz, clock_timestamp()) FROM holds WHERE id = $1`, holdID, s.now()).Scan(&now)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("hold %s: %w", holdID, booking.ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("read hold %s: %w", holdID, err)
+		}
+		return s.watchPayments(ctx, tx, holdID, now)
+	})
+}
+
+// watchPayments inserts the payment check of hold holdID in tx, due the
+// check delay after now: the check and what arms it commit together. The
+// job is unique by hold, so while one is live a second insert keeps it
+// unchanged: it already asks until the hold's last look, and the wait
+// between two of its checks is at most the worker's MaxWait.
+func (s *Store) watchPayments(ctx context.Context, tx pgx.Tx, holdID string, now time.Time) error {
+	opts := &river.InsertOpts{ScheduledAt: now.Add(s.paymentCheckDelay())}
+	if _, err := s.jobs.InsertTx(ctx, tx, jobs.PaymentCheck{HoldID: holdID}, opts); err != nil {
 		return fmt.Errorf("watch payments of hold %s: %w", holdID, err)
 	}
 	return nil
 }
 
-// armCheck is WatchPayments' statement: $1 the hold, $2 the clock (NULL:
-// the database's).
-const armCheck = `
-	INSERT INTO payment_checks (hold_id, armed_at)
-	VALUES ($1, coalesce($2::timestamptz, clock_timestamp()))
-	ON CONFLICT (hold_id) DO UPDATE
-	   SET armed_at = EXCLUDED.armed_at, next_check_at = NULL, checks = 0, last_error = NULL`
+// paymentCheckDelay is PaymentCheckDelay, or its default.
+func (s *Store) paymentCheckDelay() time.Duration {
+	if s.PaymentCheckDelay <= 0 {
+		return jobs.DefaultPaymentCheckDelay
+	}
+	return s.PaymentCheckDelay
+}
 
 // PrepareCheckout readies userID's hold holdID for a checkout at the
 // provider, before the shopper can pay. If the hold can still be paid (HELD,
@@ -86,71 +113,43 @@ func (s *Store) PrepareCheckout(ctx context.Context, userID, holdID string, grac
 				return fmt.Errorf("keep seats of hold %s: %w", h.ID, err)
 			}
 		}
-		if _, err := tx.Exec(ctx, armCheck, h.ID, now); err != nil {
-			return fmt.Errorf("watch payments of hold %s: %w", h.ID, err)
-		}
-		return nil
+		return s.watchPayments(ctx, tx, h.ID, now)
 	})
 	return h, payable, err
 }
 
-// LeasePaymentChecks claims up to limit checks that are due (the first one
-// delay after arming, later ones when rescheduled) for lease, so that no
-// other worker takes them meanwhile, and returns them. The provider is asked
-// after this returns, outside any transaction; a worker that dies leaves the
-// check to be taken again when the lease ends.
-func (s *Store) LeasePaymentChecks(ctx context.Context, limit int, delay, lease time.Duration) ([]booking.PaymentCheck, error) {
-	rows, err := s.pool.Query(ctx, `
-		WITH now AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS t),
-		due AS (
-			SELECT c.hold_id FROM payment_checks c, now
-			 WHERE c.next_check_at <= now.t
-			    OR (c.next_check_at IS NULL AND c.armed_at <= now.t - $3 * interval '1 microsecond')
-			 ORDER BY coalesce(c.next_check_at, c.armed_at) LIMIT $2
-			 FOR UPDATE OF c SKIP LOCKED
-		)
-		UPDATE payment_checks c SET next_check_at = now.t + $4 * interval '1 microsecond', checks = c.checks + 1
-		  FROM due, now
-		 WHERE c.hold_id = due.hold_id
-		RETURNING c.hold_id::text, c.armed_at, c.checks,
-		          (SELECT h.expires_at FROM holds h WHERE h.id = c.hold_id),
-		          EXISTS (SELECT 1 FROM payments p WHERE p.hold_id = c.hold_id),
-		          now.t`,
-		s.now(), limit, delay.Microseconds(), lease.Microseconds())
-	if err != nil {
-		return nil, fmt.Errorf("lease payment checks: %w", err)
+// PaymentCheckState is where hold holdID stands for its payment check: its
+// deadline, whether an outcome is stored for a payment of it, and the
+// store's time now. An unknown hold is booking.ErrNotFound.
+func (s *Store) PaymentCheckState(ctx context.Context, holdID string) (booking.PaymentCheck, error) {
+	c := booking.PaymentCheck{HoldID: holdID}
+	if !validID(holdID) {
+		return c, fmt.Errorf("hold %q: %w", holdID, booking.ErrNotFound)
 	}
-	checks, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.PaymentCheck, error) {
-		var c booking.PaymentCheck
-		err := r.Scan(&c.HoldID, &c.ArmedAt, &c.Checks, &c.ExpiresAt, &c.Settled, &c.Now)
-		return c, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("lease payment checks: %w", err)
+	err := s.pool.QueryRow(ctx, `
+		SELECT h.expires_at, EXISTS (SELECT 1 FROM payments p WHERE p.hold_id = h.id),
+		       coalesce($2::timestamptz, clock_timestamp())
+		  FROM holds h WHERE h.id = $1`, holdID, s.now()).Scan(&c.ExpiresAt, &c.Settled, &c.Now)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c, fmt.Errorf("hold %s: %w", holdID, booking.ErrNotFound)
 	}
-	return checks, nil
+	if err != nil {
+		return c, fmt.Errorf("read payment check of hold %s: %w", holdID, err)
+	}
+	return c, nil
 }
 
-// ReschedulePaymentCheck sets when leased check c is due again, recording
-// why the last one failed (nil: it did not).
-func (s *Store) ReschedulePaymentCheck(ctx context.Context, c booking.PaymentCheck, next time.Time, cause error) error {
-	var lastError *string
-	if cause != nil {
-		msg := cause.Error()
-		lastError = &msg
-	}
-	if _, err := s.pool.Exec(ctx, `
-		UPDATE payment_checks SET next_check_at = $3, last_error = $4
-		 WHERE hold_id = $1 AND armed_at = $2`, c.HoldID, c.ArmedAt, next, lastError); err != nil {
-		return fmt.Errorf("reschedule payment check of hold %s: %w", c.HoldID, err)
-	}
-	return nil
-}
-
-// FinishPaymentCheck ends leased check c: nothing more to ask the provider.
-func (s *Store) FinishPaymentCheck(ctx context.Context, c booking.PaymentCheck) error {
-	if _, err := s.pool.Exec(ctx, `DELETE FROM payment_checks WHERE hold_id = $1 AND armed_at = $2`, c.HoldID, c.ArmedAt); err != nil {
-		return fmt.Errorf("finish payment check of hold %s: %w", c.HoldID, err)
-	}
-	return nil
-}
+// openPaymentChecks is a query of River's jobs: the payment check of every
+// hold whose check is not over, that is its latest check job that is
+// waiting, running, or discarded after jobs.PaymentCheckAttempts failures
+// (for a person to retry or resolve). Its columns: hold_id, job_id,
+// armed_at (when the job was inserted), and checks and last_error, which
+// the worker records in the job's metadata.
+var openPaymentChecks = `
+	SELECT DISTINCT ON (j.args->>'hold_id')
+	       (j.args->>'hold_id')::uuid AS hold_id, j.id AS job_id, j.created_at AS armed_at,
+	       coalesce((j.metadata->>'` + jobs.PaymentCheckChecks + `')::int, 0) AS checks,
+	       coalesce(j.metadata->>'` + jobs.PaymentCheckLastError + `', '') AS last_error
+	  FROM river_job j
+	 WHERE j.kind = '` + jobs.PaymentCheck{}.Kind() + `' AND j.state NOT IN ('completed', 'cancelled')
+	 ORDER BY j.args->>'hold_id', j.id DESC`

@@ -24,12 +24,14 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/marquee-tickets/marquee/internal/jobs"
 	"github.com/marquee-tickets/marquee/migrations"
 )
 
 // Store is the booking store on one PostgreSQL database.
 type Store struct {
 	pool *pgxpool.Pool
+	jobs *jobs.Inserter // inserts background jobs in the store's transactions
 
 	// Clock, when set, replaces the database clock for every decision. Tests
 	// set it to cross deadlines exactly; production leaves it nil so that all
@@ -39,11 +41,26 @@ type Store struct {
 	// LockTimeout bounds how long a hold waits for a seat row another request
 	// has locked. A stampede answers 409 quickly rather than queueing.
 	LockTimeout time.Duration
+
+	// PaymentCheckDelay is how long after a checkout opens its payment
+	// check is first due (the reconcile worker's Delay); 0 =
+	// jobs.DefaultPaymentCheckDelay.
+	PaymentCheckDelay time.Duration
+
+	// SupportEmail is customer service's address, told when a refund keeps
+	// failing; "" tells nobody but the moviegoer.
+	SupportEmail string
 }
 
 // NewStore returns a store using pool.
 func NewStore(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, LockTimeout: 100 * time.Millisecond}
+	inserter, err := jobs.NewInserter(pool)
+	if err != nil {
+		// River refuses only a configuration it cannot use, and this one
+		// is fixed.
+		panic(err)
+	}
+	return &Store{pool: pool, jobs: inserter, LockTimeout: 100 * time.Millisecond}
 }
 
 // Pool returns the store's connection pool.
@@ -122,7 +139,10 @@ func Migrate(ctx context.Context, databaseURL string) error {
 	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
 		return fmt.Errorf("apply migrations: %w", err)
 	}
-	return migrateRiver(ctx, databaseURL)
+	if err := migrateRiver(ctx, databaseURL); err != nil {
+		return err
+	}
+	return carryOver(ctx, databaseURL)
 }
 
 // Migrator returns the embedded migrations bound to databaseURL, for moving

@@ -2,65 +2,92 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/jobs"
+	"github.com/marquee-tickets/marquee/internal/mail"
 )
 
-// LeaseRefunds claims up to limit refunds that are due (PENDING, or FAILED
-// and past their backoff) for lease, so that no other worker takes them
-// meanwhile, and returns them. The provider is called after this returns,
-// outside any transaction; a worker that dies leaves the refund to be taken
-// again when the lease ends.
-func (s *Store) LeaseRefunds(ctx context.Context, limit int, lease time.Duration) ([]booking.Refund, error) {
-	rows, err := s.pool.Query(ctx, `
-		WITH now AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS t)
-		UPDATE refunds r SET attempts = r.attempts + 1, next_attempt_at = now.t + $3 * interval '1 microsecond'
-		  FROM now
-		 WHERE r.id IN (SELECT id FROM refunds, now
-		                 WHERE status IN ('PENDING', 'FAILED') AND next_attempt_at <= now.t
-		                 ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-		RETURNING r.id::text, r.payment_id, r.amount_minor, r.currency, r.reason, r.status, r.attempts`,
-		s.now(), limit, lease.Microseconds())
-	if err != nil {
-		return nil, fmt.Errorf("lease refunds: %w", err)
+// queueRefunds inserts the job that pays each of ids back, in tx: the
+// refund and its job commit together or not at all. A refund whose job is
+// waiting to be retried is made due now (an admin's "retry now").
+func (s *Store) queueRefunds(ctx context.Context, tx pgx.Tx, ids ...string) error {
+	for _, id := range ids {
+		res, err := s.jobs.InsertTx(ctx, tx, jobs.Refund{RefundID: id}, s.dueNow())
+		if err != nil {
+			return fmt.Errorf("queue refund %s: %w", id, err)
+		}
+		if res.UniqueSkippedAsDuplicate && (res.Job.State == rivertype.JobStateRetryable || res.Job.State == rivertype.JobStateScheduled) {
+			if _, err := s.jobs.JobRetryTx(ctx, tx, res.Job.ID); err != nil {
+				return fmt.Errorf("retry refund %s now: %w", id, err)
+			}
+		}
 	}
-	refunds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Refund, error) {
-		var x booking.Refund
-		err := r.Scan(&x.ID, &x.PaymentID, &x.AmountMinor, &x.Currency, &x.Reason, &x.Status, &x.Attempts)
-		return x, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("lease refunds: %w", err)
-	}
-	return refunds, nil
+	return nil
 }
 
-// RefundSucceeded records that the provider paid refund id back.
-func (s *Store) RefundSucceeded(ctx context.Context, id string) error {
-	_, err := s.pool.Exec(ctx, `
-		UPDATE refunds SET status = 'SUCCEEDED', last_error = NULL,
+// StartRefund records one more attempt at refund id and returns it; a
+// refund already paid comes back as it is, for the worker to leave.
+func (s *Store) StartRefund(ctx context.Context, id string) (booking.Refund, error) {
+	var r booking.Refund
+	err := s.pool.QueryRow(ctx, `
+		UPDATE refunds SET attempts = attempts + CASE WHEN status = 'SUCCEEDED' THEN 0 ELSE 1 END,
 		       updated_at = coalesce($2::timestamptz, clock_timestamp())
-		 WHERE id = $1 AND status <> 'SUCCEEDED'`, id, s.now())
-	if err != nil {
-		return fmt.Errorf("record refund %s succeeded: %w", id, err)
+		 WHERE id = $1
+		RETURNING id::text, payment_id, amount_minor, currency, reason, status, attempts`, id, s.now()).
+		Scan(&r.ID, &r.PaymentID, &r.AmountMinor, &r.Currency, &r.Reason, &r.Status, &r.Attempts)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, fmt.Errorf("refund %s: %w", id, booking.ErrNotFound)
 	}
-	return nil
+	if err != nil {
+		return r, fmt.Errorf("start refund %s: %w", id, err)
+	}
+	return r, nil
 }
 
-// RefundFailed records a failed attempt; the refund is retried after backoff.
-func (s *Store) RefundFailed(ctx context.Context, id string, cause error, backoff time.Duration) error {
-	_, err := s.pool.Exec(ctx, `
-		WITH now AS (SELECT coalesce($4::timestamptz, clock_timestamp()) AS t)
-		UPDATE refunds SET status = 'FAILED', last_error = $2, updated_at = now.t,
-		       next_attempt_at = now.t + $3 * interval '1 microsecond'
-		  FROM now
-		 WHERE id = $1 AND status <> 'SUCCEEDED'`, id, cause.Error(), backoff.Microseconds(), s.now())
-	if err != nil {
-		return fmt.Errorf("record refund %s failed: %w", id, err)
-	}
-	return nil
+// RefundSucceeded records that the provider paid refund id back, and
+// queues the mail that tells its payer.
+func (s *Store) RefundSucceeded(ctx context.Context, id string) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `
+			UPDATE refunds SET status = 'SUCCEEDED', last_error = NULL,
+			       updated_at = coalesce($2::timestamptz, clock_timestamp())
+			 WHERE id = $1 AND status <> 'SUCCEEDED'`, id, s.now())
+		if err != nil {
+			return fmt.Errorf("record refund %s succeeded: %w", id, err)
+		}
+		if tag.RowsAffected() == 0 {
+			return nil
+		}
+		return s.queueRefundMails(ctx, tx, mail.RefundPaid, id)
+	})
+}
+
+// RefundFailed records a failed attempt and why; its job is retried. At
+// the RefundFailingAfter-th failure the payer is told the refund is delayed
+// and customer service is asked to look.
+func (s *Store) RefundFailed(ctx context.Context, id string, cause error) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		var attempts int
+		err := tx.QueryRow(ctx, `
+			UPDATE refunds SET status = 'FAILED', last_error = $2,
+			       updated_at = coalesce($3::timestamptz, clock_timestamp())
+			 WHERE id = $1 AND status <> 'SUCCEEDED'
+			RETURNING attempts`, id, cause.Error(), s.now()).Scan(&attempts)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("record refund %s failed: %w", id, err)
+		}
+		if attempts < RefundFailingAfter {
+			return nil
+		}
+		return s.queueRefundMails(ctx, tx, mail.RefundFailing, id)
+	})
 }

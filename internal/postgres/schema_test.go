@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -123,7 +122,7 @@ func TestPaymentBoundsAreTheSchemas(t *testing.T) {
 		t.Fatalf("payments_amount_bound is %d, money.MaxAmountMinor %d", got, money.MaxAmountMinor)
 	}
 	// A refund written past the bound before it (the trigger off, as it
-	// was) can still be leased and recorded: the worker is not stuck.
+	// was) can still be started and recorded: the worker is not stuck.
 	if err := insert("pay_old", 9e18); err == nil {
 		t.Fatal("the payment bound let 9e18 in")
 	}
@@ -132,14 +131,14 @@ func TestPaymentBoundsAreTheSchemas(t *testing.T) {
 	if err := insert("pay_old", 9e18); err != nil {
 		t.Fatal(err)
 	}
-	pgtest.Exec(t, s.Pool(), `INSERT INTO refunds (payment_id, amount_minor, currency, reason, created_at, updated_at, next_attempt_at)
-		VALUES ('pay_old', 9000000000000000000, 'INR', 'unknown_hold', now(), now(), now() - interval '1 hour')`)
+	id := pgtest.Scalar[string](t, s.Pool(), `INSERT INTO refunds (payment_id, amount_minor, currency, reason, created_at, updated_at)
+		VALUES ('pay_old', 9000000000000000000, 'INR', 'unknown_hold', now(), now()) RETURNING id::text`)
 	pgtest.Exec(t, s.Pool(), `ALTER TABLE refunds ENABLE TRIGGER refunds_amount_bound`)
-	leased, err := s.LeaseRefunds(t.Context(), 10, time.Minute)
-	if err != nil || len(leased) != 1 || leased[0].AmountMinor != 9e18 {
-		t.Fatalf("lease an old refund past the bound = %+v, %v", leased, err)
+	started, err := s.StartRefund(t.Context(), id)
+	if err != nil || started.AmountMinor != 9e18 {
+		t.Fatalf("start an old refund past the bound = %+v, %v", started, err)
 	}
-	if err := s.RefundFailed(t.Context(), leased[0].ID, errors.New("refused"), time.Minute); err != nil {
+	if err := s.RefundFailed(t.Context(), id, errors.New("refused")); err != nil {
 		t.Fatalf("record its failure: %v", err)
 	}
 }

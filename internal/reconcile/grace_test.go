@@ -101,7 +101,7 @@ func TestPaymentCapturedBeforeTheDeadlineBooksInTheGrace(t *testing.T) {
 		h := w.hold("A1", 5*time.Minute)
 		w.payOneSecondEarly(h)
 		w.inGrace(h, "A1")
-		if n := w.worker().RunOnce(ctx); n != 1 {
+		if n := w.check(); n != 1 {
 			t.Fatalf("asked %d times, want 1", n)
 		}
 		w.wantBooked(h)

@@ -1,7 +1,8 @@
 // Package reconcile makes sure no payment is left hanging. A webhook can be
 // lost (a provider's outage, ours, a proxy): the money is then taken and
 // nothing is booked or refunded. So for every hold a checkout was opened
-// for, the worker asks the provider, server to server, how paying went, and
+// for, the store inserts a payment check job (jobs.PaymentCheck), and this
+// worker asks the provider, server to server, how paying went, and
 // processes each charge the provider took exactly as its webhook would have,
 // through the same boxoffice.Receiver: a booking while the hold is valid,
 // otherwise a refund. A webhook that arrives after that finds the outcome
@@ -10,12 +11,17 @@ package reconcile
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
+	"github.com/marquee-tickets/marquee/internal/jobs"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
@@ -26,45 +32,44 @@ type Provider interface {
 	PaymentStatus(ctx context.Context, holdID string) (payment.Report, error)
 }
 
-// Worker asks the provider about every watched hold (see
-// Store.WatchPayments): first Delay after its checkout opened, if no
-// outcome is stored by then, again with a doubling wait up to MaxWait, once
-// more when the hold expires, and a last time Settle after that (for a
-// charge whose report was still on its way at the deadline, or a second
-// one from another tab). Workers of several instances share the checks: each
-// is leased by one of them at a time (FOR UPDATE SKIP LOCKED).
+// Worker makes a watched hold's payment checks (see Store.WatchPayments),
+// one job per hold: first Delay after its checkout opened (the store's
+// PaymentCheckDelay, which should be the same), if no outcome is stored by
+// then, again with a doubling wait up to MaxWait, once more when the hold
+// expires, and a last time Settle after that (for a charge whose report was
+// still on its way at the deadline, or a second one from another tab).
+// Between two checks the job snoozes; it completes after the last one. A
+// check that fails is retried by River with the same doubling wait, up to
+// jobs.PaymentCheckAttempts times.
 type Worker struct {
+	river.WorkerDefaults[jobs.PaymentCheck]
 	Store    *postgres.Store
 	Provider Provider
 	Receiver *boxoffice.Receiver
 
-	Interval time.Duration // how often due checks are looked for; 0 = 1 s
-	Batch    int           // checks leased at once; 0 = 20
-	// Lease is how long a leased check is this worker's before another may
-	// take it; 0 = 1 minute. Each question to the provider is cut at a
-	// quarter of it.
-	Lease time.Duration
 	// Delay after a checkout opens before the provider is first asked: time
-	// for the webhook to arrive by itself; 0 = 10 s.
+	// for the webhook to arrive by itself; 0 = 10 s. The wait after the
+	// first check is Delay, and doubles with each one.
 	Delay time.Duration
 	// MaxWait caps the wait between two checks before the deadline; 0 = 1 minute.
 	MaxWait time.Duration
 	// Settle after the hold's deadline is the last check; 0 = 2 minutes.
 	Settle time.Duration
-	Log    *slog.Logger // may be nil
+	// AskTimeout cuts each question to the provider; 0 = 15 s.
+	AskTimeout time.Duration
+	Log        *slog.Logger // may be nil
 }
 
 // Defaults of the Worker's settings.
 const (
-	DefaultDelay   = 10 * time.Second
+	DefaultDelay   = jobs.DefaultPaymentCheckDelay
 	DefaultMaxWait = time.Minute
 	DefaultSettle  = 2 * time.Minute
 )
 
 type settings struct {
-	interval, lease, delay, maxWait, settle time.Duration
-	batch                                   int
-	log                                     *slog.Logger
+	delay, maxWait, settle, askTimeout time.Duration
+	log                                *slog.Logger
 }
 
 func (w *Worker) settings() settings {
@@ -75,11 +80,8 @@ func (w *Worker) settings() settings {
 		return d
 	}
 	s := settings{
-		interval: or(w.Interval, time.Second), lease: or(w.Lease, time.Minute), delay: or(w.Delay, DefaultDelay),
-		maxWait: or(w.MaxWait, DefaultMaxWait), settle: or(w.Settle, DefaultSettle), batch: w.Batch, log: w.Log,
-	}
-	if s.batch <= 0 {
-		s.batch = 20
+		delay: or(w.Delay, DefaultDelay), maxWait: or(w.MaxWait, DefaultMaxWait), settle: or(w.Settle, DefaultSettle),
+		askTimeout: or(w.AskTimeout, 15*time.Second), log: w.Log,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -87,75 +89,81 @@ func (w *Worker) settings() settings {
 	return s
 }
 
-// Run reconciles until ctx is done.
-func (w *Worker) Run(ctx context.Context) {
-	t := time.NewTicker(w.settings().interval)
-	defer t.Stop()
-	for {
-		w.RunOnce(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+// progress is what a check job records of itself in its metadata (see
+// jobs.PaymentCheckChecks).
+type progress struct {
+	Checks int `json:"checks"` // questions asked of the provider so far
 }
 
-// RunOnce makes every check due now and returns how many asked the provider.
-func (w *Worker) RunOnce(ctx context.Context) int {
+func progressOf(job *river.Job[jobs.PaymentCheck]) progress {
+	var p progress
+	_ = json.Unmarshal(job.Metadata, &p) // River's metadata is JSON; a job without ours has asked nothing
+	return p
+}
+
+// Work makes job's check: asks the provider about its hold, unless only the
+// last look remains, and snoozes until the next check, or finishes after
+// the last look. A check that fails returns the error, for River to retry.
+func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.PaymentCheck]) error {
 	cfg := w.settings()
-	asked := 0
-	for ctx.Err() == nil {
-		due, err := w.Store.LeasePaymentChecks(ctx, cfg.batch, cfg.delay, cfg.lease)
-		if err != nil {
-			if ctx.Err() == nil {
-				cfg.log.Error("lease payment checks", "err", err)
-			}
-			return asked
-		}
-		for _, c := range due {
-			if w.check(ctx, cfg, c) {
-				asked++
-			}
-		}
-		if len(due) < cfg.batch {
-			return asked
-		}
+	holdID := job.Args.HoldID
+	c, err := w.Store.PaymentCheckState(ctx, holdID)
+	if errors.Is(err, booking.ErrNotFound) {
+		return river.JobCancel(err) // no hold, no payment of it to wait for
 	}
-	return asked
-}
-
-// check makes leased check c and schedules the next one, or finishes. It
-// reports whether it asked the provider.
-func (w *Worker) check(ctx context.Context, cfg settings, c booking.PaymentCheck) bool {
+	if err != nil {
+		return fmt.Errorf("payment check of hold %s: %w", holdID, err)
+	}
 	last := c.ExpiresAt.Add(cfg.settle)
 	if c.Settled && c.Now.Before(last) {
 		// The webhook did its work: only the last look remains.
-		w.reschedule(ctx, cfg, c, last, nil)
-		return false
+		return river.JobSnooze(last.Sub(c.Now))
 	}
-	err := w.reconcile(ctx, cfg, c)
+	checks := progressOf(job).Checks + 1
+	err = w.reconcile(ctx, cfg, holdID)
 	if err != nil && ctx.Err() != nil {
-		return true // shutting down: the lease runs out and the check is made again
+		// Cut short (the instance stopping, or the job's time up): nothing
+		// is recorded, and River makes the check again.
+		return fmt.Errorf("payment check of hold %s: %w", holdID, err)
+	}
+	// Recorded whether the check failed or not: the next wait doubles with
+	// the checks, and an admin sees why one fails.
+	var lastError *string
+	if err != nil {
+		msg := err.Error()
+		lastError = &msg
+	}
+	if err := errors.Join(river.MetadataSet(ctx, jobs.PaymentCheckChecks, checks),
+		river.MetadataSet(ctx, jobs.PaymentCheckLastError, lastError)); err != nil {
+		return fmt.Errorf("record payment check of hold %s: %w", holdID, err)
 	}
 	if err != nil {
-		cfg.log.Warn("payment check failed; will ask again", "hold_id", c.HoldID, "check", c.Checks, "err", err)
+		cfg.log.Warn("payment check failed; will ask again", "hold_id", holdID, "check", checks, "err", err)
+		return fmt.Errorf("payment check of hold %s: %w", holdID, err)
 	}
-	if err == nil && !c.Now.Before(last) {
-		if err := w.Store.FinishPaymentCheck(ctx, c); err != nil {
-			cfg.log.Error("finish payment check", "hold_id", c.HoldID, "err", err)
-		}
-		return true
+	if !c.Now.Before(last) {
+		return nil
 	}
-	w.reschedule(ctx, cfg, c, next(cfg, c), err)
-	return true
+	return river.JobSnooze(next(cfg, c, checks).Sub(c.Now))
 }
 
-// reconcile asks the provider about c's hold and receives every charge it
-// took, as the charge's webhook would be received.
-func (w *Worker) reconcile(ctx context.Context, cfg settings, c booking.PaymentCheck) error {
-	askCtx, cancel := context.WithTimeout(ctx, cfg.lease/4)
-	report, err := w.Provider.PaymentStatus(askCtx, c.HoldID)
+// NextRetry brings a failed check back after the wait a successful one
+// would have had, rather than River's default, which waits more and more
+// and would miss the hold's deadline. It does not know the deadline: a
+// check that fails just before it is made again up to MaxWait after it.
+func (w *Worker) NextRetry(job *river.Job[jobs.PaymentCheck]) time.Time {
+	now := time.Now()
+	if w.Store.Clock != nil {
+		now = w.Store.Clock() // River's clock in the tests that set one
+	}
+	return now.Add(wait(w.settings(), progressOf(job).Checks+1))
+}
+
+// reconcile asks the provider about hold holdID and receives every charge
+// it took, as the charge's webhook would be received.
+func (w *Worker) reconcile(ctx context.Context, cfg settings, holdID string) error {
+	askCtx, cancel := context.WithTimeout(ctx, cfg.askTimeout)
+	report, err := w.Provider.PaymentStatus(askCtx, holdID)
 	cancel()
 	if err != nil {
 		return err
@@ -179,23 +187,21 @@ func (w *Worker) reconcile(ctx context.Context, cfg settings, c booking.PaymentC
 	return failed
 }
 
-func (w *Worker) reschedule(ctx context.Context, cfg settings, c booking.PaymentCheck, at time.Time, cause error) {
-	if err := w.Store.ReschedulePaymentCheck(ctx, c, at, cause); err != nil && ctx.Err() == nil {
-		cfg.log.Error("reschedule payment check", "hold_id", c.HoldID, "err", err)
+// wait is how long after check number checks the next one comes: Delay,
+// doubling with each check, up to MaxWait.
+func wait(cfg settings, checks int) time.Duration {
+	d := cfg.delay
+	for i := 1; i < checks && d < cfg.maxWait; i++ {
+		d *= 2
 	}
+	return min(d, cfg.maxWait)
 }
 
-// next is when to ask again after c: Delay after the last check, doubling
-// with each one up to MaxWait, but at the hold's deadline at the latest
-// while it is ahead, and at the last check, Settle after it, at the latest.
-// A last check that failed is retried with the same wait.
-func next(cfg settings, c booking.PaymentCheck) time.Time {
-	wait := cfg.delay
-	for i := 1; i < c.Checks && wait < cfg.maxWait; i++ {
-		wait *= 2
-	}
-	wait = min(wait, cfg.maxWait)
-	at := c.Now.Add(wait)
+// next is when to ask again after check number checks of c, made at c.Now:
+// wait after it, but at the hold's deadline at the latest while it is
+// ahead, and at the last check, Settle after it, at the latest.
+func next(cfg settings, c booking.PaymentCheck, checks int) time.Time {
+	at := c.Now.Add(wait(cfg, checks))
 	if c.Now.Before(c.ExpiresAt) && at.After(c.ExpiresAt) {
 		at = c.ExpiresAt
 	}

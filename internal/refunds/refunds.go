@@ -1,14 +1,20 @@
-// Package refunds pays back money owed: every refund obligation the store
-// records (late or duplicate payments, cancelled bookings) is executed here
-// through the payment provider, with retries, outside any transaction.
+// Package refunds pays back money owed: every refund the store records
+// (late or duplicate payments, cancelled bookings and shows) comes with a
+// River job (jobs.Refund), which this worker does through the payment
+// provider, outside any transaction. River retries a failed one with a
+// growing wait and gives up after jobs.RefundAttempts, when an admin's
+// "retry now" queues it again.
 package refunds
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
-	"time"
+
+	"github.com/riverqueue/river"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/jobs"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -18,67 +24,35 @@ type Refunder interface {
 	Refund(ctx context.Context, r booking.Refund) error
 }
 
-// Worker executes due refunds.
+// Worker pays refunds, one job at a time.
 type Worker struct {
+	river.WorkerDefaults[jobs.Refund]
 	Store    *postgres.Store
 	Provider Refunder
-	Interval time.Duration
-	Batch    int
-	Lease    time.Duration // how long a claimed refund is ours before another worker may retry it
 	Log      *slog.Logger
 }
 
-// Run executes refunds until ctx is done.
-func (w *Worker) Run(ctx context.Context) {
-	t := time.NewTicker(w.Interval)
-	defer t.Stop()
-	for {
-		w.RunOnce(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+// Work pays job's refund, unless it is paid already. A failure is recorded
+// on the refund (its admin sees why) and returned, for River to retry.
+func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.Refund]) error {
+	r, err := w.Store.StartRefund(ctx, job.Args.RefundID)
+	if err != nil {
+		return err
 	}
-}
-
-// RunOnce executes every refund due now and returns how many succeeded.
-func (w *Worker) RunOnce(ctx context.Context) int {
-	ok := 0
-	for ctx.Err() == nil {
-		due, err := w.Store.LeaseRefunds(ctx, w.Batch, w.Lease)
-		if err != nil {
-			w.Log.Error("lease refunds", "err", err)
-			return ok
-		}
-		for _, r := range due {
-			log := w.Log.With("refund_id", r.ID, "payment_id", r.PaymentID)
-			if err := w.Provider.Refund(ctx, r); err != nil {
-				log.Warn("refund failed; will retry", "attempt", r.Attempts, "err", err)
-				if err := w.Store.RefundFailed(ctx, r.ID, err, Backoff(r.Attempts)); err != nil {
-					log.Error("record failed refund", "err", err)
-				}
-				continue
-			}
-			if err := w.Store.RefundSucceeded(ctx, r.ID); err != nil {
-				log.Error("record refund", "err", err)
-				continue
-			}
-			log.Info("refund paid", "amount_minor", r.AmountMinor, "currency", r.Currency, "reason", r.Reason)
-			ok++
-		}
-		if len(due) < w.Batch {
-			return ok
-		}
+	if r.Status == booking.RefundSucceeded {
+		return nil
 	}
-	return ok
-}
-
-// Backoff is the wait before attempt n+1: 10 s doubling, at most an hour.
-func Backoff(attempts int) time.Duration {
-	d := 10 * time.Second
-	for i := 1; i < attempts && d < time.Hour; i++ {
-		d *= 2
+	log := w.Log.With("refund_id", r.ID, "payment_id", r.PaymentID, "job_id", job.ID)
+	if err := w.Provider.Refund(ctx, r); err != nil {
+		log.Warn("refund failed; will retry", "attempt", job.Attempt, "err", err)
+		if err := w.Store.RefundFailed(context.WithoutCancel(ctx), r.ID, err); err != nil {
+			log.Error("record failed refund", "err", err)
+		}
+		return fmt.Errorf("refund %s: %w", r.ID, err)
 	}
-	return min(d, time.Hour)
+	if err := w.Store.RefundSucceeded(context.WithoutCancel(ctx), r.ID); err != nil {
+		return err
+	}
+	log.Info("refund paid", "amount_minor", r.AmountMinor, "currency", r.Currency, "reason", r.Reason)
+	return nil
 }

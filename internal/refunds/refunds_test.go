@@ -3,13 +3,17 @@ package refunds_test
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertest"
+
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/jobs"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/refunds"
 )
@@ -47,60 +51,58 @@ func TestWorkerPaysBackLatePaymentsWithRetries(t *testing.T) {
 	if c, err := s.ConfirmPayment(ctx, booking.Payment{ID: "pay-late", HoldRef: h.ID, AmountMinor: h.AmountMinor, Currency: h.Currency}); err != nil || c.Outcome != booking.OutcomeRefundRequired {
 		t.Fatalf("confirm = %+v, %v", c, err)
 	}
+	refundID := pgtest.Scalar[string](t, s.Pool(), `SELECT id::text FROM refunds WHERE payment_id = 'pay-late'`)
+	// The refund's job was inserted with it, in the payment's transaction.
+	driver := riverpgxv5.New(s.Pool())
+	job := rivertest.RequireInserted(ctx, t, driver, jobs.Refund{RefundID: refundID}, &rivertest.RequireInsertedOpts{MaxAttempts: jobs.RefundAttempts})
 
 	provider := &flakyProvider{failures: 2, calls: map[string]int{}}
-	w := &refunds.Worker{Store: s, Provider: provider, Batch: 10, Lease: time.Minute, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	w := rivertest.NewWorker(t, driver, &river.Config{}, river.Worker[jobs.Refund](&refunds.Worker{
+		Store: s, Provider: provider, Log: slog.New(slog.DiscardHandler),
+	}))
 	status := func() string {
 		return pgtest.Scalar[string](t, s.Pool(), `SELECT status FROM refunds WHERE payment_id = 'pay-late'`)
 	}
+	row := job.JobRow
+	work := func() *rivertest.WorkResult {
+		t.Helper()
+		tx, err := s.Pool().Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		res, err := w.WorkJob(ctx, t, tx, row) // err: the worker's, also in res
+		if res == nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		row = res.Job
+		return res
+	}
 
-	if n := w.RunOnce(ctx); n != 0 || status() != "FAILED" {
-		t.Fatalf("first run paid %d, status %s; want a failed attempt", n, status())
+	if r := work(); r.EventKind != river.EventKindJobFailed || status() != "FAILED" {
+		t.Fatalf("first attempt: %s, refund %s; want a failed attempt, to be retried", r.EventKind, status())
 	}
-	if n := w.RunOnce(ctx); n != 0 {
-		t.Fatalf("retried before the backoff passed (%d paid)", n)
+	if got := pgtest.Scalar[string](t, s.Pool(), `SELECT last_error FROM refunds WHERE payment_id = 'pay-late'`); got != "provider unavailable" {
+		t.Fatalf("last_error = %q, want the provider's", got)
 	}
-	clock.Advance(refunds.Backoff(1))
-	w.RunOnce(ctx) // second failure
-	clock.Advance(refunds.Backoff(2))
-	if n := w.RunOnce(ctx); n != 1 || status() != "SUCCEEDED" {
-		t.Fatalf("third attempt paid %d, status %s; want SUCCEEDED", n, status())
+	work() // second failure
+	if r := work(); r.EventKind != river.EventKindJobCompleted || status() != "SUCCEEDED" {
+		t.Fatalf("third attempt: %s, refund %s; want SUCCEEDED", r.EventKind, status())
 	}
-	clock.Advance(time.Hour)
-	if n := w.RunOnce(ctx); n != 0 {
-		t.Fatal("a succeeded refund was paid again")
+	// The job run again (its worker killed after the provider paid, before
+	// River recorded it) pays nothing.
+	again := &refunds.Worker{Store: s, Provider: provider, Log: slog.New(slog.DiscardHandler)}
+	if err := again.Work(ctx, &river.Job[jobs.Refund]{JobRow: row, Args: jobs.Refund{RefundID: refundID}}); err != nil {
+		t.Fatalf("the job run again: %v", err)
+	}
+	if provider.calls[refundID] != 3 {
+		t.Fatalf("the provider was asked %d times, want 3", provider.calls[refundID])
 	}
 	if got := pgtest.Scalar[int](t, s.Pool(), `SELECT attempts FROM refunds WHERE payment_id = 'pay-late'`); got != 3 {
 		t.Fatalf("attempts = %d, want 3", got)
 	}
 	pgtest.CheckInvariants(t, s)
-}
-
-func TestLeasedRefundIsNotTakenTwice(t *testing.T) {
-	ctx := context.Background()
-	s := pgtest.NewStore(t, 4)
-	clock := pgtest.NewClock(time.Now())
-	s.Clock = clock.Now
-	if _, err := s.ConfirmPayment(ctx, booking.Payment{ID: "pay-x", HoldRef: "no-such-hold", AmountMinor: 100, Currency: "INR"}); err != nil {
-		t.Fatal(err)
-	}
-	first, err := s.LeaseRefunds(ctx, 10, time.Minute)
-	if err != nil || len(first) != 1 {
-		t.Fatalf("lease = %v, %v", first, err)
-	}
-	if again, _ := s.LeaseRefunds(ctx, 10, time.Minute); len(again) != 0 {
-		t.Fatal("a leased refund was leased again before its lease ended")
-	}
-	clock.Advance(time.Minute)
-	if again, _ := s.LeaseRefunds(ctx, 10, time.Minute); len(again) != 1 {
-		t.Fatal("a refund whose worker vanished was not taken again after the lease")
-	}
-}
-
-func TestBackoff(t *testing.T) {
-	for attempts, want := range map[int]time.Duration{1: 10 * time.Second, 2: 20 * time.Second, 3: 40 * time.Second, 30: time.Hour} {
-		if got := refunds.Backoff(attempts); got != want {
-			t.Errorf("Backoff(%d) = %v, want %v", attempts, got, want)
-		}
-	}
 }

@@ -149,6 +149,23 @@ var pageRoutes = []pageRoute{
 		return "/admin/reconciliation", url.Values{"payment_id": {wrong.PaymentID}, "action": {"resolve"}, "note": {"Called the bank."}}
 	}},
 	{"audit log", platform, false, get("/admin/audit")},
+	{"find a booking", anyAdmin, false, get("/admin/bookings")},
+	{"booking", ofTheatre, false, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		return "/admin/bookings/" + m.booking(t), nil
+	}},
+	{"resend ticket", ofTheatre, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		return "/admin/bookings/" + m.booking(t) + "/resend", url.Values{}
+	}},
+	{"background jobs", platform, false, get("/admin/jobs")},
+}
+
+// booking is a confirmed booking of a fresh show of X.
+func (m *pageMatrix) booking(t *testing.T) string {
+	t.Helper()
+	show, _ := m.show(t)
+	h := m.e.User(t).HoldOn(show, "booking", "A1")
+	webtest.Want(t, h, http.StatusCreated)
+	return m.e.Pay(t, h).Str("booking_id")
 }
 
 // pageAs is a browser signed in as a new account of role, granted theatres.

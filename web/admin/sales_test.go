@@ -278,8 +278,8 @@ func TestReconciliationPage(t *testing.T) {
 	payment := pgtest.Scalar[string](t, e.Store.Pool(), `SELECT payment_id FROM payments WHERE hold_id = $1`, h.Str("hold_id"))
 	webtest.WantSeeOther(t, who.admin.Submit(t, fmt.Sprintf("/admin/shows/%d/cancel", e.Show), nil),
 		fmt.Sprintf("/admin/shows/%d?cancelled=1&holds=0&bookings=1", e.Show))
-	pgtest.Exec(t, e.Store.Pool(), `UPDATE refunds SET status = 'FAILED', attempts = 7, last_error = 'provider said no',
-		next_attempt_at = now() + interval '1 hour' WHERE payment_id = $1`, payment)
+	pgtest.Exec(t, e.Store.Pool(), `UPDATE refunds SET status = 'FAILED', attempts = 7, last_error = 'provider said no'
+		WHERE payment_id = $1`, payment)
 
 	// A charge of the wrong amount, for a hold of a show of another theatre.
 	other := pgtest.NewVenue(t, e.Store)
@@ -320,8 +320,9 @@ func TestReconciliationPage(t *testing.T) {
 		}
 		p := who.admin.Submit(t, "/admin/reconciliation", url.Values{"payment_id": {payment}, "action": {"retry"}})
 		webtest.WantSeeOther(t, p, "/admin/reconciliation?done=retry")
-		if n := e.Count(t, `SELECT count(*) FROM refunds WHERE payment_id = $1 AND status = 'FAILED' AND attempts = 0
-			AND next_attempt_at <= clock_timestamp()`, payment); n != 1 {
+		if n := e.Count(t, `SELECT count(*) FROM refunds r JOIN river_job j ON j.kind = 'refund' AND j.args->>'refund_id' = r.id::text
+			WHERE r.payment_id = $1 AND r.status = 'FAILED' AND r.attempts = 0
+			  AND j.state = 'available' AND j.scheduled_at <= clock_timestamp()`, payment); n != 1 {
 			t.Fatal("the refund is not due again")
 		}
 		if n := e.Count(t, `SELECT count(*) FROM audit_log WHERE action = 'refund.retry' AND object = $1`, "payment "+payment); n != 1 {
@@ -425,7 +426,8 @@ func TestReconciliationUnsettledCheckout(t *testing.T) {
 	}
 	p = admin.Submit(t, "/admin/reconciliation", url.Values{"hold_id": {hold}, "action": {"retry"}})
 	webtest.WantSeeOther(t, p, "/admin/reconciliation?done=retry")
-	if n := e.Count(t, `SELECT count(*) FROM payment_checks WHERE hold_id = $1 AND next_check_at = $2`, hold, e.Now()); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM river_job WHERE kind = 'payment_check' AND args->>'hold_id' = $1
+		AND state = 'available' AND scheduled_at <= clock_timestamp()`, hold); n != 1 {
 		t.Fatal("the check is not due now")
 	}
 	p = admin.Submit(t, "/admin/reconciliation", url.Values{"hold_id": {hold}, "action": {"resolve"}, "note": {"Provider confirmed no charge"}})
@@ -475,8 +477,8 @@ func TestReconciliationQueueFormsAndAmounts(t *testing.T) {
 		webtest.Want(t, buyer.Post("/api/v1/bookings/"+booked.Str("booking_id")+"/cancel", nil), http.StatusOK)
 		paid := pgtest.Prices["STANDARD"]
 		pay := pgtest.Scalar[string](t, e.Store.Pool(), `SELECT payment_id FROM payments WHERE hold_id = $1`, h.Str("hold_id"))
-		pgtest.Exec(t, e.Store.Pool(), `UPDATE refunds SET status = 'FAILED', attempts = 7, last_error = 'card closed',
-			next_attempt_at = now() + interval '1 hour' WHERE payment_id = $1 AND amount_minor = $2`, pay, paid/2)
+		pgtest.Exec(t, e.Store.Pool(), `UPDATE refunds SET status = 'FAILED', attempts = 7, last_error = 'card closed'
+			WHERE payment_id = $1 AND amount_minor = $2`, pay, paid/2)
 		var name, email string
 		if err := e.Store.Pool().QueryRow(t.Context(), `SELECT u.name, u.email FROM users u JOIN payments p ON p.user_id = u.id
 			WHERE p.payment_id = $1`, pay).Scan(&name, &email); err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
+	netmail "net/mail"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -24,13 +25,18 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/chromium"
 	"github.com/marquee-tickets/marquee/internal/demo"
+	"github.com/marquee-tickets/marquee/internal/jobs"
 	"github.com/marquee-tickets/marquee/internal/live"
+	"github.com/marquee-tickets/marquee/internal/mail"
 	"github.com/marquee-tickets/marquee/internal/metrics"
+	"github.com/marquee-tickets/marquee/internal/notify"
 	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
@@ -233,6 +239,7 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 		PublicURL: s.url, HoldTTL: cfg.holdTTL, MaxSeatsPerHold: webtest.MaxSeats,
 		WebhookSecret: webtest.WebhookSecret, PasswordCost: 4, Sandbox: sb, Live: s.hub, Fronts: s.fronts, RateLimits: cfg.limits,
 		ReturnPatience: cfg.returnPatience, PaymentGrace: cfg.paymentGrace, Admission: webtest.PatientAdmission(), RequestTimeout: webtest.PatientRequests,
+		DevMailbox: true,
 	}, s.Store, metrics.New(reg), log.With("component", "web"))
 	srv.Start()
 	t.Cleanup(srv.Close)
@@ -243,26 +250,38 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 	// The background work of `marquee serve`, a little brisker.
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { (&sandbox.WebhookWorker{Sandbox: sb, Interval: 250 * time.Millisecond}).Run(ctx) })
 	wg.Go(func() {
 		(&sweeper.Sweeper{Store: s.Store, Interval: 250 * time.Millisecond, Batch: 100, Log: log}).Run(ctx)
 	})
-	wg.Go(func() {
-		(&refunds.Worker{Store: s.Store, Provider: sb, Interval: 500 * time.Millisecond,
-			Batch: 10, Lease: time.Minute, Log: log}).Run(ctx)
-	})
+	jobWorkers := river.NewWorkers()
+	river.AddWorker(jobWorkers, &refunds.Worker{Store: s.Store, Provider: sb, Log: log})
+	river.AddWorker(jobWorkers, &sandbox.WebhookWorker{Sandbox: sb})
+	// A checkout's payment check is first due delay after it opens. By
+	// hand, a year after, by a clock the test never moves that far, unless
+	// site.reconcile makes it due now.
 	delay := cmp.Or(cfg.reconcileDelay, time.Second)
 	if cfg.reconcileByHand {
-		delay = time.Nanosecond
+		delay = 365 * 24 * time.Hour
+		s.reconcile = s.checkPaymentsNow
 	}
-	rc := &reconcile.Worker{Store: s.Store, Provider: sb, Receiver: &boxoffice.Receiver{Store: s.Store},
-		Interval: 250 * time.Millisecond, Delay: delay, MaxWait: delay, Settle: 10 * time.Second, Log: log}
-	if cfg.reconcileByHand {
-		s.reconcile = func() { rc.RunOnce(ctx) }
-	} else {
-		wg.Go(func() { rc.Run(ctx) })
+	s.Store.PaymentCheckDelay = delay
+	river.AddWorker(jobWorkers, &reconcile.Worker{Store: s.Store, Provider: sb, Receiver: &boxoffice.Receiver{Store: s.Store},
+		Delay: delay, MaxWait: delay, Settle: 10 * time.Second, Log: log})
+	// Mail goes to the dev mailbox, as in demo mode.
+	river.AddWorker(jobWorkers, &notify.Worker{Store: s.Store, Sender: mail.Mailbox{Keep: s.Store.KeepMail}, Log: log,
+		Site: mail.Site{PublicURL: s.url, From: netmail.Address{Address: "tickets@example.com"}}})
+	stopJobs, err := jobs.Start(ctx, s.Store.Pool(), jobs.Config{
+		Workers: jobWorkers, Queues: map[string]int{jobs.QueuePayments: 2, jobs.QueueMail: 2}, Log: log, Clock: s.Store.Clock,
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), workTimeout)
+		if err := stopJobs(stopCtx); err != nil {
+			t.Errorf("stop the background jobs: %v", err)
+		}
+		cancel()
 		stop()
 		wg.Wait()
 		if t.Failed() && s.logs.Len() > 0 {
@@ -270,6 +289,27 @@ func newSite(t *testing.T, cfg siteConfig) *site {
 		}
 	})
 	return s
+}
+
+// checkPaymentsNow makes every payment check waiting for its time due now,
+// by the site's clock; the site's job runner makes them.
+func (s *site) checkPaymentsNow() {
+	s.t.Helper()
+	cfg := &river.Config{}
+	if s.Store.Clock != nil {
+		cfg.Test.Time = jobs.Clock(s.Store.Clock)
+	}
+	c, err := river.NewClient(riverpgxv5.New(s.Store.Pool()), cfg)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	waiting := scalar[[]int64](s, `SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM river_job WHERE kind = $1 AND state = 'scheduled'`,
+		jobs.PaymentCheck{}.Kind())
+	for _, id := range waiting {
+		if _, err := c.JobRetry(context.Background(), id); err != nil {
+			s.t.Fatalf("make payment check %d due: %v", id, err)
+		}
+	}
 }
 
 // demoStore is a store on a copy of the demo catalogue, loaded once per
@@ -602,6 +642,8 @@ func (tb *tab) shot(name string) {
 	tb.shotN++
 	n := tb.shotN
 	tb.mu.Unlock()
+	// A page named by its path keeps its file in the folder.
+	name = strings.NewReplacer("/", "_", "?", "_", "=", "_").Replace(name)
 	file := filepath.Join(screenshotDir(tb.t), fmt.Sprintf("%s-%02d-%s.png", tb.name, n, name))
 	if err := os.WriteFile(file, png, 0o644); err != nil {
 		tb.t.Errorf("save screenshot: %v", err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/components/checkout"
 	"github.com/marquee-tickets/marquee/components/format"
+	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
 	"github.com/marquee-tickets/marquee/internal/payment"
@@ -108,7 +109,13 @@ func (s *Handlers) returnView(c echo.Context) (checkout.Return, error) {
 	if len(payments) > 0 {
 		outcomeView(&r, payments)
 		if r.State == checkout.Booked {
-			r.RefundNow, err = s.refundNow(ctx, h.ShowID)
+			if r.RefundNow, err = s.refundNow(ctx, h.ShowID); err != nil {
+				return r, err
+			}
+			var u auth.User
+			if u, err = s.Store.User(ctx, uid); err == nil {
+				r.MailedTo = u.Email
+			}
 		}
 		return r, err
 	}

@@ -19,13 +19,17 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/riverqueue/river"
 
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
+	"github.com/marquee-tickets/marquee/internal/jobs"
 	"github.com/marquee-tickets/marquee/internal/metrics"
+	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
+	"github.com/marquee-tickets/marquee/internal/postgres"
 	"github.com/marquee-tickets/marquee/internal/reconcile"
 	"github.com/marquee-tickets/marquee/internal/refunds"
 	"github.com/marquee-tickets/marquee/web"
@@ -39,6 +43,9 @@ type payEnv struct {
 	*webtest.Env
 	sandbox *sandbox.Sandbox
 	worker  *sandbox.WebhookWorker
+	// sbJobs is the database on the sandbox's clock, by which its webhook
+	// jobs are due.
+	sbJobs  *postgres.Store
 	sbClock *pgtest.Clock // the sandbox's clock: when webhooks are due
 	// failWebhooks makes the app answer the next n webhooks 503.
 	failWebhooks atomic.Int64
@@ -69,6 +76,8 @@ func newPayEnv(t *testing.T, opts ...webtest.EnvOption) *payEnv {
 	pe.sandbox = webtest.NewSandbox(e.Store, e.Srv.URL, nil)
 	pe.sandbox.Clock = pe.sbClock.Now
 	pe.worker = &sandbox.WebhookWorker{Sandbox: pe.sandbox}
+	pe.sbJobs = postgres.NewStore(e.Store.Pool())
+	pe.sbJobs.Clock = pe.sbClock.Now
 	e.Cfg.Sandbox = pe.sandbox
 	h := server.New(e.Cfg, e.Store, metrics.New(e.Reg), nil)
 	e.Srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -81,6 +90,13 @@ func newPayEnv(t *testing.T, opts ...webtest.EnvOption) *payEnv {
 	e.HTTPClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
 	t.Cleanup(func() { pgtest.CheckInvariants(t, e.Store) })
 	return pe
+}
+
+// deliver works the sandbox's webhook jobs due by its clock, as River
+// would, and returns how many completed: the webhooks delivered.
+func (e *payEnv) deliver(t *testing.T) int {
+	t.Helper()
+	return pgtest.WorkJobs(t, e.sbJobs, river.Worker[jobs.WebhookDelivery](e.worker))
 }
 
 // shopper is a browser: a cookie jar, no automatic redirects (tests look at
@@ -395,13 +411,13 @@ func TestPayAtSandboxBooksTheHold(t *testing.T) {
 	})
 
 	t.Run("the worker delivers the webhook: BOOKED, once", func(t *testing.T) {
-		if n := e.worker.RunOnce(context.Background()); n != 1 {
+		if n := e.deliver(t); n != 1 {
 			t.Fatalf("delivered %d, want 1", n)
 		}
 		if e.holdState(t, holdID) != "CONFIRMED" || e.Count(t, `SELECT count(*) FROM bookings WHERE hold_id = $1`, holdID) != 1 {
 			t.Fatal("the delivered webhook did not book the hold")
 		}
-		if n := e.worker.RunOnce(context.Background()); n != 0 {
+		if n := e.deliver(t); n != 0 {
 			t.Fatal("a delivered webhook was delivered again")
 		}
 	})
@@ -445,12 +461,11 @@ func TestPayAtSandboxBooksTheHold(t *testing.T) {
 
 func TestSandboxBehaviours(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 
 	t.Run("duplicate: two deliveries, one booking", func(t *testing.T) {
 		t.Parallel()
 		e, s, holdID := paidWith(t, sandbox.BehaveDuplicate)
-		if n := e.worker.RunOnce(ctx); n != 2 {
+		if n := e.deliver(t); n != 2 {
 			t.Fatalf("delivered %d, want 2", n)
 		}
 		if e.Count(t, `SELECT count(*) FROM bookings`) != 1 || e.Count(t, `SELECT count(*) FROM payments`) != 1 ||
@@ -466,7 +481,7 @@ func TestSandboxBehaviours(t *testing.T) {
 		t.Parallel()
 		e, s, holdID := paidWith(t, sandbox.BehaveDrop)
 		e.sbClock.Advance(time.Hour)
-		if n := e.worker.RunOnce(ctx); n != 0 {
+		if n := e.deliver(t); n != 0 {
 			t.Fatalf("delivered %d dropped webhooks", n)
 		}
 		if e.Count(t, `SELECT count(*) FROM payments`) != 0 || e.holdState(t, holdID) != "HELD" {
@@ -492,14 +507,14 @@ func TestSandboxBehaviours(t *testing.T) {
 		t.Parallel()
 		e, s, holdID := paidWith(t, sandbox.BehaveDelay)
 		e.sbClock.Advance(sandbox.WebhookDelay - time.Millisecond)
-		if n := e.worker.RunOnce(ctx); n != 0 {
+		if n := e.deliver(t); n != 0 {
 			t.Fatal("the delayed webhook went out early")
 		}
 		if state, _ := s.status(t, holdID); state != "confirming" {
 			t.Fatalf("status = %s during the delay", state)
 		}
 		e.sbClock.Advance(time.Millisecond)
-		if n := e.worker.RunOnce(ctx); n != 1 {
+		if n := e.deliver(t); n != 1 {
 			t.Fatalf("delivered %d after the delay", n)
 		}
 		if state, _ := s.status(t, holdID); state != "booked" {
@@ -511,7 +526,7 @@ func TestSandboxBehaviours(t *testing.T) {
 		t.Parallel()
 		e, _, holdID := paidWith(t, sandbox.BehaveReorder)
 		e.sbClock.Advance(time.Minute)
-		if n := e.worker.RunOnce(ctx); n != 2 {
+		if n := e.deliver(t); n != 2 {
 			t.Fatalf("delivered %d, want 2", n)
 		}
 		if e.holdState(t, holdID) != "CONFIRMED" || e.Count(t, `SELECT count(*) FROM payments`) != 1 {
@@ -522,7 +537,7 @@ func TestSandboxBehaviours(t *testing.T) {
 	t.Run("two payments: one books, the other is refunded, and the page says so", func(t *testing.T) {
 		t.Parallel()
 		e, s, holdID := paidWith(t, sandbox.BehaveTwoPayments)
-		if n := e.worker.RunOnce(ctx); n != 2 {
+		if n := e.deliver(t); n != 2 {
 			t.Fatalf("delivered %d, want 2", n)
 		}
 		if e.Count(t, `SELECT count(*) FROM bookings`) != 1 ||
@@ -533,8 +548,8 @@ func TestSandboxBehaviours(t *testing.T) {
 		if state != "booked" || !strings.Contains(p.Text("#payment-status"), "The extra ₹250 is being refunded") {
 			t.Fatalf("status = %s: %q", state, p.Text("#payment-status"))
 		}
-		rw := &refunds.Worker{Store: e.Store, Provider: e.sandbox, Batch: 10, Lease: time.Minute, Log: slog.New(slog.DiscardHandler)}
-		if n := rw.RunOnce(ctx); n != 1 || e.Count(t, `SELECT count(*) FROM sandbox_refunds`) != 1 {
+		rw := &refunds.Worker{Store: e.Store, Provider: e.sandbox, Log: slog.New(slog.DiscardHandler)}
+		if n := pgtest.WorkJobs(t, e.Store, rw); n != 1 || e.Count(t, `SELECT count(*) FROM sandbox_refunds`) != 1 {
 			t.Fatalf("refunded %d through the sandbox, want 1", n)
 		}
 	})
@@ -544,7 +559,7 @@ func TestSandboxBehaviours(t *testing.T) {
 		e, s, holdID := paidWith(t, sandbox.BehaveNormal)
 		e.failWebhooks.Store(2)
 		for attempt := 1; attempt <= 2; attempt++ {
-			if n := e.worker.RunOnce(ctx); n != 0 {
+			if n := e.deliver(t); n != 0 {
 				t.Fatalf("attempt %d: delivered while the app answers 503", attempt)
 			}
 			if got := e.Count(t, `SELECT last_status FROM sandbox_webhooks`); got != 503 {
@@ -555,7 +570,7 @@ func TestSandboxBehaviours(t *testing.T) {
 		if state, _ := s.status(t, holdID); state != "confirming" {
 			t.Fatalf("status = %s while the webhook is retried", state)
 		}
-		if n := e.worker.RunOnce(ctx); n != 1 || e.holdState(t, holdID) != "CONFIRMED" {
+		if n := e.deliver(t); n != 1 || e.holdState(t, holdID) != "CONFIRMED" {
 			t.Fatalf("third attempt delivered %d", n)
 		}
 	})
@@ -572,7 +587,7 @@ func TestDeclineAndTryAgain(t *testing.T) {
 	if back != e.Srv.URL+returnPath(holdID) {
 		t.Fatalf("decline sent the browser to %q", back)
 	}
-	e.worker.RunOnce(context.Background()) // the failed webhook: IGNORED by the app
+	e.deliver(t) // the failed webhook: IGNORED by the app
 
 	t.Run("nothing is recorded in payments", func(t *testing.T) {
 		if n := e.Count(t, `SELECT count(*) FROM payments`); n != 0 {
@@ -607,7 +622,7 @@ func TestDeclineAndTryAgain(t *testing.T) {
 			t.Fatalf("status with a new open checkout = %s", state)
 		}
 		s.payAt(t, again, sandbox.BehaveNormal)
-		e.worker.RunOnce(context.Background())
+		e.deliver(t)
 		if state, _ := s.status(t, holdID); state != "booked" {
 			t.Fatalf("status after paying = %s", state)
 		}
@@ -725,7 +740,6 @@ func TestReturnPageForgedQuery(t *testing.T) {
 // explains and names the refund, whose failures the refund worker retries.
 func TestLatePaymentRefund(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	e := newPayEnv(t, webtest.WithClock)
 	s := e.shopper(t, true)
 	h := s.MustHold(t, "F1", "F2")
@@ -735,7 +749,7 @@ func TestLatePaymentRefund(t *testing.T) {
 	// The hold lapses, exactly, and its payment grace ends before the
 	// webhook lands.
 	e.Clock.Advance(webtest.HoldTTL + booking.DefaultPaymentGrace)
-	if n := e.worker.RunOnce(ctx); n != 1 {
+	if n := e.deliver(t); n != 1 {
 		t.Fatalf("delivered %d", n)
 	}
 	if e.holdState(t, holdID) != "EXPIRED" || e.Count(t, `SELECT count(*) FROM bookings`) != 0 {
@@ -756,7 +770,7 @@ func TestLatePaymentRefund(t *testing.T) {
 		}
 	})
 
-	rw := &refunds.Worker{Store: e.Store, Provider: e.sandbox, Batch: 10, Lease: time.Minute, Log: slog.New(slog.DiscardHandler)}
+	rw := &refunds.Worker{Store: e.Store, Provider: e.sandbox, Log: slog.New(slog.DiscardHandler)}
 	refundStatus := func() string {
 		return pgtest.Scalar[string](t, e.Store.Pool(), `SELECT status FROM refunds`)
 	}
@@ -767,7 +781,7 @@ func TestLatePaymentRefund(t *testing.T) {
 		if p := op.page(t, "/sandbox"); p.Doc.Find(`[data-refunds="failing"]`).Length() != 1 {
 			t.Fatalf("dashboard does not say refunds fail:\n%s", p.Body)
 		}
-		if n := rw.RunOnce(ctx); n != 0 || refundStatus() != "FAILED" {
+		if n := pgtest.WorkJobs(t, e.Store, rw); n != 0 || refundStatus() != "FAILED" {
 			t.Fatalf("refunded %d, status %s; want FAILED", n, refundStatus())
 		}
 		if !strings.Contains(pgtest.Scalar[string](t, e.Store.Pool(), `SELECT last_error FROM refunds`), "set to fail") {
@@ -780,8 +794,11 @@ func TestLatePaymentRefund(t *testing.T) {
 
 	t.Run("cleared: the retry succeeds", func(t *testing.T) {
 		wantRedirect(t, op.Submit(t, "/sandbox/settings", url.Values{"fail_refunds": {"off"}}))
-		e.Clock.Advance(refunds.Backoff(1))
-		if n := rw.RunOnce(ctx); n != 1 || refundStatus() != "SUCCEEDED" {
+		if n := pgtest.WorkJobs(t, e.Store, rw); n != 0 {
+			t.Fatalf("retried %d refunds before the retry's wait", n)
+		}
+		e.Clock.Advance(time.Minute) // past the first retry's wait (River's: about a second)
+		if n := pgtest.WorkJobs(t, e.Store, rw); n != 1 || refundStatus() != "SUCCEEDED" {
 			t.Fatalf("refunded %d, status %s; want SUCCEEDED", n, refundStatus())
 		}
 		if e.Count(t, `SELECT count(*) FROM sandbox_refunds WHERE amount_minor = 50000`) != 1 {
@@ -834,7 +851,7 @@ func TestSandboxDashboard(t *testing.T) {
 	holdID := s.MustHold(t, "H1").Str("hold_id")
 	path := s.startCheckout(t, holdID)
 	s.payAt(t, path, sandbox.BehaveDuplicate)
-	e.worker.RunOnce(context.Background())
+	e.deliver(t)
 
 	p := e.operator(t).page(t, "/sandbox")
 	wantPage(t, p, http.StatusOK)
@@ -963,8 +980,7 @@ func TestReturnPageExplainsALateOutcome(t *testing.T) {
 	})
 
 	t.Run("reconciled: the page shows the outcome", func(t *testing.T) {
-		rc := e.reconciler()
-		rc.RunOnce(context.Background())
+		e.reconcile(t)
 		state, p := s.status(t, holdID)
 		if state != "booked" || p.Doc.Find("a[data-booking-link]").Length() != 1 {
 			t.Fatalf("after reconciliation: %s %q", state, p.Text("#payment-status"))
@@ -973,17 +989,31 @@ func TestReturnPageExplainsALateOutcome(t *testing.T) {
 	})
 }
 
-// reconciler is the reconciliation worker of the env, on the store's clock,
-// asking after the default delay.
-func (e *payEnv) reconciler() *reconcile.Worker {
-	return &reconcile.Worker{Store: e.Store, Provider: e.sandbox, Receiver: &boxoffice.Receiver{Store: e.Store}}
+// reconcile makes the payment checks due by the store's clock, as the
+// reconciliation worker does (asking after the default delay), and returns
+// how many asked the provider.
+func (e *payEnv) reconcile(t *testing.T) int {
+	t.Helper()
+	asked := &askCounter{Provider: e.sandbox}
+	pgtest.WorkJobs(t, e.Store, &reconcile.Worker{Store: e.Store, Provider: asked, Receiver: &boxoffice.Receiver{Store: e.Store}})
+	return int(asked.n.Load())
+}
+
+// askCounter is a provider whose questions are counted.
+type askCounter struct {
+	reconcile.Provider
+	n atomic.Int32
+}
+
+func (c *askCounter) PaymentStatus(ctx context.Context, holdID string) (payment.Report, error) {
+	c.n.Add(1)
+	return c.Provider.PaymentStatus(ctx, holdID)
 }
 
 // A webhook arriving after reconciliation processed its payment (or
 // before) changes nothing: one outcome per payment, invariants clean.
 func TestReconciliationAndALateWebhook(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	for _, tc := range []struct {
 		name     string
 		lapse    bool   // the hold lapses before either report
@@ -1000,10 +1030,9 @@ func TestReconciliationAndALateWebhook(t *testing.T) {
 			s := e.shopper(t, true)
 			holdID := s.MustHold(t, "A7").Str("hold_id")
 			s.payAt(t, s.startCheckout(t, holdID), sandbox.BehaveDelay) // a webhook that comes late
-			rc := e.reconciler()
 			webhook := func() {
 				e.sbClock.Advance(sandbox.WebhookDelay)
-				if n := e.worker.RunOnce(ctx); n != 1 {
+				if n := e.deliver(t); n != 1 {
 					t.Fatalf("the webhook was not delivered (%d)", n)
 				}
 			}
@@ -1016,7 +1045,7 @@ func TestReconciliationAndALateWebhook(t *testing.T) {
 			} else {
 				e.Clock.Advance(reconcile.DefaultDelay)
 			}
-			if n := rc.RunOnce(ctx); n != 1 {
+			if n := e.reconcile(t); n != 1 {
 				t.Fatalf("the reconciler asked %d times, want 1", n)
 			}
 			if !tc.webhook1 {

@@ -205,6 +205,8 @@ func For(err error) (ae *Error, internal bool) {
 	case errors.Is(err, booking.ErrPaymentConflict):
 		return New(http.StatusConflict, "payment_conflict",
 			"This payment id was already reported with another hold, amount or currency."), false
+	case errors.Is(err, booking.ErrNoTicket):
+		return New(http.StatusConflict, "no_ticket", "This booking is cancelled: it has no ticket to send."), false
 	case errors.Is(err, booking.ErrCancellationClosed):
 		return New(http.StatusConflict, "cancellation_closed",
 			"This booking can no longer be cancelled: the show starts too soon."), false

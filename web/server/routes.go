@@ -195,12 +195,25 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.GET("/admin/reconciliation", sl.ReconciliationPage, staffPages...)
 	e.POST("/admin/reconciliation", sl.ReconcileSubmit, staffPages...)
 	e.GET("/admin/audit", sl.AuditPage, staffPages...)
+	e.GET("/admin/bookings", sl.BookingsPage, staffPages...)
+	e.GET("/admin/bookings/:booking_id", sl.BookingPage, staffPages...)
+	e.POST("/admin/bookings/:booking_id/resend", sl.ResendSubmit, staffPages...)
+	e.GET("/admin/jobs", sl.JobsPage, staffPages...)
 
 	// Checkout: paying for a hold from the pages, and the return page the
 	// provider sends the shopper back to (it polls its status fragment).
 	e.POST("/holds/:hold_id/pay", p.PayHold, signedIn...)
 	e.GET("/checkout/return", p.CheckoutReturn, signedIn...)
 	e.GET("/checkout/return/status", p.CheckoutReturnStatus, signedIn...)
+
+	// Demo mode's dev mailbox, when mail is kept rather than sent.
+	if s.Config.DevMailbox {
+		e.GET("/dev/mailbox", acc.MailboxPage, signedIn...)
+		e.GET("/dev/mailbox/:mail_id", acc.MailPage, signedIn...)
+		e.GET("/dev/mailbox/:mail_id/html", acc.MailHTML, signedIn...)
+		e.GET("/dev/mailbox/:mail_id/parts/:part", acc.MailPart, signedIn...)
+		e.GET("/dev/mailbox/:mail_id/raw", acc.MailRaw, signedIn...)
+	}
 
 	// Sandbox Pay's own hosted pages, when it is the provider: /sandbox,
 	// /sandbox/settings, /sandbox/checkout/:checkout_id and its /pay and

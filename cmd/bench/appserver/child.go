@@ -24,10 +24,12 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/riverqueue/river"
 
 	"github.com/marquee-tickets/marquee/internal/admitter"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
+	"github.com/marquee-tickets/marquee/internal/jobs"
 	"github.com/marquee-tickets/marquee/internal/live"
 	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
@@ -63,13 +65,10 @@ const secretEnv = "MARQUEE_BENCH_WEBHOOK_SECRET"
 
 // As in cmd/marquee/serve.go: the background workers' periods and batches.
 const (
-	sweepInterval   = time.Second
-	sweepBatch      = 500
-	refundInterval  = 2 * time.Second
-	refundBatch     = 50
-	refundLease     = time.Minute
-	webhookInterval = time.Second
-	reconcileBatch  = 20
+	sweepInterval = time.Second
+	sweepBatch    = 500
+	jobsConns     = 4
+	paymentJobs   = 10
 )
 
 // profileEnv, when set in the parent's environment, makes the child write
@@ -150,20 +149,38 @@ func Serve() error {
 	admit := &admitter.Worker{Store: store, TTL: waitroom.DefaultAdmissionTTL, Interval: time.Second, Log: log}
 	sw := &sweeper.Sweeper{Store: store, Interval: sweepInterval, Batch: sweepBatch, Metrics: m, Log: log}
 	sb := sandbox.New(pool, sandbox.Config{PublicURL: base, Secret: secret, Log: log})
-	ww := &sandbox.WebhookWorker{Sandbox: sb, Interval: webhookInterval}
-	rw := &refunds.Worker{
-		Store: store, Provider: sb,
-		Interval: refundInterval, Batch: refundBatch, Lease: refundLease, Log: log,
-	}
-	rc := &reconcile.Worker{
-		Store: store, Provider: sb, Receiver: &boxoffice.Receiver{Store: store, Metrics: m},
-		Batch: reconcileBatch, Delay: reconcile.DefaultDelay, Log: log,
-		Settle: max(reconcile.DefaultSettle, booking.DefaultPaymentGrace),
-	}
 	wctx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	var workers sync.WaitGroup
-	for _, run := range []func(context.Context){sw.Run, rw.Run, ww.Run, rc.Run, hub.Run, listener.Run, notifier.Run, admit.Run, fronts.Run} {
+	for _, run := range []func(context.Context){sw.Run, hub.Run, listener.Run, notifier.Run, admit.Run, fronts.Run} {
 		workers.Go(func() { run(wctx) })
+	}
+	jobsPool, err := postgres.Connect(ctx, dbURL, jobsConns)
+	if err != nil {
+		stopWorkers()
+		workers.Wait()
+		return err
+	}
+	defer jobsPool.Close()
+	jobWorkers := river.NewWorkers()
+	river.AddWorker(jobWorkers, &refunds.Worker{Store: store, Provider: sb, Log: log})
+	river.AddWorker(jobWorkers, &sandbox.WebhookWorker{Sandbox: sb})
+	river.AddWorker(jobWorkers, &reconcile.Worker{
+		Store: store, Provider: sb, Receiver: &boxoffice.Receiver{Store: store, Metrics: m},
+		Delay: reconcile.DefaultDelay, Log: log,
+		Settle: max(reconcile.DefaultSettle, booking.DefaultPaymentGrace),
+	})
+	if _, err := sb.Resume(ctx); err != nil {
+		stopWorkers()
+		workers.Wait()
+		return err
+	}
+	stopJobs, err := jobs.Start(wctx, jobsPool, jobs.Config{
+		Workers: jobWorkers, Queues: map[string]int{jobs.QueuePayments: paymentJobs}, Log: log,
+	})
+	if err != nil {
+		stopWorkers()
+		workers.Wait()
+		return err
 	}
 
 	mux := http.NewServeMux()
@@ -225,6 +242,9 @@ func Serve() error {
 	}
 	hub.CloseAll()
 	srv.Close()
+	stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	_ = stopJobs(stopCtx) // a job cut short runs again in the next benchmark's child
+	cancel()
 	stopWorkers()
 	workers.Wait()
 	return err

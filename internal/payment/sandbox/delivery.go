@@ -2,133 +2,99 @@ package sandbox
 
 import (
 	"bytes"
-	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/marquee-tickets/marquee/internal/jobs"
 	"github.com/marquee-tickets/marquee/internal/payment"
 )
 
-// WebhookWorker delivers the sandbox's queued webhooks to the merchant, server
-// to server, outside any transaction, retrying with backoff. Workers of
-// several instances share the queue: each delivery is leased by one of them
-// at a time (FOR UPDATE SKIP LOCKED), and a worker that dies leaves its
-// lease to run out and the delivery to be taken again. Delivery is at least
-// once, in no guaranteed order, as with any real provider.
+// WebhookWorker delivers the sandbox's webhooks to the merchant, server to
+// server, outside any transaction: one River job (jobs.WebhookDelivery) per
+// row of sandbox_webhooks, inserted with it. River hands each job to one
+// worker of one instance at a time, retries a failed delivery after
+// WebhookBackoff and gives it up after jobs.WebhookAttempts; the row keeps
+// how the delivery went, for the sandbox's pages. Delivery is at least once
+// (a worker killed after the merchant answered posts again), in no
+// guaranteed order, as with any real provider. Only a 2xx answer is a
+// delivery.
 type WebhookWorker struct {
-	Sandbox  *Sandbox
-	Interval time.Duration // how often the queue is polled; 0 = 1 s
-	Batch    int           // deliveries leased at once; 0 = 20
-	// Lease is how long a leased delivery is this worker's; 0 = 1 minute.
-	// It must exceed the HTTP client's timeout.
-	Lease time.Duration
-	// MaxAttempts after which a delivery is given up; 0 = 16 (about 3 hours).
-	MaxAttempts int
+	river.WorkerDefaults[jobs.WebhookDelivery]
+	Sandbox *Sandbox
 }
 
 // Delivery is one queued webhook and how its delivery went.
 type Delivery struct {
-	ID            int64
-	PaymentID     string
-	Event         string // the status the webhook reports: succeeded or failed
-	Body          string
-	Status        string // PENDING, DELIVERED or GAVE_UP
-	Attempts      int
-	NextAttemptAt time.Time
-	LastStatus    *int
-	LastError     string
-	CreatedAt     time.Time
-	DeliveredAt   *time.Time
+	ID          int64
+	PaymentID   string
+	Event       string // the status the webhook reports: succeeded or failed
+	Body        string
+	Status      string // PENDING, DELIVERED or GAVE_UP
+	Attempts    int
+	LastStatus  *int
+	LastError   string
+	CreatedAt   time.Time
+	DeliveredAt *time.Time
+	// NextAttemptAt is when a PENDING delivery is tried next, and GaveUpAt
+	// when a GAVE_UP one was given up: its job's, while River keeps it.
+	NextAttemptAt *time.Time
+	GaveUpAt      *time.Time
 }
 
-func (w *WebhookWorker) defaults() (interval time.Duration, batch int, lease time.Duration, maxAttempts int) {
-	interval, batch, lease, maxAttempts = w.Interval, w.Batch, w.Lease, w.MaxAttempts
-	if interval <= 0 {
-		interval = time.Second
-	}
-	if batch <= 0 {
-		batch = 20
-	}
-	if lease <= 0 {
-		lease = time.Minute
-	}
-	if maxAttempts <= 0 {
-		maxAttempts = 16
-	}
-	return
-}
-
-// Run delivers webhooks until ctx is done.
-func (w *WebhookWorker) Run(ctx context.Context) {
-	interval, _, _, _ := w.defaults()
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		w.RunOnce(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-w.Sandbox.kick:
-		}
-	}
-}
-
-// wake tells this instance's worker that a webhook is queued.
-func (s *Sandbox) wake() {
-	select {
-	case s.kick <- struct{}{}:
-	default:
-	}
-}
-
-// RunOnce attempts every delivery due now, in the order they became due, and
-// returns how many were delivered.
-func (w *WebhookWorker) RunOnce(ctx context.Context) int {
-	_, batch, lease, maxAttempts := w.defaults()
+// Work posts job's webhook, signed now, unless it was delivered already (a
+// job run again after its worker died). A failure is recorded on the
+// delivery and returned, for River to retry; the last attempt's gives the
+// delivery up.
+func (w *WebhookWorker) Work(ctx context.Context, job *river.Job[jobs.WebhookDelivery]) error {
 	s := w.Sandbox
-	delivered := 0
-	for ctx.Err() == nil {
-		due, err := s.leaseDeliveries(ctx, batch, lease)
-		if err != nil {
-			if ctx.Err() == nil {
-				s.cfg.Log.Error("lease webhooks", "err", err)
-			}
-			return delivered
-		}
-		for _, d := range due {
-			status, err := s.deliver(ctx, d)
-			if err == nil {
-				if err := s.delivered(ctx, d.ID, status); err != nil {
-					s.cfg.Log.Error("record webhook delivery", "delivery_id", d.ID, "payment_id", d.PaymentID, "err", err)
-					continue
-				}
-				s.cfg.Log.Debug("webhook delivered", "delivery_id", d.ID, "payment_id", d.PaymentID, "status", status, "attempt", d.Attempts)
-				delivered++
-				continue
-			}
-			if ctx.Err() != nil {
-				// Shutting down: the lease runs out and another attempt follows.
-				return delivered
-			}
-			giveUp := d.Attempts >= maxAttempts
-			s.cfg.Log.Warn("webhook delivery failed", "delivery_id", d.ID, "payment_id", d.PaymentID,
-				"attempt", d.Attempts, "gave_up", giveUp, "err", err)
-			if err := s.deliveryFailed(ctx, d.ID, status, err, WebhookBackoff(d.Attempts), giveUp); err != nil {
-				s.cfg.Log.Error("record failed webhook delivery", "delivery_id", d.ID, "payment_id", d.PaymentID, "err", err)
-			}
-		}
-		if len(due) < batch {
-			return delivered
-		}
+	d, err := s.startDelivery(ctx, job.Args.DeliveryID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// Nothing to send, now or on any retry.
+		return river.JobCancel(fmt.Errorf("sandbox: webhook %d: no such delivery", job.Args.DeliveryID))
 	}
-	return delivered
+	if err != nil {
+		return err
+	}
+	if d.Status == "DELIVERED" {
+		return nil
+	}
+	log := s.cfg.Log.With("delivery_id", d.ID, "payment_id", d.PaymentID, "job_id", job.ID, "attempt", job.Attempt)
+	status, err := s.deliver(ctx, d)
+	if err == nil {
+		if err := s.delivered(context.WithoutCancel(ctx), d.ID, status); err != nil {
+			// Unrecorded, the delivery is retried: at least once.
+			return err
+		}
+		log.Debug("webhook delivered", "status", status)
+		return nil
+	}
+	err = fmt.Errorf("sandbox: deliver webhook %d of payment %s: %w", d.ID, d.PaymentID, err)
+	if errors.Is(ctx.Err(), context.Canceled) {
+		// The instance is stopping: River makes the job available again
+		// without counting this attempt, so there is nothing to record.
+		return err
+	}
+	giveUp := job.Attempt >= job.MaxAttempts
+	log.Warn("webhook delivery failed", "gave_up", giveUp, "err", err)
+	if err := s.deliveryFailed(context.WithoutCancel(ctx), d.ID, status, err, giveUp); err != nil {
+		log.Error("record failed webhook delivery", "err", err)
+	}
+	return err
+}
+
+// NextRetry waits WebhookBackoff after a failed attempt, by the sandbox's
+// clock (River's own retries wait attempt⁴ seconds, far longer than a
+// provider waits to resend a webhook).
+func (w *WebhookWorker) NextRetry(job *river.Job[jobs.WebhookDelivery]) time.Time {
+	return w.Sandbox.clock().Add(WebhookBackoff(job.Attempt))
 }
 
 // WebhookBackoff is the wait after failed attempt n: 1 s doubling, at most
@@ -141,41 +107,18 @@ func WebhookBackoff(attempts int) time.Duration {
 	return min(d, 30*time.Minute)
 }
 
-// leaseDeliveries claims up to limit due deliveries for lease and returns
-// them in the order they became due.
-func (s *Sandbox) leaseDeliveries(ctx context.Context, limit int, lease time.Duration) ([]Delivery, error) {
-	rows, err := s.pool.Query(ctx, `
-		WITH now AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS t),
-		due AS (
-			SELECT w.id, w.next_attempt_at FROM sandbox_webhooks w, now
-			 WHERE w.status = 'PENDING' AND w.next_attempt_at <= now.t
-			 ORDER BY w.next_attempt_at, w.id LIMIT $2
-			 FOR UPDATE OF w SKIP LOCKED
-		)
-		UPDATE sandbox_webhooks w
-		   SET attempts = w.attempts + 1, next_attempt_at = now.t + $3 * interval '1 microsecond'
-		  FROM due, now
-		 WHERE w.id = due.id
-		RETURNING w.id, w.payment_id, w.body, w.attempts, due.next_attempt_at`,
-		s.now(), limit, lease.Microseconds())
+// startDelivery counts one more attempt at delivery id, unless it was
+// delivered, and returns it; pgx.ErrNoRows if there is none.
+func (s *Sandbox) startDelivery(ctx context.Context, id int64) (Delivery, error) {
+	d := Delivery{ID: id}
+	err := s.pool.QueryRow(ctx, `
+		UPDATE sandbox_webhooks SET attempts = attempts + CASE WHEN status = 'DELIVERED' THEN 0 ELSE 1 END
+		 WHERE id = $1
+		RETURNING payment_id, body, status, attempts`, id).Scan(&d.PaymentID, &d.Body, &d.Status, &d.Attempts)
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: lease webhooks: %w", err)
+		return d, fmt.Errorf("sandbox: start webhook %d: %w", id, err)
 	}
-	due, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Delivery, error) {
-		var d Delivery
-		err := r.Scan(&d.ID, &d.PaymentID, &d.Body, &d.Attempts, &d.NextAttemptAt)
-		return d, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: lease webhooks: %w", err)
-	}
-	slices.SortFunc(due, func(a, b Delivery) int {
-		if c := a.NextAttemptAt.Compare(b.NextAttemptAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
-	return due, nil
+	return d, nil
 }
 
 // deliver posts d, signed now, and returns the answer's status. Only a 2xx
@@ -202,14 +145,18 @@ func (s *Sandbox) deliver(ctx context.Context, d Delivery) (int, error) {
 }
 
 func (s *Sandbox) delivered(ctx context.Context, id int64, status int) error {
-	_, err := s.pool.Exec(ctx, `
+	if _, err := s.pool.Exec(ctx, `
 		UPDATE sandbox_webhooks SET status = 'DELIVERED', last_status = $2, last_error = NULL,
 		       delivered_at = coalesce($3::timestamptz, clock_timestamp())
-		 WHERE id = $1`, id, status, s.now())
-	return err
+		 WHERE id = $1`, id, status, s.now()); err != nil {
+		return fmt.Errorf("sandbox: record webhook %d delivered: %w", id, err)
+	}
+	return nil
 }
 
-func (s *Sandbox) deliveryFailed(ctx context.Context, id int64, status int, cause error, backoff time.Duration, giveUp bool) error {
+// deliveryFailed records a failed attempt at delivery id: the answer's
+// status (0: none) and why; giveUp, that there will be no other.
+func (s *Sandbox) deliveryFailed(ctx context.Context, id int64, status int, cause error, giveUp bool) error {
 	var lastStatus *int
 	if status != 0 {
 		lastStatus = &status
@@ -222,32 +169,75 @@ func (s *Sandbox) deliveryFailed(ctx context.Context, id int64, status int, caus
 	if len(msg) > 1000 {
 		msg = msg[:1000]
 	}
-	_, err := s.pool.Exec(ctx, `
-		WITH now AS (SELECT coalesce($5::timestamptz, clock_timestamp()) AS t)
-		UPDATE sandbox_webhooks SET status = $6, last_status = $2, last_error = $3,
-		       next_attempt_at = now.t + $4 * interval '1 microsecond'
-		  FROM now
-		 WHERE id = $1 AND status = 'PENDING'`, id, lastStatus, msg, backoff.Microseconds(), s.now(), next)
-	return err
+	// A delivery recorded DELIVERED meanwhile (a job run twice) stays so.
+	if _, err := s.pool.Exec(ctx, `
+		UPDATE sandbox_webhooks SET status = $4, last_status = $2, last_error = $3
+		 WHERE id = $1 AND status <> 'DELIVERED'`, id, lastStatus, msg, next); err != nil {
+		return fmt.Errorf("sandbox: record webhook %d failed: %w", id, err)
+	}
+	return nil
+}
+
+// Resume queues the job of every delivery still PENDING that has none:
+// those queued before deliveries were River's jobs (migration 000019). A
+// delivery whose job is waiting, running or done is left alone (its job is
+// unique), so every instance may call it at start-up. It returns how many
+// jobs it queued.
+func (s *Sandbox) Resume(ctx context.Context) (int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM sandbox_webhooks WHERE status = 'PENDING' ORDER BY id`)
+	if err != nil {
+		return 0, fmt.Errorf("sandbox: pending webhooks: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return 0, fmt.Errorf("sandbox: pending webhooks: %w", err)
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	params := make([]river.InsertManyParams, len(ids))
+	for i, id := range ids {
+		params[i] = river.InsertManyParams{Args: jobs.WebhookDelivery{DeliveryID: id}}
+	}
+	res, err := s.jobs.InsertMany(ctx, params)
+	if err != nil {
+		return 0, fmt.Errorf("sandbox: queue %d pending webhooks: %w", len(ids), err)
+	}
+	queued := 0
+	for _, r := range res {
+		if !r.UniqueSkippedAsDuplicate {
+			queued++
+		}
+	}
+	return queued, nil
 }
 
 // Deliveries returns the webhooks queued for checkout id's payments, oldest
 // first; with id "", the latest limit webhooks of any checkout, newest first.
 func (s *Sandbox) Deliveries(ctx context.Context, checkoutID string, limit int) ([]Delivery, error) {
+	// River keeps when a delivery is tried next, or was given up, on its
+	// job (found by its args, which River indexes).
 	rows, err := s.pool.Query(ctx, `
-		SELECT w.id, w.payment_id, coalesce(w.body::jsonb->>'status', ''), w.body, w.status, w.attempts, w.next_attempt_at, w.last_status,
-		       coalesce(w.last_error, ''), w.created_at, w.delivered_at
+		SELECT w.id, w.payment_id, coalesce(w.body::jsonb->>'status', ''), w.body, w.status, w.attempts, w.last_status,
+		       coalesce(w.last_error, ''), w.created_at, w.delivered_at,
+		       CASE WHEN w.status = 'PENDING' THEN j.scheduled_at END,
+		       CASE WHEN w.status = 'GAVE_UP' THEN j.finalized_at END
 		  FROM sandbox_webhooks w JOIN sandbox_payments p ON p.id = w.payment_id
+		  LEFT JOIN LATERAL (
+		       SELECT scheduled_at, finalized_at FROM river_job
+		        WHERE kind = $3 AND args @> jsonb_build_object('delivery_id', w.id)
+		        ORDER BY id DESC LIMIT 1
+		  ) j ON true
 		 WHERE $1 = '' OR p.checkout_id = $1
 		 ORDER BY CASE WHEN $1 = '' THEN -w.id ELSE w.id END
-		 LIMIT $2`, checkoutID, limit)
+		 LIMIT $2`, checkoutID, limit, jobs.WebhookDelivery{}.Kind())
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: list webhooks: %w", err)
 	}
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Delivery, error) {
 		var d Delivery
-		err := r.Scan(&d.ID, &d.PaymentID, &d.Event, &d.Body, &d.Status, &d.Attempts, &d.NextAttemptAt, &d.LastStatus,
-			&d.LastError, &d.CreatedAt, &d.DeliveredAt)
+		err := r.Scan(&d.ID, &d.PaymentID, &d.Event, &d.Body, &d.Status, &d.Attempts, &d.LastStatus,
+			&d.LastError, &d.CreatedAt, &d.DeliveredAt, &d.NextAttemptAt, &d.GaveUpAt)
 		return d, err
 	})
 	if err != nil {

@@ -229,11 +229,15 @@ func deliveryViews(list []Delivery) []deliveryView {
 		default:
 			v.Last = "not sent yet"
 		}
-		when := d.NextAttemptAt
-		if d.DeliveredAt != nil {
-			when = *d.DeliveredAt
+		// A job River no longer keeps (removed some days after it
+		// ended) leaves a delivery without its time.
+		v.When = "—"
+		for _, when := range []*time.Time{d.DeliveredAt, d.NextAttemptAt, d.GaveUpAt} {
+			if when != nil {
+				v.When = when.UTC().Format(time.TimeOnly) + " UTC"
+				break
+			}
 		}
-		v.When = when.UTC().Format(time.TimeOnly) + " UTC"
 		out = append(out, v)
 	}
 	return out

@@ -56,7 +56,7 @@ type deliveryView struct {
 	Status    string // PENDING, DELIVERED, GAVE_UP
 	Attempts  int
 	Last      string // e.g. "HTTP 200", or the last error
-	When      string // the next attempt, or when it was delivered
+	When      string // the next attempt, or when it was delivered or given up
 }
 
 // dashboardView is the developer page's data: switches and recent

@@ -1,6 +1,6 @@
 // Package sandbox is Sandbox Pay, the test payment provider that ships with
 // Marquee as a separate party: its own tables, hosted pages and webhook
-// delivery worker.
+// delivery worker (a River job per webhook, see WebhookWorker).
 package sandbox
 
 import (
@@ -18,8 +18,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/jobs"
 	"github.com/marquee-tickets/marquee/internal/payment"
 )
 
@@ -34,13 +37,14 @@ import (
 type Sandbox struct {
 	pool *pgxpool.Pool
 	cfg  Config
-	// kick wakes this instance's delivery worker right after a payment, so
-	// the webhook does not wait for the next poll.
-	kick chan struct{}
+	// jobs inserts each webhook's delivery job in the transaction that
+	// queues the webhook.
+	jobs *jobs.Inserter
 
 	// Clock, when set, replaces the database clock for when webhooks are due
-	// (tests cross the 5 s delay without sleeping). Signatures always carry
-	// the wall clock: the receiver checks them against its own.
+	// (tests cross the 5 s delay without sleeping): their jobs are
+	// scheduled and retried by it. Signatures always carry the wall clock:
+	// the receiver checks them against its own.
 	Clock func() time.Time
 }
 
@@ -86,7 +90,40 @@ func New(pool *pgxpool.Pool, cfg Config) *Sandbox {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Sandbox{pool: pool, cfg: cfg, kick: make(chan struct{}, 1)}
+	s := &Sandbox{pool: pool, cfg: cfg}
+	// The sandbox's own inserter, rather than jobs.NewInserter's, so that a
+	// webhook's job is due by the sandbox's Clock, as the webhook is.
+	inserter, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Test: river.TestConfig{Time: jobClock{s}}})
+	if err != nil {
+		// River refuses only a configuration it cannot use, and this one
+		// is fixed.
+		panic(fmt.Errorf("sandbox: river inserter: %w", err))
+	}
+	s.jobs = inserter
+	return s
+}
+
+// jobClock is the sandbox's Clock as River's time, read when a job is
+// inserted. Without a Clock, NowOrNil's nil lets the database's clock
+// schedule the job, as it decides every other time of the sandbox's.
+type jobClock struct{ s *Sandbox }
+
+func (c jobClock) Now() time.Time { return c.s.clock() }
+
+func (c jobClock) NowOrNil() *time.Time {
+	if c.s.Clock == nil {
+		return nil
+	}
+	t := c.s.Clock()
+	return &t
+}
+
+// clock is the sandbox's Clock, or the wall clock.
+func (s *Sandbox) clock() time.Time {
+	if s.Clock == nil {
+		return time.Now()
+	}
+	return s.Clock()
 }
 
 // Merchant is the name the checkout page shows.
@@ -358,7 +395,7 @@ func (s *Sandbox) Pay(ctx context.Context, id string, b Behaviour) (Checkout, er
 	if _, err := ParseBehaviour(string(b)); err != nil {
 		return Checkout{}, err
 	}
-	c, changed, err := s.complete(ctx, id, func(ctx context.Context, tx pgx.Tx, c Checkout, now time.Time) error {
+	c, err := s.complete(ctx, id, func(ctx context.Context, tx pgx.Tx, c Checkout, now time.Time) error {
 		first := newID("pay_", 12)
 		var hooks []webhook
 		switch b {
@@ -382,11 +419,8 @@ func (s *Sandbox) Pay(ctx context.Context, id string, b Behaviour) (Checkout, er
 		if err := insertPayment(ctx, tx, now, first, c, "succeeded"); err != nil {
 			return err
 		}
-		return enqueueWebhooks(ctx, tx, now, c, hooks)
+		return s.enqueueWebhooks(ctx, tx, now, c, hooks)
 	}, CheckoutPaid, b)
-	if err == nil && changed {
-		s.wake()
-	}
 	return c, err
 }
 
@@ -396,16 +430,13 @@ func (s *Sandbox) Pay(ctx context.Context, id string, b Behaviour) (Checkout, er
 // whose hold has expired with ErrCheckoutExpired (there is nothing left to
 // decline).
 func (s *Sandbox) Decline(ctx context.Context, id string) (Checkout, error) {
-	c, changed, err := s.complete(ctx, id, func(ctx context.Context, tx pgx.Tx, c Checkout, now time.Time) error {
+	c, err := s.complete(ctx, id, func(ctx context.Context, tx pgx.Tx, c Checkout, now time.Time) error {
 		p := newID("pay_", 12)
 		if err := insertPayment(ctx, tx, now, p, c, "failed"); err != nil {
 			return err
 		}
-		return enqueueWebhooks(ctx, tx, now, c, []webhook{{p, "failed", 0}})
+		return s.enqueueWebhooks(ctx, tx, now, c, []webhook{{p, "failed", 0}})
 	}, CheckoutDeclined, BehaveNormal)
-	if err == nil && changed {
-		s.wake()
-	}
 	return c, err
 }
 
@@ -413,7 +444,7 @@ func (s *Sandbox) Decline(ctx context.Context, id string) (Checkout, error) {
 // its hold's lock and its own. Whether the hold is paid and the deadline
 // are decided under the locks too, so no payment slips past either.
 func (s *Sandbox) complete(ctx context.Context, id string, charge func(context.Context, pgx.Tx, Checkout, time.Time) error,
-	status CheckoutStatus, b Behaviour) (c Checkout, changed bool, err error) {
+	status CheckoutStatus, b Behaviour) (c Checkout, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		// The hold a checkout is for never changes: read it, lock it, then
 		// the checkout.
@@ -452,10 +483,9 @@ func (s *Sandbox) complete(ctx context.Context, id string, charge func(context.C
 		if err != nil {
 			return fmt.Errorf("sandbox: complete checkout: %w", err)
 		}
-		changed = true
 		return nil
 	})
-	return c, changed, err
+	return c, err
 }
 
 // insertPayment records a charge attempt made at now: its capture time.
@@ -469,9 +499,11 @@ func insertPayment(ctx context.Context, tx pgx.Tx, now time.Time, paymentID stri
 	return nil
 }
 
-// enqueueWebhooks queues hooks of a payment captured at now, in order, for
-// the delivery worker.
-func enqueueWebhooks(ctx context.Context, tx pgx.Tx, now time.Time, c Checkout, hooks []webhook) error {
+// enqueueWebhooks queues hooks of a payment captured at now, in order, each
+// with its delivery job: no webhook without its job, in tx. A delayed one's
+// job is scheduled; River's scheduler, which looks every few seconds, then
+// makes it available, so it goes out at the delay or a little after.
+func (s *Sandbox) enqueueWebhooks(ctx context.Context, tx pgx.Tx, now time.Time, c Checkout, hooks []webhook) error {
 	for _, h := range hooks {
 		body, err := json.Marshal(webhookBody{
 			PaymentID: h.paymentID, HoldID: c.HoldID, AmountMinor: c.AmountMinor, Currency: c.Currency, Status: h.status,
@@ -480,11 +512,20 @@ func enqueueWebhooks(ctx context.Context, tx pgx.Tx, now time.Time, c Checkout, 
 		if err != nil {
 			return fmt.Errorf("sandbox: encode webhook: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `
-			INSERT INTO sandbox_webhooks (payment_id, body, next_attempt_at, created_at)
-			VALUES ($1, $2, $3::timestamptz + $4 * interval '1 microsecond', $3)`,
-			h.paymentID, string(body), now, h.delay.Microseconds()); err != nil {
+		var id int64
+		if err := tx.QueryRow(ctx, `
+			INSERT INTO sandbox_webhooks (payment_id, body, created_at) VALUES ($1, $2, $3)
+			RETURNING id`,
+			h.paymentID, string(body), now).Scan(&id); err != nil {
 			return fmt.Errorf("sandbox: queue webhook: %w", err)
+		}
+		// One due now is left unscheduled: River makes it available at once.
+		var opts *river.InsertOpts
+		if h.delay > 0 {
+			opts = &river.InsertOpts{ScheduledAt: now.Add(h.delay)}
+		}
+		if _, err := s.jobs.InsertTx(ctx, tx, jobs.WebhookDelivery{DeliveryID: id}, opts); err != nil {
+			return fmt.Errorf("sandbox: queue the delivery of webhook %d: %w", id, err)
 		}
 	}
 	return nil

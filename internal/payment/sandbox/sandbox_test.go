@@ -15,11 +15,17 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertest"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/jobs"
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
+	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
 var (
@@ -94,6 +100,7 @@ func (m *merchant) attempts() int {
 // webhooks go to a merchant.
 type sandboxEnv struct {
 	pool    *pgxpool.Pool
+	store   *postgres.Store // the database, on the sandbox's clock: when its jobs are due
 	clock   *pgtest.Clock
 	sandbox *sandbox.Sandbox
 	worker  *sandbox.WebhookWorker
@@ -103,12 +110,13 @@ type sandboxEnv struct {
 func newSandboxEnv(t *testing.T, webhookURL string) *sandboxEnv {
 	t.Helper()
 	store := pgtest.NewStore(t, 4)
-	e := &sandboxEnv{pool: store.Pool(), clock: pgtest.NewClock(time.Now())}
+	e := &sandboxEnv{pool: store.Pool(), store: store, clock: pgtest.NewClock(time.Now())}
 	e.sandbox = sandbox.New(e.pool, sandbox.Config{
 		PublicURL: "http://marquee.test", WebhookURL: webhookURL, Secret: secret,
 	})
 	e.sandbox.Clock = e.clock.Now
-	e.worker = &sandbox.WebhookWorker{Sandbox: e.sandbox, MaxAttempts: 4}
+	store.Clock = e.clock.Now
+	e.worker = &sandbox.WebhookWorker{Sandbox: e.sandbox}
 	e.hold = booking.Hold{
 		ID: "6f1c1d2e-0000-4000-8000-000000000001", UserID: "6f1c1d2e-0000-4000-8000-0000000000aa",
 		AmountMinor: 50000, Currency: "INR", ExpiresAt: e.clock.Now().Add(5 * time.Minute),
@@ -142,6 +150,13 @@ func (e *sandboxEnv) otherHold(n int) booking.Hold {
 	h := e.hold
 	h.ID = fmt.Sprintf("6f1c1d2e-0000-4000-8000-00000000000%d", n)
 	return h
+}
+
+// deliver works the webhook jobs due by the env's clock, as River would,
+// and returns how many completed.
+func (e *sandboxEnv) deliver(t *testing.T) int {
+	t.Helper()
+	return pgtest.WorkJobs(t, e.store, river.Worker[jobs.WebhookDelivery](e.worker))
 }
 
 func (e *sandboxEnv) count(t *testing.T, sql string, args ...any) int {
@@ -461,21 +476,27 @@ func (e *sandboxEnv) pay(t *testing.T, b sandbox.Behaviour) sandbox.Checkout {
 func TestWebhookDelivery(t *testing.T) {
 	t.Parallel()
 
-	t.Run("normal: one webhook, delivered once", func(t *testing.T) {
+	t.Run("normal: one job with the webhook, delivered once, signed", func(t *testing.T) {
 		t.Parallel()
 		m := newMerchant(t)
 		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
 		e.pay(t, sandbox.BehaveNormal)
-		if n := e.worker.RunOnce(ctx); n != 1 {
+		// The job was inserted in the payment's transaction, for the
+		// webhook's row, in the payments queue.
+		id := pgtest.Scalar[int64](t, e.pool, `SELECT id FROM sandbox_webhooks`)
+		rivertest.RequireInserted(ctx, t, riverpgxv5.New(e.pool), jobs.WebhookDelivery{DeliveryID: id},
+			&rivertest.RequireInsertedOpts{Queue: jobs.QueuePayments, MaxAttempts: jobs.WebhookAttempts})
+		if n := e.deliver(t); n != 1 {
 			t.Fatalf("delivered %d, want 1", n)
 		}
+		// The merchant checks every signature against its own clock.
 		if got := m.delivered(); len(got) != 1 || got[0]["status"] != "succeeded" {
 			t.Fatalf("merchant got %v", got)
 		}
-		if n := e.worker.RunOnce(ctx); n != 0 || m.attempts() != 1 {
+		if n := e.deliver(t); n != 0 || m.attempts() != 1 {
 			t.Fatal("a delivered webhook was sent again")
 		}
-		if n := e.count(t, `SELECT count(*) FROM sandbox_webhooks WHERE status = 'DELIVERED' AND last_status = 200`); n != 1 {
+		if n := e.count(t, `SELECT count(*) FROM sandbox_webhooks WHERE status = 'DELIVERED' AND last_status = 200 AND attempts = 1`); n != 1 {
 			t.Fatal("delivery not recorded")
 		}
 	})
@@ -486,11 +507,11 @@ func TestWebhookDelivery(t *testing.T) {
 		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
 		e.pay(t, sandbox.BehaveDelay)
 		e.clock.Advance(sandbox.WebhookDelay - time.Millisecond)
-		if n := e.worker.RunOnce(ctx); n != 0 || m.attempts() != 0 {
+		if n := e.deliver(t); n != 0 || m.attempts() != 0 {
 			t.Fatal("a delayed webhook went out early")
 		}
 		e.clock.Advance(time.Millisecond)
-		if n := e.worker.RunOnce(ctx); n != 1 || len(m.delivered()) != 1 {
+		if n := e.deliver(t); n != 1 || len(m.delivered()) != 1 {
 			t.Fatalf("delivered %d at the delay, want 1", n)
 		}
 	})
@@ -500,7 +521,7 @@ func TestWebhookDelivery(t *testing.T) {
 		m := newMerchant(t)
 		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
 		e.pay(t, sandbox.BehaveDuplicate)
-		if n := e.worker.RunOnce(ctx); n != 2 {
+		if n := e.deliver(t); n != 2 {
 			t.Fatalf("delivered %d, want 2", n)
 		}
 		got := m.delivered()
@@ -515,7 +536,7 @@ func TestWebhookDelivery(t *testing.T) {
 		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
 		e.pay(t, sandbox.BehaveDrop)
 		e.clock.Advance(time.Hour)
-		if n := e.worker.RunOnce(ctx); n != 0 || m.attempts() != 0 {
+		if n := e.deliver(t); n != 0 || m.attempts() != 0 {
 			t.Fatal("a dropped webhook was sent")
 		}
 		if e.count(t, `SELECT count(*) FROM sandbox_payments WHERE status = 'succeeded'`) != 1 || e.status(t) != payment.StatusSucceeded {
@@ -528,9 +549,12 @@ func TestWebhookDelivery(t *testing.T) {
 		m := newMerchant(t)
 		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
 		e.pay(t, sandbox.BehaveReorder)
+		if n := e.deliver(t); n != 1 {
+			t.Fatalf("delivered %d at once, want only the succeeded one", n)
+		}
 		e.clock.Advance(time.Minute)
-		if n := e.worker.RunOnce(ctx); n != 2 {
-			t.Fatalf("delivered %d, want 2", n)
+		if n := e.deliver(t); n != 1 {
+			t.Fatalf("delivered %d after the gap, want the failed one", n)
 		}
 		got := m.delivered()
 		if len(got) != 2 || got[0]["status"] != "succeeded" || got[1]["status"] != "failed" || got[0]["payment_id"] != got[1]["payment_id"] {
@@ -543,7 +567,7 @@ func TestWebhookDelivery(t *testing.T) {
 		m := newMerchant(t)
 		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
 		e.pay(t, sandbox.BehaveTwoPayments)
-		if n := e.worker.RunOnce(ctx); n != 2 {
+		if n := e.deliver(t); n != 2 {
 			t.Fatalf("delivered %d, want 2", n)
 		}
 		got := m.delivered()
@@ -557,21 +581,30 @@ func TestWebhookDelivery(t *testing.T) {
 		m := newMerchant(t, 500, 503)
 		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
 		e.pay(t, sandbox.BehaveNormal)
-		if n := e.worker.RunOnce(ctx); n != 0 || m.attempts() != 1 {
-			t.Fatalf("first run: delivered %d in %d attempts", n, m.attempts())
+		if n := e.deliver(t); n != 0 || m.attempts() != 1 {
+			t.Fatalf("first attempt: delivered %d in %d attempts", n, m.attempts())
 		}
-		if got := e.count(t, `SELECT last_status FROM sandbox_webhooks`); got != 500 {
+		if got := e.count(t, `SELECT last_status FROM sandbox_webhooks WHERE status = 'PENDING'`); got != 500 {
 			t.Fatalf("last_status = %d, want 500", got)
 		}
+		// The dashboard shows when River tries again.
+		list, err := e.sandbox.Deliveries(ctx, "", 10)
+		if err != nil || len(list) != 1 || list[0].NextAttemptAt == nil ||
+			!list[0].NextAttemptAt.Equal(e.clock.Now().Add(sandbox.WebhookBackoff(1))) || !strings.Contains(list[0].LastError, "answered 500") {
+			t.Fatalf("deliveries = %+v, %v; want the next attempt after the backoff, and the answer", list, err)
+		}
 		e.clock.Advance(sandbox.WebhookBackoff(1) - time.Millisecond)
-		if e.worker.RunOnce(ctx); m.attempts() != 1 {
+		if e.deliver(t); m.attempts() != 1 {
 			t.Fatal("retried before the backoff passed")
 		}
 		e.clock.Advance(time.Millisecond)
-		e.worker.RunOnce(ctx) // 503
+		e.deliver(t) // 503
 		e.clock.Advance(sandbox.WebhookBackoff(2))
-		if n := e.worker.RunOnce(ctx); n != 1 || m.attempts() != 3 || len(m.delivered()) != 1 {
+		if n := e.deliver(t); n != 1 || m.attempts() != 3 || len(m.delivered()) != 1 {
 			t.Fatalf("third attempt delivered %d (%d attempts)", n, m.attempts())
+		}
+		if n := e.count(t, `SELECT attempts FROM sandbox_webhooks WHERE status = 'DELIVERED' AND last_error IS NULL`); n != 3 {
+			t.Fatalf("%d attempts recorded, want 3", n)
 		}
 	})
 
@@ -586,7 +619,7 @@ func TestWebhookDelivery(t *testing.T) {
 		ln.Close()
 		e := newSandboxEnv(t, "http://"+addr+"/payments/webhook")
 		e.pay(t, sandbox.BehaveNormal)
-		if n := e.worker.RunOnce(ctx); n != 0 {
+		if n := e.deliver(t); n != 0 {
 			t.Fatal("delivered to nobody")
 		}
 		var lastError string
@@ -604,72 +637,89 @@ func TestWebhookDelivery(t *testing.T) {
 		m.srv.Listener = ln
 		m.srv.Start()
 		e.clock.Advance(sandbox.WebhookBackoff(1))
-		if n := e.worker.RunOnce(ctx); n != 1 || len(m.delivered()) != 1 {
+		if n := e.deliver(t); n != 1 || len(m.delivered()) != 1 {
 			t.Fatalf("after the app came up: delivered %d", n)
 		}
 	})
 
 	t.Run("gives up after the last attempt", func(t *testing.T) {
 		t.Parallel()
-		m := newMerchant(t, 500, 500, 500, 500, 500)
+		answers := make([]int, jobs.WebhookAttempts+1)
+		for i := range answers {
+			answers[i] = http.StatusInternalServerError
+		}
+		m := newMerchant(t, answers...)
 		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
 		e.pay(t, sandbox.BehaveNormal)
-		for range 6 {
-			e.worker.RunOnce(ctx)
+		for range jobs.WebhookAttempts + 1 {
+			e.deliver(t)
 			e.clock.Advance(time.Hour)
 		}
-		if m.attempts() != e.worker.MaxAttempts {
-			t.Fatalf("%d attempts, want %d", m.attempts(), e.worker.MaxAttempts)
+		if m.attempts() != jobs.WebhookAttempts {
+			t.Fatalf("%d attempts, want %d", m.attempts(), jobs.WebhookAttempts)
 		}
-		if e.count(t, `SELECT count(*) FROM sandbox_webhooks WHERE status = 'GAVE_UP'`) != 1 {
+		if e.count(t, `SELECT count(*) FROM sandbox_webhooks WHERE status = 'GAVE_UP' AND last_status = 500`) != 1 {
 			t.Fatal("delivery not marked given up")
 		}
+		if st := pgtest.Scalar[string](t, e.pool, `SELECT state::text FROM river_job WHERE kind = $1`, jobs.WebhookDelivery{}.Kind()); st != string(rivertype.JobStateDiscarded) {
+			t.Fatalf("job %s, want discarded", st)
+		}
+		list, err := e.sandbox.Deliveries(ctx, "", 10)
+		if err != nil || len(list) != 1 || list[0].GaveUpAt == nil || list[0].NextAttemptAt != nil {
+			t.Fatalf("deliveries = %+v, %v; want when it was given up", list, err)
+		}
 	})
 
-	t.Run("a leased delivery is not taken by a second worker until its lease ends", func(t *testing.T) {
+	t.Run("a delivered webhook is not sent again by its job run again", func(t *testing.T) {
 		t.Parallel()
-		// The merchant hangs until released: the first worker holds its lease.
-		release := make(chan struct{})
-		var calls sync.WaitGroup
-		calls.Add(1)
-		var once sync.Once
-		hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			once.Do(calls.Done)
-			<-release
-		}))
-		t.Cleanup(hang.Close)
-		e := newSandboxEnv(t, hang.URL+"/payments/webhook")
+		m := newMerchant(t)
+		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
 		e.pay(t, sandbox.BehaveNormal)
-		first := make(chan int)
-		go func() { first <- e.worker.RunOnce(ctx) }()
-		calls.Wait()
-		second := &sandbox.WebhookWorker{Sandbox: e.sandbox}
-		if n := second.RunOnce(ctx); n != 0 {
-			t.Fatal("a second worker delivered a leased webhook")
+		if n := e.deliver(t); n != 1 {
+			t.Fatalf("delivered %d, want 1", n)
 		}
-		if n := e.count(t, `SELECT attempts FROM sandbox_webhooks`); n != 1 {
-			t.Fatalf("attempts = %d while leased, want 1", n)
+		// The worker was killed after the merchant answered, before River
+		// recorded the job done: River rescues it and runs it again.
+		id := pgtest.Scalar[int64](t, e.pool, `SELECT id FROM sandbox_webhooks`)
+		job := &river.Job[jobs.WebhookDelivery]{
+			JobRow: &rivertype.JobRow{ID: 1, Attempt: 2, MaxAttempts: jobs.WebhookAttempts},
+			Args:   jobs.WebhookDelivery{DeliveryID: id},
 		}
-		close(release)
-		if n := <-first; n != 1 {
-			t.Fatalf("first worker delivered %d", n)
+		if err := e.worker.Work(ctx, job); err != nil {
+			t.Fatalf("the job run again: %v", err)
+		}
+		if m.attempts() != 1 || e.count(t, `SELECT attempts FROM sandbox_webhooks WHERE status = 'DELIVERED'`) != 1 {
+			t.Fatalf("the merchant was sent %d webhooks, want 1", m.attempts())
+		}
+		// A job of no delivery is cancelled: no retry would find one.
+		job.Args.DeliveryID = id + 100
+		var cancel *rivertype.JobCancelError
+		if err := e.worker.Work(ctx, job); !errors.As(err, &cancel) {
+			t.Fatalf("the job of no delivery = %v, want it cancelled", err)
 		}
 	})
 
-	t.Run("Run stops when its context ends", func(t *testing.T) {
+	t.Run("webhooks pending from before their jobs get them at start-up", func(t *testing.T) {
 		t.Parallel()
-		e := newSandboxEnv(t, "http://127.0.0.1:1/payments/webhook")
-		c, cancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			e.worker.Run(c)
-		}()
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(time.Minute):
-			t.Fatal("Run did not stop within a minute")
+		m := newMerchant(t)
+		e := newSandboxEnv(t, m.srv.URL+"/payments/webhook")
+		e.pay(t, sandbox.BehaveDuplicate)
+		// As a build from before left them: rows, no jobs.
+		pgtest.Exec(t, e.pool, `DELETE FROM river_job`)
+		if n, err := e.sandbox.Resume(ctx); err != nil || n != 2 {
+			t.Fatalf("Resume = %d, %v; want 2 jobs queued", n, err)
+		}
+		if n, err := e.sandbox.Resume(ctx); err != nil || n != 0 {
+			t.Fatalf("Resume again = %d, %v; want none", n, err)
+		}
+		if n := e.deliver(t); n != 2 || len(m.delivered()) != 2 {
+			t.Fatalf("delivered %d, want 2", n)
+		}
+		// Delivered: nothing pending, nothing to queue however long the
+		// jobs are kept.
+		pgtest.Exec(t, e.pool, `DELETE FROM river_job`)
+		if n, err := e.sandbox.Resume(ctx); err != nil || n != 0 {
+			t.Fatalf("Resume after delivery = %d, %v; want none", n, err)
 		}
 	})
 }

@@ -1,0 +1,222 @@
+package mail
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/a-h/templ"
+	qrcode "github.com/skip2/go-qrcode"
+
+	"github.com/marquee-tickets/marquee/components/format"
+	"github.com/marquee-tickets/marquee/internal/booking"
+)
+
+var bgContext = context.Background()
+
+// letter is one mail's content, written once and shown twice: as HTML and
+// as plain text.
+type letter struct {
+	Subject string
+	Heading string
+	Paras   []string
+	// Tickets are the bookings shown in full; with QR set, each with its
+	// code as a QR image (inline, by its content id).
+	Tickets []ticket
+	QR      bool
+	// Details are label/value lines (the staff's mail about a refund).
+	Details [][2]string
+	Link    *link
+	Footer  string
+
+	Inline, Attached []part
+}
+
+type ticket struct {
+	Movie, When, Theatre, Address, Screen string
+	Seats, Code, Amount                   string
+	QRContentID                           string
+}
+
+type link struct{ Label, URL string }
+
+// part is a file of the message: an inline image or an attachment.
+type part struct {
+	Name, Type, ContentID string
+	Data                  []byte
+}
+
+// refundArrives is what a moviegoer may expect of a refund on its way.
+const refundArrives = "It goes back to the card or account you paid with; banks usually show it within 5 to 10 working days. We will e-mail you when it has been paid."
+
+func letterOf(site Site, f Facts) (letter, error) {
+	var l letter
+	movie, at := f.Show.Movie, when(f)
+	l.Footer = fmt.Sprintf("%s. You receive this e-mail because of a booking made with %s on Marquee.", place(f.Theatre.Name, f.Theatre.Address), f.To.Email)
+	switch f.Kind {
+	case Ticket, TicketResent:
+		l.Subject = fmt.Sprintf("Your tickets: %s, %s", movie, shortWhen(f))
+		l.Heading = "You're booked for " + movie
+		if f.Kind == TicketResent {
+			l.Subject = "Your tickets (sent again): " + movie + ", " + shortWhen(f)
+			l.Heading = "Your tickets for " + movie + ", sent again"
+		}
+		l.Paras = []string{"Show the QR code below at the entrance, on your phone or printed."}
+		l.QR = true
+		for _, b := range f.Bookings {
+			t := ticketOf(f, b)
+			png, err := qrcode.Encode(b.Code, qrcode.Medium, 256)
+			if err != nil {
+				return letter{}, fmt.Errorf("mail %d: QR code: %w", f.ID, err)
+			}
+			t.QRContentID = "qr-" + b.Code + "@marquee"
+			l.Inline = append(l.Inline, part{Name: "ticket-" + b.Code + ".png", Type: "image/png", ContentID: t.QRContentID, Data: png})
+			l.Tickets = append(l.Tickets, t)
+			ics, err := calendar(site, f, b)
+			if err != nil {
+				return letter{}, err
+			}
+			l.Attached = append(l.Attached, part{Name: "show.ics", Type: "text/calendar; method=PUBLISH", Data: ics})
+		}
+		l.Paras = append(l.Paras, "Cancelling: "+format.RefundNow(f.Policy, f.Show.StartsAt, f.Now, f.Theatre.TimeZone)+
+			" (times in the theatre's time zone).")
+		if len(f.Bookings) > 0 {
+			l.Link = &link{"View your ticket", site.PublicURL + "/bookings/" + f.Bookings[0].ID}
+		}
+	case BookingCancelled:
+		l.Subject = fmt.Sprintf("Booking cancelled: %s, %s", movie, shortWhen(f))
+		l.Heading = "Your booking is cancelled"
+		for _, b := range f.Bookings {
+			l.Paras = append(l.Paras, fmt.Sprintf("You cancelled your booking %s for %s on %s (seats %s).", b.Code, movie, at, strings.Join(b.Seats, ", ")))
+			if b.RefundMinor > 0 {
+				l.Paras = append(l.Paras, fmt.Sprintf("We are refunding %s of the %s you paid. %s",
+					format.Money(b.RefundMinor, b.Currency), format.Money(b.AmountMinor, b.Currency), refundArrives))
+			} else {
+				l.Paras = append(l.Paras, "Under the theatre's refund policy this cancellation gives nothing back.")
+			}
+		}
+		l.Link = &link{"Your bookings", site.PublicURL + "/bookings"}
+	case ShowCancelled:
+		l.Subject = fmt.Sprintf("Cancelled by the theatre: %s, %s", movie, shortWhen(f))
+		l.Heading = f.Theatre.Name + " has cancelled a show you booked"
+		var total int64
+		currency := ""
+		for _, b := range f.Bookings {
+			total += b.RefundMinor
+			currency = b.Currency
+		}
+		l.Paras = []string{
+			fmt.Sprintf("We're sorry: %s has cancelled %s on %s.", f.Theatre.Name, movie, at),
+			fmt.Sprintf("Your %s cancelled and refunded in full: %s. %s", plural(len(f.Bookings), "booking is", "bookings are"),
+				format.Money(total, currency), refundArrives),
+			"You don't need to do anything.",
+		}
+		for _, b := range f.Bookings {
+			l.Tickets = append(l.Tickets, ticketOf(f, b))
+		}
+		l.Link = &link{"Find another show", site.PublicURL + "/"}
+	case RefundPaid:
+		r := f.Refund
+		l.Subject = "Refund paid: " + format.Money(r.AmountMinor, r.Currency)
+		l.Heading = "Your refund has been paid"
+		l.Paras = []string{
+			fmt.Sprintf("We have paid back %s for %s on %s to the card or account you paid with.", format.Money(r.AmountMinor, r.Currency), movie, at),
+			"Depending on your bank it may take a few working days to show on your statement.",
+		}
+	case RefundFailing:
+		r := f.Refund
+		l.Subject = "Your refund of " + format.Money(r.AmountMinor, r.Currency) + " is delayed"
+		l.Heading = "Your refund is taking longer than it should"
+		l.Paras = []string{
+			fmt.Sprintf("We are paying back %s for %s on %s, and the payment provider has not accepted it yet.", format.Money(r.AmountMinor, r.Currency), movie, at),
+			"We keep trying, and our customer service is looking into it. You don't need to do anything; reply to this e-mail if you have a question.",
+		}
+	case RefundFailingStaff:
+		r := f.Refund
+		l.Subject = fmt.Sprintf("Refund %s keeps failing (%d attempts)", r.ID, r.Attempts)
+		l.Heading = "A refund keeps failing"
+		l.Paras = []string{"The payment provider has refused this refund several times. It is still retried, with longer and longer waits; the moviegoer has been told it is delayed."}
+		l.Details = [][2]string{
+			{"Refund", r.ID}, {"Payment", r.PaymentID}, {"Amount", format.Money(r.AmountMinor, r.Currency)},
+			{"Attempts", fmt.Sprint(r.Attempts)}, {"Last error", r.LastError},
+			{"Moviegoer", f.Moviegoer.Name + " <" + f.Moviegoer.Email + ">"}, {"Show", movie + ", " + at}, {"Theatre", f.Theatre.Name},
+		}
+		l.Link = &link{"Open reconciliation", site.PublicURL + "/admin/reconciliation"}
+		l.Footer = "Sent to customer service by Marquee."
+	case PaymentRefunded:
+		p := f.Payment
+		amount := format.Money(p.AmountMinor, p.Currency)
+		l.Subject = "We're refunding your payment of " + amount
+		l.Heading = "Your payment is being refunded"
+		switch p.Reason {
+		case booking.ReasonAlreadyConfirmed:
+			l.Paras = []string{fmt.Sprintf("You paid twice for the same seats for %s on %s. Your seats are booked once, with your first payment, and your ticket has been sent separately.", movie, at),
+				fmt.Sprintf("The second payment, %s, is refunded in full. %s", amount, refundArrives)}
+		case booking.ReasonHoldCancelled:
+			l.Paras = []string{fmt.Sprintf("Your payment of %s for %s on %s arrived after you had released those seats, so nothing was booked with it.", amount, movie, at),
+				"It is refunded in full. " + refundArrives}
+		case booking.ReasonAmountMismatch:
+			l.Paras = []string{fmt.Sprintf("Your payment of %s for %s on %s did not match the price of the seats you held, so nothing was booked with it.", amount, movie, at),
+				"It is refunded in full. " + refundArrives}
+		default:
+			l.Paras = []string{fmt.Sprintf("Your payment of %s for %s on %s arrived after the time to pay for your seats had run out, so they were released and nothing was booked with it.", amount, movie, at),
+				"It is refunded in full. " + refundArrives + " If you still want to see the show, you can book again."}
+		}
+		l.Link = &link{"See the show's seats", fmt.Sprintf("%s/shows/%d", site.PublicURL, f.Show.ID)}
+	default:
+		return letter{}, fmt.Errorf("mail %d: unknown kind %q", f.ID, f.Kind)
+	}
+	return l, nil
+}
+
+func ticketOf(f Facts, b Booking) ticket {
+	return ticket{
+		Movie: f.Show.Movie, When: when(f), Theatre: f.Theatre.Name, Address: f.Theatre.Address, Screen: f.Show.Screen,
+		Seats: strings.Join(format.SeatOrder(b.Seats), ", "), Code: b.Code, Amount: format.Money(b.AmountMinor, b.Currency),
+	}
+}
+
+// place is a theatre with its address, when it has one.
+func place(name, address string) string {
+	if address == "" {
+		return name
+	}
+	return name + ", " + address
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Text is the plain-text part: the same words as the HTML.
+func (l letter) Text() string {
+	var b strings.Builder
+	b.WriteString(l.Heading + "\n\n")
+	for _, p := range l.Paras {
+		b.WriteString(p + "\n\n")
+	}
+	for _, t := range l.Tickets {
+		fmt.Fprintf(&b, "%s\n%s\n%s\nScreen: %s\nSeats: %s\n", t.Movie, t.When, place(t.Theatre, t.Address), t.Screen, t.Seats)
+		if l.QR {
+			fmt.Fprintf(&b, "Ticket code: %s\n", t.Code)
+		}
+		fmt.Fprintf(&b, "Paid: %s\n\n", t.Amount)
+	}
+	for _, d := range l.Details {
+		fmt.Fprintf(&b, "%s: %s\n", d[0], d[1])
+	}
+	if len(l.Details) > 0 {
+		b.WriteString("\n")
+	}
+	if l.Link != nil {
+		fmt.Fprintf(&b, "%s: %s\n\n", l.Link.Label, l.Link.URL)
+	}
+	b.WriteString("-- \n" + l.Footer + "\n")
+	return b.String()
+}
+
+// HTML is the HTML part.
+func (l letter) HTML() templ.Component { return letterHTML(l) }

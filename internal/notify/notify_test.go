@@ -1,0 +1,426 @@
+package notify_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/png"
+	netmail "net/mail"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	ics "github.com/arran4/golang-ical"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/marquee-tickets/marquee/internal/audit"
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/jobs"
+	"github.com/marquee-tickets/marquee/internal/mail"
+	"github.com/marquee-tickets/marquee/internal/mail/mailtest"
+	"github.com/marquee-tickets/marquee/internal/notify"
+	"github.com/marquee-tickets/marquee/internal/pgtest"
+	"github.com/marquee-tickets/marquee/internal/postgres"
+)
+
+var site = mail.Site{
+	PublicURL: "https://tickets.example.com",
+	From:      netmail.Address{Address: "tickets@example.com"},
+	Support:   "help@example.com",
+}
+
+// worker sends through the test's SMTP server.
+func worker(t *testing.T, s *postgres.Store, srv *mailtest.Server) *notify.Worker {
+	t.Helper()
+	sender, err := mail.ParseSMTP(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &notify.Worker{Store: s, Sender: sender, Site: site}
+}
+
+// book holds seats of show for user and pays for them with payment id pay.
+func book(t *testing.T, s *postgres.Store, user string, show int64, seats []string, pay string) booking.Confirmation {
+	t.Helper()
+	ctx := context.Background()
+	res, err := s.HoldSeats(ctx, booking.HoldRequest{UserID: user, ShowID: show, Seats: seats, TTL: 5 * time.Minute, Key: pay}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.Hold
+	c, err := s.ConfirmPayment(ctx, booking.Payment{ID: pay, HoldRef: h.ID, AmountMinor: h.AmountMinor, Currency: h.Currency})
+	if err != nil || c.Outcome != booking.OutcomeBooked {
+		t.Fatalf("confirm %s = %+v, %v", pay, c, err)
+	}
+	return c
+}
+
+func email(t *testing.T, s *postgres.Store, user string) string {
+	return pgtest.Scalar[string](t, s.Pool(), `SELECT email FROM users WHERE id = $1`, user)
+}
+
+// TestTicketMail books a seat, its webhook delivered twice, and checks the
+// one e-mail the SMTP server receives: recipient, sender, subject, the
+// plain text, the HTML with the QR code inline, and the calendar file.
+func TestTicketMail(t *testing.T) {
+	ctx := context.Background()
+	s := pgtest.NewStore(t, 4)
+	clock := pgtest.NewClock(time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC))
+	s.Clock = clock.Now
+	v := pgtest.NewVenue(t, s)
+	pgtest.Exec(t, s.Pool(), `UPDATE theatres SET address = '1 Marine Drive, Mumbai' WHERE id = $1`, v.TheatreID)
+	starts := time.Date(2026, 12, 9, 15, 30, 0, 0, time.UTC) // 21:00 in Kolkata
+	show := pgtest.NewShow(t, s, v, 3, 4, starts)
+	user := pgtest.User(t, s)
+	c := book(t, s, user, show, []string{"B2", "B3"}, "pay-1")
+	// The provider delivers the webhook again: the booking stands, and no
+	// second mail is owed.
+	if again, err := s.ConfirmPayment(ctx, booking.Payment{ID: "pay-1", HoldRef: c.HoldID,
+		AmountMinor: pgtest.Scalar[int64](t, s.Pool(), `SELECT amount_minor FROM holds WHERE id = $1`, c.HoldID),
+		Currency:    pgtest.Scalar[string](t, s.Pool(), `SELECT currency FROM holds WHERE id = $1`, c.HoldID)}); err != nil || again.BookingID != c.BookingID {
+		t.Fatalf("webhook again = %+v, %v", again, err)
+	}
+	if n := pgtest.Scalar[int64](t, s.Pool(), `SELECT count(*) FROM mails`); n != 1 {
+		t.Fatalf("%d mails queued, want 1", n)
+	}
+
+	srv := mailtest.Start(t)
+	w := worker(t, s, srv)
+	if n := pgtest.WorkJobs(t, s, w); n != 1 {
+		t.Fatalf("worked %d mail jobs, want 1", n)
+	}
+	if n := pgtest.WorkJobs(t, s, w); n != 0 {
+		t.Fatalf("worked %d mail jobs again, want 0", n)
+	}
+	got := srv.Received()
+	if len(got) != 1 {
+		t.Fatalf("received %d mails, want 1", len(got))
+	}
+	to := email(t, s, user)
+	if len(got[0].To) != 1 || got[0].To[0] != to || got[0].From != "tickets@example.com" {
+		t.Fatalf("envelope from %q to %v, want tickets@example.com to %s", got[0].From, got[0].To, to)
+	}
+	m := got[0].Message(t)
+	if from := m.Header.Get("From"); !strings.Contains(from, "Test Cinema") || !strings.Contains(from, "<tickets@example.com>") {
+		t.Errorf("From = %q, want the theatre's name at tickets@example.com", from)
+	}
+	if m.Subject != "Your tickets: The Last Algorithm, Wed 9 Dec, 9:00 PM" {
+		t.Errorf("subject = %q", m.Subject)
+	}
+	if m.Header.Get("Auto-Submitted") != "auto-generated" || m.Header.Get("Message-Id") == "" || m.Header.Get("Reply-To") != "<help@example.com>" {
+		t.Errorf("headers: Auto-Submitted %q, Message-Id %q, Reply-To %q", m.Header.Get("Auto-Submitted"), m.Header.Get("Message-Id"), m.Header.Get("Reply-To"))
+	}
+	code := pgtest.Scalar[string](t, s.Pool(), `SELECT code FROM bookings WHERE id = $1`, c.BookingID)
+	for _, want := range []string{"Ticket code: " + code, "Seats: B2, B3", "Wednesday, 9 December 2026 at 9:00 PM IST", "1 Marine Drive, Mumbai",
+		"https://tickets.example.com/bookings/" + c.BookingID, "Full refund until"} {
+		if !strings.Contains(m.Text, want) {
+			t.Errorf("plain text lacks %q:\n%s", want, m.Text)
+		}
+	}
+	// The QR code: a PNG part the HTML shows by its content id.
+	qr, ok := m.Part("qr-" + code + "@marquee")
+	if !ok || qr.Type != "image/png" {
+		t.Fatalf("no inline QR part; parts: %+v", m.Parts)
+	}
+	if _, err := png.Decode(bytes.NewReader(qr.Data)); err != nil {
+		t.Errorf("QR part is no PNG: %v", err)
+	}
+	if !strings.Contains(m.HTML, `src="cid:qr-`+code+`@marquee"`) || !strings.Contains(m.HTML, code) {
+		t.Errorf("HTML does not show the QR code and the ticket code")
+	}
+	if strings.Contains(m.HTML, "<script") || strings.Contains(m.HTML, "http://") {
+		t.Errorf("HTML has a script or an insecure link")
+	}
+	// The calendar file.
+	var cal *ics.Calendar
+	for _, p := range m.Parts {
+		if p.Type == "text/calendar" {
+			var err error
+			if cal, err = ics.ParseCalendar(bytes.NewReader(p.Data)); err != nil {
+				t.Fatalf("calendar does not parse: %v\n%s", err, p.Data)
+			}
+		}
+	}
+	if cal == nil || len(cal.Events()) != 1 {
+		t.Fatalf("want one calendar event, parts: %+v", m.Parts)
+	}
+	ev := cal.Events()[0]
+	if at, err := ev.GetStartAt(); err != nil || !at.Equal(starts) {
+		t.Errorf("event starts %v (%v), want %v", at, err, starts)
+	}
+	if end, err := ev.GetEndAt(); err != nil || !end.After(starts) {
+		t.Errorf("event ends %v (%v)", end, err)
+	}
+	if uid := ev.Id(); !strings.Contains(uid, c.BookingID) {
+		t.Errorf("event UID %q does not name the booking", uid)
+	}
+	if status := pgtest.Scalar[string](t, s.Pool(), `SELECT status FROM mails`); status != "SENT" {
+		t.Errorf("mail is %s, want SENT", status)
+	}
+}
+
+// TestTicketMailOnceWithTwoInstances delivers one payment's webhook twice
+// at once while two instances' job runners work the mail queue: one mail.
+func TestTicketMailOnceWithTwoInstances(t *testing.T) {
+	ctx := context.Background()
+	s := pgtest.NewStore(t, 8)
+	v := pgtest.NewVenue(t, s)
+	show := pgtest.NewShow(t, s, v, 2, 4, time.Now().Add(48*time.Hour))
+	user := pgtest.User(t, s)
+	srv := mailtest.Start(t)
+	for range 2 {
+		pool, err := pgxpool.New(ctx, s.Pool().Config().ConnString())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+		workers := river.NewWorkers()
+		river.AddWorker(workers, worker(t, s, srv))
+		stop, err := jobs.Start(ctx, pool, jobs.Config{Workers: workers, Queues: map[string]int{jobs.QueueMail: 2}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := stop(context.Background()); err != nil {
+				t.Errorf("stop the runner: %v", err)
+			}
+		})
+	}
+	res, err := s.HoldSeats(ctx, booking.HoldRequest{UserID: user, ShowID: show, Seats: []string{"A1"}, TTL: 5 * time.Minute, Key: "k"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.Hold
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range 2 {
+		wg.Go(func() {
+			<-start
+			if _, err := s.ConfirmPayment(ctx, booking.Payment{ID: "pay-twice", HoldRef: h.ID, AmountMinor: h.AmountMinor, Currency: h.Currency}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	srv.WaitFor(t, 1, time.Minute)
+	// The job has finished by the time its mail is recorded as sent; then
+	// nothing more can arrive.
+	waitFor(t, time.Minute, func() bool {
+		return pgtest.Scalar[int64](t, s.Pool(), `SELECT count(*) FROM river_job WHERE kind = 'mail' AND state <> 'completed'`) == 0
+	})
+	if got := srv.To(email(t, s, user)); len(got) != 1 || len(srv.Received()) != 1 {
+		t.Fatalf("received %d mails (%d for the moviegoer), want 1", len(srv.Received()), len(got))
+	}
+}
+
+func waitFor(t *testing.T, timeout time.Duration, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not done within %v", timeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestShowCancelledMailsEachMoviegoerOnce cancels a show of 200 moviegoers'
+// bookings (one of them with two): each moviegoer gets one mail, with all
+// their bookings and the full refund, however often the show is cancelled.
+func TestShowCancelledMailsEachMoviegoerOnce(t *testing.T) {
+	ctx := context.Background()
+	s := pgtest.NewStore(t, 4)
+	v := pgtest.NewVenue(t, s)
+	show := pgtest.NewShow(t, s, v, 11, 20, time.Now().Add(48*time.Hour))
+	seats := pgtest.Scalar[[]string](t, s.Pool(), `SELECT array_agg(seat_id ORDER BY seat_id) FROM show_seats WHERE show_id = $1`, show)[:201]
+	twice := pgtest.User(t, s)
+	users := map[string]bool{}
+	for i, seat := range seats {
+		u := twice
+		if i >= 2 {
+			u = pgtest.User(t, s)
+		}
+		users[u] = true
+		book(t, s, u, show, []string{seat}, fmt.Sprintf("pay-%d", i))
+	}
+	srv := mailtest.Start(t)
+	w := worker(t, s, srv)
+	if n := pgtest.WorkJobs(t, s, w); n != len(seats) {
+		t.Fatalf("sent %d tickets, want %d", n, len(seats))
+	}
+	e := audit.Entry{ActorID: pgtest.User(t, s), TheatreID: v.TheatreID, Action: "show.cancel", Object: fmt.Sprintf("show %d", show)}
+	for range 2 { // cancelling again changes nothing and owes nothing more
+		if _, err := s.CancelShow(ctx, show, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pgtest.WorkJobs(t, s, w)
+	cancelled := 0
+	seen := map[string]int{}
+	for _, r := range srv.Received() {
+		m := r.Message(t)
+		if !strings.HasPrefix(m.Subject, "Cancelled by the theatre: ") {
+			continue
+		}
+		cancelled++
+		seen[r.To[0]]++
+		if r.To[0] == email(t, s, twice) && strings.Count(m.Text, "Seats: ") != 2 {
+			t.Errorf("the moviegoer with two bookings got:\n%s", m.Text)
+		}
+		if !strings.Contains(m.Text, "refunded in full") {
+			t.Errorf("no word of the full refund:\n%s", m.Text)
+		}
+	}
+	if len(users) != 200 || cancelled != len(users) || len(seen) != len(users) {
+		t.Fatalf("%d cancellation mails to %d people, want one to each of %d", cancelled, len(seen), len(users))
+	}
+	for to, n := range seen {
+		if n != 1 {
+			t.Errorf("%s got %d cancellation mails", to, n)
+		}
+	}
+}
+
+// TestRefusingServerRetriesThenFails has the SMTP server refuse every
+// attempt: the mail is retried with River's growing waits, never before
+// the wait is over, and after its last attempt it is FAILED with the
+// server's answer, for staff to see on the booking.
+func TestRefusingServerRetriesThenFails(t *testing.T) {
+	s := pgtest.NewStore(t, 4)
+	clock := pgtest.NewClock(time.Now())
+	s.Clock = clock.Now
+	v := pgtest.NewVenue(t, s)
+	show := pgtest.NewShow(t, s, v, 2, 2, clock.Now().Add(72*time.Hour))
+	c := book(t, s, pgtest.User(t, s), show, []string{"A1"}, "pay-refused")
+	srv := mailtest.Start(t)
+	srv.Refuse(-1)
+	w := worker(t, s, srv)
+
+	pgtest.WorkJobs(t, s, w)
+	if srv.Refused() != 1 {
+		t.Fatalf("refused %d times, want 1", srv.Refused())
+	}
+	// Not again until River's wait is over.
+	pgtest.WorkJobs(t, s, w)
+	if srv.Refused() != 1 {
+		t.Fatalf("retried before the wait: refused %d times", srv.Refused())
+	}
+	mails, err := s.BookingMails(context.Background(), c.BookingID)
+	if err != nil || len(mails) != 1 || mails[0].Status != "QUEUED" || mails[0].Attempts != 1 || !strings.Contains(mails[0].LastError, "451") {
+		t.Fatalf("after one refusal: %+v, %v", mails, err)
+	}
+	waits := []time.Duration{}
+	for attempt := 2; attempt <= jobs.MailAttempts; attempt++ {
+		due := pgtest.Scalar[time.Time](t, s.Pool(), `SELECT scheduled_at FROM river_job WHERE kind = 'mail'`)
+		waits = append(waits, due.Sub(clock.Now()))
+		clock.Set(due)
+		pgtest.WorkJobs(t, s, w)
+		if srv.Refused() != attempt {
+			t.Fatalf("attempt %d: refused %d times", attempt, srv.Refused())
+		}
+	}
+	// The waits grow (River's backoff, with its jitter).
+	if waits[len(waits)-1] < 10*waits[0] {
+		t.Errorf("waits did not grow: %v", waits)
+	}
+	if state := pgtest.Scalar[string](t, s.Pool(), `SELECT state::text FROM river_job WHERE kind = 'mail'`); state != "discarded" {
+		t.Errorf("job is %s after its last attempt, want discarded", state)
+	}
+	mails, err = s.BookingMails(context.Background(), c.BookingID)
+	if err != nil || len(mails) != 1 || mails[0].Status != "FAILED" || mails[0].Attempts != jobs.MailAttempts || !strings.Contains(mails[0].LastError, "451") {
+		t.Fatalf("after the last refusal: %+v, %v", mails, err)
+	}
+	if len(srv.Received()) != 0 {
+		t.Fatalf("a refused mail arrived")
+	}
+}
+
+// TestRefundMails follows the mails of refunds: a moviegoer's
+// cancellation, its refund paid; a payment that came late; and a refund
+// that keeps failing, told to the moviegoer and customer service once.
+func TestRefundMails(t *testing.T) {
+	ctx := context.Background()
+	s := pgtest.NewStore(t, 4)
+	s.SupportEmail = "help@example.com"
+	clock := pgtest.NewClock(time.Now())
+	s.Clock = clock.Now
+	v := pgtest.NewVenue(t, s)
+	show := pgtest.NewShow(t, s, v, 2, 4, clock.Now().Add(72*time.Hour))
+	srv := mailtest.Start(t)
+	w := worker(t, s, srv)
+	subjects := func(to string) []string {
+		var out []string
+		for _, r := range srv.To(to) {
+			out = append(out, r.Message(t).Subject)
+		}
+		return out
+	}
+
+	// Cancelled three days ahead: a full refund under the default policy.
+	alice := pgtest.User(t, s)
+	c := book(t, s, alice, show, []string{"A1"}, "pay-alice")
+	if _, err := s.CancelBooking(ctx, alice, c.BookingID); err != nil {
+		t.Fatal(err)
+	}
+	pgtest.WorkJobs(t, s, w)
+	refundID := pgtest.Scalar[string](t, s.Pool(), `SELECT id::text FROM refunds WHERE booking_id = $1`, c.BookingID)
+	if err := s.RefundSucceeded(ctx, refundID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RefundSucceeded(ctx, refundID); err != nil { // told twice: one mail
+		t.Fatal(err)
+	}
+	pgtest.WorkJobs(t, s, w)
+	got := subjects(email(t, s, alice))
+	if len(got) != 3 || !strings.HasPrefix(got[0], "Your tickets") || !strings.HasPrefix(got[1], "Booking cancelled") || !strings.HasPrefix(got[2], "Refund paid") {
+		t.Fatalf("alice got %q", got)
+	}
+	if m := srv.To(email(t, s, alice))[1].Message(t); !strings.Contains(m.Text, "We are refunding") {
+		t.Errorf("cancellation mail does not say what is refunded:\n%s", m.Text)
+	}
+
+	// Paid after the hold ended.
+	bob := pgtest.User(t, s)
+	res, err := s.HoldSeats(ctx, booking.HoldRequest{UserID: bob, ShowID: show, Seats: []string{"B1"}, TTL: time.Minute, Key: "bob"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Set(res.Hold.ExpiresAt.Add(time.Hour))
+	if cf, err := s.ConfirmPayment(ctx, booking.Payment{ID: "pay-bob", HoldRef: res.Hold.ID, AmountMinor: res.Hold.AmountMinor, Currency: res.Hold.Currency}); err != nil || cf.Outcome != booking.OutcomeRefundRequired {
+		t.Fatalf("late payment = %+v, %v", cf, err)
+	}
+	pgtest.WorkJobs(t, s, w)
+	got = subjects(email(t, s, bob))
+	if len(got) != 1 || !strings.HasPrefix(got[0], "We're refunding your payment of") {
+		t.Fatalf("bob got %q", got)
+	}
+	if m := srv.To(email(t, s, bob))[0].Message(t); !strings.Contains(m.Text, "arrived after the time to pay") {
+		t.Errorf("late payment mail does not say what happened:\n%s", m.Text)
+	}
+
+	// A refund the provider keeps refusing.
+	bobRefund := pgtest.Scalar[string](t, s.Pool(), `SELECT id::text FROM refunds WHERE payment_id = 'pay-bob'`)
+	for i := range postgres.RefundFailingAfter + 2 {
+		if _, err := s.StartRefund(ctx, bobRefund); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RefundFailed(ctx, bobRefund, fmt.Errorf("card issuer unavailable (%d)", i)); err != nil {
+			t.Fatal(err)
+		}
+		pgtest.WorkJobs(t, s, w)
+	}
+	got = subjects(email(t, s, bob))
+	if len(got) != 2 || !strings.HasSuffix(got[1], "is delayed") {
+		t.Fatalf("bob got %q", got)
+	}
+	staff := srv.To("help@example.com")
+	if len(staff) != 1 {
+		t.Fatalf("customer service got %d mails, want 1", len(staff))
+	}
+	if m := staff[0].Message(t); !strings.Contains(m.Text, bobRefund) || !strings.Contains(m.Text, "card issuer unavailable (4)") || !strings.Contains(m.Text, email(t, s, bob)) {
+		t.Errorf("customer service's mail lacks the refund, its error or the moviegoer:\n%s", m.Text)
+	}
+}
