@@ -22,9 +22,8 @@ func placesBrowser(t *testing.T, e *webtest.Env, role auth.Role, theatres ...int
 	_, u := e.Account(t, role, theatres...)
 	b := e.Browser()
 	p := b.Submit(t, "/login", url.Values{"email": {u.Email}, "password": {pgtest.FixturePassword}})
-	if p.Status != http.StatusSeeOther {
-		t.Fatalf("log in: %s", p)
-	}
+	// With nowhere else to go back to, an admin lands on the dashboard.
+	webtest.WantSeeOther(t, p, "/admin")
 	return b, u
 }
 
@@ -95,7 +94,7 @@ func TestDashboard(t *testing.T) {
 	other := otherTheatre(t, e)
 	// A second show, soon: today in the theatre's zone unless midnight comes first.
 	soon := e.Now().Add(30 * time.Minute)
-	pgtest.NewShow(t, e.Store, e.Venue, 2, 2, soon)
+	next := pgtest.NewShow(t, e.Store, e.Venue, 2, 2, soon)
 	kolkata, _ := time.LoadLocation("Asia/Kolkata")
 	today := "0 shows"
 	if soon.In(kolkata).YearDay() == e.Now().In(kolkata).YearDay() {
@@ -116,8 +115,9 @@ func TestDashboard(t *testing.T) {
 		if got := p.Text(card + " [data-today]"); got != today {
 			t.Fatalf("today = %q, want %q", got, today)
 		}
-		if !p.Has(card + " [data-next] time") {
-			t.Fatal("no next show time")
+		// The next show's time leads to its page.
+		if !p.Has(fmt.Sprintf(`%s [data-next] a[href="/admin/shows/%d"] time`, card, next)) {
+			t.Fatalf("no link to the next show: %s", p.Text(card+" [data-next]"))
 		}
 		if !p.Has(fmt.Sprintf(`%s a[href="%s/schedule"]`, card, theatreURL(e.Venue.TheatreID))) ||
 			!p.Has(fmt.Sprintf(`%s a[href="/admin/reports/sales?theatre_id=%d"]`, card, e.Venue.TheatreID)) {

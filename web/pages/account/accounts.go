@@ -73,6 +73,11 @@ func (s *Handlers) LoginSubmit(c echo.Context) error {
 	if err := s.signInPage(c, u.ID); err != nil {
 		return err
 	}
+	// An admin who logged in from the home page (or with nowhere to go
+	// back to) came to work: to the admin's dashboard.
+	if f.Next == "/" && (u.Role == auth.RoleTheatreAdmin || u.Role == auth.RolePlatformAdmin) {
+		f.Next = "/admin"
+	}
 	return c.Redirect(http.StatusSeeOther, f.Next)
 }
 
