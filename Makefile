@@ -27,10 +27,11 @@ use_db = DATABASE_URL="$$($(DEVDB))"; export DATABASE_URL; \
 # of go.mod; `go tool` builds it once into Go's build cache.
 LINT := go tool -modfile=golangci.mod golangci-lint
 
-.PHONY: help run test check lint bench bench-browser generate generate-check vendor db db-stop clean vulncheck
+.PHONY: help run admin test check lint bench bench-browser generate generate-check vendor db db-stop clean vulncheck
 
 help:
 	@echo "make run             serve http://localhost:8080 with demo data"
+	@echo "make admin EMAIL=you@example.com NAME='Your Name'   a platform admin on the make run database"
 	@echo "make test            generate-check, go test -race on every package (needs Postgres and chromium: set up if missing)"
 	@echo "make check           the gates CI adds to make test: golangci-lint (with go vet), govulncheck, make fuzz"
 	@echo "make lint            golangci-lint (.golangci.yml), pinned in golangci.mod"
@@ -43,6 +44,12 @@ help:
 	@echo "make db              print the development database URL"
 	@echo "make db-stop         stop the private Postgres in ./.data"
 	@echo "make clean           stop it and remove ./.data"
+
+# A platform admin on the database `make run` serves (the password is asked
+# for, or MARQUEE_ADMIN_PASSWORD).
+admin:
+	@test -n "$(EMAIL)" && test -n "$(NAME)" || { echo "usage: make admin EMAIL=you@example.com NAME='Your Name'" >&2; exit 2; }
+	@$(use_db); exec go run ./cmd/marquee admin create --email "$(EMAIL)" --name "$(NAME)"
 
 # Sandbox Pay is the payment provider here; `marquee serve` has none unless told.
 run:
