@@ -137,6 +137,11 @@ func TestNewScreenFromTemplate(t *testing.T) {
 			!strings.Contains(p.Text("fieldset"), "12 rows of 20") || p.Text("nav[aria-label=Admin] [aria-current=page]") != "Theatres" {
 			t.Fatalf("%s: new screen page: %s", role, p)
 		}
+		// The way back ends in this page, not in a separator.
+		if got := strings.Join(strings.Fields(p.Text("[data-breadcrumb]")), " "); got != "Theatres / Test Cinema / New screen" ||
+			p.Text(`[data-breadcrumb] [aria-current="page"]`) != "New screen" {
+			t.Fatalf("%s: breadcrumb %q", role, got)
+		}
 	}
 	b := layoutBrowser(t, e, auth.RoleTheatreAdmin, e.Venue.TheatreID)
 	b.Get(t, newPath)
