@@ -121,6 +121,7 @@ type ShowCounts struct {
 	Today     int
 	Upcoming  int
 	Next      *time.Time // nil: no show to come
+	NextID    *int64     // the show that starts at Next
 }
 
 // ShowtimeFilter narrows the upcoming scheduled shows of a listing. Zero

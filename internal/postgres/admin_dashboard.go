@@ -24,7 +24,8 @@ func (s *Store) TheatreShowCounts(ctx context.Context, theatreIDs []int64) (map[
 		SELECT d.id,
 		       count(sh.id) FILTER (WHERE sh.starts_at >= d.day_start AND sh.starts_at < d.day_start + interval '1 day'),
 		       count(sh.id) FILTER (WHERE sh.starts_at > c.now),
-		       min(sh.starts_at) FILTER (WHERE sh.starts_at > c.now)
+		       min(sh.starts_at) FILTER (WHERE sh.starts_at > c.now),
+		       (array_agg(sh.id ORDER BY sh.starts_at, sh.id) FILTER (WHERE sh.starts_at > c.now))[1]
 		  FROM days d CROSS JOIN clock c
 		  LEFT JOIN screens sc ON sc.theatre_id = d.id
 		  LEFT JOIN shows sh ON sh.screen_id = sc.id AND sh.status = 'SCHEDULED'

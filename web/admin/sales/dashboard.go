@@ -24,6 +24,9 @@ func (h *Handlers) Dashboard(c echo.Context) error {
 		if t.Next != nil {
 			at := t.Next.In(theatreZone(t.TimeZone))
 			row.Next, row.NextISO = at.Format("Mon 2 Jan, 3:04 PM MST"), at.Format(time.RFC3339)
+			if t.NextID != nil {
+				row.NextHref = adminpage.ShowPath(*t.NextID)
+			}
 		}
 		v.Theatres[i] = row
 	}
