@@ -178,6 +178,10 @@ func TestShowOccupancyPage(t *testing.T) {
 		if want := format.Money(int64(bought.Num("amount_minor")), "INR"); p.Text(`[data-count="refunds-owed"]`) != want {
 			t.Fatalf("refunds owed %q, want %q", p.Text(`[data-count="refunds-owed"]`), want)
 		}
+		// Its free seats are not said to be available: nothing is on sale.
+		if p.Has(`[data-count="available"]`) || !strings.Contains(p.Text("[data-counts]"), "Not on sale (show cancelled)") {
+			t.Fatalf("a cancelled show's counts: %q", p.Text("[data-counts]"))
+		}
 		p = who.admin.Submit(t, path+"/blocks", url.Values{"seats": {"A7"}})
 		webtest.WantStatus(t, p, http.StatusConflict)
 	})

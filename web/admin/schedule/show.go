@@ -103,7 +103,7 @@ func (h *Handlers) occupancyCounts(c echo.Context, showID int64) (adminview.Occu
 
 func occupancyCounts(o booking.Occupancy, poll bool) adminview.OccupancyCounts {
 	return adminview.OccupancyCounts{
-		ShowID: o.ShowID, Poll: poll,
+		ShowID: o.ShowID, Poll: poll, Cancelled: o.Status == "CANCELLED",
 		Available: o.Seats.Available, Held: o.Seats.Held, Booked: o.Seats.Booked, Blocked: o.Seats.Blocked,
 		Revenue:     format.Total(o.Revenue, o.Currency),
 		RefundsOwed: format.Total(o.RefundsOwed, o.Currency),
