@@ -1,9 +1,11 @@
 package admin
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -229,7 +231,8 @@ func checkTimeZone(zone string) error {
 }
 
 // refundPolicy checks refund tiers: at least one (a theatre that refunds
-// nothing sends one tier of 0 percent), whole hours, distinct.
+// nothing sends one tier of 0 percent), whole hours, distinct, and never
+// less back for cancelling earlier.
 func refundPolicy(tiers []TierRecord) (booking.RefundPolicy, error) {
 	bad := func(msg string) error { return &catalog.FieldError{Field: "refund_tiers", Message: msg} }
 	if len(tiers) == 0 || len(tiers) > maxRefundTiers {
@@ -249,6 +252,15 @@ func refundPolicy(tiers []TierRecord) (booking.RefundPolicy, error) {
 		}
 		seen[t.HoursBefore] = true
 		policy.Tiers = append(policy.Tiers, booking.RefundTier{Before: before, Percent: t.Percent})
+	}
+	// Cancelling earlier never gives back less: a moviegoer would do
+	// better to wait, which no theatre means.
+	byHours := slices.SortedFunc(slices.Values(tiers), func(a, b TierRecord) int { return cmp.Compare(b.HoursBefore, a.HoursBefore) })
+	for i := 1; i < len(byHours); i++ {
+		if earlier, later := byHours[i-1], byHours[i]; earlier.Percent < later.Percent {
+			return policy, bad(fmt.Sprintf("cancelling %d hours before the show would give back %d%%, less than %d hours before (%d%%): "+
+				"give earlier cancellations at least as much", earlier.HoursBefore, earlier.Percent, later.HoursBefore, later.Percent))
+		}
 	}
 	return policy, nil
 }

@@ -301,6 +301,7 @@ func TestCreateTheatre(t *testing.T) {
 		{"a refund over 100 percent", map[string]any{"refund_tiers": []map[string]int{{"hours_before": 1, "percent": 101}}}, "invalid_refund_tiers"},
 		{"a tier after the show", map[string]any{"refund_tiers": []map[string]int{{"hours_before": -1, "percent": 10}}}, "invalid_refund_tiers"},
 		{"two tiers at one time", map[string]any{"refund_tiers": []map[string]int{{"hours_before": 2, "percent": 10}, {"hours_before": 2, "percent": 20}}}, "invalid_refund_tiers"},
+		{"less back for cancelling earlier", map[string]any{"refund_tiers": []map[string]int{{"hours_before": 6, "percent": 100}, {"hours_before": 48, "percent": 50}}}, "invalid_refund_tiers"},
 	} {
 		t.Run("refuses "+tc.name, func(t *testing.T) {
 			refused(t, e, http.StatusUnprocessableEntity, tc.code, func() *webtest.Response {
