@@ -170,8 +170,17 @@ func TestTicketMailOnceWithTwoInstances(t *testing.T) {
 	show := pgtest.NewShow(t, s, v, 2, 4, time.Now().Add(48*time.Hour))
 	user := pgtest.User(t, s)
 	srv := mailtest.Start(t)
+	// Each instance's runner has a pool of its own, counted against the
+	// test server's connections like the store's.
+	const runnerConns = 4
+	pgtest.Reserve(t, 2*runnerConns)
 	for range 2 {
-		pool, err := pgxpool.New(ctx, s.Pool().Config().ConnString())
+		cfg, err := pgxpool.ParseConfig(s.Pool().Config().ConnString())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.MaxConns = runnerConns
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
