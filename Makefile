@@ -122,13 +122,17 @@ generate:
 	fi
 	@$(use_db); echo "schemadump -> migrations/schema.sql"; go run ./scripts/schemadump -o migrations/schema.sql
 
-# vendor copies htmx and its websocket extension, at the versions
-# package-lock.json pins, into static/vendor.
+# vendor copies htmx and its websocket extension, and the barcode-detector
+# polyfill (the door's scanner where the browser has no BarcodeDetector)
+# with the ZXing WebAssembly it loads, at the versions package-lock.json
+# pins, into static/vendor: nothing is loaded from a CDN.
 vendor: node_modules/.package-lock.json
 	@mkdir -p static/vendor
 	@cp node_modules/htmx.org/dist/htmx.min.js static/vendor/htmx.min.js
 	@cp node_modules/htmx-ext-ws/dist/ws.js static/vendor/ws.js
-	@echo "vendored htmx $$(node -p 'require("./node_modules/htmx.org/package.json").version') and htmx-ext-ws $$(node -p 'require("./node_modules/htmx-ext-ws/package.json").version') -> static/vendor"
+	@cp node_modules/barcode-detector/dist/iife/ponyfill.js static/vendor/barcode-detector.js
+	@cp node_modules/zxing-wasm/dist/reader/zxing_reader.wasm static/vendor/zxing_reader.wasm
+	@echo "vendored htmx $$(node -p 'require("./node_modules/htmx.org/package.json").version'), htmx-ext-ws $$(node -p 'require("./node_modules/htmx-ext-ws/package.json").version') and barcode-detector $$(node -p 'require("./node_modules/barcode-detector/package.json").version') -> static/vendor"
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund

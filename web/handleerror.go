@@ -60,12 +60,7 @@ func (s *Server) HandleError(err error, c echo.Context) {
 		}
 		return
 	}
-	body := make(map[string]any, len(ae.Details)+3)
-	for k, v := range ae.Details {
-		body[k] = v
-	}
-	body["error"] = ae.Code
-	body["message"] = ae.Message
+	body := ae.Body()
 	if reference != "" {
 		body["request_id"] = reference
 	}

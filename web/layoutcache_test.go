@@ -56,7 +56,7 @@ func TestLayoutCache(t *testing.T) {
 	t.Run("what the header shows decides nothing", func(t *testing.T) {
 		// Revoked behind the app's back: the header may still link the
 		// admin pages for a few seconds, but they refuse.
-		pgtest.Exec(t, e.Store.Pool(), `DELETE FROM theatre_admins WHERE user_id = $1`, id)
+		pgtest.Exec(t, e.Store.Pool(), `DELETE FROM theatre_staff WHERE user_id = $1`, id)
 		pgtest.Exec(t, e.Store.Pool(), `UPDATE users SET role = 'moviegoer' WHERE id = $1`, id)
 		if _, admin := header(); !admin {
 			t.Fatal("want the header as read within the TTL")

@@ -32,6 +32,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/payment"
 	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/postgres"
+	"github.com/marquee-tickets/marquee/internal/ticket"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web/accesslog"
 	"github.com/marquee-tickets/marquee/web/clientaddr"
@@ -96,6 +97,9 @@ type Config struct {
 	SessionIdleTimeout time.Duration
 	SessionLifetime    time.Duration
 
+	// Tickets sign the tickets' QR codes and verify them at the door; nil:
+	// the public development key (ticket.DevKeys).
+	Tickets *ticket.Keys
 	// QueueKey signs waiting-room tickets; every instance of one app
 	// needs the same. Empty: a key of this process's own, fine for one
 	// instance. AdmissionTTL is how long an admission lasts unused; 0 =
@@ -258,6 +262,9 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 	if cfg.AdmissionTTL <= 0 {
 		cfg.AdmissionTTL = waitroom.DefaultAdmissionTTL
 	}
+	if cfg.Tickets == nil {
+		cfg.Tickets = ticket.DevKeys()
+	}
 	if len(cfg.QueueKey) == 0 {
 		cfg.QueueKey = make([]byte, 32)
 		rand.Read(cfg.QueueKey)
@@ -282,7 +289,7 @@ func NewServer(cfg Config, store *postgres.Store, m *metrics.Metrics, log *slog.
 		layout: newLayoutCache(store, layoutTTL, appClock(store)),
 		Log:    log,
 		gates:  newGates(cfg.Admission, m, time.Now),
-		Admin:  &admin.Service{Store: store, Log: log, RoomChanged: rooms.Forget},
+		Admin:  &admin.Service{Store: store, Log: log, RoomChanged: rooms.Forget, Tickets: cfg.Tickets},
 		BoxOffice: &boxoffice.Service{
 			Store: store, Payments: cfg.Payments, Metrics: m, HoldTTL: cfg.HoldTTL, PaymentGrace: cfg.PaymentGrace,
 			MaxSeats: cfg.MaxSeatsPerHold, Caps: caps, PublicURL: cfg.PublicURL, Log: log, Rooms: rooms,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/reconcile"
+	"github.com/marquee-tickets/marquee/internal/ticket"
 	"github.com/marquee-tickets/marquee/internal/waitroom"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/admission"
@@ -74,6 +75,12 @@ type config struct {
 	SMTPURL      string
 	MailFrom     string
 	SupportEmail string
+	// Tickets sign ticket codes (TICKET_SIGNING_KEYS: base64 Ed25519 seeds,
+	// the signing one first, older ones after it still verifying the
+	// tickets they signed); DevTickets: none were given, and the public
+	// development key signs.
+	Tickets    *ticket.Keys
+	DevTickets bool
 }
 
 // PaymentsSandbox is PAYMENTS=sandbox: Sandbox Pay, served by this binary,
@@ -162,6 +169,16 @@ func loadConfig(getenv func(string) string) (config, error) {
 		cfg.WebhookSecret = []byte(v)
 	} else {
 		cfg.WebhookSecret, cfg.DevSecret = []byte(devWebhookSecret), true
+	}
+
+	if v := get("TICKET_SIGNING_KEYS"); v != "" {
+		keys, err := ticket.ParseKeys(v)
+		if err != nil {
+			bad("TICKET_SIGNING_KEYS: %v (a comma-separated list of base64 32-byte seeds: `marquee ticket-key` makes one)", err)
+		}
+		cfg.Tickets = keys
+	} else {
+		cfg.Tickets, cfg.DevTickets = ticket.DevKeys(), true
 	}
 
 	if v := getenv("QUEUE_SECRET"); v != "" {
@@ -358,6 +375,14 @@ func loadConfig(getenv func(string) string) (config, error) {
 			"the development secret is public, so anyone could forge a payment with it; "+
 			"set PAYMENT_WEBHOOK_SECRET to at least %d random bytes (the secret your payment provider signs webhooks with)",
 			cfg.PublicURL, minWebhookSecret)
+	}
+
+	// Anyone can sign a ticket with the development key: at a public site's
+	// door, forged tickets would be admitted.
+	if cfg.DevTickets && public(cfg.PublicURL) {
+		bad("TICKET_SIGNING_KEYS is not set, and PUBLIC_URL=%s is a public https site: "+
+			"the development ticket key is public, so anyone could forge a ticket; "+
+			"set TICKET_SIGNING_KEYS (`marquee ticket-key` makes a key)", cfg.PublicURL)
 	}
 
 	if v := get("LOG_LEVEL"); v != "" {

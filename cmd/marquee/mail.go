@@ -39,7 +39,7 @@ func (cfg *config) loadMail(get func(string) string, bad func(string, ...any)) {
 // mailSite is where mail comes from and links to. Without MAIL_FROM (no
 // SMTP: the dev mailbox, or mail waiting) it is tickets@ the public host.
 func (cfg config) mailSite() mail.Site {
-	site := mail.Site{PublicURL: cfg.PublicURL}
+	site := mail.Site{PublicURL: cfg.PublicURL, Tickets: cfg.Tickets}
 	if a, err := netmail.ParseAddress(cfg.MailFrom); err == nil {
 		site.From = *a
 	} else {

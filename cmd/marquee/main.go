@@ -7,6 +7,9 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -22,11 +25,13 @@ import (
 
 const usage = `usage: marquee serve [--demo]
        marquee admin create --email E [--name N]
+       marquee ticket-key
 
 Commands:
   serve     apply database migrations, expire lapsed holds in the background
             and serve the web app and its JSON API until SIGINT or SIGTERM
   admin     create a platform admin account (marquee admin --help)
+  ticket-key  print a new key to sign ticket codes with (TICKET_SIGNING_KEYS)
 
 Flags of serve:
   --demo    load demo data (two cities, three theatres, a week of shows)
@@ -38,6 +43,10 @@ Environment:
   HOLD_TTL                hold lifetime, a Go duration from 1s to 1h (default 5m)
   PAYMENT_WEBHOOK_SECRET  secret of the sandbox provider's webhooks, at least
                           16 bytes (default: a development value, printed)
+  TICKET_SIGNING_KEYS     base64 Ed25519 seeds signing the tickets' QR codes,
+                          comma-separated: the first signs, the others still
+                          verify tickets they signed (default: a public
+                          development key, refused on a public site)
   PUBLIC_URL              the app's base URL, scheme://host[:port]
                           (default http://localhost:8080)
   MAX_SEATS_PER_HOLD      seat cap of one hold, 1 to 100 (default 10)
@@ -71,6 +80,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	case "serve":
 	case "admin":
 		return runAdmin(args[1:], getenv, os.Stdin, stdout, stderr)
+	case "ticket-key":
+		return runTicketKey(stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -120,4 +131,17 @@ func newLogger(w io.Writer, cfg config) *slog.Logger {
 		h = slog.NewJSONHandler(w, opts)
 	}
 	return slog.New(logctx.NewHandler(h))
+}
+
+// runTicketKey prints a new random ticket signing key: put it first in
+// TICKET_SIGNING_KEYS, keeping the old ones after it until every ticket
+// they signed has been used.
+func runTicketKey(stdout, stderr io.Writer) int {
+	seed := make([]byte, ed25519.SeedSize)
+	if _, err := rand.Read(seed); err != nil {
+		fmt.Fprintf(stderr, "marquee ticket-key: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, base64.StdEncoding.EncodeToString(seed))
+	return 0
 }

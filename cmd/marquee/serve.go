@@ -89,6 +89,10 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		"webhook_slots", cfg.Admission.Webhooks.Slots, "max_queue_wait", cfg.Admission.Writes.MaxWait,
 		"pool", poolSize(cfg.Admission), "log_level", cfg.LogLevel, "log_json", cfg.LogJSON,
 		"database", postgres.RedactURL(cfg.DatabaseURL))
+	if cfg.DevTickets {
+		log.Warn("TICKET_SIGNING_KEYS is not set: tickets are signed with the public development key; " +
+			"anyone can forge a ticket with it, so set your own anywhere but on your own machine")
+	}
 	if cfg.DevSecret {
 		log.Warn("PAYMENT_WEBHOOK_SECRET is not set: using the public development secret; "+
 			"anyone can forge payments with it, so set your own anywhere but on your own machine",
@@ -262,6 +266,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		MaxHeldPerAddress:        cfg.MaxHeldPerAddress,
 		Admission:                cfg.Admission,
 		QueueKey:                 cfg.QueueSecret,
+		Tickets:                  cfg.Tickets,
 		AdmissionTTL:             cfg.AdmissionTTL,
 		Fronts:                   fronts,
 	}, store, m, log.With("component", "web"))

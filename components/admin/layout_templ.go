@@ -18,10 +18,13 @@ import templruntime "github.com/a-h/templ/runtime"
 import "github.com/marquee-tickets/marquee/components"
 
 // Nav is what the admin navigation shows: the section the page is in, and
-// the platform admin's own sections.
+// the sections the admin's roles open.
 type Nav struct {
 	Current  string // one of the Section* names
 	Platform bool
+	// Manage, Sell and CheckIn: the admin manages a theatre, sells at the
+	// counter of one, checks tickets in at one (a platform admin, all).
+	Manage, Sell, CheckIn bool
 }
 
 // The sections of the admin area, as Nav.Current names them.
@@ -34,22 +37,52 @@ const (
 	SectionAudit          = "audit"
 	SectionBookings       = "bookings"
 	SectionJobs           = "jobs"
+	SectionBoxOffice      = "box-office"
+	SectionDoor           = "door"
+)
+
+// need is who a section is for.
+type need int
+
+const (
+	anyStaff need = iota
+	managers
+	sellers
+	doorStaff
+	platformAdmins
 )
 
 type navItem struct {
 	section, href, label string
-	platform             bool
+	need                 need
 }
 
 var navItems = []navItem{
-	{SectionDashboard, "/admin", "Dashboard", false},
-	{SectionTheatres, "/admin/theatres", "Theatres", false},
-	{SectionMovies, "/admin/movies", "Movies", true},
-	{SectionSales, "/admin/reports/sales", "Sales", false},
-	{SectionBookings, "/admin/bookings", "Bookings", false},
-	{SectionReconciliation, "/admin/reconciliation", "Payments to check", false},
-	{SectionAudit, "/admin/audit", "Audit log", true},
-	{SectionJobs, "/admin/jobs", "Jobs", true},
+	{SectionDashboard, "/admin", "Dashboard", anyStaff},
+	{SectionDoor, "/admin/door", "Door", doorStaff},
+	{SectionBoxOffice, "/admin/box-office", "Box office", sellers},
+	{SectionBookings, "/admin/bookings", "Bookings", sellers},
+	{SectionTheatres, "/admin/theatres", "Theatres", managers},
+	{SectionMovies, "/admin/movies", "Movies", platformAdmins},
+	{SectionSales, "/admin/reports/sales", "Sales", managers},
+	{SectionReconciliation, "/admin/reconciliation", "Payments to check", managers},
+	{SectionAudit, "/admin/audit", "Audit log", platformAdmins},
+	{SectionJobs, "/admin/jobs", "Jobs", platformAdmins},
+}
+
+// shows reports whether the navigation shows it.
+func (nav Nav) shows(it navItem) bool {
+	switch it.need {
+	case managers:
+		return nav.Platform || nav.Manage
+	case sellers:
+		return nav.Platform || nav.Sell
+	case doorStaff:
+		return nav.Platform || nav.CheckIn
+	case platformAdmins:
+		return nav.Platform
+	}
+	return true
 }
 
 // Page is the frame of every admin page.
@@ -88,7 +121,7 @@ func Page(m components.Meta, nav Nav) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			for _, it := range navItems {
-				if !it.platform || nav.Platform {
+				if nav.shows(it) {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<li>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
@@ -104,7 +137,7 @@ func Page(m components.Meta, nav Nav) templ.Component {
 						var templ_7745c5c3_Var3 string
 						templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(it.href)).ResolveURL(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin/layout.templ`, Line: 52, Col: 37}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin/layout.templ`, Line: 85, Col: 37}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
 						if templ_7745c5c3_Err != nil {
@@ -155,7 +188,7 @@ func Page(m components.Meta, nav Nav) templ.Component {
 					var templ_7745c5c3_Var6 string
 					templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(it.label)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin/layout.templ`, Line: 57, Col: 18}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin/layout.templ`, Line: 90, Col: 18}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 					if templ_7745c5c3_Err != nil {

@@ -68,7 +68,7 @@ func (s *Service) staffBooking(ctx context.Context, a Actor, bookingID string) (
 	if err != nil {
 		return postgres.StaffBooking{}, err
 	}
-	if err := s.requireTheatre(ctx, a, b.TheatreID); err != nil {
+	if err := s.require(ctx, a, b.TheatreID, Sell); err != nil {
 		return postgres.StaffBooking{}, err
 	}
 	return b, nil

@@ -35,7 +35,7 @@ func newEnv(t *testing.T) *env {
 	e := &env{store: s, svc: &admin.Service{Store: s, Log: slog.New(slog.DiscardHandler)}, venue: pgtest.NewVenue(t, s)}
 	e.platform = e.actor(t, auth.RolePlatformAdmin)
 	e.theatre = e.actor(t, auth.RoleTheatreAdmin)
-	pgtest.Exec(t, s.Pool(), `INSERT INTO theatre_admins (theatre_id, user_id) VALUES ($1, $2)`, e.venue.TheatreID, e.theatre.UserID)
+	pgtest.Exec(t, s.Pool(), `INSERT INTO theatre_staff (theatre_id, user_id, role) VALUES ($1, $2, 'manager')`, e.venue.TheatreID, e.theatre.UserID)
 	t.Cleanup(func() { pgtest.CheckInvariants(t, s) })
 	return e
 }

@@ -15,7 +15,7 @@ const maxBlockSeats = 5000
 // ShowOccupancy is showID's live occupancy and money, for an admin of its
 // theatre.
 func (s *Service) ShowOccupancy(ctx context.Context, a Actor, showID int64) (booking.Occupancy, error) {
-	if _, err := s.requireShow(ctx, a, showID); err != nil {
+	if _, err := s.requireShowFor(ctx, a, showID, SeeShows); err != nil {
 		return booking.Occupancy{}, err
 	}
 	return s.Store.ShowOccupancy(ctx, showID)

@@ -25,7 +25,7 @@ func TestOccupancyUseCases(t *testing.T) {
 	actor := func(role auth.Role, theatres ...int64) admin.Actor {
 		id := pgtest.User(t, s)
 		for _, th := range theatres {
-			pgtest.Exec(t, s.Pool(), `INSERT INTO theatre_admins (theatre_id, user_id) VALUES ($1, $2)`, th, id)
+			pgtest.Exec(t, s.Pool(), `INSERT INTO theatre_staff (theatre_id, user_id, role) VALUES ($1, $2, 'manager')`, th, id)
 		}
 		return admin.Actor{UserID: id, Role: role}
 	}

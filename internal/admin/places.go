@@ -295,35 +295,80 @@ func (s *Service) Theatre(ctx context.Context, a Actor, theatreID int64) (catalo
 
 // grantRecord is a grant as the audit log keeps it.
 type grantRecord struct {
-	UserID string    `json:"user_id"`
-	Email  string    `json:"email"`
-	Role   auth.Role `json:"role"`
+	UserID    string         `json:"user_id"`
+	Email     string         `json:"email"`
+	Role      auth.Role      `json:"role"`
+	StaffRole auth.StaffRole `json:"staff_role,omitempty"`
 }
 
-// GrantTheatre makes the account of email an admin of a theatre (platform
-// admins only). An unknown email is auth.ErrUnknownAccount.
+// GrantTheatre makes the account of email a manager of a theatre
+// (platform admins only). An unknown email is auth.ErrUnknownAccount.
 func (s *Service) GrantTheatre(ctx context.Context, a Actor, theatreID int64, email string) (auth.User, error) {
 	if err := requirePlatform(a); err != nil {
 		return auth.User{}, err
 	}
-	if email = strings.TrimSpace(email); email == "" || len(email) > 254 || hasControl(email) {
-		return auth.User{}, &catalog.FieldError{Field: "email", Message: "enter the email address of an account"}
+	m, err := s.grant(ctx, a, theatreID, email, auth.StaffManager)
+	return m.User, err
+}
+
+// GrantStaff gives the account of email role at a theatre, replacing the
+// role it had there (platform admins and the theatre's managers). An
+// unknown email is auth.ErrUnknownAccount.
+func (s *Service) GrantStaff(ctx context.Context, a Actor, theatreID int64, email string, role auth.StaffRole) (catalog.StaffMember, error) {
+	if err := s.requireTheatre(ctx, a, theatreID); err != nil {
+		return catalog.StaffMember{}, err
 	}
-	return s.Store.GrantTheatre(ctx, theatreID, email, func(u auth.User) audit.Entry {
-		return auditEntry(a, theatreID, "theatre_admin.grant", fmt.Sprintf("theatre %d admin %s", theatreID, u.ID),
-			nil, grantRecord{UserID: u.ID, Email: u.Email, Role: u.Role})
+	if !role.Valid() {
+		return catalog.StaffMember{}, &catalog.FieldError{Field: "role", Message: "choose manager, box office or usher"}
+	}
+	return s.grant(ctx, a, theatreID, email, role)
+}
+
+func (s *Service) grant(ctx context.Context, a Actor, theatreID int64, email string, role auth.StaffRole) (catalog.StaffMember, error) {
+	if email = strings.TrimSpace(email); email == "" || len(email) > 254 || hasControl(email) {
+		return catalog.StaffMember{}, &catalog.FieldError{Field: "email", Message: "enter the email address of an account"}
+	}
+	return s.Store.GrantStaff(ctx, theatreID, email, role, func(u auth.User, before, after auth.StaffRole) audit.Entry {
+		var was any
+		if before != "" {
+			was = grantRecord{UserID: u.ID, Email: u.Email, Role: u.Role, StaffRole: before}
+		}
+		return auditEntry(a, theatreID, "theatre_admin.grant", fmt.Sprintf("theatre %d staff %s", theatreID, u.ID),
+			was, grantRecord{UserID: u.ID, Email: u.Email, Role: u.Role, StaffRole: after})
 	})
 }
 
-// RevokeTheatre ends an account's grant of a theatre (platform admins
+// Staff lists a theatre's staff (platform admins and the theatre's
+// managers).
+func (s *Service) Staff(ctx context.Context, a Actor, theatreID int64) ([]catalog.StaffMember, error) {
+	if err := s.requireTheatre(ctx, a, theatreID); err != nil {
+		return nil, err
+	}
+	return s.Store.TheatreStaff(ctx, theatreID)
+}
+
+// RevokeTheatre ends an account's role at a theatre (platform admins
 // only).
 func (s *Service) RevokeTheatre(ctx context.Context, a Actor, theatreID int64, userID string) error {
 	if err := requirePlatform(a); err != nil {
 		return err
 	}
-	return s.Store.RevokeTheatre(ctx, theatreID, userID, func(u auth.User) audit.Entry {
-		return auditEntry(a, theatreID, "theatre_admin.revoke", fmt.Sprintf("theatre %d admin %s", theatreID, u.ID),
-			grantRecord{UserID: u.ID, Email: u.Email, Role: u.Role}, nil)
+	return s.revoke(ctx, a, theatreID, userID)
+}
+
+// RevokeStaff ends an account's role at a theatre (platform admins and the
+// theatre's managers).
+func (s *Service) RevokeStaff(ctx context.Context, a Actor, theatreID int64, userID string) error {
+	if err := s.requireTheatre(ctx, a, theatreID); err != nil {
+		return err
+	}
+	return s.revoke(ctx, a, theatreID, userID)
+}
+
+func (s *Service) revoke(ctx context.Context, a Actor, theatreID int64, userID string) error {
+	return s.Store.RevokeTheatre(ctx, theatreID, userID, func(u auth.User, role auth.StaffRole) audit.Entry {
+		return auditEntry(a, theatreID, "theatre_admin.revoke", fmt.Sprintf("theatre %d staff %s", theatreID, u.ID),
+			grantRecord{UserID: u.ID, Email: u.Email, Role: u.Role, StaffRole: role}, nil)
 	})
 }
 

@@ -29,7 +29,7 @@ const MaxResolveNote = 1000
 
 // AdminShow is showID, scheduled or cancelled, for an admin of its theatre.
 func (s *Service) AdminShow(ctx context.Context, a Actor, showID int64) (catalog.AdminShow, error) {
-	if _, err := s.requireShow(ctx, a, showID); err != nil {
+	if _, err := s.requireShowFor(ctx, a, showID, SeeShows); err != nil {
 		return catalog.AdminShow{}, err
 	}
 	return s.Store.AdminShow(ctx, showID)
@@ -40,13 +40,15 @@ func (s *Service) AdminShow(ctx context.Context, a Actor, showID int64) (catalog
 func (s *Service) Reconciliation(ctx context.Context, a Actor) ([]booking.ReconcileItem, error) {
 	q := booking.ReconcileQuery{All: a.Platform(), RefundAttempts: StuckRefundAttempts, CheckGrace: UnsettledCheckGrace}
 	if !a.Platform() {
-		theatres, err := s.Store.AdminTheatres(ctx, a.UserID, false)
+		roles, err := s.Store.StaffRoles(ctx, a.UserID)
 		if err != nil {
 			return nil, err
 		}
-		q.Theatres = make([]int64, len(theatres))
-		for i, t := range theatres {
-			q.Theatres[i] = t.ID
+		q.Theatres = []int64{} // none but those the actor manages
+		for theatre, role := range roles {
+			if RoleCan(role, Manage) {
+				q.Theatres = append(q.Theatres, theatre)
+			}
 		}
 	}
 	return s.Store.Reconciliation(ctx, q)

@@ -325,7 +325,7 @@ func dayStart(d time.Time, loc *time.Location) time.Time {
 // the theatre's zone; a zero from is those that have not ended, a zero to
 // no end).
 func (s *Service) TheatreShows(ctx context.Context, a Actor, theatreID int64, from, to time.Time) ([]catalog.TheatreShow, error) {
-	if err := s.requireTheatre(ctx, a, theatreID); err != nil {
+	if err := s.require(ctx, a, theatreID, SeeShows); err != nil {
 		return nil, err
 	}
 	t, err := s.Store.Theatre(ctx, theatreID)

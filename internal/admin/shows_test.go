@@ -81,7 +81,7 @@ func (w *world) admin(role auth.Role, theatres ...int64) admin.Actor {
 	id := pgtest.User(w.t, w.store)
 	pgtest.Exec(w.t, w.store.Pool(), `UPDATE users SET role = $2 WHERE id = $1`, id, role)
 	for _, t := range theatres {
-		pgtest.Exec(w.t, w.store.Pool(), `INSERT INTO theatre_admins (theatre_id, user_id) VALUES ($1, $2)`, t, id)
+		pgtest.Exec(w.t, w.store.Pool(), `INSERT INTO theatre_staff (theatre_id, user_id, role) VALUES ($1, $2, 'manager')`, t, id)
 	}
 	a, err := w.svc.Actor(w.t.Context(), id)
 	if err != nil {

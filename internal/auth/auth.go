@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/mail"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -34,6 +35,28 @@ const (
 	RoleTheatreAdmin  Role = "theatre_admin"
 	RolePlatformAdmin Role = "platform_admin"
 )
+
+// StaffRole is what an account does for one theatre it works for (an
+// account with any is a RoleTheatreAdmin). What each may do is decided by
+// the admin package.
+type StaffRole string
+
+const (
+	// StaffManager runs the theatre: places, schedule, prices, sales
+	// figures and the theatre's staff.
+	StaffManager StaffRole = "manager"
+	// StaffBoxOffice sells at the counter, refunds one booking, resends a
+	// ticket, and sees the shows' occupancy and attendees.
+	StaffBoxOffice StaffRole = "box_office"
+	// StaffUsher checks tickets in and sees the shows' occupancy.
+	StaffUsher StaffRole = "usher"
+)
+
+// StaffRoles are the staff roles, most powerful first.
+var StaffRoles = []StaffRole{StaffManager, StaffBoxOffice, StaffUsher}
+
+// Valid reports whether r is a staff role.
+func (r StaffRole) Valid() bool { return slices.Contains(StaffRoles, r) }
 
 // User is an account.
 type User struct {

@@ -49,11 +49,17 @@ type ScreenSummary struct {
 	Seats int
 }
 
-// TheatreDetail is a theatre with its screens and its admins.
+// TheatreDetail is a theatre with its screens and its staff.
 type TheatreDetail struct {
 	AdminTheatre
 	Screens []ScreenSummary
-	Admins  []auth.User
+	Staff   []StaffMember
+}
+
+// StaffMember is an account working for a theatre, in its role there.
+type StaffMember struct {
+	auth.User
+	StaffRole auth.StaffRole
 }
 
 // NewTheatre is a theatre to create in the city with slug City.

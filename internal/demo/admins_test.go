@@ -25,7 +25,7 @@ func TestLoadAdmins(t *testing.T) {
 		}
 	}
 	granted := pgtest.Scalar[string](t, s.Pool(), `
-		SELECT string_agg(t.name, ', ') FROM theatre_admins ta
+		SELECT string_agg(t.name, ', ') FROM theatre_staff ta
 		  JOIN theatres t ON t.id = ta.theatre_id JOIN users u ON u.id = ta.user_id`)
 	if granted != demo.AdminTheatre {
 		t.Errorf("granted theatres = %q, want only the manager's %q", granted, demo.AdminTheatre)

@@ -65,7 +65,7 @@ func letterOf(site Site, f Facts) (letter, error) {
 		l.QR = true
 		for _, b := range f.Bookings {
 			t := ticketOf(f, b)
-			png, err := qrcode.Encode(b.Code, qrcode.Medium, 256)
+			png, err := qrcode.Encode(site.ticketCode(b, f.Show.ID), qrcode.Medium, 256)
 			if err != nil {
 				return letter{}, fmt.Errorf("mail %d: QR code: %w", f.ID, err)
 			}

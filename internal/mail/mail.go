@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	tickets "github.com/marquee-tickets/marquee/internal/ticket"
+
 	gomail "github.com/wneessen/go-mail"
 
 	"github.com/marquee-tickets/marquee/components/format"
@@ -149,6 +151,17 @@ type Site struct {
 	// Support is customer service's address: told of a failing refund,
 	// and the Reply-To of every mail.
 	Support string
+	// Tickets sign the QR code of each ticket; nil: tickets.DevKeys.
+	Tickets *tickets.Keys
+}
+
+// ticketCode is the code b's QR carries: signed, so the door can tell it
+// from a forgery offline.
+func (s Site) ticketCode(b Booking, show int64) string {
+	if s.Tickets == nil {
+		s.Tickets = tickets.DevKeys()
+	}
+	return s.Tickets.Code(b.Code, show)
 }
 
 // Compose writes f's message: HTML with a plain-text alternative, a

@@ -45,18 +45,6 @@ func auditJSON(v any) ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// AdministersTheatre reports whether userID was granted theatre theatreID.
-func (s *Store) AdministersTheatre(ctx context.Context, userID string, theatreID int64) (bool, error) {
-	var ok bool
-	err := s.pool.QueryRow(ctx, `
-		SELECT EXISTS (SELECT 1 FROM theatre_admins WHERE user_id = $1 AND theatre_id = $2)`,
-		userID, theatreID).Scan(&ok)
-	if err != nil {
-		return false, fmt.Errorf("theatre admin %s of %d: %w", userID, theatreID, err)
-	}
-	return ok, nil
-}
-
 // TheatreOfScreen is the theatre a screen belongs to, or booking.ErrNotFound.
 func (s *Store) TheatreOfScreen(ctx context.Context, screenID int64) (int64, error) {
 	var id int64

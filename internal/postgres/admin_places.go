@@ -171,7 +171,7 @@ func (s *Store) AdminTheatres(ctx context.Context, userID string, all bool) ([]c
 	}
 	rows, err := s.pool.Query(ctx, `
 		SELECT `+adminTheatreColumns+` FROM `+adminTheatreFrom+`
-		 WHERE $1::uuid IS NULL OR t.id IN (SELECT theatre_id FROM theatre_admins WHERE user_id = $1)
+		 WHERE $1::uuid IS NULL OR t.id IN (SELECT theatre_id FROM theatre_staff WHERE user_id = $1)
 		 ORDER BY c.name, t.name, t.id`, user)
 	if err != nil {
 		return nil, fmt.Errorf("list theatres: %w", err)
@@ -200,59 +200,108 @@ func (s *Store) AdminTheatre(ctx context.Context, id int64) (catalog.TheatreDeta
 	if d.Screens, err = pgx.CollectRows(rows, pgx.RowToStructByPos[catalog.ScreenSummary]); err != nil {
 		return d, fmt.Errorf("screens of theatre %d: %w", id, err)
 	}
-	rows, err = s.pool.Query(ctx, `
-		SELECT u.id::text, u.email, u.name, u.role
-		  FROM theatre_admins ta JOIN users u ON u.id = ta.user_id
-		 WHERE ta.theatre_id = $1 ORDER BY u.email`, id)
-	if err != nil {
-		return d, fmt.Errorf("admins of theatre %d: %w", id, err)
-	}
-	if d.Admins, err = pgx.CollectRows(rows, pgx.RowToStructByPos[auth.User]); err != nil {
-		return d, fmt.Errorf("admins of theatre %d: %w", id, err)
+	if d.Staff, err = theatreStaff(ctx, s.pool, id); err != nil {
+		return d, err
 	}
 	return d, nil
 }
 
-// GrantTheatre makes the account of email an admin of theatre theatreID: a
-// moviegoer becomes a theatre admin, a platform admin stays one. Granting
-// twice changes nothing and writes no second entry; the first grant's
-// entry is entry(the account). An unknown theatre is booking.ErrNotFound,
-// an unknown email auth.ErrUnknownAccount.
-func (s *Store) GrantTheatre(ctx context.Context, theatreID int64, email string, entry func(auth.User) audit.Entry) (auth.User, error) {
-	var u auth.User
+// theatreStaff lists the staff of theatre id by role, then email.
+func theatreStaff(ctx context.Context, q querier, id int64) ([]catalog.StaffMember, error) {
+	rows, err := q.Query(ctx, `
+		SELECT u.id::text, u.email, u.name, u.role, ts.role
+		  FROM theatre_staff ts JOIN users u ON u.id = ts.user_id
+		 WHERE ts.theatre_id = $1
+		 ORDER BY array_position(ARRAY['manager', 'box_office', 'usher'], ts.role), u.email`, id)
+	if err != nil {
+		return nil, fmt.Errorf("staff of theatre %d: %w", id, err)
+	}
+	staff, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalog.StaffMember, error) {
+		var m catalog.StaffMember
+		err := r.Scan(&m.ID, &m.Email, &m.Name, &m.Role, &m.StaffRole)
+		return m, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("staff of theatre %d: %w", id, err)
+	}
+	return staff, nil
+}
+
+// TheatreStaff lists the staff of theatre id, or booking.ErrNotFound.
+func (s *Store) TheatreStaff(ctx context.Context, id int64) ([]catalog.StaffMember, error) {
+	if _, err := readTheatre(ctx, s.pool, id, ""); err != nil {
+		return nil, err
+	}
+	return theatreStaff(ctx, s.pool, id)
+}
+
+// StaffRole is userID's role at theatre theatreID, or "" for none.
+func (s *Store) StaffRole(ctx context.Context, userID string, theatreID int64) (auth.StaffRole, error) {
+	if !validID(userID) {
+		return "", nil
+	}
+	var role auth.StaffRole
+	err := s.pool.QueryRow(ctx, `SELECT role FROM theatre_staff WHERE user_id = $1 AND theatre_id = $2`,
+		userID, theatreID).Scan(&role)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("staff role of %s at theatre %d: %w", userID, theatreID, err)
+	}
+	return role, nil
+}
+
+// GrantStaff gives the account of email role at theatre theatreID: a
+// moviegoer becomes theatre staff, a platform admin stays one. Granting the
+// role it has changes nothing and writes no entry; another role replaces
+// it, with entry(the account, its role before or "", role). An unknown
+// theatre is booking.ErrNotFound, an unknown email auth.ErrUnknownAccount.
+func (s *Store) GrantStaff(ctx context.Context, theatreID int64, email string, role auth.StaffRole,
+	entry func(u auth.User, before, after auth.StaffRole) audit.Entry) (catalog.StaffMember, error) {
+	m := catalog.StaffMember{StaffRole: role}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockTheatre(ctx, tx, theatreID); err != nil {
 			return err
 		}
 		var err error
-		if u, err = lockUserByEmail(ctx, tx, email); err != nil {
+		if m.User, err = lockUserByEmail(ctx, tx, email); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `
-			INSERT INTO theatre_admins (theatre_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, theatreID, u.ID)
-		if err != nil || tag.RowsAffected() == 0 {
+		var before auth.StaffRole
+		err = tx.QueryRow(ctx, `SELECT role FROM theatre_staff WHERE theatre_id = $1 AND user_id = $2`,
+			theatreID, m.ID).Scan(&before)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
-		if u.Role == auth.RoleMoviegoer {
-			if err := setRole(ctx, tx, u.ID, auth.RoleTheatreAdmin); err != nil {
+		if before == role {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO theatre_staff (theatre_id, user_id, role) VALUES ($1, $2, $3)
+			ON CONFLICT (theatre_id, user_id) DO UPDATE SET role = EXCLUDED.role`, theatreID, m.ID, role); err != nil {
+			return err
+		}
+		if m.Role == auth.RoleMoviegoer {
+			if err := setRole(ctx, tx, m.ID, auth.RoleTheatreAdmin); err != nil {
 				return err
 			}
-			u.Role = auth.RoleTheatreAdmin
+			m.Role = auth.RoleTheatreAdmin
 		}
-		return s.insertAudit(ctx, tx, entry(u))
+		return s.insertAudit(ctx, tx, entry(m.User, before, role))
 	})
 	if err != nil {
-		return u, fmt.Errorf("grant theatre %d: %w", theatreID, err)
+		return m, fmt.Errorf("grant %s of theatre %d: %w", role, theatreID, err)
 	}
-	return u, nil
+	return m, nil
 }
 
-// RevokeTheatre ends userID's grant of theatre theatreID. A theatre admin
-// left with no theatre becomes a moviegoer again; a platform admin keeps
-// their role. An account that was not granted the theatre is left as it is
-// (no entry); an unknown theatre or account is booking.ErrNotFound. The
-// entry is entry(the account as it was before).
-func (s *Store) RevokeTheatre(ctx context.Context, theatreID int64, userID string, entry func(auth.User) audit.Entry) error {
+// RevokeTheatre ends userID's role at theatre theatreID. Theatre staff
+// left with no theatre become a moviegoer again; a platform admin keeps
+// their role. An account with no role there is left as it is (no entry);
+// an unknown theatre or account is booking.ErrNotFound. The entry is
+// entry(the account as it was before, its role there).
+func (s *Store) RevokeTheatre(ctx context.Context, theatreID int64, userID string, entry func(auth.User, auth.StaffRole) audit.Entry) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockTheatre(ctx, tx, theatreID); err != nil {
 			return err
@@ -261,13 +310,18 @@ func (s *Store) RevokeTheatre(ctx context.Context, theatreID int64, userID strin
 		if err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `DELETE FROM theatre_admins WHERE theatre_id = $1 AND user_id = $2`, theatreID, u.ID)
-		if err != nil || tag.RowsAffected() == 0 {
+		var role auth.StaffRole
+		err = tx.QueryRow(ctx, `DELETE FROM theatre_staff WHERE theatre_id = $1 AND user_id = $2 RETURNING role`,
+			theatreID, u.ID).Scan(&role)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
 		before := u
 		var left bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM theatre_admins WHERE user_id = $1)`, u.ID).Scan(&left); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM theatre_staff WHERE user_id = $1)`, u.ID).Scan(&left); err != nil {
 			return err
 		}
 		if !left && u.Role == auth.RoleTheatreAdmin {
@@ -275,7 +329,7 @@ func (s *Store) RevokeTheatre(ctx context.Context, theatreID int64, userID strin
 				return err
 			}
 		}
-		return s.insertAudit(ctx, tx, entry(before))
+		return s.insertAudit(ctx, tx, entry(before, role))
 	})
 	if err != nil {
 		return fmt.Errorf("revoke theatre %d of %s: %w", theatreID, userID, err)
@@ -403,4 +457,26 @@ func (s *Store) AuditLog(ctx context.Context, f audit.Filter) ([]audit.Record, e
 		return nil, fmt.Errorf("read audit log: %w", err)
 	}
 	return records, nil
+}
+
+// StaffRoles are userID's roles by theatre.
+func (s *Store) StaffRoles(ctx context.Context, userID string) (map[int64]auth.StaffRole, error) {
+	roles := map[int64]auth.StaffRole{}
+	if !validID(userID) {
+		return roles, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT theatre_id, role FROM theatre_staff WHERE user_id = $1`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("staff roles of %s: %w", userID, err)
+	}
+	var theatre int64
+	var role auth.StaffRole
+	_, err = pgx.ForEachRow(rows, []any{&theatre, &role}, func() error {
+		roles[theatre] = role
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("staff roles of %s: %w", userID, err)
+	}
+	return roles, nil
 }

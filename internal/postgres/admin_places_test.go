@@ -26,7 +26,7 @@ func TestAuditCommitsWithTheChange(t *testing.T) {
 	places := func() string {
 		return pgtest.Scalar[string](t, s.Pool(), `
 			SELECT format('%s %s %s %s %s', (SELECT count(*) FROM cities), (SELECT count(*) FROM theatres),
-			       (SELECT count(*) FROM refund_tiers), (SELECT count(*) FROM theatre_admins),
+			       (SELECT count(*) FROM refund_tiers), (SELECT count(*) FROM theatre_staff),
 			       (SELECT string_agg(t::text, ',' ORDER BY id) FROM theatres t))`)
 	}
 	entries := func() int { return count(t, s, `SELECT count(*) FROM audit_log`) }
@@ -80,7 +80,7 @@ func TestAuditCommitsWithTheChange(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := places()
-		_, err = s.GrantTheatre(ctx, w.venue.TheatreID, u.Email, func(auth.User) audit.Entry { return entry("bad action") })
+		_, err = s.GrantStaff(ctx, w.venue.TheatreID, u.Email, auth.StaffUsher, func(auth.User, auth.StaffRole, auth.StaffRole) audit.Entry { return entry("bad action") })
 		if err == nil || places() != before || role(t, s, u.ID) != auth.RoleMoviegoer {
 			t.Fatalf("refused grant entry: err %v, places %s -> %s", err, before, places())
 		}
@@ -111,10 +111,13 @@ func TestGrantsRace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entry := func(action string) func(auth.User) audit.Entry {
-		return func(u auth.User) audit.Entry {
+	entry := func(action string) func(auth.User, auth.StaffRole) audit.Entry {
+		return func(u auth.User, _ auth.StaffRole) audit.Entry {
 			return audit.Entry{ActorID: platform, Action: action, Object: "admin " + u.ID}
 		}
+	}
+	granted := func(u auth.User, _, _ auth.StaffRole) audit.Entry {
+		return entry("theatre_admin.grant")(u, "")
 	}
 	for round := range 5 {
 		errs := make([]error, 16)
@@ -123,7 +126,7 @@ func TestGrantsRace(t *testing.T) {
 			if (i+round)%3 == 0 {
 				errs[i] = s.RevokeTheatre(ctx, theatre, manager.ID, entry("theatre_admin.revoke"))
 			} else {
-				_, errs[i] = s.GrantTheatre(ctx, theatre, manager.Email, entry("theatre_admin.grant"))
+				_, errs[i] = s.GrantStaff(ctx, theatre, manager.Email, auth.StaffManager, granted)
 			}
 		})
 		for _, err := range errs {
@@ -131,7 +134,7 @@ func TestGrantsRace(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		grants := count(t, s, `SELECT count(*) FROM theatre_admins WHERE user_id = $1`, manager.ID)
+		grants := count(t, s, `SELECT count(*) FROM theatre_staff WHERE user_id = $1`, manager.ID)
 		want := auth.RoleMoviegoer
 		if grants > 0 {
 			want = auth.RoleTheatreAdmin

@@ -83,7 +83,7 @@ func TestPlacesAccess(t *testing.T) {
 			http.StatusForbidden)
 		webtest.WantFriendly(t, b.Submit(t, theatreURL(e.Venue.TheatreID)+"/admins", url.Values{"email": {u.Email}}), http.StatusForbidden)
 		webtest.WantFriendly(t, b.Submit(t, theatreURL(e.Venue.TheatreID)+"/admins/"+u.ID+"/revoke", nil), http.StatusForbidden)
-		if n := e.Count(t, `SELECT count(*) FROM theatre_admins WHERE user_id = $1`, u.ID); n != 1 {
+		if n := e.Count(t, `SELECT count(*) FROM theatre_staff WHERE user_id = $1`, u.ID); n != 1 {
 			t.Fatalf("grants = %d, want 1", n)
 		}
 	})
@@ -370,7 +370,7 @@ func TestTheatrePage(t *testing.T) {
 
 		p = platform.Submit(t, path+"/admins", url.Values{"email": {strings.ToUpper(newcomer.Email)}})
 		webtest.WantSeeOther(t, p, path+"?done=granted#admins-title")
-		if n := e.Count(t, `SELECT count(*) FROM theatre_admins WHERE theatre_id = $1 AND user_id = $2`, th, newcomer.ID); n != 1 {
+		if n := e.Count(t, `SELECT count(*) FROM theatre_staff WHERE theatre_id = $1 AND user_id = $2`, th, newcomer.ID); n != 1 {
 			t.Fatal("not granted")
 		}
 		p = platform.Get(t, path+"?done=granted")
@@ -380,7 +380,7 @@ func TestTheatrePage(t *testing.T) {
 
 		p = platform.Submit(t, fmt.Sprintf("%s/admins/%s/revoke", path, newcomer.ID), nil)
 		webtest.WantSeeOther(t, p, path+"?done=revoked#admins-title")
-		if n := e.Count(t, `SELECT count(*) FROM theatre_admins WHERE user_id = $1`, newcomer.ID); n != 0 {
+		if n := e.Count(t, `SELECT count(*) FROM theatre_staff WHERE user_id = $1`, newcomer.ID); n != 0 {
 			t.Fatal("not revoked")
 		}
 		webtest.WantFriendly(t, platform.Submit(t, path+"/admins/not-a-user/revoke", nil), http.StatusNotFound)

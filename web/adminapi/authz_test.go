@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/web/webtest"
@@ -57,109 +58,139 @@ func layout(n int) []map[string]any {
 
 // route is one admin route: the request for an object of theatre X, made
 // fresh for every caller (a cancel needs a show not yet cancelled), and
-// whether only platform admins may use it.
+// what it needs: platformOnly, or the power a staff role of X must have.
 type route struct {
-	name     string
-	platform bool
-	req      func(t *testing.T, m *matrix) webtest.Req
+	name string
+	need admin.Power
+	req  func(t *testing.T, m *matrix) webtest.Req
 }
 
+// platformOnly is a route only platform admins may use.
+const platformOnly admin.Power = 0
+
 var routes = []route{
-	{"POST cities", true, func(t *testing.T, m *matrix) webtest.Req {
+	{"POST cities", platformOnly, func(t *testing.T, m *matrix) webtest.Req {
 		m.seq++
 		return webtest.Req{Method: "POST", Path: "/api/v1/admin/cities",
 			Body: map[string]any{"name": "Nowhere", "slug": fmt.Sprintf("nowhere-%d-%d", m.seq, time.Now().UnixNano())}}
 	}},
-	{"POST theatres", true, func(t *testing.T, m *matrix) webtest.Req {
+	{"POST theatres", platformOnly, func(t *testing.T, m *matrix) webtest.Req {
 		m.seq++
 		slug := pgtest.Scalar[string](t, m.e.Store.Pool(), `SELECT slug FROM cities WHERE id = $1`, m.x.CityID)
 		return webtest.Req{Method: "POST", Path: "/api/v1/admin/theatres", Body: map[string]any{
 			"city": slug, "name": fmt.Sprintf("Cinema %d", m.seq), "address": "1 Main St", "timezone": "Europe/London"}}
 	}},
-	{"POST theatre admins", true, func(t *testing.T, m *matrix) webtest.Req {
+	{"POST theatre admins", platformOnly, func(t *testing.T, m *matrix) webtest.Req {
 		// Someone else than the matrix's moviegoer, who must stay one.
 		email := pgtest.Scalar[string](t, m.e.Store.Pool(), `SELECT email FROM users WHERE id = $1`, pgtest.User(t, m.e.Store))
 		return webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/admin/theatres/%d/admins", m.x.TheatreID),
 			Body: map[string]any{"email": email}}
 	}},
-	{"DELETE theatre admin", true, func(t *testing.T, m *matrix) webtest.Req {
+	{"DELETE theatre admin", platformOnly, func(t *testing.T, m *matrix) webtest.Req {
 		id := pgtest.User(t, m.e.Store)
 		pgtest.Exec(t, m.e.Store.Pool(), `UPDATE users SET role = 'theatre_admin' WHERE id = $1`, id)
-		pgtest.Exec(t, m.e.Store.Pool(), `INSERT INTO theatre_admins (theatre_id, user_id) VALUES ($1, $2)`, m.x.TheatreID, id)
+		pgtest.Exec(t, m.e.Store.Pool(), `INSERT INTO theatre_staff (theatre_id, user_id, role) VALUES ($1, $2, 'manager')`, m.x.TheatreID, id)
 		return webtest.Req{Method: "DELETE", Path: fmt.Sprintf("/api/v1/admin/theatres/%d/admins/%s", m.x.TheatreID, id)}
 	}},
-	{"GET audit", true, func(t *testing.T, m *matrix) webtest.Req {
+	{"GET audit", platformOnly, func(t *testing.T, m *matrix) webtest.Req {
 		return webtest.Req{Method: "GET", Path: "/api/v1/admin/audit"}
 	}},
-	{"POST movies", true, func(t *testing.T, m *matrix) webtest.Req {
+	{"POST movies", platformOnly, func(t *testing.T, m *matrix) webtest.Req {
 		return webtest.Req{Method: "POST", Path: "/api/v1/admin/movies", Body: map[string]any{
 			"title": "A New Film", "duration_minutes": 100, "rating": "U", "language": "English", "synopsis": "New."}}
 	}},
-	{"PUT movie poster", true, func(t *testing.T, m *matrix) webtest.Req {
+	{"PUT movie poster", platformOnly, func(t *testing.T, m *matrix) webtest.Req {
 		return webtest.Req{Method: "PUT", Path: fmt.Sprintf("/api/v1/admin/movies/%d/poster", m.x.MovieID),
 			Body: tinyPNG(t), Header: map[string]string{"Content-Type": "image/png"}}
 	}},
 
-	{"GET theatre", false, func(t *testing.T, m *matrix) webtest.Req {
+	{"GET theatre", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
 		return webtest.Req{Method: "GET", Path: fmt.Sprintf("/api/v1/admin/theatres/%d", m.x.TheatreID)}
 	}},
-	{"PATCH theatre", false, func(t *testing.T, m *matrix) webtest.Req {
+	{"PATCH theatre", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
 		return webtest.Req{Method: "PATCH", Path: fmt.Sprintf("/api/v1/admin/theatres/%d", m.x.TheatreID),
 			Body: map[string]any{"address": "2 High St"}}
 	}},
-	{"POST screens", false, func(t *testing.T, m *matrix) webtest.Req {
+	{"POST screens", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
 		m.seq++
 		return webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/admin/theatres/%d/screens", m.x.TheatreID),
 			Body: map[string]any{"name": fmt.Sprintf("Audi %d", m.seq), "seats": layout(4)}}
 	}},
-	{"GET screen", false, func(t *testing.T, m *matrix) webtest.Req {
+	{"GET screen", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
 		return webtest.Req{Method: "GET", Path: fmt.Sprintf("/api/v1/admin/screens/%d", m.screen(t, m.x))}
 	}},
-	{"PUT screen seats", false, func(t *testing.T, m *matrix) webtest.Req {
+	{"PUT screen seats", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
 		return webtest.Req{Method: "PUT", Path: fmt.Sprintf("/api/v1/admin/screens/%d/seats", m.screen(t, m.x)),
 			Body: map[string]any{"seats": layout(5)}}
 	}},
-	{"POST shows", false, func(t *testing.T, m *matrix) webtest.Req {
+	{"POST shows", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
 		screen := m.screen(t, m.x)
 		return webtest.Req{Method: "POST", Path: "/api/v1/admin/shows", Body: map[string]any{
 			"screen_id": screen, "movie_id": m.x.MovieID,
 			"starts_at": time.Now().Add(30 * 24 * time.Hour).UTC().Format(time.RFC3339),
 			"currency":  "INR", "prices": pgtest.Prices}}
 	}},
-	{"POST shows bulk", false, func(t *testing.T, m *matrix) webtest.Req {
+	{"POST shows bulk", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
 		screen := m.screen(t, m.x)
 		day := time.Now().Add(40 * 24 * time.Hour).Format(time.DateOnly)
 		return webtest.Req{Method: "POST", Path: "/api/v1/admin/shows/bulk", Body: map[string]any{
 			"screen_id": screen, "movie_id": m.x.MovieID, "from": day, "to": day, "times": []string{"10:00", "18:00"},
 			"currency": "INR", "prices": pgtest.Prices}}
 	}},
-	{"GET theatre shows", false, func(t *testing.T, m *matrix) webtest.Req {
+	{"GET theatre shows", admin.SeeShows, func(t *testing.T, m *matrix) webtest.Req {
 		return webtest.Req{Method: "GET", Path: fmt.Sprintf("/api/v1/admin/theatres/%d/shows", m.x.TheatreID)}
 	}},
-	{"PUT show prices", false, func(t *testing.T, m *matrix) webtest.Req {
+	{"PUT show prices", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
 		show, _ := m.show(t, m.x)
 		return webtest.Req{Method: "PUT", Path: fmt.Sprintf("/api/v1/admin/shows/%d/prices", show),
 			Body: map[string]any{"prices": map[string]int64{"STANDARD": 30000, "PREMIUM": 50000}}}
 	}},
-	{"GET show", false, func(t *testing.T, m *matrix) webtest.Req {
+	{"GET show", admin.SeeShows, func(t *testing.T, m *matrix) webtest.Req {
 		show, _ := m.show(t, m.x)
 		return webtest.Req{Method: "GET", Path: fmt.Sprintf("/api/v1/admin/shows/%d", show)}
 	}},
-	{"POST blocks", false, func(t *testing.T, m *matrix) webtest.Req {
+	{"POST blocks", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
 		show, _ := m.show(t, m.x)
 		return webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/admin/shows/%d/blocks", show),
 			Body: map[string]any{"seats": []string{"A1"}}}
 	}},
-	{"DELETE blocks", false, func(t *testing.T, m *matrix) webtest.Req {
+	{"DELETE blocks", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
 		show, _ := m.show(t, m.x)
 		return webtest.Req{Method: "DELETE", Path: fmt.Sprintf("/api/v1/admin/shows/%d/blocks", show),
 			Body: map[string]any{"seats": []string{"A1"}}}
 	}},
-	{"POST show cancel", false, func(t *testing.T, m *matrix) webtest.Req {
+	{"POST show cancel", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
 		show, _ := m.show(t, m.x)
 		return webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/admin/shows/%d/cancel", show)}
 	}},
-	{"GET sales report", false, func(t *testing.T, m *matrix) webtest.Req {
+	{"GET theatre staff", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
+		return webtest.Req{Method: "GET", Path: fmt.Sprintf("/api/v1/admin/theatres/%d/staff", m.x.TheatreID)}
+	}},
+	{"POST theatre staff", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
+		email := pgtest.Scalar[string](t, m.e.Store.Pool(), `SELECT email FROM users WHERE id = $1`, pgtest.User(t, m.e.Store))
+		return webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/admin/theatres/%d/staff", m.x.TheatreID),
+			Body: map[string]any{"email": email, "role": "usher"}}
+	}},
+	{"DELETE theatre staff", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
+		_, u := m.e.Staff(t, auth.StaffUsher, m.x.TheatreID)
+		return webtest.Req{Method: "DELETE", Path: fmt.Sprintf("/api/v1/admin/theatres/%d/staff/%s", m.x.TheatreID, u.ID)}
+	}},
+	{"GET show door", admin.CheckIn, func(t *testing.T, m *matrix) webtest.Req {
+		show, _ := m.show(t, m.x)
+		return webtest.Req{Method: "GET", Path: fmt.Sprintf("/api/v1/admin/shows/%d/door", show)}
+	}},
+	{"POST checkins", admin.CheckIn, func(t *testing.T, m *matrix) webtest.Req {
+		show, _ := m.show(t, m.x)
+		code := m.e.Book(t, show, "A1").Code
+		return webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/admin/shows/%d/checkins", show),
+			Body: map[string]any{"code": code}}
+	}},
+	{"POST checkins sync", admin.CheckIn, func(t *testing.T, m *matrix) webtest.Req {
+		show, _ := m.show(t, m.x)
+		return webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/admin/shows/%d/checkins/sync", show),
+			Body: map[string]any{"scans": []any{}}}
+	}},
+	{"GET sales report", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
 		from := time.Now().Format(time.DateOnly)
 		to := time.Now().Add(7 * 24 * time.Hour).Format(time.DateOnly)
 		return webtest.Req{Method: "GET", Path: fmt.Sprintf("/api/v1/admin/reports/sales?theatre_id=%d&from=%s&to=%s", m.x.TheatreID, from, to)}
@@ -199,18 +230,27 @@ func TestAuthorizationMatrix(t *testing.T) {
 		{"guest", m.guest, func(route) int { return http.StatusUnauthorized }},
 		{"moviegoer", m.moviegoer, func(route) int { return http.StatusForbidden }},
 		{"admin of Y", m.adminY, func(r route) int {
-			if r.platform {
+			if r.need == platformOnly {
 				return http.StatusForbidden
 			}
 			return http.StatusNotFound
 		}},
 		{"admin of X", m.adminX, func(r route) int {
-			if r.platform {
+			if r.need == platformOnly {
 				return http.StatusForbidden
 			}
 			return 0
 		}},
 		{"platform admin", m.platform, func(route) int { return 0 }},
+	}
+	for _, role := range []auth.StaffRole{auth.StaffBoxOffice, auth.StaffUsher} {
+		c, _ := m.e.Staff(t, role, m.x.TheatreID)
+		callers = append(callers, caller{string(role) + " of X", c, func(r route) int {
+			if r.need != platformOnly && admin.RoleCan(role, r.need) {
+				return 0
+			}
+			return http.StatusForbidden
+		}})
 	}
 	for _, r := range routes {
 		for _, c := range callers {

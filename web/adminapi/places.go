@@ -12,6 +12,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/audit"
+	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/problem"
@@ -124,12 +125,14 @@ func (h *Handlers) Theatre(c echo.Context) error {
 		return problem.Lookup("theatre", err)
 	}
 	out := theatreDetailJSON{theatreJSON: theatreView(d.AdminTheatre),
-		Screens: make([]screenJSON, len(d.Screens)), Admins: make([]adminJSON, len(d.Admins))}
+		Screens: make([]screenJSON, len(d.Screens)), Admins: []adminJSON{}}
 	for i, sc := range d.Screens {
 		out.Screens[i] = screenJSON{ScreenID: sc.ID, Name: sc.Name, Seats: sc.Seats}
 	}
-	for i, u := range d.Admins {
-		out.Admins[i] = adminJSON{UserID: u.ID, Email: u.Email, Name: u.Name}
+	for _, m := range d.Staff {
+		if m.StaffRole == auth.StaffManager { // the theatre's admins, as before staff roles
+			out.Admins = append(out.Admins, adminJSON{UserID: m.ID, Email: m.Email, Name: m.Name})
+		}
 	}
 	return c.JSON(http.StatusOK, out)
 }

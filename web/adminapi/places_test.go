@@ -44,7 +44,7 @@ func places(t *testing.T, e *webtest.Env) string {
 			(SELECT md5(string_agg(c::text, ',' ORDER BY id)) FROM cities c),
 			(SELECT md5(string_agg(t::text, ',' ORDER BY id)) FROM theatres t),
 			(SELECT md5(coalesce(string_agg(r::text, ',' ORDER BY theatre_id, min_before), '')) FROM refund_tiers r),
-			(SELECT md5(coalesce(string_agg(g::text, ',' ORDER BY theatre_id, user_id), '')) FROM theatre_admins g),
+			(SELECT md5(coalesce(string_agg(g::text, ',' ORDER BY theatre_id, user_id), '')) FROM theatre_staff g),
 			(SELECT count(*) FROM audit_log),
 			(SELECT md5(string_agg(id || role, ',' ORDER BY id)) FROM users))`)
 }
@@ -403,7 +403,7 @@ func TestGrantAndRevoke(t *testing.T) {
 		return pgtest.Scalar[string](t, e.Store.Pool(), `SELECT role FROM users WHERE id = $1`, id)
 	}
 	grants := func(id string) int64 {
-		return e.Count(t, `SELECT count(*) FROM theatre_admins WHERE user_id = $1`, id)
+		return e.Count(t, `SELECT count(*) FROM theatre_staff WHERE user_id = $1`, id)
 	}
 
 	t.Run("a moviegoer granted becomes a theatre admin of that theatre", func(t *testing.T) {

@@ -43,7 +43,7 @@ func (s *site) admin(t *testing.T, role auth.Role, theatres ...int64) *webtest.C
 	id := pgtest.User(t, s.Store)
 	pgtest.Exec(t, s.Store.Pool(), `UPDATE users SET role = $2 WHERE id = $1`, id, role)
 	for _, th := range theatres {
-		pgtest.Exec(t, s.Store.Pool(), `INSERT INTO theatre_admins (theatre_id, user_id) VALUES ($1, $2)`, th, id)
+		pgtest.Exec(t, s.Store.Pool(), `INSERT INTO theatre_staff (theatre_id, user_id, role) VALUES ($1, $2, 'manager')`, th, id)
 	}
 	u, err := s.Store.User(t.Context(), id)
 	if err != nil {

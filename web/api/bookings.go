@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/ticket"
 )
 
 type bookingJSON struct {
@@ -35,11 +36,13 @@ type refundJSON struct {
 	Status      string `json:"status"`
 }
 
-func bookingView(b booking.Booking) bookingJSON {
+// bookingView is b as the API shows it to tickets' owner: its code is the
+// signed one its QR code carries.
+func bookingView(b booking.Booking, tickets *ticket.Keys) bookingJSON {
 	out := bookingJSON{
 		BookingID: b.ID, HoldID: b.HoldID, ShowID: b.ShowID, Seats: problem.NonNil(b.Seats),
 		Status: string(b.Status), AmountMinor: b.AmountMinor, Currency: b.Currency,
-		PaymentID: b.PaymentID, Code: b.Code, CreatedAt: b.CreatedAt.UTC(), CancelledBy: b.CancelledBy,
+		PaymentID: b.PaymentID, Code: tickets.Code(b.Code, b.ShowID), CreatedAt: b.CreatedAt.UTC(), CancelledBy: b.CancelledBy,
 	}
 	if b.CancelledAt != nil {
 		t := b.CancelledAt.UTC()
@@ -61,7 +64,7 @@ func (s *Handlers) Bookings(c echo.Context) error {
 		Bookings []bookingJSON `json:"bookings"`
 	}{Bookings: make([]bookingJSON, 0, len(list))}
 	for _, b := range list {
-		out.Bookings = append(out.Bookings, bookingView(b))
+		out.Bookings = append(out.Bookings, bookingView(b, s.Config.Tickets))
 	}
 	return c.JSON(http.StatusOK, out)
 }
@@ -72,7 +75,7 @@ func (s *Handlers) Booking(c echo.Context) error {
 	if err != nil {
 		return problem.Lookup("booking", err)
 	}
-	return c.JSON(http.StatusOK, bookingView(b))
+	return c.JSON(http.StatusOK, bookingView(b, s.Config.Tickets))
 }
 
 // CancelBooking cancels one of the caller's bookings under its theatre's
@@ -85,5 +88,5 @@ func (s *Handlers) CancelBooking(c echo.Context) error {
 	if err != nil {
 		return problem.Lookup("booking", err)
 	}
-	return c.JSON(http.StatusOK, bookingView(b))
+	return c.JSON(http.StatusOK, bookingView(b, s.Config.Tickets))
 }

@@ -45,6 +45,18 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
+// Body is e as a JSON answer says it: its details, "error" (the code) and
+// "message".
+func (e *Error) Body() map[string]any {
+	body := make(map[string]any, len(e.Details)+3)
+	for k, v := range e.Details {
+		body[k] = v
+	}
+	body["error"] = e.Code
+	body["message"] = e.Message
+	return body
+}
+
 func New(status int, code, message string) *Error {
 	return &Error{Status: status, Code: code, Message: message}
 }
@@ -237,9 +249,11 @@ func For(err error) (ae *Error, internal bool) {
 
 	// Theatre admin.
 	case errors.Is(err, admin.ErrForbidden):
-		return New(http.StatusForbidden, "forbidden", "This is for theatre admins only."), false
+		return New(http.StatusForbidden, "forbidden", "This is for theatre staff only."), false
 	case errors.Is(err, admin.ErrPlatformOnly):
 		return New(http.StatusForbidden, "forbidden", "Only a platform admin can do this."), false
+	case errors.Is(err, admin.ErrRole):
+		return New(http.StatusForbidden, "forbidden", "Your role at this theatre does not allow this. Ask one of its managers."), false
 	case errors.As(err, &badField):
 		return New(http.StatusUnprocessableEntity, "invalid_"+badField.Field, Sentence(badField.Message)).
 			With("field", badField.Field), false

@@ -127,6 +127,14 @@ func routes(e *echo.Echo, s *web.Server) {
 	adm.PUT("/shows/:show_id/waiting-room", ad.SetWaitingRoom, staff()...)
 	adm.GET("/reports/sales", ad.SalesReport, staff()...)
 
+	// Running a theatre: its staff, and the door.
+	adm.GET("/theatres/:theatre_id/staff", ad.Staff, staff()...)
+	adm.POST("/theatres/:theatre_id/staff", ad.GrantStaff, staff()...)
+	adm.DELETE("/theatres/:theatre_id/staff/:user_id", ad.RevokeStaff, staff()...)
+	adm.GET("/shows/:show_id/door", ad.Door, staff()...)
+	adm.POST("/shows/:show_id/checkins", ad.CheckIn, staff()...)
+	adm.POST("/shows/:show_id/checkins/sync", ad.SyncCheckIns, staff()...)
+
 	// Pages: the moviegoer's HTML. Each gets security headers, private
 	// caching, the session and CSRF protection (s.Pages); every change is
 	// a POST. Guests may browse and pick seats.

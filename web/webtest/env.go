@@ -350,8 +350,23 @@ func (e *Env) Account(t testing.TB, role auth.Role, theatres ...int64) (*Client,
 	id := pgtest.User(t, e.Store)
 	pgtest.Exec(t, e.Store.Pool(), `UPDATE users SET role = $2 WHERE id = $1`, id, string(role))
 	for _, th := range theatres {
-		pgtest.Exec(t, e.Store.Pool(), `INSERT INTO theatre_admins (theatre_id, user_id) VALUES ($1, $2)`, th, id)
+		pgtest.Exec(t, e.Store.Pool(), `INSERT INTO theatre_staff (theatre_id, user_id, role) VALUES ($1, $2, 'manager')`, th, id)
 	}
+	u, err := e.Store.User(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.Guest()
+	Want(t, c.Login(u.Email), http.StatusOK)
+	return c, u
+}
+
+// Staff is a signed-in account with staff role at theatre.
+func (e *Env) Staff(t testing.TB, role auth.StaffRole, theatre int64) (*Client, auth.User) {
+	t.Helper()
+	id := pgtest.User(t, e.Store)
+	pgtest.Exec(t, e.Store.Pool(), `UPDATE users SET role = 'theatre_admin' WHERE id = $1`, id)
+	pgtest.Exec(t, e.Store.Pool(), `INSERT INTO theatre_staff (theatre_id, user_id, role) VALUES ($1, $2, $3)`, theatre, id, string(role))
 	u, err := e.Store.User(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
@@ -436,6 +451,25 @@ func (e *Env) Pay(t testing.TB, h *Response) *Response {
 		t.Fatalf("payment outcome = %s, want BOOKED with a booking id", r)
 	}
 	return r
+}
+
+// BookedTicket is a confirmed booking as its moviegoer's API shows it.
+type BookedTicket struct {
+	ID, Code string // Code: the signed code its QR carries
+	Owner    *Client
+}
+
+// Book makes a new moviegoer book seats of show, paid, and returns the
+// booking.
+func (e *Env) Book(t testing.TB, show int64, seats ...string) BookedTicket {
+	t.Helper()
+	c := e.User(t)
+	h := c.HoldOn(show, fmt.Sprintf("book-%d", e.Seq.Add(1)), seats...)
+	Want(t, h, http.StatusCreated)
+	id := e.Pay(t, h).Str("booking_id")
+	b := c.Get("/api/v1/bookings/" + id)
+	Want(t, b, http.StatusOK)
+	return BookedTicket{ID: id, Code: b.Str("code"), Owner: c}
 }
 
 // Want fails the test unless r has status.

@@ -25,7 +25,9 @@ func Meta(s *web.Server, c echo.Context, title string) components.Meta {
 
 // Nav is the admin navigation of a page in section.
 func Nav(c echo.Context, section string) adminview.Nav {
-	return adminview.Nav{Current: section, Platform: web.Actor(c).Platform()}
+	a := web.Actor(c)
+	return adminview.Nav{Current: section, Platform: a.Platform(),
+		Manage: a.CanAnywhere(admin.Manage), Sell: a.CanAnywhere(admin.Sell), CheckIn: a.CanAnywhere(admin.CheckIn)}
 }
 
 // PathID reads the id in path parameter name; anything but a positive

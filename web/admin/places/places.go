@@ -169,8 +169,10 @@ func (h *Handlers) theatrePage(c echo.Context, status int, d catalog.TheatreDeta
 	for _, s := range d.Screens {
 		v.Screens = append(v.Screens, adminview.ScreenRow{ID: s.ID, Name: s.Name, Seats: s.Seats})
 	}
-	for _, u := range d.Admins {
-		v.Admins = append(v.Admins, adminview.AdminRow{UserID: u.ID, Email: u.Email, Name: u.Name})
+	for _, m := range d.Staff {
+		if m.StaffRole == auth.StaffManager {
+			v.Admins = append(v.Admins, adminview.AdminRow{UserID: m.ID, Email: m.Email, Name: m.Name})
+		}
 	}
 	return web.Render(c, status, adminview.TheatrePage(adminpage.Meta(h.Server, c, d.Name), adminpage.Nav(c, adminview.SectionTheatres), v))
 }

@@ -60,7 +60,7 @@ func (s *Handlers) TicketQR(c echo.Context) error {
 	if b.Status != booking.BookingConfirmed {
 		return problem.NotFound("ticket")
 	}
-	png, err := qrcode.Encode(b.Code, qrcode.Medium, 320)
+	png, err := qrcode.Encode(s.Config.Tickets.Code(b.Code, b.ShowID), qrcode.Medium, 320)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,2 @@
+DROP TABLE checkin_scans;
+DROP TABLE checkins;
