@@ -50,6 +50,14 @@ func markPage(next echo.HandlerFunc) echo.HandlerFunc {
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
 
+// AllowCamera lets the page c answers use the camera and compile
+// WebAssembly (the barcode scanner's): the door's page alone needs them.
+func AllowCamera(c echo.Context) {
+	h := c.Response().Header()
+	h.Set("Content-Security-Policy", strings.Replace(contentSecurityPolicy, "script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'", 1))
+	h.Set("Permissions-Policy", "camera=(self), microphone=(), geolocation=(), payment=()")
+}
+
 // setSecurityHeaders sets the headers every HTML answer carries.
 func setSecurityHeaders(h http.Header, https bool) {
 	h.Set("Content-Security-Policy", contentSecurityPolicy)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/web/webtest"
@@ -157,6 +158,29 @@ var pageRoutes = []pageRoute{
 		return "/admin/bookings/" + m.booking(t) + "/resend", url.Values{}
 	}},
 	{"background jobs", platform, false, get("/admin/jobs")},
+	{"door", anyAdmin, false, get("/admin/door")},
+	{"show door", ofTheatre, false, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		show, _ := m.show(t)
+		return fmt.Sprintf("/admin/shows/%d/door", show), nil
+	}},
+	{"check in", ofTheatre, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		show, _ := m.show(t)
+		return fmt.Sprintf("/admin/shows/%d/door", show), url.Values{"code": {m.e.Book(t, show, "A1").Code}}
+	}},
+}
+
+// pagePower is what a route of one theatre's needs when it is not the
+// manager's alone.
+var pagePower = map[string]admin.Power{
+	"show": admin.SeeShows, "booking": admin.Sell, "resend ticket": admin.Sell,
+	"show door": admin.CheckIn, "check in": admin.CheckIn,
+}
+
+func (r pageRoute) power() admin.Power {
+	if p, ok := pagePower[r.name]; ok {
+		return p
+	}
+	return admin.Manage
 }
 
 // booking is a confirmed booking of a fresh show of X.
@@ -214,6 +238,25 @@ func TestPagesAuthorizationMatrix(t *testing.T) {
 			return through
 		}},
 		{"platform admin", pageAs(t, m.e, auth.RolePlatformAdmin), func(pageRoute) int { return through }},
+	}
+	for _, role := range []auth.StaffRole{auth.StaffBoxOffice, auth.StaffUsher} {
+		_, u := m.e.Staff(t, role, m.x.TheatreID)
+		b := m.e.Browser()
+		b.Token(t)
+		webtest.Want(t, b.API().Login(u.Email), http.StatusOK)
+		callers = append(callers, struct {
+			name string
+			b    *webtest.Browser
+			want func(r pageRoute) int
+		}{string(role) + " of X", b, func(r pageRoute) int {
+			switch {
+			case r.who == platform:
+				return http.StatusForbidden
+			case r.who == anyAdmin || admin.RoleCan(role, r.power()):
+				return through
+			}
+			return http.StatusForbidden
+		}})
 	}
 	for _, r := range pageRoutes {
 		for _, c := range callers {

@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/admin/door"
 	"github.com/marquee-tickets/marquee/web/admin/places"
 	"github.com/marquee-tickets/marquee/web/admin/sales"
 	"github.com/marquee-tickets/marquee/web/admin/schedule"
@@ -34,6 +35,7 @@ func routes(e *echo.Echo, s *web.Server) {
 		pl  = &places.Handlers{Server: s}
 		sch = &schedule.Handlers{Server: s}
 		sl  = &sales.Handlers{Server: s}
+		dr  = &door.Handlers{Server: s}
 		p   = &pages.Handlers{Server: s}
 		acc = &account.Handlers{Server: s}
 		l   = &live.Handler{Server: s}
@@ -207,6 +209,9 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.GET("/admin/bookings/:booking_id", sl.BookingPage, staffPages...)
 	e.POST("/admin/bookings/:booking_id/resend", sl.ResendSubmit, staffPages...)
 	e.GET("/admin/jobs", sl.JobsPage, staffPages...)
+	e.GET("/admin/door", dr.IndexPage, staffPages...)
+	e.GET("/admin/shows/:show_id/door", dr.Page, staffPages...)
+	e.POST("/admin/shows/:show_id/door", dr.Submit, staffPages...)
 
 	// Checkout: paying for a hold from the pages, and the return page the
 	// provider sends the shopper back to (it polls its status fragment).

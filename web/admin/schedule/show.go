@@ -14,6 +14,7 @@ import (
 	"github.com/marquee-tickets/marquee/components"
 	adminview "github.com/marquee-tickets/marquee/components/admin"
 	"github.com/marquee-tickets/marquee/components/format"
+	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/web"
@@ -149,8 +150,14 @@ func (h *Handlers) renderShow(c echo.Context, status int, showID int64, notice *
 		Live:   h.Config.Live != nil && !cancelled,
 		CSRF:   web.CSRFToken(c), Notice: notice, Seats: seats, SeatsError: seatsError,
 	}
-	if v.Room, err = h.roomView(c, showID, sh.TimeZone, room); err != nil {
-		return err
+	v.Manage = a.Can(admin.Manage, sh.TheatreID)
+	if a.Can(admin.CheckIn, sh.TheatreID) {
+		v.DoorHref = adminpage.ShowPath(showID) + "/door"
+	}
+	if v.Manage {
+		if v.Room, err = h.roomView(c, showID, sh.TimeZone, room); err != nil {
+			return err
+		}
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	return web.Render(c, status, adminview.OccupancyPage(adminpage.Meta(h.Server, c, sh.MovieTitle+" · show"), adminpage.Nav(c, adminview.SectionTheatres), v))

@@ -1,0 +1,170 @@
+// Package door serves the admin pages of a show's door: tonight's shows
+// of the theatres an usher works for, and the page that checks tickets in
+// with a phone's camera (static/js/door.js), by typed code without it, and
+// offline from the list it downloaded.
+package door
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	adminview "github.com/marquee-tickets/marquee/components/admin"
+	"github.com/marquee-tickets/marquee/components/format"
+	"github.com/marquee-tickets/marquee/internal/admin"
+	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/admin/adminpage"
+	"github.com/marquee-tickets/marquee/web/problem"
+)
+
+// Handlers are the door's pages, on the shared server.
+type Handlers struct{ *web.Server }
+
+// IndexPage lists today's shows at the theatres where the actor may check
+// tickets in: GET /admin/door.
+func (h *Handlers) IndexPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	a := web.Actor(c)
+	theatres, err := h.Admin.Theatres(ctx, a)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	if h.Store.Clock != nil {
+		now = h.Store.Clock()
+	}
+	v := adminview.DoorIndexView{Day: now.Format("Monday 2 January")}
+	type dated struct {
+		at time.Time
+		s  adminview.DoorShow
+	}
+	var list []dated
+	for _, t := range theatres {
+		if !a.Can(admin.CheckIn, t.ID) {
+			continue
+		}
+		day := now.In(format.Zone(t.TimeZone))
+		shows, err := h.Admin.TheatreShows(ctx, a, t.ID, day, day)
+		if err != nil {
+			return err
+		}
+		for _, s := range shows {
+			if s.Status != "SCHEDULED" {
+				continue
+			}
+			list = append(list, dated{s.StartsAt, adminview.DoorShow{Href: fmt.Sprintf("/admin/shows/%d/door", s.ID),
+				Movie: s.MovieTitle, Screen: s.ScreenName, Theatre: t.Name, When: format.Clock(s.StartsAt, t.TimeZone)}})
+		}
+	}
+	slices.SortStableFunc(list, func(x, y dated) int { return x.at.Compare(y.at) })
+	for _, d := range list {
+		v.Shows = append(v.Shows, d.s)
+	}
+	return web.Render(c, http.StatusOK, adminview.DoorIndexPage(adminpage.Meta(h.Server, c, "Door"),
+		adminpage.Nav(c, adminview.SectionDoor), v))
+}
+
+// Page is a show's door: GET /admin/shows/:show_id/door.
+func (h *Handlers) Page(c echo.Context) error {
+	return h.render(c, http.StatusOK, nil, "", c.QueryParam("gate"))
+}
+
+// Submit checks in a typed code without JavaScript:
+// POST /admin/shows/:show_id/door {code, gate}.
+func (h *Handlers) Submit(c echo.Context) error {
+	id, err := adminpage.PathID(c, "show_id")
+	if err != nil {
+		return problem.NotFound("show")
+	}
+	code, gate := c.FormValue("code"), c.FormValue("gate")
+	a, err := h.Admin.CheckIn(c.Request().Context(), web.Actor(c), id, code, gate)
+	if err != nil {
+		return problem.Lookup("show", err)
+	}
+	status := http.StatusOK
+	if a.Result != booking.Admitted {
+		status = http.StatusConflict
+		if a.Result == booking.UnknownTicket {
+			status = http.StatusNotFound
+		}
+	}
+	answer := Answer(a, h.zone(c, id))
+	if a.Result == booking.Admitted {
+		code = "" // ready for the next one
+	}
+	return h.render(c, status, &answer, code, gate)
+}
+
+// zone is the time zone of show id's theatre ("" if it cannot be read:
+// the page that follows says why).
+func (h *Handlers) zone(c echo.Context, id int64) string {
+	d, err := h.Admin.Door(c.Request().Context(), web.Actor(c), id)
+	if err != nil {
+		return ""
+	}
+	return d.TimeZone
+}
+
+func (h *Handlers) render(c echo.Context, status int, answer *adminview.DoorAnswer, code, gate string) error {
+	id, err := adminpage.PathID(c, "show_id")
+	if err != nil {
+		return problem.NotFound("show")
+	}
+	// The camera and the scanner's WebAssembly, for this page only.
+	web.AllowCamera(c)
+	d, err := h.Admin.Door(c.Request().Context(), web.Actor(c), id)
+	if err != nil {
+		return problem.Lookup("show", err)
+	}
+	v := adminview.DoorView{CSRF: web.CSRFToken(c), ShowID: id, Movie: d.Show.MovieTitle, Screen: d.Show.ScreenName,
+		Theatre: d.Show.TheatreName, When: format.ShortDate(d.Show.StartsAt, d.TimeZone) + ", " + format.Clock(d.Show.StartsAt, d.TimeZone),
+		Admitted: d.Admitted, Gate: strings.TrimSpace(gate), Code: code, Answer: answer, ShowHref: adminpage.ShowPath(id)}
+	for _, t := range d.Tickets {
+		if t.Status == booking.BookingConfirmed {
+			v.Tickets++
+		}
+	}
+	for _, x := range d.Doubles {
+		v.Doubles = append(v.Doubles, adminview.DoorDouble{Seats: strings.Join(x.Seats, ", "), Name: x.Name,
+			First: who(x.First, x.FirstBy, x.FirstGate, d.TimeZone), Again: who(x.Again, x.AgainBy, x.AgainGate, d.TimeZone)})
+	}
+	return web.Render(c, status, adminview.DoorPage(adminpage.Meta(h.Server, c, "Door: "+d.Show.MovieTitle),
+		adminpage.Nav(c, adminview.SectionDoor), v))
+}
+
+// who says when, by whom and at which door a ticket was let in.
+func who(at time.Time, by, gate, tz string) string {
+	s := "at " + format.Clock(at, tz) + " by " + by
+	if gate != "" {
+		s += " (" + gate + ")"
+	}
+	return s
+}
+
+// Answer is a scan's answer in the words the door shows; static/js/door.js
+// says the same of the API's answers.
+func Answer(a booking.Admission, tz string) adminview.DoorAnswer {
+	seats := strings.Join(a.Seats, ", ")
+	switch a.Result {
+	case booking.Admitted:
+		return adminview.DoorAnswer{Kind: "admitted", Title: "Admitted", Detail: seats + " · " + a.Name}
+	case booking.AlreadyAdmitted:
+		d := "Already admitted at " + format.Clock(a.AdmittedAt, tz) + " by " + a.By
+		if a.Gate != "" {
+			d += " at " + a.Gate
+		}
+		return adminview.DoorAnswer{Kind: "again", Title: "Already admitted", Detail: d + " · " + seats}
+	case booking.WrongShow:
+		o := a.OtherShow
+		return adminview.DoorAnswer{Kind: "other-show", Title: "Another show",
+			Detail: "This ticket is for " + o.Movie + ", " + format.ShortDate(o.StartsAt, o.TimeZone) + " " + format.Clock(o.StartsAt, o.TimeZone) + ", " + o.Screen}
+	case booking.TicketCancelled:
+		return adminview.DoorAnswer{Kind: "cancelled", Title: "Cancelled", Detail: "This ticket was cancelled or refunded · " + seats}
+	}
+	return adminview.DoorAnswer{Kind: "unknown", Title: "Not a ticket", Detail: "No ticket of ours has this code."}
+}
