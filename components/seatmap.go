@@ -53,10 +53,13 @@ func SeatMapOf(seats []booking.Seat, currency string, picked, taken map[string]b
 		case "blocked":
 			v.Blocked++
 		}
+		if seat.Companion {
+			v.Companions++
+		}
 		prices[seat.Category] = seat.PriceMinor
 		v.Rows[rowIndex[seat.GridRow]].Cells[seat.GridCol-minCol] = &SeatView{
 			ID: seat.ID, Number: seat.Number, Category: seat.Category, PriceMinor: seat.PriceMinor,
-			Status: status, Label: format.SeatLabel(seat, status), Accessible: seat.Accessible,
+			Status: status, Label: format.SeatLabel(seat, status), Accessible: seat.Accessible, Companion: seat.Companion,
 			Selected: picked[seat.ID] && status == "available", Taken: taken[seat.ID],
 			R: seat.GridRow, C: seat.GridCol,
 		}

@@ -192,5 +192,8 @@ func SeatLabel(seat booking.Seat, status string) string {
 	if seat.Accessible {
 		label += ", wheelchair accessible"
 	}
+	if seat.Companion {
+		label += ", companion seat beside a wheelchair space"
+	}
 	return label + ", " + statusWords[status]
 }

@@ -83,6 +83,9 @@ type Seat struct {
 	GridRow    int
 	GridCol    int
 	Accessible bool
+	// Companion is a seat beside a wheelchair space, meant for the
+	// wheelchair user's companion.
+	Companion  bool
 	Category   string
 	PriceMinor int64
 	Currency   string

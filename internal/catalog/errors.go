@@ -38,6 +38,24 @@ type FieldError struct{ Field, Message string }
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
+// FieldErrors are the *FieldErrors of err, which may join several
+// (errors.Join), in order; nil when it has none.
+func FieldErrors(err error) []*FieldError {
+	if fe, ok := err.(*FieldError); ok {
+		return []*FieldError{fe}
+	}
+	var out []*FieldError
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			out = append(out, FieldErrors(e)...)
+		}
+	case interface{ Unwrap() error }:
+		out = FieldErrors(u.Unwrap())
+	}
+	return out
+}
+
 // ShowOverlapError is a show refused because another show occupies its
 // screen at that time (it is also ErrShowOverlap).
 type ShowOverlapError struct{ ConflictingShowID int64 }

@@ -35,7 +35,7 @@ func (s *Store) SeatMap(ctx context.Context, showID int64, viewerID string) ([]b
 func (s *Store) SeatStates(ctx context.Context, showID int64, ids []string) ([]booking.Seat, error) {
 	rows, err := s.pool.Query(ctx, `
 		WITH now AS (SELECT coalesce($2::timestamptz, clock_timestamp()) AS t)
-		SELECT ss.seat_id, st.row_label, st.number, st.grid_row, st.grid_col, st.accessible,
+		SELECT ss.seat_id, st.row_label, st.number, st.grid_row, st.grid_col, st.accessible, st.companion,
 		       ss.category, p.price_minor, sh.currency,
 		       CASE WHEN ss.status = 'HELD' AND ss.hold_expires_at <= now.t THEN 'AVAILABLE' ELSE ss.status END,
 		       CASE WHEN ss.status = 'HELD' AND ss.hold_expires_at > now.t THEN h.user_id::text ELSE '' END,
@@ -55,7 +55,7 @@ func (s *Store) SeatStates(ctx context.Context, showID int64, ids []string) ([]b
 	seats, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Seat, error) {
 		var st booking.Seat
 		var until *time.Time
-		err := r.Scan(&st.ID, &st.Row, &st.Number, &st.GridRow, &st.GridCol, &st.Accessible,
+		err := r.Scan(&st.ID, &st.Row, &st.Number, &st.GridRow, &st.GridCol, &st.Accessible, &st.Companion,
 			&st.Category, &st.PriceMinor, &st.Currency, &st.Status, &st.HolderID, &until)
 		if until != nil {
 			st.HeldUntil = *until

@@ -258,9 +258,16 @@
   };
 
   // paint applies the brush to the cells of rect, renumbers the rows whose
-  // seats changed and names a new row of seats.
+  // seats changed and names a new row of seats. A seat brush painted over a
+  // selection of several cells that holds seats changes only those seats
+  // (their category, or their kind: a wheelchair space, a companion seat),
+  // keeping their numbers: painting the back rows Premium must neither fill
+  // in their aisles nor renumber them. Over gaps alone it lays new seats; on
+  // one cell it makes that cell the brush's seat.
   Editor.prototype.paint = function (rect) {
-    var b = this.brush, touched = {}, count = 0, r, c;
+    var b = this.brush, touched = {}, count = 0, kept = 0, r, c;
+    var block = rect.r0 !== rect.r1 || rect.c0 !== rect.c1;
+    var seatsOnly = block && b.kind !== 'gap' && this.holdsSeat(rect);
     if (b.kind === 'ideal') {
       // One cell, the current one, whatever is selected.
       this.ideal = { r: this.cur.r, c: this.cur.c };
@@ -273,7 +280,10 @@
       for (c = rect.c0; c <= rect.c1; c++) {
         var cell = row.cells[c];
         var was = cell.k;
-        if (b.kind === 'gap') {
+        if (seatsOnly) {
+          if (cell.k === 'gap') { kept++; continue; }
+          if (b.kind === 'seat') cell.cat = b.cat; else cell.k = b.kind;
+        } else if (b.kind === 'gap') {
           cell.k = 'gap'; cell.cat = ''; cell.n = 0;
         } else if (b.kind === 'seat') {
           cell.k = 'seat'; cell.cat = b.cat;
@@ -294,7 +304,16 @@
       this.renumber(r);
     }
     this.changed();
-    this.announce('Painted ' + count + (count === 1 ? ' cell ' : ' cells ') + this.brushName() + '.');
+    this.announce('Painted ' + count + (count === 1 ? ' cell ' : ' cells ') + this.brushName() + '.' +
+      (kept ? ' The ' + (kept === 1 ? 'gap' : kept + ' gaps') + ' in the selection stay as they are: paint gaps alone to add seats.' : ''));
+  };
+
+  // holdsSeat reports whether any cell of rect is a seat.
+  Editor.prototype.holdsSeat = function (rect) {
+    for (var r = rect.r0; r <= rect.r1; r++) {
+      for (var c = rect.c0; c <= rect.c1; c++) if (this.rows[r].cells[c].k !== 'gap') return true;
+    }
+    return false;
   };
 
   Editor.prototype.hasSeats = function (r) {

@@ -420,7 +420,7 @@ func renderSeats(ctx context.Context, seats []booking.Seat, mine map[string]bool
 		status := format.SeatStatus(seat)
 		view := components.SeatView{
 			ID: seat.ID, Number: seat.Number, Category: seat.Category, PriceMinor: seat.PriceMinor,
-			Status: status, Label: format.SeatLabel(seat, status), Accessible: seat.Accessible,
+			Status: status, Label: format.SeatLabel(seat, status), Accessible: seat.Accessible, Companion: seat.Companion,
 			R: seat.GridRow, C: seat.GridCol,
 		}
 		if err := components.Seat(view, selectable).Render(ctx, &buf); err != nil {

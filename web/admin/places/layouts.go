@@ -495,7 +495,7 @@ func previewMap(specs []catalog.SeatSpec) components.SeatMapView {
 	seats := make([]booking.Seat, len(specs))
 	for i, st := range specs {
 		seats[i] = booking.Seat{ID: st.ID, Row: st.Row, Number: st.Number, GridRow: st.GridRow, GridCol: st.GridCol,
-			Accessible: st.Accessible, Category: st.Category, Status: booking.SeatAvailable}
+			Accessible: st.Accessible, Companion: st.Companion, Category: st.Category, Status: booking.SeatAvailable}
 	}
 	return components.SeatMapOf(seats, "", nil, nil)
 }

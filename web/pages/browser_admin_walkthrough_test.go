@@ -1,0 +1,162 @@
+package pages_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/marquee-tickets/marquee/internal/catalog"
+)
+
+// The admin pages as an admin walking through them found them wanting
+// (#23): each test here is one of those findings, in headless Chromium
+// against the real server and Postgres.
+
+// TestLayoutPaintKeepsAisles: painting a category over a block of rows
+// that has aisles changes the category of its seats and nothing else: the
+// aisles stay gaps, no seat is added and every seat keeps its number.
+func TestLayoutPaintKeepsAisles(t *testing.T) {
+	t.Parallel()
+	axeSource(t)
+	browser := startChromium(t)
+	logScreenshots(t)
+	s, email := adminSite(t, siteConfig{})
+	screen := s.aisleScreen(s.adminTheatre())
+	before := s.seatsOf(screen)
+
+	ad := s.adminTab(t, browser, "layout-paint", email, desktop)
+	ad.open(fmt.Sprintf("/admin/screens/%d", screen))
+	ad.waitVisible(`[data-editor-tools]`)
+	wantText(t, "the seat count", ad.Text("[data-editor-count]"), "60 seats in 6 rows of 12 columns.")
+	ad.click(`input[name="brush"][value="seat:PREMIUM"]`)
+	// Into the grid as the Tab key would land, then rows C to F selected
+	// with Shift and the keys, and painted.
+	ad.do("focus the grid", chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-editor-grid] [tabindex="0"]').focus()`))
+	ad.press(kb.ArrowDown)
+	ad.press(kb.ArrowDown)
+	ad.pressShift(kb.End)
+	ad.pressShift(kb.PageDown)
+	if n := eval[int](ad, `document.querySelectorAll('[data-editor-grid] [aria-selected="true"]').length`); n != 48 {
+		t.Fatalf("selected %d cells, want rows C to F, 48", n)
+	}
+	ad.press(kb.Enter)
+	ad.waitFor("the paint to be done", `document.querySelector("[data-editor-status]").textContent.startsWith("Painted")`)
+	wantText(t, "what the editor says", ad.Text("[data-editor-status]"),
+		"Painted 40 cells Premium seat.", "The 8 gaps in the selection stay as they are")
+	wantText(t, "the seat count", ad.Text("[data-editor-count]"), "60 seats in 6 rows of 12 columns. Not saved yet.")
+	ad.look("layout painted premium over aisles")
+
+	ad.click(`#layout-form button[type=submit]`)
+	ad.waitFor("the layout to be saved", `!!document.querySelector('#editor-notice[data-notice="success"]')`)
+	after := s.seatsOf(screen)
+	if len(after) != len(before) {
+		t.Fatalf("the saved layout has %d seats, want the %d it had", len(after), len(before))
+	}
+	for at, was := range before {
+		now, ok := after[at]
+		if !ok || now.ID != was.ID {
+			t.Errorf("grid %v: seat %q became %q", at, was.ID, now.ID)
+			continue
+		}
+		want := "STANDARD"
+		if at[0] >= 2 {
+			want = "PREMIUM"
+		}
+		if now.Category != want {
+			t.Errorf("seat %s is %s, want %s", now.ID, now.Category, want)
+		}
+	}
+}
+
+// aisleScreen is a screen of theatre with 6 rows of 12 grid columns, two
+// of them aisles (grid columns 3 and 8): 10 standard seats a row,
+// numbered 1 to 10 from the left.
+func (s *site) aisleScreen(theatre int64) int64 {
+	s.t.Helper()
+	var seats []catalog.SeatSpec
+	for r := range 6 {
+		row := string(rune('A' + r))
+		n := 0
+		for c := range 12 {
+			if c == 3 || c == 8 {
+				continue
+			}
+			n++
+			seats = append(seats, catalog.SeatSpec{ID: fmt.Sprintf("%s%d", row, n), Row: row, Number: n,
+				Category: "STANDARD", GridRow: r, GridCol: c})
+		}
+	}
+	screen, err := s.Store.CreateScreen(context.Background(), theatre, "Aisles", seats)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return screen
+}
+
+// layoutSeat is a seat of a layout as stored.
+type layoutSeat struct{ ID, Category string }
+
+// seatsOf is screen's seats by grid position.
+func (s *site) seatsOf(screen int64) map[[2]int]layoutSeat {
+	s.t.Helper()
+	rows, err := s.Store.Pool().Query(context.Background(),
+		`SELECT grid_row, grid_col, seat_id, category FROM seats WHERE screen_id = $1 AND NOT retired`, screen)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[[2]int]layoutSeat{}
+	for rows.Next() {
+		var at [2]int
+		var st layoutSeat
+		if err := rows.Scan(&at[0], &at[1], &st.ID, &st.Category); err != nil {
+			s.t.Fatal(err)
+		}
+		out[at] = st
+	}
+	if err := rows.Err(); err != nil {
+		s.t.Fatal(err)
+	}
+	return out
+}
+
+// TestOccupancyFollowsLiveMap: on the admin's show page the occupancy
+// figures change with the live seat map, in the same moment: when a seat
+// turns held on the map, the Held figure already counts it (not at the
+// panel's next poll, seconds later).
+func TestOccupancyFollowsLiveMap(t *testing.T) {
+	t.Parallel()
+	axeSource(t)
+	browser := startChromium(t)
+	logScreenshots(t)
+	s, email := adminSite(t, siteConfig{live: true})
+	show := s.newShow(5, 8)
+	ad := s.adminTab(t, browser, "occupancy-live", email, desktop)
+	ad.open(fmt.Sprintf("/admin/shows/%d", show))
+	ad.waitVisible(`[data-admin-show] #seatmap[data-ready="true"]`)
+	ad.waitFor("the page to be live", `document.querySelector("[data-live-status]").dataset.liveStatus === "live"`)
+	wantText(t, "the first figures", ad.Text(`[data-count="held"]`), "0")
+	// What the figures say at the moment each seat changes on the map: a
+	// mutation observer runs right after the task that changed the seat.
+	eval[bool](ad, `(() => {
+		window.figuresAtChange = [];
+		new MutationObserver(records => {
+			for (const r of records) {
+				const seat = r.target;
+				const n = k => document.querySelector('[data-count="' + k + '"]').textContent;
+				window.figuresAtChange.push(seat.dataset.seat + " " + seat.dataset.status + ": available " + n("available") + ", held " + n("held") + ", booked " + n("booked"));
+			}
+		}).observe(document.querySelector("#seatmap"), {subtree: true, attributes: true, attributeFilter: ["data-status"]});
+		return true;
+	})()`)
+	s.holdElsewhere(show, "occupancy-live-1", "C4", "C5")
+	ad.waitFor("the seats to turn held", `document.querySelector("#seat-C4").dataset.status === "held" && document.querySelector("#seat-C5").dataset.status === "held"`)
+	got := eval[[]string](ad, `window.figuresAtChange`)
+	if len(got) != 2 || got[1] != "C5 held: available 38, held 2, booked 0" && got[1] != "C4 held: available 38, held 2, booked 0" {
+		t.Fatalf("when the seats turned held on the map the figures said %q, want available 38, held 2", got)
+	}
+	ad.look("admin show figures following the map")
+}
