@@ -101,6 +101,9 @@ var pageRoutes = []pageRoute{
 	{"movie", platform, false, func(t *testing.T, m *pageMatrix) (string, url.Values) {
 		return fmt.Sprintf("/admin/movies/%d", m.x.MovieID), nil
 	}},
+	{"edit movie", platform, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		return fmt.Sprintf("/admin/movies/%d", m.x.MovieID), url.Values{"title": {"The Last Algorithm"}, "duration_minutes": {"120"}}
+	}},
 	{"poster", platform, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
 		return fmt.Sprintf("/admin/movies/%d/poster", m.x.MovieID), url.Values{}
 	}},

@@ -95,6 +95,10 @@ var routes = []route{
 		return webtest.Req{Method: "POST", Path: "/api/v1/admin/movies", Body: map[string]any{
 			"title": "A New Film", "duration_minutes": 100, "rating": "U", "language": "English", "synopsis": "New."}}
 	}},
+	{"PATCH movie", true, func(t *testing.T, m *matrix) webtest.Req {
+		return webtest.Req{Method: "PATCH", Path: fmt.Sprintf("/api/v1/admin/movies/%d", m.x.MovieID),
+			Body: map[string]any{"rating": "UA", "synopsis": "Edited."}}
+	}},
 	{"PUT movie poster", true, func(t *testing.T, m *matrix) webtest.Req {
 		return webtest.Req{Method: "PUT", Path: fmt.Sprintf("/api/v1/admin/movies/%d/poster", m.x.MovieID),
 			Body: tinyPNG(t), Header: map[string]string{"Content-Type": "image/png"}}

@@ -109,6 +109,7 @@ func For(err error) (ae *Error, internal bool) {
 		invalid     *auth.FieldError
 		badField    *catalog.FieldError
 		overlap     *catalog.ShowOverlapError
+		runtime     *catalog.RuntimeOverlapError
 		noPrice     *catalog.MissingPricesError
 		inUse       *catalog.LayoutInUseError
 		unreadable  *readable.Error
@@ -241,8 +242,18 @@ func For(err error) (ae *Error, internal bool) {
 	case errors.Is(err, admin.ErrPlatformOnly):
 		return New(http.StatusForbidden, "forbidden", "Only a platform admin can do this."), false
 	case errors.As(err, &badField):
+		// The code and field name the first problem; fields has them all.
+		fields := map[string]string{}
+		for _, p := range catalog.Problems(err) {
+			fields[p.Field] = Sentence(p.Message)
+		}
 		return New(http.StatusUnprocessableEntity, "invalid_"+badField.Field, Sentence(badField.Message)).
-			With("field", badField.Field), false
+			With("field", badField.Field).With("fields", fields), false
+	case errors.As(err, &runtime):
+		return runtimeOverlap(runtime), false
+	case errors.Is(err, catalog.ErrMovieChanged):
+		return New(http.StatusConflict, "movie_changed",
+			"The movie's running time changed while the show was being scheduled. Try again: nothing was scheduled."), false
 	case errors.As(err, &overlap):
 		return New(http.StatusConflict, "show_overlap",
 			"This screen already has a show at that time. Pick another time or screen.").
@@ -309,6 +320,23 @@ func For(err error) (ae *Error, internal bool) {
 		return errTimeout, true
 	}
 	return errInternal, true
+}
+
+// runtimeOverlap answers a movie's running time refused because its
+// upcoming shows would run into the next show on their screens.
+func runtimeOverlap(e *catalog.RuntimeOverlapError) *Error {
+	shows := make([]map[string]any, len(e.Overlaps))
+	ids := make([]string, len(e.Overlaps))
+	for i, o := range e.Overlaps {
+		shows[i] = map[string]any{"show_id": o.ShowID, "starts_at": o.StartsAt.UTC(), "ends_at": o.EndsAt.UTC(),
+			"conflicting_show_id": o.ConflictingShowID, "conflicting_starts_at": o.ConflictingStarts.UTC()}
+		ids[i] = fmt.Sprintf("show %d would run into show %d", o.ShowID, o.ConflictingShowID)
+	}
+	return New(http.StatusConflict, "runtime_overlap",
+		fmt.Sprintf("With a running time of %d minutes, upcoming shows of this movie would overlap the next show on their screen: %s. "+
+			"Move or cancel those shows first, or keep the running time. Nothing was changed.",
+			e.DurationMinutes, strings.Join(ids, "; "))).
+		With("shows", shows).With("duration_minutes", e.DurationMinutes)
 }
 
 // UnavailableRetryAfter is the Retry-After, in seconds, of an answer that

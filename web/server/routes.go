@@ -112,6 +112,7 @@ func routes(e *echo.Echo, s *web.Server) {
 	adm.GET("/screens/:screen_id", ad.Screen, staff()...)
 	adm.PUT("/screens/:screen_id/seats", ad.ReplaceLayout, staff()...)
 	adm.POST("/movies", ad.CreateMovie, staff()...)
+	adm.PATCH("/movies/:movie_id", ad.UpdateMovie, staff()...)
 	adm.PUT("/movies/:movie_id/poster", ad.UploadPoster, staff()...)
 
 	adm.POST("/shows", ad.CreateShow, staff()...)
@@ -179,6 +180,7 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.GET("/admin/movies", sch.MoviesPage, staffPages...)
 	e.POST("/admin/movies", sch.CreateMovieSubmit, staffPages...)
 	e.GET("/admin/movies/:movie_id", sch.MoviePage, staffPages...)
+	e.POST("/admin/movies/:movie_id", sch.UpdateMovieSubmit, staffPages...)
 	e.POST("/admin/movies/:movie_id/poster", sch.UploadPosterSubmit, staffPages...)
 	e.GET("/admin/theatres/:theatre_id/schedule", sch.SchedulePage, staffPages...)
 	e.POST("/admin/theatres/:theatre_id/schedule", sch.CreateShowSubmit, staffPages...)
