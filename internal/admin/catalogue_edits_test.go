@@ -154,3 +154,86 @@ func (w *world) scalarString(sql string, args ...any) string {
 	}
 	return s
 }
+
+func TestRenameAndRetireScreen(t *testing.T) {
+	w := newWorld(t, "Asia/Kolkata")
+	ctx := t.Context()
+	manager := w.admin(auth.RoleTheatreAdmin, w.theatre)
+	stranger := w.admin(auth.RoleTheatreAdmin, w.newTheatre("Elsewhere", "Asia/Kolkata"))
+	other := w.newScreen(w.theatre)
+	audits := func() int { return w.count(`SELECT count(*) FROM audit_log WHERE action = 'screen.update'`) }
+	show := w.create(epoch.Add(24 * time.Hour))
+
+	t.Run("renamed, audited", func(t *testing.T) {
+		up, err := w.svc.UpdateScreen(ctx, manager, w.screen, catalog.ScreenPatch{Name: ptr("  Audi 1 ")})
+		if err != nil || up.After.Name != "Audi 1" || audits() != 1 {
+			t.Fatalf("UpdateScreen = %+v, %v; %d entries", up, err, audits())
+		}
+	})
+	t.Run("a bad or taken name is refused, nothing changed", func(t *testing.T) {
+		otherName := w.scalarString(`SELECT name FROM screens WHERE id = $1`, other)
+		for _, name := range []string{" ", strings.Repeat("x", 61), "Audi\u200b 2", otherName} {
+			_, err := w.svc.UpdateScreen(ctx, manager, w.screen, catalog.ScreenPatch{Name: ptr(name)})
+			wantField(t, err, "name")
+		}
+		if got := w.scalarString(`SELECT name FROM screens WHERE id = $1`, w.screen); got != "Audi 1" || audits() != 1 {
+			t.Fatalf("name = %q, %d entries", got, audits())
+		}
+	})
+	t.Run("another theatre's admin finds no such screen", func(t *testing.T) {
+		_, err := w.svc.UpdateScreen(ctx, stranger, w.screen, catalog.ScreenPatch{Retired: ptr(true)})
+		if !errors.Is(err, booking.ErrNotFound) {
+			t.Fatalf("UpdateScreen = %v", err)
+		}
+	})
+	t.Run("a screen with a show to come is not retired, the show named", func(t *testing.T) {
+		_, err := w.svc.UpdateScreen(ctx, manager, w.screen, catalog.ScreenPatch{Name: ptr("Audi One"), Retired: ptr(true)})
+		var busy *catalog.ScreenHasShowsError
+		if !errors.As(err, &busy) || len(busy.Shows) != 1 || busy.Shows[0].ID != show.ID || busy.Shows[0].MovieTitle != "The Last Algorithm" {
+			t.Fatalf("UpdateScreen = %v, want show %d named", err, show.ID)
+		}
+		if got := w.scalarString(`SELECT name || coalesce(retired_at::text, '') FROM screens WHERE id = $1`, w.screen); got != "Audi 1" || audits() != 1 {
+			t.Fatalf("a refused change left %q", got)
+		}
+	})
+	t.Run("once its shows are over it is retired: no new shows, out of the scheduling list, its history kept", func(t *testing.T) {
+		w.clock.Set(show.EndsAt.Add(time.Minute))
+		up, err := w.svc.UpdateScreen(ctx, manager, w.screen, catalog.ScreenPatch{Retired: ptr(true)})
+		if err != nil || up.After.RetiredAt == nil || !up.After.RetiredAt.Equal(w.clock.Now()) || audits() != 2 {
+			t.Fatalf("UpdateScreen = %+v, %v", up, err)
+		}
+		if _, err := w.svc.CreateShow(ctx, manager, w.newShow(epoch.Add(72*time.Hour))); !errors.Is(err, catalog.ErrScreenRetired) {
+			t.Fatalf("CreateShow on a retired screen = %v", err)
+		}
+		facts, err := w.svc.Scheduling(ctx, manager, w.theatre)
+		if err != nil || len(facts.Screens) != 1 || facts.Screens[0].ID != other {
+			t.Fatalf("Scheduling = %+v, %v; want only the screen in use", facts.Screens, err)
+		}
+		d, err := w.svc.Theatre(ctx, manager, w.theatre)
+		if err != nil || len(d.Screens) != 2 {
+			t.Fatalf("Theatre = %+v, %v", d.Screens, err)
+		}
+		for _, sc := range d.Screens {
+			if sc.Retired != (sc.ID == w.screen) {
+				t.Fatalf("theatre's screens = %+v", d.Screens)
+			}
+		}
+		past, err := w.svc.TheatreShows(ctx, manager, w.theatre, epoch, epoch.Add(7*24*time.Hour))
+		if err != nil || len(past) != 1 || past[0].ID != show.ID {
+			t.Fatalf("the past show of the retired screen: %+v, %v", past, err)
+		}
+		if got := w.scalarString(`SELECT format('%s %s', before->'retired', after->'retired') FROM audit_log WHERE action = 'screen.update' ORDER BY id DESC LIMIT 1`); got != "false true" {
+			t.Fatalf("audit = %s", got)
+		}
+		// Retiring it again changes nothing.
+		if _, err := w.svc.UpdateScreen(ctx, manager, w.screen, catalog.ScreenPatch{Retired: ptr(true)}); err != nil || audits() != 2 {
+			t.Fatalf("retire again: %v, %d entries", err, audits())
+		}
+	})
+	t.Run("put back in use, it takes shows again", func(t *testing.T) {
+		if _, err := w.svc.UpdateScreen(ctx, manager, w.screen, catalog.ScreenPatch{Retired: ptr(false)}); err != nil {
+			t.Fatal(err)
+		}
+		w.create(epoch.Add(72 * time.Hour))
+	})
+}

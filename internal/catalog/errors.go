@@ -22,6 +22,8 @@ var (
 	ErrShowCancelled = errors.New("show is cancelled")
 	// ErrCityExists is a new city with the slug of another.
 	ErrCityExists = errors.New("a city with this slug exists")
+	// ErrScreenRetired is a show scheduled on a retired screen.
+	ErrScreenRetired = errors.New("the screen is retired")
 	// ErrMovieChanged is a show whose end was reckoned from a running time
 	// of its movie that changed while it was being scheduled.
 	ErrMovieChanged = errors.New("the movie's running time changed meanwhile")
@@ -138,3 +140,13 @@ func (e *RuntimeOverlapError) Error() string {
 }
 
 func (e *RuntimeOverlapError) Unwrap() error { return ErrShowOverlap }
+
+// ScreenHasShowsError is a screen that cannot be retired: scheduled shows
+// of it are still to start (all of them, soonest first). Nothing changed.
+type ScreenHasShowsError struct {
+	Shows []ScheduledShow
+}
+
+func (e *ScreenHasShowsError) Error() string {
+	return fmt.Sprintf("the screen has %d upcoming shows", len(e.Shows))
+}

@@ -25,9 +25,10 @@ func (s *Store) ScreenFacts(ctx context.Context, screenID int64) (catalog.Screen
 	var bufferMicros int64
 	err := s.pool.QueryRow(ctx, `
 		SELECT t.id, t.timezone, (extract(epoch FROM t.cleaning_buffer) * 1000000)::bigint,
-		       ARRAY(SELECT DISTINCT category FROM seats WHERE screen_id = sc.id AND NOT retired ORDER BY category)
+		       ARRAY(SELECT DISTINCT category FROM seats WHERE screen_id = sc.id AND NOT retired ORDER BY category),
+		       sc.retired_at IS NOT NULL
 		  FROM screens sc JOIN theatres t ON t.id = sc.theatre_id
-		 WHERE sc.id = $1`, screenID).Scan(&f.TheatreID, &f.TimeZone, &bufferMicros, &f.Categories)
+		 WHERE sc.id = $1`, screenID).Scan(&f.TheatreID, &f.TimeZone, &bufferMicros, &f.Categories, &f.Retired)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return f, fmt.Errorf("screen %d: %w", screenID, booking.ErrNotFound)
 	}
@@ -108,6 +109,9 @@ func (s *Store) scheduleOnce(ctx context.Context, shows []catalog.Show, entry fu
 		if err := checkRuntimes(ctx, tx, shows); err != nil {
 			return err
 		}
+		if err := refuseRetired(ctx, tx, shows); err != nil {
+			return err
+		}
 		for i, sh := range shows {
 			id, err := insertShow(ctx, tx, sh)
 			if err != nil {
@@ -148,6 +152,25 @@ func checkRuntimes(ctx context.Context, tx pgx.Tx, shows []catalog.Show) error {
 	}
 	if short {
 		return catalog.ErrMovieChanged
+	}
+	return nil
+}
+
+// refuseRetired refuses shows on a retired screen (catalog.ErrScreenRetired).
+// Under the screens' scheduling locks, which retiring one takes too, a
+// screen cannot be retired between this and the shows' insert.
+func refuseRetired(ctx context.Context, tx pgx.Tx, shows []catalog.Show) error {
+	screens := make([]int64, len(shows))
+	for i, sh := range shows {
+		screens[i] = sh.ScreenID
+	}
+	var retired bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM screens WHERE id = ANY ($1) AND retired_at IS NOT NULL)`,
+		screens).Scan(&retired); err != nil {
+		return fmt.Errorf("check the screens are in use: %w", err)
+	}
+	if retired {
+		return catalog.ErrScreenRetired
 	}
 	return nil
 }

@@ -98,3 +98,61 @@ func TestEditMoviePage(t *testing.T) {
 		}
 	})
 }
+
+func TestRenameAndRetireScreenPages(t *testing.T) {
+	t.Parallel()
+	e := webtest.NewEnv(t)
+	b := signedIn(t, e, auth.RoleTheatreAdmin, e.Venue.TheatreID)
+	screen := pgtest.Scalar[int64](t, e.Store.Pool(), `SELECT screen_id FROM shows WHERE id = $1`, e.Show)
+	path := fmt.Sprintf("/admin/screens/%d", screen)
+	theatre := fmt.Sprintf("/admin/theatres/%d", e.Venue.TheatreID)
+
+	t.Run("renamed", func(t *testing.T) {
+		p := b.Submit(t, path+"/name", url.Values{"name": {"  "}})
+		webtest.WantStatus(t, p, http.StatusUnprocessableEntity)
+		wantField(t, p, "screen-name", "name of 1 to 60")
+		webtest.WantSeeOther(t, b.Submit(t, path+"/name", url.Values{"name": {"Audi 1"}}), path+"?renamed=1")
+		if p := b.Get(t, path+"?renamed=1"); !strings.Contains(p.Text("h1"), "Audi 1") || !strings.Contains(p.Text("#editor-notice"), "Audi 1") {
+			t.Fatalf("renamed page: %q, %q", p.Text("h1"), p.Text("#editor-notice"))
+		}
+	})
+	t.Run("not retired while a show is to come, which is listed with a link", func(t *testing.T) {
+		p := b.Submit(t, path+"/retire", url.Values{})
+		webtest.WantStatus(t, p, http.StatusConflict)
+		if !strings.Contains(p.Text("[data-retire-error]"), "1 show still to come") ||
+			!p.Has(fmt.Sprintf(`[data-retire-error] a[href="/admin/shows/%d"]`, e.Show)) {
+			t.Fatalf("refusal: %q", p.Text("[data-retire-error]"))
+		}
+		if e.Count(t, `SELECT count(*) FROM screens WHERE retired_at IS NOT NULL`) != 0 {
+			t.Fatal("the screen was retired")
+		}
+	})
+	t.Run("retired once its show is cancelled: out of the schedule's screens, apart on the theatre's page", func(t *testing.T) {
+		webtest.Want(t, b.API().Post(fmt.Sprintf("/api/v1/admin/shows/%d/cancel", e.Show), nil), http.StatusOK)
+		webtest.WantSeeOther(t, b.Submit(t, path+"/retire", url.Values{}), path+"?retired=1")
+		p := b.Get(t, path+"?retired=1")
+		if !p.Has("[data-retired]") || !p.Has(`form[action$="/unretire"]`) {
+			t.Fatalf("the retired screen's page: %s", p)
+		}
+		p = b.Get(t, theatre)
+		if !p.Has(fmt.Sprintf(`[data-retired-screens] a[href="%s"]`, path)) || p.Has(fmt.Sprintf(`[data-screens] a[href="%s"]`, path)) {
+			t.Fatalf("the theatre page does not list the screen apart as retired: %s", p)
+		}
+		p = b.Get(t, theatre+"/schedule")
+		if p.Has(fmt.Sprintf(`option[value="%d"]`, screen)) {
+			t.Fatal("the schedule page offers the retired screen")
+		}
+		f := oneShow(screen, e.Venue.MovieID, time.Now().Add(96*time.Hour).Format(time.DateOnly), "18:00")
+		f.Set("currency", "INR")
+		p = b.Submit(t, theatre+"/schedule", f)
+		if p.Status < 400 || p.Status >= 500 || e.Count(t, `SELECT count(*) FROM shows WHERE screen_id = $1`, screen) != 1 {
+			t.Fatalf("a show on the retired screen: %d", p.Status)
+		}
+	})
+	t.Run("back in use", func(t *testing.T) {
+		webtest.WantSeeOther(t, b.Submit(t, path+"/unretire", url.Values{}), path+"?unretired=1")
+		if p := b.Get(t, theatre+"/schedule"); !p.Has(fmt.Sprintf(`option[value="%d"]`, screen)) {
+			t.Fatal("the schedule page does not offer the screen back in use")
+		}
+	})
+}

@@ -119,6 +119,11 @@ var routes = []route{
 	{"GET screen", false, func(t *testing.T, m *matrix) webtest.Req {
 		return webtest.Req{Method: "GET", Path: fmt.Sprintf("/api/v1/admin/screens/%d", m.screen(t, m.x))}
 	}},
+	{"PATCH screen", false, func(t *testing.T, m *matrix) webtest.Req {
+		m.seq++
+		return webtest.Req{Method: "PATCH", Path: fmt.Sprintf("/api/v1/admin/screens/%d", m.screen(t, m.x)),
+			Body: map[string]any{"name": fmt.Sprintf("Renamed %d", m.seq)}}
+	}},
 	{"PUT screen seats", false, func(t *testing.T, m *matrix) webtest.Req {
 		return webtest.Req{Method: "PUT", Path: fmt.Sprintf("/api/v1/admin/screens/%d/seats", m.screen(t, m.x)),
 			Body: map[string]any{"seats": layout(5)}}

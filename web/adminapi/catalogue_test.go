@@ -83,3 +83,61 @@ func TestUpdateMovieOverHTTP(t *testing.T) {
 		}
 	})
 }
+
+func TestRenameAndRetireScreenOverHTTP(t *testing.T) {
+	t.Parallel()
+	e := webtest.NewEnv(t)
+	manager := e.Admin(t, auth.RoleTheatreAdmin, e.Venue.TheatreID)
+	screen := pgtest.Scalar[int64](t, e.Store.Pool(), `SELECT screen_id FROM shows WHERE id = $1`, e.Show)
+	path := fmt.Sprintf("/api/v1/admin/screens/%d", screen)
+
+	t.Run("renamed", func(t *testing.T) {
+		r := patch(manager, path, map[string]any{"name": "Audi 1"})
+		webtest.Want(t, r, http.StatusOK)
+		if r.Str("name") != "Audi 1" || r.JSON["retired"] != false {
+			t.Fatalf("answer = %s", r)
+		}
+		webtest.WantError(t, patch(manager, path, map[string]any{"name": ""}), http.StatusUnprocessableEntity, "invalid_name")
+		webtest.WantError(t, patch(manager, path, map[string]any{"retired": "yes"}), http.StatusBadRequest, "invalid_field_type")
+	})
+	t.Run("not retired while a show is to come, which the answer names", func(t *testing.T) {
+		r := patch(manager, path, map[string]any{"retired": true})
+		webtest.WantError(t, r, http.StatusConflict, "screen_has_shows")
+		shows, _ := r.JSON["shows"].([]any)
+		first, _ := shows[0].(map[string]any)
+		if r.Num("count") != 1 || len(shows) != 1 || first["show_id"] != float64(e.Show) {
+			t.Fatalf("answer = %s", r)
+		}
+		if n := e.Count(t, `SELECT count(*) FROM screens WHERE retired_at IS NOT NULL`); n != 0 {
+			t.Fatal("a refused retirement retired the screen")
+		}
+	})
+	t.Run("retired once its show is cancelled: no new shows, marked in the theatre", func(t *testing.T) {
+		webtest.Want(t, manager.Post(fmt.Sprintf("/api/v1/admin/shows/%d/cancel", e.Show), nil), http.StatusOK)
+		r := patch(manager, path, map[string]any{"retired": true})
+		webtest.Want(t, r, http.StatusOK)
+		if r.JSON["retired"] != true || r.Str("retired_at") == "" {
+			t.Fatalf("answer = %s", r)
+		}
+		r = manager.Post("/api/v1/admin/shows", map[string]any{
+			"screen_id": screen, "movie_id": e.Venue.MovieID, "starts_at": time.Now().Add(96 * time.Hour).UTC().Format(time.RFC3339),
+			"currency": "INR", "prices": pgtest.Prices})
+		webtest.WantError(t, r, http.StatusConflict, "screen_retired")
+		th := manager.Get(fmt.Sprintf("/api/v1/admin/theatres/%d", e.Venue.TheatreID))
+		screens, _ := th.JSON["screens"].([]any)
+		sc, _ := screens[0].(map[string]any)
+		if len(screens) != 1 || sc["retired"] != true {
+			t.Fatalf("theatre = %s", th)
+		}
+		if got := manager.Get(path); got.JSON["retired"] != true {
+			t.Fatalf("GET screen = %s", got)
+		}
+	})
+	t.Run("back in use", func(t *testing.T) {
+		r := patch(manager, path, map[string]any{"retired": false})
+		webtest.Want(t, r, http.StatusOK)
+		if r.JSON["retired"] != false || r.JSON["retired_at"] != nil {
+			t.Fatalf("answer = %s", r)
+		}
+	})
+}

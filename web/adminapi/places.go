@@ -54,6 +54,7 @@ type screenJSON struct {
 	ScreenID int64  `json:"screen_id"`
 	Name     string `json:"name"`
 	Seats    int    `json:"seats"`
+	Retired  bool   `json:"retired"`
 }
 
 type adminJSON struct {
@@ -126,7 +127,7 @@ func (h *Handlers) Theatre(c echo.Context) error {
 	out := theatreDetailJSON{theatreJSON: theatreView(d.AdminTheatre),
 		Screens: make([]screenJSON, len(d.Screens)), Admins: make([]adminJSON, len(d.Admins))}
 	for i, sc := range d.Screens {
-		out.Screens[i] = screenJSON{ScreenID: sc.ID, Name: sc.Name, Seats: sc.Seats}
+		out.Screens[i] = screenJSON{ScreenID: sc.ID, Name: sc.Name, Seats: sc.Seats, Retired: sc.Retired}
 	}
 	for i, u := range d.Admins {
 		out.Admins[i] = adminJSON{UserID: u.ID, Email: u.Email, Name: u.Name}

@@ -86,6 +86,31 @@ func (h *Handlers) Screen(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{
 		"screen_id": sc.ID, "theatre_id": sc.TheatreID, "name": sc.Name,
 		"seats": sc.Seats, "categories": problem.NonNil(sc.Categories()), "ideal": sc.Ideal,
+		"retired": sc.RetiredAt != nil, "retired_at": sc.RetiredAt,
+	})
+}
+
+// UpdateScreen renames a screen, or retires it or puts it back in use:
+// PATCH /api/v1/admin/screens/{screen_id} {"name"?,"retired"?}.
+func (h *Handlers) UpdateScreen(c echo.Context) error {
+	screenID, err := pathID(c, "screen_id")
+	if err != nil {
+		return problem.NotFound("screen")
+	}
+	var req struct {
+		Name    *string `json:"name"`
+		Retired *bool   `json:"retired"`
+	}
+	if err := web.DecodeJSON(c, &req, true); err != nil {
+		return err
+	}
+	up, err := h.Admin.UpdateScreen(c.Request().Context(), actor(c), screenID, catalog.ScreenPatch{Name: req.Name, Retired: req.Retired})
+	if err != nil {
+		return problem.Lookup("screen", err)
+	}
+	return c.JSON(http.StatusOK, map[string]any{
+		"screen_id": screenID, "theatre_id": up.After.TheatreID, "name": up.After.Name,
+		"retired": up.After.RetiredAt != nil, "retired_at": up.After.RetiredAt,
 	})
 }
 

@@ -110,6 +110,7 @@ func For(err error) (ae *Error, internal bool) {
 		badField    *catalog.FieldError
 		overlap     *catalog.ShowOverlapError
 		runtime     *catalog.RuntimeOverlapError
+		hasShows    *catalog.ScreenHasShowsError
 		noPrice     *catalog.MissingPricesError
 		inUse       *catalog.LayoutInUseError
 		unreadable  *readable.Error
@@ -251,6 +252,11 @@ func For(err error) (ae *Error, internal bool) {
 			With("field", badField.Field).With("fields", fields), false
 	case errors.As(err, &runtime):
 		return runtimeOverlap(runtime), false
+	case errors.Is(err, catalog.ErrScreenRetired):
+		return New(http.StatusConflict, "screen_retired",
+			"This screen is retired: it takes no new shows. Put it back in use on its page first, or pick another screen."), false
+	case errors.As(err, &hasShows):
+		return screenHasShows(hasShows), false
 	case errors.Is(err, catalog.ErrMovieChanged):
 		return New(http.StatusConflict, "movie_changed",
 			"The movie's running time changed while the show was being scheduled. Try again: nothing was scheduled."), false
@@ -337,6 +343,25 @@ func runtimeOverlap(e *catalog.RuntimeOverlapError) *Error {
 			"Move or cancel those shows first, or keep the running time. Nothing was changed.",
 			e.DurationMinutes, strings.Join(ids, "; "))).
 		With("shows", shows).With("duration_minutes", e.DurationMinutes)
+}
+
+// screenHasShows answers a screen that cannot be retired while shows of
+// it are still to start.
+func screenHasShows(e *catalog.ScreenHasShowsError) *Error {
+	shows := make([]map[string]any, len(e.Shows))
+	ids := make([]string, len(e.Shows))
+	for i, sh := range e.Shows {
+		shows[i] = map[string]any{"show_id": sh.ID, "starts_at": sh.StartsAt.UTC(), "movie_title": sh.MovieTitle}
+		ids[i] = strconv.FormatInt(sh.ID, 10)
+	}
+	noun := "shows"
+	if len(e.Shows) == 1 {
+		noun = "show"
+	}
+	return New(http.StatusConflict, "screen_has_shows",
+		fmt.Sprintf("This screen has %d upcoming %s on sale (%s): cancel them, or wait until they are over, before retiring it. Nothing was changed.",
+			len(e.Shows), noun, strings.Join(ids, ", "))).
+		With("shows", shows).With("count", len(e.Shows))
 }
 
 // UnavailableRetryAfter is the Retry-After, in seconds, of an answer that

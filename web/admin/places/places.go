@@ -167,7 +167,7 @@ func (h *Handlers) theatrePage(c echo.Context, status int, d catalog.TheatreDeta
 		v.Status = theatreDone[c.QueryParam("done")]
 	}
 	for _, s := range d.Screens {
-		v.Screens = append(v.Screens, adminview.ScreenRow{ID: s.ID, Name: s.Name, Seats: s.Seats})
+		v.Screens = append(v.Screens, adminview.ScreenRow{ID: s.ID, Name: s.Name, Seats: s.Seats, Retired: s.Retired})
 	}
 	for _, u := range d.Admins {
 		v.Admins = append(v.Admins, adminview.AdminRow{UserID: u.ID, Email: u.Email, Name: u.Name})
