@@ -35,7 +35,8 @@ type ScheduleScreen struct {
 }
 
 // SchedulingFacts is what scheduling a theatre's shows is planned from:
-// the theatre (its zone reads wall-clock times) and its screens.
+// the theatre (its zone reads wall-clock times) and its screens in use
+// (not the retired ones).
 type SchedulingFacts struct {
 	Theatre  catalog.AdminTheatre
 	Location *time.Location
@@ -55,6 +56,9 @@ func (s *Service) Scheduling(ctx context.Context, a Actor, theatreID int64) (Sch
 	}
 	f := SchedulingFacts{Theatre: d.AdminTheatre, Location: loc, Screens: make([]ScheduleScreen, 0, len(d.Screens))}
 	for _, sc := range d.Screens {
+		if sc.Retired {
+			continue // it takes no new shows
+		}
 		facts, err := s.Store.ScreenFacts(ctx, sc.ID)
 		if err != nil {
 			return SchedulingFacts{}, err

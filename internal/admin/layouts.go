@@ -218,3 +218,48 @@ func seatError(i int, id, problem string) error {
 func printable(s string) bool {
 	return utf8.ValidString(s) && strings.IndexFunc(s, unicode.IsControl) < 0
 }
+
+// UpdateScreen renames a screen of a theatre the actor administers, or
+// retires it, or puts it back in use, as p says (see
+// postgres.(*Store).AdminUpdateScreen). A retired screen takes no new
+// shows and leaves the lists shows are scheduled from; its past shows,
+// their bookings and reports stay. A screen with shows still to start is
+// not retired (*catalog.ScreenHasShowsError names them). A change that
+// changes nothing is not audited.
+func (s *Service) UpdateScreen(ctx context.Context, a Actor, screenID int64, p catalog.ScreenPatch) (catalog.ScreenUpdate, error) {
+	theatre, err := s.requireScreen(ctx, a, screenID)
+	if err != nil {
+		return catalog.ScreenUpdate{}, err
+	}
+	if p.Name != nil {
+		name := strings.TrimSpace(*p.Name)
+		if err := checkScreenName(name); err != nil {
+			return catalog.ScreenUpdate{}, err
+		}
+		p.Name = &name
+	}
+	sc, err := s.Store.Screen(ctx, screenID)
+	if err != nil {
+		return catalog.ScreenUpdate{}, err
+	}
+	sc.Seats = nil
+	if p.Name != nil && *p.Name == sc.Name {
+		p.Name = nil
+	}
+	if p.Retired != nil && *p.Retired == (sc.RetiredAt != nil) {
+		p.Retired = nil
+	}
+	if p == (catalog.ScreenPatch{}) {
+		return catalog.ScreenUpdate{Before: sc, After: sc}, nil
+	}
+	record := func(sc catalog.Screen) map[string]any {
+		return map[string]any{"name": sc.Name, "retired": sc.RetiredAt != nil}
+	}
+	up, err := s.Store.AdminUpdateScreen(ctx, screenID, p, func(up catalog.ScreenUpdate) audit.Entry {
+		return auditEntry(a, theatre, "screen.update", fmt.Sprintf("screen %d", screenID), record(up.Before), record(up.After))
+	})
+	if err != nil {
+		return up, fmt.Errorf("update screen: %w", err)
+	}
+	return up, nil
+}

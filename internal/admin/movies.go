@@ -11,7 +11,9 @@ import (
 	"image/png"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/image/draw"
@@ -59,28 +61,159 @@ func (s *Service) CreateMovie(ctx context.Context, a Actor, m catalog.Movie) (in
 	return id, nil
 }
 
-func checkMovie(m catalog.Movie) error {
-	bad := func(field, message string) error { return &catalog.FieldError{Field: field, Message: message} }
-	switch {
-	case !textOK(m.Title, 1, 200):
-		return bad("title", "A movie needs a title of 1 to 200 characters.")
-	case m.DurationMinutes < 1 || m.DurationMinutes > 600:
-		return bad("duration_minutes", "The running time must be 1 to 600 minutes.")
-	case !textOK(m.Rating, 0, 20):
-		return bad("rating", "The rating is at most 20 characters, like UA or PG-13.")
-	case !textOK(m.Language, 0, 40):
-		return bad("language", "The language is at most 40 characters.")
-	case !utf8.ValidString(m.Synopsis) || strings.ContainsRune(m.Synopsis, 0) || utf8.RuneCountInString(m.Synopsis) > 5000:
-		return bad("synopsis", "The synopsis is at most 5000 characters.")
-	case len(m.Genres) > maxGenres:
-		return bad("genres", fmt.Sprintf("A movie has at most %d genres.", maxGenres))
-	}
-	for _, g := range m.Genres {
-		if !textOK(g, 1, 40) {
-			return bad("genres", "Each genre is 1 to 40 characters.")
+// checkMovie reports every field of m at fault at once: an errors.Join of
+// one *catalog.FieldError per field, in the order of the movie form
+// (errors.As finds the first; catalog.Problems lists them all).
+func checkMovie(m catalog.Movie) error { return checkMovieFields(m, nil) }
+
+// checkMovieFields is checkMovie of the fields only names (all when nil).
+func checkMovieFields(m catalog.Movie, only map[string]bool) error {
+	var problems []error
+	for _, c := range movieChecks {
+		if only != nil && !only[c.field] {
+			continue
+		}
+		if msg := c.problem(m); msg != "" {
+			problems = append(problems, &catalog.FieldError{Field: c.field, Message: msg})
 		}
 	}
-	return nil
+	return errors.Join(problems...)
+}
+
+// movieChecks are the rules of a movie's fields, in the form's order.
+var movieChecks = []struct {
+	field   string
+	problem func(catalog.Movie) string
+}{
+	{"title", func(m catalog.Movie) string {
+		if !textOK(m.Title, 1, 200) {
+			return "A movie needs a title of 1 to 200 characters."
+		}
+		return ""
+	}},
+	{"duration_minutes", func(m catalog.Movie) string {
+		if m.DurationMinutes < 1 || m.DurationMinutes > 600 {
+			return "The running time must be 1 to 600 minutes."
+		}
+		return ""
+	}},
+	{"rating", func(m catalog.Movie) string {
+		if !textOK(m.Rating, 0, 20) {
+			return "The rating is at most 20 characters, like UA or PG-13."
+		}
+		return ""
+	}},
+	{"language", func(m catalog.Movie) string {
+		if !textOK(m.Language, 0, 40) {
+			return "The language is at most 40 characters."
+		}
+		return ""
+	}},
+	{"genres", func(m catalog.Movie) string {
+		if len(m.Genres) > maxGenres {
+			return fmt.Sprintf("A movie has at most %d genres.", maxGenres)
+		}
+		for _, g := range m.Genres {
+			if !textOK(g, 1, 40) {
+				return "Each genre is 1 to 40 characters."
+			}
+		}
+		return ""
+	}},
+	{"synopsis", func(m catalog.Movie) string {
+		if !utf8.ValidString(m.Synopsis) || strings.ContainsRune(m.Synopsis, 0) || utf8.RuneCountInString(m.Synopsis) > 5000 {
+			return "The synopsis is at most 5000 characters."
+		}
+		return ""
+	}},
+}
+
+// UpdateMovie changes the fields of a movie that p sets (a platform
+// admin's task, as adding one is). Every field at fault is reported at
+// once (see checkMovie) and nothing changes. A new running time moves the
+// end of the movie's upcoming shows, or is refused when that would make
+// one overlap the next show on its screen (see
+// postgres.(*Store).AdminUpdateMovie). A change that changes nothing is
+// not audited.
+func (s *Service) UpdateMovie(ctx context.Context, a Actor, movieID int64, p catalog.MoviePatch) (catalog.MovieUpdate, error) {
+	if err := requirePlatform(a); err != nil {
+		return catalog.MovieUpdate{}, err
+	}
+	p = trimMovie(p)
+	only := map[string]bool{"title": p.Title != nil, "duration_minutes": p.DurationMinutes != nil, "rating": p.Rating != nil,
+		"language": p.Language != nil, "genres": p.Genres != nil, "synopsis": p.Synopsis != nil}
+	if err := checkMovieFields(p.Apply(catalog.Movie{}), only); err != nil {
+		return catalog.MovieUpdate{}, err
+	}
+	before, err := s.Store.Movie(ctx, movieID)
+	if err != nil {
+		return catalog.MovieUpdate{}, err
+	}
+	if p = unchanged(p, before); p.Empty() {
+		return catalog.MovieUpdate{Movie: before, Before: before}, nil
+	}
+	up, err := s.Store.AdminUpdateMovie(ctx, movieID, p, func(up catalog.MovieUpdate) audit.Entry {
+		after := movieRecord(up.Movie)
+		if len(up.ShowsMoved) > 0 {
+			after["shows_moved"] = up.ShowsMoved
+			after["ends_moved_minutes"] = int(up.EndsMovedBy / time.Minute)
+		}
+		return auditEntry(a, 0, "movie.update", fmt.Sprintf("movie %d", movieID), movieRecord(up.Before), after)
+	})
+	if err != nil {
+		return up, err
+	}
+	return up, nil
+}
+
+// movieRecord is a movie as the audit log keeps it.
+func movieRecord(m catalog.Movie) map[string]any {
+	genres := m.Genres
+	if genres == nil {
+		genres = []string{}
+	}
+	return map[string]any{"title": m.Title, "duration_minutes": m.DurationMinutes, "rating": m.Rating,
+		"language": m.Language, "genres": genres, "synopsis": m.Synopsis}
+}
+
+// trimMovie trims the spaces around each text of p, and drops empty genres.
+func trimMovie(p catalog.MoviePatch) catalog.MoviePatch {
+	trim := func(s *string) *string {
+		if s == nil {
+			return nil
+		}
+		t := strings.TrimSpace(*s)
+		return &t
+	}
+	p.Title, p.Rating, p.Language, p.Synopsis = trim(p.Title), trim(p.Rating), trim(p.Language), trim(p.Synopsis)
+	if p.Genres != nil {
+		genres := []string{}
+		for _, g := range *p.Genres {
+			if g = strings.TrimSpace(g); g != "" {
+				genres = append(genres, g)
+			}
+		}
+		p.Genres = &genres
+	}
+	return p
+}
+
+// unchanged leaves out of p what m already is.
+func unchanged(p catalog.MoviePatch, m catalog.Movie) catalog.MoviePatch {
+	same := func(v *string, was string) *string {
+		if v != nil && *v == was {
+			return nil
+		}
+		return v
+	}
+	p.Title, p.Rating, p.Language, p.Synopsis = same(p.Title, m.Title), same(p.Rating, m.Rating), same(p.Language, m.Language), same(p.Synopsis, m.Synopsis)
+	if p.DurationMinutes != nil && *p.DurationMinutes == m.DurationMinutes {
+		p.DurationMinutes = nil
+	}
+	if p.Genres != nil && slices.Equal(*p.Genres, m.Genres) {
+		p.Genres = nil
+	}
+	return p
 }
 
 // textOK reports whether s is printable text of min to max characters,

@@ -110,6 +110,9 @@ func (s *Service) planShows(ctx context.Context, a Actor, screenID, movieID int6
 	if err != nil {
 		return showPlan{}, err
 	}
+	if facts.Retired {
+		return showPlan{}, catalog.ErrScreenRetired
+	}
 	loc, err := time.LoadLocation(facts.TimeZone)
 	if err != nil {
 		return showPlan{}, fmt.Errorf("theatre %d: time zone %q: %w", facts.TheatreID, facts.TimeZone, err)

@@ -47,6 +47,8 @@ type ScreenSummary struct {
 	ID    int64
 	Name  string
 	Seats int
+	// Retired: it takes no new shows (see Screen.RetiredAt).
+	Retired bool
 }
 
 // TheatreDetail is a theatre with its screens and its staff.

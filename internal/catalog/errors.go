@@ -22,6 +22,11 @@ var (
 	ErrShowCancelled = errors.New("show is cancelled")
 	// ErrCityExists is a new city with the slug of another.
 	ErrCityExists = errors.New("a city with this slug exists")
+	// ErrScreenRetired is a show scheduled on a retired screen.
+	ErrScreenRetired = errors.New("the screen is retired")
+	// ErrMovieChanged is a show whose end was reckoned from a running time
+	// of its movie that changed while it was being scheduled.
+	ErrMovieChanged = errors.New("the movie's running time changed meanwhile")
 	// ErrShowOverlap is a show scheduled on a screen at a time another
 	// show already occupies.
 	ErrShowOverlap = errors.New("show overlaps another show on the same screen")
@@ -106,4 +111,60 @@ func (e *ScheduleOverlapError) Error() string {
 
 func (e *ScheduleOverlapError) Unwrap() error {
 	return &ShowOverlapError{ConflictingShowID: e.ConflictingShowID}
+}
+
+// Problems lists each *FieldError of err: every one of the errors an
+// errors.Join holds, or the one err is or wraps. errors.As finds only the
+// first; a form that reports every mistake at once reads them all here.
+func Problems(err error) []*FieldError {
+	var all []*FieldError
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			all = append(all, Problems(e)...)
+		}
+		return all
+	}
+	var one *FieldError
+	if errors.As(err, &one) {
+		all = append(all, one)
+	}
+	return all
+}
+
+// RuntimeOverlap is one upcoming show that a longer running time would make
+// run into another show of its screen.
+type RuntimeOverlap struct {
+	ShowID            int64
+	StartsAt          time.Time
+	EndsAt            time.Time // as it would be
+	ConflictingShowID int64
+	ConflictingStarts time.Time
+}
+
+// RuntimeOverlapError is a movie's new running time refused because the
+// upcoming shows of the movie would then overlap the next show on their
+// screens (it is also ErrShowOverlap). Nothing changed.
+type RuntimeOverlapError struct {
+	DurationMinutes int // the running time asked for
+	Overlaps        []RuntimeOverlap
+}
+
+func (e *RuntimeOverlapError) Error() string {
+	parts := make([]string, len(e.Overlaps))
+	for i, o := range e.Overlaps {
+		parts[i] = fmt.Sprintf("show %d would overlap show %d", o.ShowID, o.ConflictingShowID)
+	}
+	return fmt.Sprintf("a running time of %d minutes: %s", e.DurationMinutes, strings.Join(parts, "; "))
+}
+
+func (e *RuntimeOverlapError) Unwrap() error { return ErrShowOverlap }
+
+// ScreenHasShowsError is a screen that cannot be retired: scheduled shows
+// of it are still to start (all of them, soonest first). Nothing changed.
+type ScreenHasShowsError struct {
+	Shows []ScheduledShow
+}
+
+func (e *ScreenHasShowsError) Error() string {
+	return fmt.Sprintf("the screen has %d upcoming shows", len(e.Shows))
 }

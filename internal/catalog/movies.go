@@ -43,3 +43,53 @@ type MovieListing struct {
 	Languages []string  // the languages they play in, by name
 	Formats   []string  // their formats, in the order of Formats
 }
+
+// MoviePatch is a change to a movie of the catalogue: each nil field stays
+// as it is. Its poster has a change of its own.
+type MoviePatch struct {
+	Title           *string
+	DurationMinutes *int
+	Rating          *string
+	Synopsis        *string
+	Language        *string
+	Genres          *[]string
+}
+
+// Empty reports whether p changes nothing.
+func (p MoviePatch) Empty() bool { return p == MoviePatch{} }
+
+// Apply returns m changed by p.
+func (p MoviePatch) Apply(m Movie) Movie {
+	if p.Title != nil {
+		m.Title = *p.Title
+	}
+	if p.DurationMinutes != nil {
+		m.DurationMinutes = *p.DurationMinutes
+	}
+	if p.Rating != nil {
+		m.Rating = *p.Rating
+	}
+	if p.Synopsis != nil {
+		m.Synopsis = *p.Synopsis
+	}
+	if p.Language != nil {
+		m.Language = *p.Language
+	}
+	if p.Genres != nil {
+		m.Genres = *p.Genres
+	}
+	return m
+}
+
+// MovieUpdate is what a change to a movie did: the movie as it is now,
+// and, when its running time changed, the upcoming shows whose end moved
+// by the difference.
+type MovieUpdate struct {
+	Movie Movie
+	// Before is the movie as it was.
+	Before Movie
+	// ShowsMoved are the scheduled shows of the movie that had not started
+	// and now end EndsMovedBy later (earlier, when negative).
+	ShowsMoved  []int64
+	EndsMovedBy time.Duration
+}

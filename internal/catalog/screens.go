@@ -1,6 +1,9 @@
 package catalog
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // SeatSpec places one physical seat in a screen's grid. Its JSON is a seat
 // of a layout as the admin API (docs/api.md) and the layout editor send it.
@@ -40,6 +43,29 @@ type Screen struct {
 	// Ideal is the cell best available seats a party nearest to; nil: the
 	// default, two thirds of the way back on the centre line.
 	Ideal *GridPoint
+	// RetiredAt is when the screen was retired (it takes no new shows);
+	// nil while it is in use.
+	RetiredAt *time.Time
+}
+
+// ScreenPatch is a change to a screen: each nil field stays as it is.
+// Retired true retires it, false puts it back in use.
+type ScreenPatch struct {
+	Name    *string
+	Retired *bool
+}
+
+// ScreenUpdate is a screen before and after a change.
+type ScreenUpdate struct {
+	Before, After Screen // without their seats
+}
+
+// ScheduledShow names a scheduled show of a screen.
+type ScheduledShow struct {
+	ID         int64
+	StartsAt   time.Time
+	MovieTitle string
+	TimeZone   string // its theatre's
 }
 
 // Categories are the seat categories of the layout, sorted.

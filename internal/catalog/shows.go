@@ -101,6 +101,7 @@ type ScreenFacts struct {
 	TimeZone       string        // the theatre's IANA zone: wall-clock times are in it
 	CleaningBuffer time.Duration // between two shows: part of each show's ends_at
 	Categories     []string      // the seat categories of its layout, sorted
+	Retired        bool          // it takes no new shows
 }
 
 // TheatreShow is one show of a theatre's schedule, as its admin sees it.

@@ -50,8 +50,8 @@ func (s *Store) AdminCreateScreen(ctx context.Context, theatreID int64, name str
 func (s *Store) Screen(ctx context.Context, id int64) (catalog.Screen, error) {
 	sc := catalog.Screen{ID: id}
 	var row, col *int
-	err := s.pool.QueryRow(ctx, `SELECT theatre_id, name, ideal_grid_row, ideal_grid_col FROM screens WHERE id = $1`, id).
-		Scan(&sc.TheatreID, &sc.Name, &row, &col)
+	err := s.pool.QueryRow(ctx, `SELECT theatre_id, name, ideal_grid_row, ideal_grid_col, retired_at FROM screens WHERE id = $1`, id).
+		Scan(&sc.TheatreID, &sc.Name, &row, &col, &sc.RetiredAt)
 	sc.Ideal = gridPoint(row, col)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return sc, fmt.Errorf("screen %d: %w", id, booking.ErrNotFound)
@@ -350,4 +350,88 @@ func applyLayout(ctx context.Context, tx pgx.Tx, screenID int64, shows []int64, 
 		return fmt.Errorf("put added seats on sale: %w", err)
 	}
 	return announceShows(ctx, tx, shows...)
+}
+
+// AdminUpdateScreen renames a screen or retires it (or puts it back in
+// use) as p says, with the audit entry entry makes of the change, in one
+// transaction, or fails with booking.ErrNotFound. A name its theatre's
+// other screen has is a *catalog.FieldError for "name". A screen with a
+// scheduled show still to start cannot be retired: a
+// *catalog.ScreenHasShowsError names every such show, and nothing changes.
+//
+// Locks: the screen's scheduling lock (as ScheduleShows takes it, so no
+// show is scheduled on the screen while it is being retired), then its
+// row. No seat, hold or payment row is locked.
+func (s *Store) AdminUpdateScreen(ctx context.Context, screenID int64, p catalog.ScreenPatch,
+	entry func(catalog.ScreenUpdate) audit.Entry) (catalog.ScreenUpdate, error) {
+	var up catalog.ScreenUpdate
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := lockScreenIDs(ctx, tx, []int64{screenID}); err != nil {
+			return err
+		}
+		var row, col *int
+		err := tx.QueryRow(ctx, `
+			SELECT theatre_id, name, ideal_grid_row, ideal_grid_col, retired_at FROM screens WHERE id = $1 FOR NO KEY UPDATE`,
+			screenID).Scan(&up.Before.TheatreID, &up.Before.Name, &row, &col, &up.Before.RetiredAt)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("screen %d: %w", screenID, booking.ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("lock screen: %w", err)
+		}
+		up.Before.ID, up.Before.Ideal = screenID, gridPoint(row, col)
+		up.After = up.Before
+		if p.Name != nil {
+			up.After.Name = *p.Name
+		}
+		now, err := s.txNow(ctx, tx)
+		if err != nil {
+			return err
+		}
+		switch {
+		case p.Retired == nil:
+		case !*p.Retired:
+			up.After.RetiredAt = nil
+		case up.Before.RetiredAt == nil:
+			shows, err := upcomingShows(ctx, tx, screenID, now)
+			if err != nil {
+				return err
+			}
+			if len(shows) > 0 {
+				return &catalog.ScreenHasShowsError{Shows: shows}
+			}
+			up.After.RetiredAt = &now
+		}
+		if _, err := tx.Exec(ctx, `UPDATE screens SET name = $2, retired_at = $3 WHERE id = $1`,
+			screenID, up.After.Name, up.After.RetiredAt); err != nil {
+			return fmt.Errorf("write screen: %w", err)
+		}
+		return s.insertAudit(ctx, tx, entry(up))
+	})
+	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "screens_theatre_id_name_key" {
+		return up, errScreenNameTaken
+	}
+	if err != nil {
+		return up, fmt.Errorf("update screen %d: %w", screenID, err)
+	}
+	return up, nil
+}
+
+// upcomingShows are the scheduled shows of screenID that start after now,
+// soonest first.
+func upcomingShows(ctx context.Context, q querier, screenID int64, now time.Time) ([]catalog.ScheduledShow, error) {
+	rows, err := q.Query(ctx, `
+		SELECT sh.id, sh.starts_at, m.title, t.timezone
+		  FROM shows sh JOIN movies m ON m.id = sh.movie_id
+		  JOIN screens sc ON sc.id = sh.screen_id JOIN theatres t ON t.id = sc.theatre_id
+		 WHERE sh.screen_id = $1 AND sh.status = 'SCHEDULED' AND sh.starts_at > $2
+		 ORDER BY sh.starts_at, sh.id`, screenID, now)
+	if err != nil {
+		return nil, fmt.Errorf("upcoming shows of screen %d: %w", screenID, err)
+	}
+	shows, err := pgx.CollectRows(rows, pgx.RowToStructByPos[catalog.ScheduledShow])
+	if err != nil {
+		return nil, fmt.Errorf("upcoming shows of screen %d: %w", screenID, err)
+	}
+	return shows, nil
 }

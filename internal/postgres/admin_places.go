@@ -192,7 +192,7 @@ func (s *Store) AdminTheatre(ctx context.Context, id int64) (catalog.TheatreDeta
 		return d, err
 	}
 	rows, err := s.pool.Query(ctx, `
-		SELECT sc.id, sc.name, (SELECT count(*) FROM seats s WHERE s.screen_id = sc.id)
+		SELECT sc.id, sc.name, (SELECT count(*) FROM seats s WHERE s.screen_id = sc.id), sc.retired_at IS NOT NULL
 		  FROM screens sc WHERE sc.theatre_id = $1 ORDER BY sc.name, sc.id`, id)
 	if err != nil {
 		return d, fmt.Errorf("screens of theatre %d: %w", id, err)

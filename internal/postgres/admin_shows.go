@@ -25,9 +25,10 @@ func (s *Store) ScreenFacts(ctx context.Context, screenID int64) (catalog.Screen
 	var bufferMicros int64
 	err := s.pool.QueryRow(ctx, `
 		SELECT t.id, t.timezone, (extract(epoch FROM t.cleaning_buffer) * 1000000)::bigint,
-		       ARRAY(SELECT DISTINCT category FROM seats WHERE screen_id = sc.id AND NOT retired ORDER BY category)
+		       ARRAY(SELECT DISTINCT category FROM seats WHERE screen_id = sc.id AND NOT retired ORDER BY category),
+		       sc.retired_at IS NOT NULL
 		  FROM screens sc JOIN theatres t ON t.id = sc.theatre_id
-		 WHERE sc.id = $1`, screenID).Scan(&f.TheatreID, &f.TimeZone, &bufferMicros, &f.Categories)
+		 WHERE sc.id = $1`, screenID).Scan(&f.TheatreID, &f.TimeZone, &bufferMicros, &f.Categories, &f.Retired)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return f, fmt.Errorf("screen %d: %w", screenID, booking.ErrNotFound)
 	}
@@ -105,6 +106,12 @@ func (s *Store) scheduleOnce(ctx context.Context, shows []catalog.Show, entry fu
 		if err := checkStarts(shows, now); err != nil {
 			return err
 		}
+		if err := checkRuntimes(ctx, tx, shows); err != nil {
+			return err
+		}
+		if err := refuseRetired(ctx, tx, shows); err != nil {
+			return err
+		}
 		for i, sh := range shows {
 			id, err := insertShow(ctx, tx, sh)
 			if err != nil {
@@ -123,6 +130,51 @@ func (s *Store) scheduleOnce(ctx context.Context, shows []catalog.Show, entry fu
 	return ids, nil
 }
 
+// checkRuntimes locks the movies of shows against a change of their
+// running time until the transaction ends (AdminUpdateMovie), and refuses
+// a show shorter than its movie's running time: its end was reckoned from
+// a running time changed since (catalog.ErrMovieChanged).
+func checkRuntimes(ctx context.Context, tx pgx.Tx, shows []catalog.Show) error {
+	movies := make([]int64, len(shows))
+	seconds := make([]float64, len(shows))
+	for i, sh := range shows {
+		movies[i], seconds[i] = sh.MovieID, sh.EndsAt.Sub(sh.StartsAt).Seconds()
+	}
+	var short bool
+	err := tx.QueryRow(ctx, `
+		WITH locked AS MATERIALIZED (
+			SELECT id, duration_minutes FROM movies WHERE id = ANY ($1) ORDER BY id FOR SHARE)
+		SELECT coalesce(bool_or(s.seconds < l.duration_minutes * 60), false)
+		  FROM unnest($1::bigint[], $2::float8[]) AS s (movie, seconds) JOIN locked l ON l.id = s.movie`,
+		movies, seconds).Scan(&short)
+	if err != nil {
+		return fmt.Errorf("check running times: %w", err)
+	}
+	if short {
+		return catalog.ErrMovieChanged
+	}
+	return nil
+}
+
+// refuseRetired refuses shows on a retired screen (catalog.ErrScreenRetired).
+// Under the screens' scheduling locks, which retiring one takes too, a
+// screen cannot be retired between this and the shows' insert.
+func refuseRetired(ctx context.Context, tx pgx.Tx, shows []catalog.Show) error {
+	screens := make([]int64, len(shows))
+	for i, sh := range shows {
+		screens[i] = sh.ScreenID
+	}
+	var retired bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM screens WHERE id = ANY ($1) AND retired_at IS NOT NULL)`,
+		screens).Scan(&retired); err != nil {
+		return fmt.Errorf("check the screens are in use: %w", err)
+	}
+	if retired {
+		return catalog.ErrScreenRetired
+	}
+	return nil
+}
+
 // scheduleLockClass is the first key of the advisory lock that schedules a
 // screen's shows one request at a time.
 const scheduleLockClass = 0x73636864 // "schd"
@@ -138,6 +190,12 @@ func lockScreens(ctx context.Context, tx pgx.Tx, shows []catalog.Show) error {
 	for _, sh := range shows {
 		screens = append(screens, sh.ScreenID)
 	}
+	return lockScreenIDs(ctx, tx, screens)
+}
+
+// lockScreenIDs takes the scheduling lock of each of screens, in order.
+func lockScreenIDs(ctx context.Context, tx pgx.Tx, screens []int64) error {
+	screens = slices.Clone(screens)
 	slices.Sort(screens)
 	for _, screen := range slices.Compact(screens) {
 		// The key is an int4: a screen id past it shares a lock, which

@@ -91,6 +91,18 @@ var pageRoutes = []pageRoute{
 		_, screen := m.show(t)
 		return fmt.Sprintf("/admin/screens/%d/seats", screen), url.Values{"seats": {"[]"}}
 	}},
+	{"rename screen", ofTheatre, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		_, screen := m.show(t)
+		return fmt.Sprintf("/admin/screens/%d/name", screen), url.Values{"name": {fmt.Sprintf("Renamed %d", screen)}}
+	}},
+	{"retire screen", ofTheatre, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		_, screen := m.show(t) // a show to come: refused, the page again
+		return fmt.Sprintf("/admin/screens/%d/retire", screen), url.Values{}
+	}},
+	{"unretire screen", ofTheatre, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		_, screen := m.show(t)
+		return fmt.Sprintf("/admin/screens/%d/unretire", screen), url.Values{}
+	}},
 	{"layout preview", ofTheatre, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
 		_, screen := m.show(t)
 		return fmt.Sprintf("/admin/screens/%d/preview", screen), url.Values{"seats": {"[]"}}
@@ -101,6 +113,9 @@ var pageRoutes = []pageRoute{
 	}},
 	{"movie", platform, false, func(t *testing.T, m *pageMatrix) (string, url.Values) {
 		return fmt.Sprintf("/admin/movies/%d", m.x.MovieID), nil
+	}},
+	{"edit movie", platform, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		return fmt.Sprintf("/admin/movies/%d", m.x.MovieID), url.Values{"title": {"The Last Algorithm"}, "duration_minutes": {"120"}}
 	}},
 	{"poster", platform, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
 		return fmt.Sprintf("/admin/movies/%d/poster", m.x.MovieID), url.Values{}

@@ -99,6 +99,10 @@ var routes = []route{
 		return webtest.Req{Method: "POST", Path: "/api/v1/admin/movies", Body: map[string]any{
 			"title": "A New Film", "duration_minutes": 100, "rating": "U", "language": "English", "synopsis": "New."}}
 	}},
+	{"PATCH movie", platformOnly, func(t *testing.T, m *matrix) webtest.Req {
+		return webtest.Req{Method: "PATCH", Path: fmt.Sprintf("/api/v1/admin/movies/%d", m.x.MovieID),
+			Body: map[string]any{"rating": "UA", "synopsis": "Edited."}}
+	}},
 	{"PUT movie poster", platformOnly, func(t *testing.T, m *matrix) webtest.Req {
 		return webtest.Req{Method: "PUT", Path: fmt.Sprintf("/api/v1/admin/movies/%d/poster", m.x.MovieID),
 			Body: tinyPNG(t), Header: map[string]string{"Content-Type": "image/png"}}
@@ -118,6 +122,11 @@ var routes = []route{
 	}},
 	{"GET screen", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
 		return webtest.Req{Method: "GET", Path: fmt.Sprintf("/api/v1/admin/screens/%d", m.screen(t, m.x))}
+	}},
+	{"PATCH screen", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
+		m.seq++
+		return webtest.Req{Method: "PATCH", Path: fmt.Sprintf("/api/v1/admin/screens/%d", m.screen(t, m.x)),
+			Body: map[string]any{"name": fmt.Sprintf("Renamed %d", m.seq)}}
 	}},
 	{"PUT screen seats", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
 		return webtest.Req{Method: "PUT", Path: fmt.Sprintf("/api/v1/admin/screens/%d/seats", m.screen(t, m.x)),

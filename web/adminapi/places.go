@@ -55,6 +55,7 @@ type screenJSON struct {
 	ScreenID int64  `json:"screen_id"`
 	Name     string `json:"name"`
 	Seats    int    `json:"seats"`
+	Retired  bool   `json:"retired"`
 }
 
 type adminJSON struct {
@@ -127,7 +128,7 @@ func (h *Handlers) Theatre(c echo.Context) error {
 	out := theatreDetailJSON{theatreJSON: theatreView(d.AdminTheatre),
 		Screens: make([]screenJSON, len(d.Screens)), Admins: []adminJSON{}}
 	for i, sc := range d.Screens {
-		out.Screens[i] = screenJSON{ScreenID: sc.ID, Name: sc.Name, Seats: sc.Seats}
+		out.Screens[i] = screenJSON{ScreenID: sc.ID, Name: sc.Name, Seats: sc.Seats, Retired: sc.Retired}
 	}
 	for _, m := range d.Staff {
 		if m.StaffRole == auth.StaffManager { // the theatre's admins, as before staff roles

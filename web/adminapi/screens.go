@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -85,6 +86,31 @@ func (h *Handlers) Screen(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{
 		"screen_id": sc.ID, "theatre_id": sc.TheatreID, "name": sc.Name,
 		"seats": sc.Seats, "categories": problem.NonNil(sc.Categories()), "ideal": sc.Ideal,
+		"retired": sc.RetiredAt != nil, "retired_at": sc.RetiredAt,
+	})
+}
+
+// UpdateScreen renames a screen, or retires it or puts it back in use:
+// PATCH /api/v1/admin/screens/{screen_id} {"name"?,"retired"?}.
+func (h *Handlers) UpdateScreen(c echo.Context) error {
+	screenID, err := pathID(c, "screen_id")
+	if err != nil {
+		return problem.NotFound("screen")
+	}
+	var req struct {
+		Name    *string `json:"name"`
+		Retired *bool   `json:"retired"`
+	}
+	if err := web.DecodeJSON(c, &req, true); err != nil {
+		return err
+	}
+	up, err := h.Admin.UpdateScreen(c.Request().Context(), actor(c), screenID, catalog.ScreenPatch{Name: req.Name, Retired: req.Retired})
+	if err != nil {
+		return problem.Lookup("screen", err)
+	}
+	return c.JSON(http.StatusOK, map[string]any{
+		"screen_id": screenID, "theatre_id": up.After.TheatreID, "name": up.After.Name,
+		"retired": up.After.RetiredAt != nil, "retired_at": up.After.RetiredAt,
 	})
 }
 
@@ -195,4 +221,49 @@ func (h *Handlers) UploadPoster(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{
 		"movie_id": movieID, "width": info.Width, "height": info.Height, "version": info.Version, "alt": info.Alt,
 	})
+}
+
+// movieJSON is a movie of the catalogue as the admin API answers it.
+func movieJSON(m catalog.Movie) map[string]any {
+	return map[string]any{
+		"movie_id": m.ID, "title": m.Title, "duration_minutes": m.DurationMinutes, "rating": m.Rating,
+		"language": m.Language, "synopsis": m.Synopsis, "genres": problem.NonNil(m.Genres),
+	}
+}
+
+// UpdateMovie changes the fields sent of a movie:
+// PATCH /api/v1/admin/movies/{movie_id}, the body of POST /movies with any
+// fields left out. A new running time moves the end of the movie's upcoming
+// shows; the answer names them.
+func (h *Handlers) UpdateMovie(c echo.Context) error {
+	movieID, err := pathID(c, "movie_id")
+	if err != nil {
+		return problem.NotFound("movie")
+	}
+	var req struct {
+		Title           *string   `json:"title"`
+		DurationMinutes *int      `json:"duration_minutes"`
+		Rating          *string   `json:"rating"`
+		Language        *string   `json:"language"`
+		Synopsis        *string   `json:"synopsis"`
+		Genres          *[]string `json:"genres"`
+	}
+	if err := web.DecodeJSON(c, &req, true); err != nil {
+		return err
+	}
+	up, err := h.Admin.UpdateMovie(c.Request().Context(), actor(c), movieID, catalog.MoviePatch{
+		Title: req.Title, DurationMinutes: req.DurationMinutes, Rating: req.Rating,
+		Language: req.Language, Synopsis: req.Synopsis, Genres: req.Genres,
+	})
+	if err != nil {
+		return problem.Lookup("movie", err)
+	}
+	out := movieJSON(up.Movie)
+	moved := up.ShowsMoved
+	if moved == nil {
+		moved = []int64{}
+	}
+	out["shows_moved"] = moved
+	out["ends_moved_minutes"] = int(up.EndsMovedBy / time.Minute)
+	return c.JSON(http.StatusOK, out)
 }

@@ -121,6 +121,8 @@ func For(err error) (ae *Error, internal bool) {
 		invalid     *auth.FieldError
 		badField    *catalog.FieldError
 		overlap     *catalog.ShowOverlapError
+		runtime     *catalog.RuntimeOverlapError
+		hasShows    *catalog.ScreenHasShowsError
 		noPrice     *catalog.MissingPricesError
 		inUse       *catalog.LayoutInUseError
 		unreadable  *readable.Error
@@ -255,8 +257,23 @@ func For(err error) (ae *Error, internal bool) {
 	case errors.Is(err, admin.ErrRole):
 		return New(http.StatusForbidden, "forbidden", "Your role at this theatre does not allow this. Ask one of its managers."), false
 	case errors.As(err, &badField):
+		// The code and field name the first problem; fields has them all.
+		fields := map[string]string{}
+		for _, p := range catalog.Problems(err) {
+			fields[p.Field] = Sentence(p.Message)
+		}
 		return New(http.StatusUnprocessableEntity, "invalid_"+badField.Field, Sentence(badField.Message)).
-			With("field", badField.Field), false
+			With("field", badField.Field).With("fields", fields), false
+	case errors.As(err, &runtime):
+		return runtimeOverlap(runtime), false
+	case errors.Is(err, catalog.ErrScreenRetired):
+		return New(http.StatusConflict, "screen_retired",
+			"This screen is retired: it takes no new shows. Put it back in use on its page first, or pick another screen."), false
+	case errors.As(err, &hasShows):
+		return screenHasShows(hasShows), false
+	case errors.Is(err, catalog.ErrMovieChanged):
+		return New(http.StatusConflict, "movie_changed",
+			"The movie's running time changed while the show was being scheduled. Try again: nothing was scheduled."), false
 	case errors.As(err, &overlap):
 		return New(http.StatusConflict, "show_overlap",
 			"This screen already has a show at that time. Pick another time or screen.").
@@ -323,6 +340,42 @@ func For(err error) (ae *Error, internal bool) {
 		return errTimeout, true
 	}
 	return errInternal, true
+}
+
+// runtimeOverlap answers a movie's running time refused because its
+// upcoming shows would run into the next show on their screens.
+func runtimeOverlap(e *catalog.RuntimeOverlapError) *Error {
+	shows := make([]map[string]any, len(e.Overlaps))
+	ids := make([]string, len(e.Overlaps))
+	for i, o := range e.Overlaps {
+		shows[i] = map[string]any{"show_id": o.ShowID, "starts_at": o.StartsAt.UTC(), "ends_at": o.EndsAt.UTC(),
+			"conflicting_show_id": o.ConflictingShowID, "conflicting_starts_at": o.ConflictingStarts.UTC()}
+		ids[i] = fmt.Sprintf("show %d would run into show %d", o.ShowID, o.ConflictingShowID)
+	}
+	return New(http.StatusConflict, "runtime_overlap",
+		fmt.Sprintf("With a running time of %d minutes, upcoming shows of this movie would overlap the next show on their screen: %s. "+
+			"Move or cancel those shows first, or keep the running time. Nothing was changed.",
+			e.DurationMinutes, strings.Join(ids, "; "))).
+		With("shows", shows).With("duration_minutes", e.DurationMinutes)
+}
+
+// screenHasShows answers a screen that cannot be retired while shows of
+// it are still to start.
+func screenHasShows(e *catalog.ScreenHasShowsError) *Error {
+	shows := make([]map[string]any, len(e.Shows))
+	ids := make([]string, len(e.Shows))
+	for i, sh := range e.Shows {
+		shows[i] = map[string]any{"show_id": sh.ID, "starts_at": sh.StartsAt.UTC(), "movie_title": sh.MovieTitle}
+		ids[i] = strconv.FormatInt(sh.ID, 10)
+	}
+	noun := "shows"
+	if len(e.Shows) == 1 {
+		noun = "show"
+	}
+	return New(http.StatusConflict, "screen_has_shows",
+		fmt.Sprintf("This screen has %d upcoming %s on sale (%s): cancel them, or wait until they are over, before retiring it. Nothing was changed.",
+			len(e.Shows), noun, strings.Join(ids, ", "))).
+		With("shows", shows).With("count", len(e.Shows))
 }
 
 // UnavailableRetryAfter is the Retry-After, in seconds, of an answer that

@@ -112,8 +112,10 @@ func routes(e *echo.Echo, s *web.Server) {
 
 	adm.POST("/theatres/:theatre_id/screens", ad.CreateScreen, staff()...)
 	adm.GET("/screens/:screen_id", ad.Screen, staff()...)
+	adm.PATCH("/screens/:screen_id", ad.UpdateScreen, staff()...)
 	adm.PUT("/screens/:screen_id/seats", ad.ReplaceLayout, staff()...)
 	adm.POST("/movies", ad.CreateMovie, staff()...)
+	adm.PATCH("/movies/:movie_id", ad.UpdateMovie, staff()...)
 	adm.PUT("/movies/:movie_id/poster", ad.UploadPoster, staff()...)
 
 	adm.POST("/shows", ad.CreateShow, staff()...)
@@ -183,12 +185,16 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.GET("/admin/theatres/:theatre_id/screens/new", pl.NewScreenPage, staffPages...)
 	e.POST("/admin/theatres/:theatre_id/screens", pl.CreateScreenSubmit, staffPages...)
 	e.GET("/admin/screens/:screen_id", pl.ScreenPage, staffPages...)
+	e.POST("/admin/screens/:screen_id/name", pl.RenameScreenSubmit, staffPages...)
+	e.POST("/admin/screens/:screen_id/retire", pl.RetireScreenSubmit, staffPages...)
+	e.POST("/admin/screens/:screen_id/unretire", pl.UnretireScreenSubmit, staffPages...)
 	e.POST("/admin/screens/:screen_id/seats", pl.SaveLayoutSubmit, staffPages...)
 	e.POST("/admin/screens/:screen_id/preview", pl.LayoutPreview, staffPages...)
 
 	e.GET("/admin/movies", sch.MoviesPage, staffPages...)
 	e.POST("/admin/movies", sch.CreateMovieSubmit, staffPages...)
 	e.GET("/admin/movies/:movie_id", sch.MoviePage, staffPages...)
+	e.POST("/admin/movies/:movie_id", sch.UpdateMovieSubmit, staffPages...)
 	e.POST("/admin/movies/:movie_id/poster", sch.UploadPosterSubmit, staffPages...)
 	e.GET("/admin/theatres/:theatre_id/schedule", sch.SchedulePage, staffPages...)
 	e.POST("/admin/theatres/:theatre_id/schedule", sch.CreateShowSubmit, staffPages...)

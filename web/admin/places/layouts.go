@@ -112,11 +112,92 @@ func (h *Handlers) ScreenPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.QueryParam("saved") != "" {
+	switch {
+	case c.QueryParam("saved") != "":
 		v.Notice = &adminview.EditorNotice{Kind: "success", Title: "Saved.",
 			Text: fmt.Sprintf("The layout has %d seats; upcoming shows have it too.", v.Seats)}
+	case c.QueryParam("renamed") != "":
+		v.Notice = &adminview.EditorNotice{Kind: "success", Title: "Renamed.", Text: "The screen is called " + v.Name + " now."}
+	case c.QueryParam("retired") != "":
+		v.Notice = &adminview.EditorNotice{Kind: "success", Title: "Retired.",
+			Text: "The screen takes no new shows and is no longer offered for scheduling. Its past shows and sales are kept."}
+	case c.QueryParam("unretired") != "":
+		v.Notice = &adminview.EditorNotice{Kind: "success", Title: "Back in use.", Text: "The screen is offered for scheduling again."}
 	}
 	return h.renderEditor(c, http.StatusOK, v)
+}
+
+// RenameScreenSubmit renames the screen: POST /admin/screens/{id}/name.
+func (h *Handlers) RenameScreenSubmit(c echo.Context) error {
+	screenID, err := adminpage.PathID(c, "screen_id")
+	if err != nil {
+		return problem.NotFound("screen")
+	}
+	name := c.FormValue("name")
+	_, err = h.Admin.UpdateScreen(c.Request().Context(), web.Actor(c), screenID, catalog.ScreenPatch{Name: &name})
+	var bad *catalog.FieldError
+	switch {
+	case err == nil:
+		return web.SeeOther(c, fmt.Sprintf("/admin/screens/%d?renamed=1", screenID))
+	case !errors.As(err, &bad):
+		return problem.Lookup("screen", err)
+	}
+	v, err := h.editorView(c, screenID, nil, catalog.IdealChange{})
+	if err != nil {
+		return err
+	}
+	v.Rename = adminview.RenameForm{Name: name, Error: problem.Sentence(bad.Message)}
+	return h.renderEditor(c, http.StatusUnprocessableEntity, v)
+}
+
+// RetireScreenSubmit retires the screen, unless shows of it are still to
+// come (they are listed): POST /admin/screens/{id}/retire.
+func (h *Handlers) RetireScreenSubmit(c echo.Context) error {
+	return h.setRetired(c, true)
+}
+
+// UnretireScreenSubmit puts the screen back in use: POST
+// /admin/screens/{id}/unretire.
+func (h *Handlers) UnretireScreenSubmit(c echo.Context) error {
+	return h.setRetired(c, false)
+}
+
+// maxListedShows is how many shows a refused retirement lists.
+const maxListedShows = 20
+
+func (h *Handlers) setRetired(c echo.Context, retired bool) error {
+	screenID, err := adminpage.PathID(c, "screen_id")
+	if err != nil {
+		return problem.NotFound("screen")
+	}
+	_, err = h.Admin.UpdateScreen(c.Request().Context(), web.Actor(c), screenID, catalog.ScreenPatch{Retired: &retired})
+	var busy *catalog.ScreenHasShowsError
+	switch {
+	case err == nil && retired:
+		return web.SeeOther(c, fmt.Sprintf("/admin/screens/%d?retired=1", screenID))
+	case err == nil:
+		return web.SeeOther(c, fmt.Sprintf("/admin/screens/%d?unretired=1", screenID))
+	case !errors.As(err, &busy):
+		return problem.Lookup("screen", err)
+	}
+	v, err := h.editorView(c, screenID, nil, catalog.IdealChange{})
+	if err != nil {
+		return err
+	}
+	n := len(busy.Shows)
+	v.Retire.Error = fmt.Sprintf("The screen was not retired: it has %s still to come. Cancel them, or wait until they are over, then retire it.",
+		format.Plural(n, "show"))
+	for i, sh := range busy.Shows {
+		if i == maxListedShows {
+			v.Retire.More = n - i
+			break
+		}
+		v.Retire.Shows = append(v.Retire.Shows, adminview.ShowLink{
+			Name: format.ShortDate(sh.StartsAt, sh.TimeZone) + ", " + format.Clock(sh.StartsAt, sh.TimeZone) + " (" + sh.MovieTitle + ")",
+			Href: fmt.Sprintf("/admin/shows/%d", sh.ID),
+		})
+	}
+	return h.renderEditor(c, http.StatusConflict, v)
 }
 
 func (h *Handlers) renderEditor(c echo.Context, status int, v adminview.ScreenEditorView) error {
@@ -146,6 +227,10 @@ func (h *Handlers) editorView(c echo.Context, screenID int64, draft []catalog.Se
 	}
 	v := editorGrid(seats, best)
 	v.ScreenID, v.Name, v.TheatreID, v.TheatreName, v.Draft = sc.ID, sc.Name, sc.TheatreID, d.Name, draft != nil
+	v.Rename.Name = sc.Name
+	if sc.RetiredAt != nil {
+		v.Retired = format.LongDate(*sc.RetiredAt, d.TimeZone)
+	}
 	return v, nil
 }
 

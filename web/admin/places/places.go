@@ -168,7 +168,7 @@ func (h *Handlers) theatrePage(c echo.Context, status int, d catalog.TheatreDeta
 		v.Status = theatreDone[c.QueryParam("done")]
 	}
 	for _, s := range d.Screens {
-		v.Screens = append(v.Screens, adminview.ScreenRow{ID: s.ID, Name: s.Name, Seats: s.Seats})
+		v.Screens = append(v.Screens, adminview.ScreenRow{ID: s.ID, Name: s.Name, Seats: s.Seats, Retired: s.Retired})
 	}
 	for _, m := range d.Staff {
 		if m.StaffRole == auth.StaffManager {

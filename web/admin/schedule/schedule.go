@@ -374,6 +374,12 @@ func (h *Handlers) schedulingFailed(c echo.Context, s scheduleCtx, f adminview.S
 		}
 	case errors.Is(err, booking.ErrNotFound):
 		f.Add(p+"screen", "Pick one of this theatre’s screens.")
+	case errors.Is(err, catalog.ErrScreenRetired):
+		status = http.StatusConflict
+		f.Add(p+"screen", "This screen was retired meanwhile: it takes no new shows. Pick another screen.")
+	case errors.Is(err, catalog.ErrMovieChanged):
+		status = http.StatusConflict
+		f.Error = "The movie’s running time changed while the show was being scheduled: nothing was scheduled. Send the form again."
 	default:
 		return err
 	}
