@@ -46,11 +46,11 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 // FieldErrors are the *FieldErrors of err, which may join several
 // (errors.Join), in order; nil when it has none.
 func FieldErrors(err error) []*FieldError {
-	if fe, ok := err.(*FieldError); ok {
+	if fe, ok := err.(*FieldError); ok { //nolint:errorlint // this walks the tree itself
 		return []*FieldError{fe}
 	}
 	var out []*FieldError
-	switch u := err.(type) {
+	switch u := err.(type) { //nolint:errorlint // this walks the tree itself
 	case interface{ Unwrap() []error }:
 		for _, e := range u.Unwrap() {
 			out = append(out, FieldErrors(e)...)

@@ -145,7 +145,7 @@ func (s *Handlers) bookingView(c echo.Context, st showState, sel selection) comp
 		v.Mode = "cancelled"
 		v.Notice = &components.Notice{
 			Kind: "warning", Title: "This show was cancelled by the theatre",
-			Text: "None of its seats are on sale. Everyone who booked it was refunded in full.",
+			Text:     "None of its seats are on sale. Everyone who booked it was refunded in full.",
 			LinkHref: s.showHeading(st.show, st.movie, st.citySlug).MovieHref, LinkText: "See other showtimes of " + st.show.MovieTitle,
 		}
 	case st.closed():
