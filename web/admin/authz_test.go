@@ -173,6 +173,17 @@ var pageRoutes = []pageRoute{
 		return "/admin/bookings/" + m.booking(t) + "/resend", url.Values{}
 	}},
 	{"background jobs", platform, false, get("/admin/jobs")},
+	{"staff", ofTheatre, false, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		return fmt.Sprintf("/admin/theatres/%d/staff", m.x.TheatreID), nil
+	}},
+	{"grant staff", ofTheatre, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		email := pgtest.Scalar[string](t, m.e.Store.Pool(), `SELECT email FROM users WHERE id = $1`, pgtest.User(t, m.e.Store))
+		return fmt.Sprintf("/admin/theatres/%d/staff", m.x.TheatreID), url.Values{"email": {email}, "role": {"usher"}}
+	}},
+	{"revoke staff", ofTheatre, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		_, u := m.e.Staff(t, auth.StaffUsher, m.x.TheatreID)
+		return fmt.Sprintf("/admin/theatres/%d/staff/%s/revoke", m.x.TheatreID, u.ID), url.Values{}
+	}},
 	{"door", anyAdmin, false, get("/admin/door")},
 	{"show door", ofTheatre, false, func(t *testing.T, m *pageMatrix) (string, url.Values) {
 		show, _ := m.show(t)

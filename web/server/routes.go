@@ -181,6 +181,9 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.POST("/admin/theatres/:theatre_id", pl.UpdateTheatreSubmit, staffPages...)
 	e.POST("/admin/theatres/:theatre_id/admins", pl.GrantSubmit, staffPages...)
 	e.POST("/admin/theatres/:theatre_id/admins/:user_id/revoke", pl.RevokeSubmit, staffPages...)
+	e.GET("/admin/theatres/:theatre_id/staff", pl.StaffPage, staffPages...)
+	e.POST("/admin/theatres/:theatre_id/staff", pl.StaffSubmit, staffPages...)
+	e.POST("/admin/theatres/:theatre_id/staff/:user_id/revoke", pl.StaffRevokeSubmit, staffPages...)
 
 	e.GET("/admin/theatres/:theatre_id/screens/new", pl.NewScreenPage, staffPages...)
 	e.POST("/admin/theatres/:theatre_id/screens", pl.CreateScreenSubmit, staffPages...)
