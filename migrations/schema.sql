@@ -496,10 +496,21 @@ CREATE TABLE public.bookings (
     created_at timestamp with time zone NOT NULL,
     cancelled_at timestamp with time zone,
     cancelled_by text,
+    channel text DEFAULT 'online'::text NOT NULL,
+    paid_by text,
+    customer_name text,
+    customer_email text,
+    sale_reason text,
     CONSTRAINT bookings_amount_minor_check CHECK ((amount_minor >= 0)),
     CONSTRAINT bookings_cancelled_by_check CHECK ((cancelled_by = ANY (ARRAY['moviegoer'::text, 'theatre'::text]))),
     CONSTRAINT bookings_cancelled_by_set CHECK (((status = 'CANCELLED'::text) = (cancelled_by IS NOT NULL))),
+    CONSTRAINT bookings_channel_check CHECK ((channel = ANY (ARRAY['online'::text, 'box_office'::text, 'complimentary'::text]))),
     CONSTRAINT bookings_check CHECK (((status = 'CANCELLED'::text) = (cancelled_at IS NOT NULL))),
+    CONSTRAINT bookings_counter_check CHECK ((((channel = 'online'::text) = ((paid_by IS NULL) AND (customer_name IS NULL))) AND ((channel = 'complimentary'::text) = (NOT (paid_by IS DISTINCT FROM 'complimentary'::text))) AND ((channel <> 'complimentary'::text) OR ((sale_reason IS NOT NULL) AND (amount_minor = 0))))),
+    CONSTRAINT bookings_customer_email_check CHECK (((length(customer_email) >= 3) AND (length(customer_email) <= 254))),
+    CONSTRAINT bookings_customer_name_check CHECK (((length(customer_name) >= 1) AND (length(customer_name) <= 100))),
+    CONSTRAINT bookings_paid_by_check CHECK ((paid_by = ANY (ARRAY['cash'::text, 'card'::text, 'complimentary'::text]))),
+    CONSTRAINT bookings_sale_reason_check CHECK (((length(sale_reason) >= 1) AND (length(sale_reason) <= 500))),
     CONSTRAINT bookings_seat_ids_check CHECK ((cardinality(seat_ids) > 0)),
     CONSTRAINT bookings_status_check CHECK ((status = ANY (ARRAY['CONFIRMED'::text, 'CANCELLED'::text])))
 );
@@ -1343,6 +1354,9 @@ CREATE INDEX audit_log_at_idx ON public.audit_log USING btree (at DESC, id DESC)
 
 -- index audit_log_theatre_idx
 CREATE INDEX audit_log_theatre_idx ON public.audit_log USING btree (theatre_id, at DESC);
+
+-- index bookings_channel_idx
+CREATE INDEX bookings_channel_idx ON public.bookings USING btree (show_id, channel);
 
 -- index bookings_user_idx
 CREATE INDEX bookings_user_idx ON public.bookings USING btree (user_id, created_at DESC);

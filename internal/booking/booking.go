@@ -138,6 +138,7 @@ type Booking struct {
 	CreatedAt   time.Time
 	CancelledAt *time.Time
 	CancelledBy string  // for a cancelled booking: CancelledByMoviegoer or CancelledByTheatre
+	Channel     Channel // how it was sold
 	Refund      *Refund // set once the booking is cancelled
 }
 

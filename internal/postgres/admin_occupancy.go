@@ -351,7 +351,7 @@ func (s *Store) refundShowBookings(ctx context.Context, tx pgx.Tx, showID int64,
 		INSERT INTO mails (kind, recipient, user_id, show_id, once_key, created_at)
 		SELECT 'show_cancelled', u.email, u.id, $1::bigint, 'show_cancelled:' || $1::bigint || ':' || u.id, $2
 		  FROM users u
-		 WHERE u.id IN (SELECT user_id FROM bookings WHERE show_id = $1::bigint AND cancelled_by = 'theatre')
+		 WHERE u.id IN (SELECT user_id FROM bookings WHERE show_id = $1::bigint AND cancelled_by = 'theatre' AND channel = 'online')
 		ON CONFLICT (once_key) DO NOTHING
 		RETURNING id`, showID, now)
 }

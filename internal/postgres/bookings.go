@@ -13,7 +13,7 @@ import (
 )
 
 const bookingColumns = `b.id::text, b.hold_id::text, b.user_id::text, b.show_id, b.seat_ids, b.status,
-	b.amount_minor, b.currency, b.payment_id, b.code, b.created_at, b.cancelled_at, coalesce(b.cancelled_by, ''),
+	b.amount_minor, b.currency, b.payment_id, b.code, b.created_at, b.cancelled_at, coalesce(b.cancelled_by, ''), b.channel,
 	r.id::text, r.amount_minor, r.currency, r.reason, r.status`
 
 const bookingFrom = `bookings b LEFT JOIN refunds r ON r.booking_id = b.id`
@@ -31,7 +31,7 @@ func scanBookingWith(row pgx.Row, more ...any) (booking.Booking, error) {
 		status   *string
 	)
 	dest := append([]any{&b.ID, &b.HoldID, &b.UserID, &b.ShowID, &b.Seats, &b.Status,
-		&b.AmountMinor, &b.Currency, &b.PaymentID, &b.Code, &b.CreatedAt, &b.CancelledAt, &b.CancelledBy,
+		&b.AmountMinor, &b.Currency, &b.PaymentID, &b.Code, &b.CreatedAt, &b.CancelledAt, &b.CancelledBy, &b.Channel,
 		&refundID, &amount, &currency, &reason, &status}, more...)
 	err := row.Scan(dest...)
 	if err == nil && refundID != nil {
@@ -47,7 +47,7 @@ func scanBookingWith(row pgx.Row, more ...any) (booking.Booking, error) {
 func (s *Store) Bookings(ctx context.Context, userID string) ([]booking.Booking, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT `+bookingColumns+` FROM `+bookingFrom+`
-		 WHERE b.user_id = $1 ORDER BY b.created_at DESC, b.id`, userID)
+		 WHERE b.user_id = $1 AND b.channel = 'online' ORDER BY b.created_at DESC, b.id`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("list bookings: %w", err)
 	}
@@ -65,7 +65,7 @@ func (s *Store) Booking(ctx context.Context, userID, bookingID string) (booking.
 	}
 	b, err := scanBooking(s.pool.QueryRow(ctx, `
 		SELECT `+bookingColumns+` FROM `+bookingFrom+`
-		 WHERE b.id = $1 AND b.user_id = $2`, bookingID, userID))
+		 WHERE b.id = $1 AND b.user_id = $2 AND b.channel = 'online'`, bookingID, userID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b, fmt.Errorf("booking %s: %w", bookingID, booking.ErrNotFound)
 	}

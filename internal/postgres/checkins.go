@@ -34,7 +34,7 @@ func admit(ctx context.Context, tx pgx.Tx, sc booking.Scan, now any) (booking.Ad
 	// FOR SHARE: a cancellation under way finishes first, so a ticket is
 	// never admitted in the same instant it is refunded.
 	err := tx.QueryRow(ctx, `
-		SELECT b.id::text, b.show_id, b.seat_ids, b.status, u.name
+		SELECT b.id::text, b.show_id, b.seat_ids, b.status, coalesce(b.customer_name, u.name)
 		  FROM bookings b JOIN users u ON u.id = b.user_id
 		 WHERE b.code = upper($1) FOR SHARE OF b`, sc.Short).
 		Scan(&a.BookingID, &showID, &a.Seats, &status, &a.Name)
@@ -109,7 +109,7 @@ func showing(ctx context.Context, q querier, id int64) (booking.Showing, error) 
 // downloads it.
 func (s *Store) DoorList(ctx context.Context, showID int64) ([]booking.DoorTicket, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT b.code, b.id::text, b.seat_ids, u.name, b.status, c.admitted_at
+		SELECT b.code, b.id::text, b.seat_ids, coalesce(b.customer_name, u.name), b.status, c.admitted_at
 		  FROM bookings b JOIN users u ON u.id = b.user_id
 		  LEFT JOIN checkins c ON c.booking_id = b.id
 		 WHERE b.show_id = $1 ORDER BY b.code`, showID)
@@ -127,7 +127,7 @@ func (s *Store) DoorList(ctx context.Context, showID int64) ([]booking.DoorTicke
 // offline after another scan had admitted them, oldest first.
 func (s *Store) DoubleAdmissions(ctx context.Context, showID int64) ([]booking.DoubleAdmission, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT b.id::text, b.seat_ids, bu.name,
+		SELECT b.id::text, b.seat_ids, coalesce(b.customer_name, bu.name),
 		       c.admitted_at, cu.name, c.gate, x.scanned_at, xu.name, x.gate
 		  FROM checkin_scans x
 		  JOIN bookings b ON b.id = x.booking_id JOIN users bu ON bu.id = b.user_id

@@ -55,9 +55,10 @@ func (s *Store) dueNow() *river.InsertOpts {
 // by its kind and the booking, at $3 (NULL: the database's clock).
 const mailToOwner = `
 	INSERT INTO mails (kind, recipient, user_id, booking_id, show_id, once_key, created_at)
-	SELECT $1, u.email, b.user_id, b.id, b.show_id, $1 || ':' || b.id, coalesce($3::timestamptz, clock_timestamp())
+	SELECT $1, coalesce(b.customer_email, u.email), CASE WHEN b.channel = 'online' THEN b.user_id END, b.id, b.show_id,
+	       $1 || ':' || b.id, coalesce($3::timestamptz, clock_timestamp())
 	  FROM bookings b JOIN users u ON u.id = b.user_id
-	 WHERE b.id = $2
+	 WHERE b.id = $2 AND (b.channel = 'online' OR b.customer_email IS NOT NULL)
 	ON CONFLICT (once_key) DO NOTHING
 	RETURNING id`
 
@@ -115,10 +116,11 @@ func (s *Store) MailFacts(ctx context.Context, id int64) (MailToSend, error) {
 	f := &m.Facts
 	err := s.pool.QueryRow(ctx, `
 		SELECT m.kind, m.status, m.recipient, coalesce(ru.name, ''), m.user_id::text, m.booking_id::text, m.show_id,
-		       m.refund_id::text, m.payment_id, u.name, u.email, coalesce($2::timestamptz, clock_timestamp()),
-		       sh.screen_theatre
+		       m.refund_id::text, m.payment_id, coalesce(u.name, bk.customer_name), coalesce(u.email, bk.customer_email),
+		       coalesce($2::timestamptz, clock_timestamp()), sh.screen_theatre
 		  FROM mails m
 		  LEFT JOIN users u ON u.id = m.user_id
+		  LEFT JOIN bookings bk ON bk.id = m.booking_id AND bk.channel <> 'online'
 		  LEFT JOIN users ru ON ru.email = m.recipient
 		  LEFT JOIN LATERAL (SELECT sc.theatre_id AS screen_theatre FROM shows s JOIN screens sc ON sc.id = s.screen_id
 		                      WHERE s.id = m.show_id) sh ON true
@@ -284,9 +286,10 @@ func (s *Store) ResendTicket(ctx context.Context, bookingID string, e audit.Entr
 		}
 		if err := s.queueMails(ctx, tx, `
 			INSERT INTO mails (kind, recipient, user_id, booking_id, show_id, requested_by, created_at)
-			SELECT 'ticket_resent', u.email, b.user_id, b.id, b.show_id, $2, coalesce($3::timestamptz, clock_timestamp())
+			SELECT 'ticket_resent', coalesce(b.customer_email, u.email), CASE WHEN b.channel = 'online' THEN b.user_id END,
+			       b.id, b.show_id, $2, coalesce($3::timestamptz, clock_timestamp())
 			  FROM bookings b JOIN users u ON u.id = b.user_id
-			 WHERE b.id = $1
+			 WHERE b.id = $1 AND (b.channel = 'online' OR b.customer_email IS NOT NULL)
 			RETURNING id`, bookingID, e.ActorID, s.now()); err != nil {
 			return err
 		}
@@ -315,7 +318,8 @@ func (s *Store) StaffBooking(ctx context.Context, bookingID string) (StaffBookin
 	}
 	var sb StaffBooking
 	row := s.pool.QueryRow(ctx, `
-		SELECT `+bookingColumns+`, t.id, t.name, t.timezone, mv.title, sc.name, sh.starts_at, u.name, u.email
+		SELECT `+bookingColumns+`, t.id, t.name, t.timezone, mv.title, sc.name, sh.starts_at,
+		       coalesce(b.customer_name, u.name), coalesce(b.customer_email, CASE WHEN b.channel = 'online' THEN u.email ELSE '' END)
 		  FROM `+bookingFrom+`
 		  JOIN shows sh ON sh.id = b.show_id JOIN screens sc ON sc.id = sh.screen_id
 		  JOIN theatres t ON t.id = sc.theatre_id JOIN movies mv ON mv.id = sh.movie_id

@@ -43,6 +43,12 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.Refund]) error {
 		return nil
 	}
 	log := w.Log.With("refund_id", r.ID, "payment_id", r.PaymentID, "job_id", job.ID)
+	if booking.CounterPayment(r.PaymentID) {
+		// Money taken at the counter goes back at the counter, by hand: no
+		// provider holds it. The refund stays owed until staff pay it.
+		log.Info("a counter sale's refund is paid at the counter", "amount_minor", r.AmountMinor, "currency", r.Currency)
+		return river.JobCancel(fmt.Errorf("refund %s of counter payment %s: paid back at the counter", r.ID, r.PaymentID))
+	}
 	if err := w.Provider.Refund(ctx, r); err != nil {
 		log.Warn("refund failed; will retry", "attempt", job.Attempt, "err", err)
 		if err := w.Store.RefundFailed(context.WithoutCancel(ctx), r.ID, err); err != nil {

@@ -184,6 +184,13 @@ var routes = []route{
 		_, u := m.e.Staff(t, auth.StaffUsher, m.x.TheatreID)
 		return webtest.Req{Method: "DELETE", Path: fmt.Sprintf("/api/v1/admin/theatres/%d/staff/%s", m.x.TheatreID, u.ID)}
 	}},
+	{"POST show sales", admin.Sell, func(t *testing.T, m *matrix) webtest.Req {
+		show, _ := m.show(t, m.x)
+		m.seq++
+		return webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/admin/shows/%d/sales", show),
+			Header: map[string]string{"Idempotency-Key": fmt.Sprint("sale-", m.seq)},
+			Body:   map[string]any{"seats": []string{"A1"}, "paid_by": "cash", "customer": map[string]any{"name": "Walk-in"}}}
+	}},
 	{"GET show door", admin.CheckIn, func(t *testing.T, m *matrix) webtest.Req {
 		show, _ := m.show(t, m.x)
 		return webtest.Req{Method: "GET", Path: fmt.Sprintf("/api/v1/admin/shows/%d/door", show)}

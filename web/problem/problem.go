@@ -143,6 +143,9 @@ func For(err error) (ae *Error, internal bool) {
 	case errors.As(err, &seatsTaken):
 		return New(http.StatusConflict, "seats_unavailable",
 			"Some of these seats are no longer available. Pick other seats.").With("seats", NonNil(seatsTaken.Seats)), false
+	case errors.Is(err, booking.ErrSaleLapsed):
+		return New(http.StatusConflict, "sale_lapsed",
+			"The seats were let go before the sale was finished: nothing was sold. Sell them again."), false
 	case errors.As(err, &activeHold):
 		return New(http.StatusConflict, "active_hold_exists",
 			"You are already holding seats. Pay for them or release them first.").With("hold_id", activeHold.HoldID), false

@@ -138,6 +138,7 @@ func routes(e *echo.Echo, s *web.Server) {
 	adm.GET("/shows/:show_id/door", ad.Door, staff()...)
 	adm.POST("/shows/:show_id/checkins", ad.CheckIn, staff()...)
 	adm.POST("/shows/:show_id/checkins/sync", ad.SyncCheckIns, staff()...)
+	adm.POST("/shows/:show_id/sales", ad.Sell, staff()...)
 
 	// Pages: the moviegoer's HTML. Each gets security headers, private
 	// caching, the session and CSRF protection (s.Pages); every change is
