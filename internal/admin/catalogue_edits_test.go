@@ -2,6 +2,7 @@ package admin_test
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
+	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -237,3 +239,116 @@ func TestRenameAndRetireScreen(t *testing.T) {
 		w.create(epoch.Add(72 * time.Hour))
 	})
 }
+
+func TestAddACategoryToAScreenOnSale(t *testing.T) {
+	w := newWorld(t, "Asia/Kolkata")
+	ctx := t.Context()
+	manager := w.admin(auth.RoleTheatreAdmin, w.theatre)
+	first := w.create(epoch.Add(24 * time.Hour))
+	second := w.create(epoch.Add(48 * time.Hour))
+	// The 3x4 layout with its front row made VIP, a category no show has.
+	layout := pgtestGrid()
+	for i := range layout[:4] {
+		layout[i].Category = "VIP"
+	}
+	before := w.shows()
+	unchanged := func(t *testing.T) {
+		t.Helper()
+		if got := w.shows(); got != before {
+			t.Fatalf("a refused layout changed %s to %s", before, got)
+		}
+		if n := w.count(`SELECT count(*) FROM show_seats WHERE category = 'VIP'`); n != 0 {
+			t.Fatalf("%d seats are VIP", n)
+		}
+	}
+
+	t.Run("what needs a price", func(t *testing.T) {
+		needs, err := w.svc.PriceNeeds(ctx, manager, w.screen, layout)
+		if err != nil || len(needs) != 2 || needs[0].ID != first.ID || strings.Join(needs[0].Categories, ",") != "VIP" || needs[0].Currency != "INR" {
+			t.Fatalf("PriceNeeds = %+v, %v", needs, err)
+		}
+	})
+	t.Run("without prices: refused, naming the category and the shows", func(t *testing.T) {
+		_, err := w.svc.ReplaceLayout(ctx, manager, w.screen, layout, catalog.IdealChange{})
+		var missing *catalog.MissingPricesError
+		if !errors.As(err, &missing) || strings.Join(missing.Categories, ",") != "VIP" || len(missing.Shows) != 2 {
+			t.Fatalf("ReplaceLayout = %v", err)
+		}
+		unchanged(t)
+	})
+	t.Run("a price for one show only: refused, naming the other", func(t *testing.T) {
+		_, err := w.svc.ReplaceLayoutPriced(ctx, manager, w.screen, layout, catalog.IdealChange{},
+			catalog.NewPrices{Shows: map[int64]map[string]int64{first.ID: {"VIP": 60000}}})
+		var missing *catalog.MissingPricesError
+		if !errors.As(err, &missing) || len(missing.Shows) != 1 || missing.Shows[0] != second.ID {
+			t.Fatalf("ReplaceLayoutPriced = %v", err)
+		}
+		unchanged(t)
+	})
+	t.Run("bad prices: every one named, nothing changed", func(t *testing.T) {
+		_, err := w.svc.ReplaceLayoutPriced(ctx, manager, w.screen, layout, catalog.IdealChange{}, catalog.NewPrices{
+			Default: map[string]int64{"VIP": -1},
+			Shows:   map[int64]map[string]int64{first.ID: {"VIP": 1 << 40}, second.ID: {"vip": 5}},
+		})
+		var fields []string
+		for _, p := range catalog.Problems(err) {
+			fields = append(fields, p.Field)
+		}
+		want := fmt.Sprintf("prices.VIP,show_prices.%d.VIP,show_prices.%d.vip", first.ID, second.ID)
+		if strings.Join(fields, ",") != want {
+			t.Fatalf("ReplaceLayoutPriced = %v: problems %v, want %s", err, fields, want)
+		}
+		unchanged(t)
+	})
+	t.Run("prices for what the layout or the screen lacks", func(t *testing.T) {
+		_, err := w.svc.ReplaceLayoutPriced(ctx, manager, w.screen, layout, catalog.IdealChange{}, catalog.NewPrices{
+			Default: map[string]int64{"VIP": 50000, "BOX": 90000},
+			Shows:   map[int64]map[string]int64{1 << 40: {"VIP": 1}},
+		})
+		var fields []string
+		for _, p := range catalog.Problems(err) {
+			fields = append(fields, p.Field)
+		}
+		if strings.Join(fields, ",") != "prices,show_prices" {
+			t.Fatalf("ReplaceLayoutPriced = %v: problems %v", err, fields)
+		}
+		unchanged(t)
+	})
+	t.Run("one price for all, another for one show: the layout and the prices in one step", func(t *testing.T) {
+		ch, err := w.svc.ReplaceLayoutPriced(ctx, manager, w.screen, layout, catalog.IdealChange{}, catalog.NewPrices{
+			Default: map[string]int64{"VIP": 50000},
+			Shows:   map[int64]map[string]int64{second.ID: {"VIP": 65000}},
+		})
+		if err != nil || len(ch.Priced) != 2 || len(ch.Recategorized) != 4 {
+			t.Fatalf("ReplaceLayoutPriced = %+v, %v", ch, err)
+		}
+		if got := w.prices(first.ID)["VIP"]; got != 50000 {
+			t.Fatalf("the first show's VIP price is %d", got)
+		}
+		if got := w.prices(second.ID)["VIP"]; got != 65000 {
+			t.Fatalf("the second show's VIP price is %d", got)
+		}
+		if n := w.count(`SELECT count(*) FROM show_seats WHERE category = 'VIP'`); n != 8 {
+			t.Fatalf("%d seats are VIP in the two shows, want 8", n)
+		}
+		got := w.scalarString(`SELECT after->>'prices_added' FROM audit_log WHERE action = 'screen.replace_layout'`)
+		if !strings.Contains(got, `"price_minor": 65000`) || !strings.Contains(got, `"category": "VIP"`) {
+			t.Fatalf("audit = %s", got)
+		}
+		// The held seats of a VIP seat cost its price.
+		h := w.hold(second.ID, "A1")
+		if h.AmountMinor != 65000 {
+			t.Fatalf("a VIP seat of the second show costs %d", h.AmountMinor)
+		}
+	})
+	t.Run("saved again, its prices fill nothing and change nothing", func(t *testing.T) {
+		ch, err := w.svc.ReplaceLayoutPriced(ctx, manager, w.screen, layout, catalog.IdealChange{},
+			catalog.NewPrices{Default: map[string]int64{"VIP": 1}})
+		if err != nil || len(ch.Priced) != 0 || w.prices(first.ID)["VIP"] != 50000 {
+			t.Fatalf("ReplaceLayoutPriced again = %+v, %v", ch, err)
+		}
+	})
+}
+
+// pgtestGrid is the world screen's layout (pgtest.Grid(3, 4)).
+func pgtestGrid() []catalog.SeatSpec { return pgtest.Grid(3, 4) }

@@ -2,14 +2,18 @@ package admin
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/catalog"
+	"github.com/marquee-tickets/marquee/internal/money"
 )
 
 // Limits of a seat layout. The grid and the seat numbers are bounded so
@@ -76,6 +80,18 @@ func (s *Service) Screen(ctx context.Context, a Actor, screenID int64) (catalog.
 // audit entry has the seat counts before and after, the seats changed and
 // the ideal point before and after (null: the default).
 func (s *Service) ReplaceLayout(ctx context.Context, a Actor, screenID int64, seats []catalog.SeatSpec, ideal catalog.IdealChange) (catalog.LayoutChange, error) {
+	return s.ReplaceLayoutPriced(ctx, a, screenID, seats, ideal, catalog.NewPrices{})
+}
+
+// ReplaceLayoutPriced is ReplaceLayout that also prices, in the same
+// transaction, the seat categories upcoming shows have no price for (a
+// category the layout adds), from prices (see catalog.NewPrices and
+// postgres.(*Store).ReplaceLayoutPriced): the layout and every price, or
+// nothing. Every price out of bounds is reported at once, each a
+// *catalog.FieldError naming it ("prices.VIP", "show_prices.12.VIP"). The
+// audit entry has the prices added.
+func (s *Service) ReplaceLayoutPriced(ctx context.Context, a Actor, screenID int64, seats []catalog.SeatSpec,
+	ideal catalog.IdealChange, prices catalog.NewPrices) (catalog.LayoutChange, error) {
 	theatre, err := s.requireScreen(ctx, a, screenID)
 	if err != nil {
 		return catalog.LayoutChange{}, err
@@ -88,11 +104,17 @@ func (s *Service) ReplaceLayout(ctx context.Context, a Actor, screenID int64, se
 			return catalog.LayoutChange{}, err
 		}
 	}
-	ch, err := s.Store.ReplaceLayout(ctx, screenID, seats, ideal, func(ch catalog.LayoutChange) audit.Entry {
+	if err := checkNewPrices(prices); err != nil {
+		return catalog.LayoutChange{}, err
+	}
+	ch, err := s.Store.ReplaceLayoutPriced(ctx, screenID, seats, ideal, prices, func(ch catalog.LayoutChange) audit.Entry {
+		after := map[string]any{"seats": ch.After, "added": ch.Added, "removed": ch.Removed, "moved": ch.Moved,
+			"recategorized": ch.Recategorized, "relabelled": ch.Relabelled, "ideal": ch.Ideal}
+		if len(ch.Priced) > 0 {
+			after["prices_added"] = ch.Priced
+		}
 		return auditEntry(a, theatre, "screen.replace_layout", fmt.Sprintf("screen %d", screenID),
-			map[string]any{"seats": ch.Before, "ideal": ch.IdealBefore},
-			map[string]any{"seats": ch.After, "added": ch.Added, "removed": ch.Removed, "moved": ch.Moved,
-				"recategorized": ch.Recategorized, "relabelled": ch.Relabelled, "ideal": ch.Ideal})
+			map[string]any{"seats": ch.Before, "ideal": ch.IdealBefore}, after)
 	})
 	if err != nil {
 		return ch, fmt.Errorf("replace layout: %w", err)
@@ -262,4 +284,40 @@ func (s *Service) UpdateScreen(ctx context.Context, a Actor, screenID int64, p c
 		return up, fmt.Errorf("update screen: %w", err)
 	}
 	return up, nil
+}
+
+// checkNewPrices reports every price of p that is negative or more than a
+// seat may cost, and every category that is none, at once.
+func checkNewPrices(p catalog.NewPrices) error {
+	var problems []error
+	check := func(field, what, category string, price int64) {
+		switch {
+		case !categoryPattern.MatchString(category):
+			problems = append(problems, &catalog.FieldError{Field: field, Message: fmt.Sprintf("%q is not a seat category, like STANDARD", category)})
+		case price < 0:
+			problems = append(problems, &catalog.FieldError{Field: field, Message: fmt.Sprintf("the price of %s%s is negative", category, what)})
+		case !money.ValidPrice(price):
+			problems = append(problems, &catalog.FieldError{Field: field,
+				Message: fmt.Sprintf("the price of %s%s is more than a seat may cost: at most %d in minor units", category, what, money.MaxPriceMinor)})
+		}
+	}
+	for _, cat := range slices.Sorted(maps.Keys(p.Default)) {
+		check("prices."+cat, "", cat, p.Default[cat])
+	}
+	for _, show := range slices.Sorted(maps.Keys(p.Shows)) {
+		for _, cat := range slices.Sorted(maps.Keys(p.Shows[show])) {
+			check(fmt.Sprintf("show_prices.%d.%s", show, cat), fmt.Sprintf(" for show %d", show), cat, p.Shows[show][cat])
+		}
+	}
+	return errors.Join(problems...)
+}
+
+// PriceNeeds are the upcoming shows of a screen the actor administers that
+// have no price for some category of seats, soonest first: the prices
+// saving seats as its layout needs (see ReplaceLayoutPriced).
+func (s *Service) PriceNeeds(ctx context.Context, a Actor, screenID int64, seats []catalog.SeatSpec) ([]catalog.PriceNeed, error) {
+	if _, err := s.requireScreen(ctx, a, screenID); err != nil {
+		return nil, err
+	}
+	return s.Store.PriceNeeds(ctx, screenID, seats)
 }

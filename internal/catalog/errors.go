@@ -72,8 +72,11 @@ func (e *ShowOverlapError) Error() string {
 func (e *ShowOverlapError) Unwrap() error { return ErrShowOverlap }
 
 // MissingPricesError names seat categories of a screen's layout that a show
-// has no price for.
-type MissingPricesError struct{ Categories []string }
+// has no price for, and, for a new layout, the upcoming shows without one.
+type MissingPricesError struct {
+	Categories []string
+	Shows      []int64 // sorted; none for a show being scheduled
+}
 
 func (e *MissingPricesError) Error() string {
 	return "no price for seat categories " + strings.Join(e.Categories, ", ")
@@ -118,7 +121,8 @@ func (e *ScheduleOverlapError) Unwrap() error {
 // first; a form that reports every mistake at once reads them all here.
 func Problems(err error) []*FieldError {
 	var all []*FieldError
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+	var joined interface{ Unwrap() []error }
+	if errors.As(err, &joined) {
 		for _, e := range joined.Unwrap() {
 			all = append(all, Problems(e)...)
 		}

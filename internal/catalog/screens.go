@@ -89,4 +89,36 @@ type LayoutChange struct {
 	// IdealBefore and Ideal are the screen's ideal viewing point before and
 	// after (nil: the default).
 	IdealBefore, Ideal *GridPoint
+	// Priced are the prices a new layout's categories got in upcoming
+	// shows that had none for them (see NewPrices), by show and category.
+	Priced []PriceAdded
+}
+
+// NewPrices are the prices a new layout brings to its screen's upcoming
+// shows for the seat categories they have no price for (a category the
+// layout adds): Default a price per category for every such show, Shows a
+// price per show and category, before Default. Prices are minor units of
+// each show's currency. A price only ever fills a missing one: a show's
+// price of a category it has is changed by the show's own price change.
+type NewPrices struct {
+	Default map[string]int64
+	Shows   map[int64]map[string]int64
+}
+
+// Empty reports whether p gives no price.
+func (p NewPrices) Empty() bool { return len(p.Default) == 0 && len(p.Shows) == 0 }
+
+// PriceAdded is a price a show got for a seat category it had none for.
+type PriceAdded struct {
+	ShowID     int64  `json:"show_id"`
+	Category   string `json:"category"`
+	PriceMinor int64  `json:"price_minor"`
+}
+
+// PriceNeed is an upcoming show of a screen without a price for some of
+// the seat categories of a layout: what a new layout needs prices for.
+type PriceNeed struct {
+	ScheduledShow
+	Currency   string
+	Categories []string // sorted
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -167,6 +169,20 @@ func disturbed(ch catalog.LayoutChange) []string {
 // the decision and the change. No hold or booking row is locked.
 func (s *Store) ReplaceLayout(ctx context.Context, screenID int64, seats []catalog.SeatSpec, ideal catalog.IdealChange,
 	entry func(catalog.LayoutChange) audit.Entry) (catalog.LayoutChange, error) {
+	return s.ReplaceLayoutPriced(ctx, screenID, seats, ideal, catalog.NewPrices{}, entry)
+}
+
+// ReplaceLayoutPriced is ReplaceLayout that also gives the upcoming shows
+// a price for each category of seats they have none for, from prices (see
+// catalog.NewPrices), in the same transaction, before the seats of those
+// categories go on sale there: the layout and every price, or nothing. A
+// show still without a price for a category is a
+// *catalog.MissingPricesError naming the categories and the shows. A price
+// for a category no seat of the layout is in, or for a show that is not an
+// upcoming show of the screen, is a *catalog.FieldError ("prices",
+// "show_prices"). The audit entry has the prices added (ch.Priced).
+func (s *Store) ReplaceLayoutPriced(ctx context.Context, screenID int64, seats []catalog.SeatSpec, ideal catalog.IdealChange,
+	prices catalog.NewPrices, entry func(catalog.LayoutChange) audit.Entry) (catalog.LayoutChange, error) {
 	var ch catalog.LayoutChange
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var (
@@ -199,7 +215,7 @@ func (s *Store) ReplaceLayout(ctx context.Context, screenID int64, seats []catal
 		if err := inUse(ch, owned); err != nil {
 			return err
 		}
-		if err := requirePrices(ctx, tx, shows, seats); err != nil {
+		if ch.Priced, err = fillPrices(ctx, tx, shows, seats, prices); err != nil {
 			return err
 		}
 		if err := applyLayout(ctx, tx, screenID, shows, seats, ch); err != nil {
@@ -289,25 +305,116 @@ func inUse(ch catalog.LayoutChange, owned []ownedSeat) error {
 	return e
 }
 
-// requirePrices refuses a layout with a category some upcoming show has no
-// price for: its seats could not be sold there.
-func requirePrices(ctx context.Context, tx pgx.Tx, shows []int64, seats []catalog.SeatSpec) error {
+// missingPrices are the (show, category) pairs of shows and the
+// categories of seats without a price, by show then category.
+func missingPrices(ctx context.Context, q querier, shows []int64, seats []catalog.SeatSpec) ([]catalog.PriceAdded, error) {
 	cats := catalog.Screen{Seats: seats}.Categories()
-	rows, err := tx.Query(ctx, `
-		SELECT DISTINCT c FROM unnest($1::text[]) c, unnest($2::bigint[]) sh
+	rows, err := q.Query(ctx, `
+		SELECT sh, c, 0::bigint FROM unnest($1::text[]) c, unnest($2::bigint[]) sh
 		 WHERE NOT EXISTS (SELECT 1 FROM show_prices p WHERE p.show_id = sh AND p.category = c)
-		 ORDER BY c`, cats, shows)
+		 ORDER BY sh, c`, cats, shows)
 	if err != nil {
-		return fmt.Errorf("prices of upcoming shows: %w", err)
+		return nil, fmt.Errorf("prices of upcoming shows: %w", err)
 	}
-	missing, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	missing, err := pgx.CollectRows(rows, pgx.RowToStructByPos[catalog.PriceAdded])
 	if err != nil {
-		return fmt.Errorf("prices of upcoming shows: %w", err)
+		return nil, fmt.Errorf("prices of upcoming shows: %w", err)
 	}
-	if len(missing) > 0 {
-		return &catalog.MissingPricesError{Categories: missing}
+	return missing, nil
+}
+
+// fillPrices gives each of shows a price, from prices, for each category
+// of seats it has none for, and returns them. A category or show prices
+// name that the layout or shows do not have is a *catalog.FieldError; a
+// price still missing a *catalog.MissingPricesError.
+func fillPrices(ctx context.Context, tx pgx.Tx, shows []int64, seats []catalog.SeatSpec, prices catalog.NewPrices) ([]catalog.PriceAdded, error) {
+	cats := catalog.Screen{Seats: seats}.Categories()
+	var problems []error
+	for _, cat := range slices.Sorted(maps.Keys(prices.Default)) {
+		if !slices.Contains(cats, cat) {
+			problems = append(problems, &catalog.FieldError{Field: "prices",
+				Message: fmt.Sprintf("no seat of this layout is in category %s (it has %s)", cat, strings.Join(cats, ", "))})
+		}
 	}
-	return nil
+	for _, show := range slices.Sorted(maps.Keys(prices.Shows)) {
+		if !slices.Contains(shows, show) {
+			problems = append(problems, &catalog.FieldError{Field: "show_prices",
+				Message: fmt.Sprintf("show %d is not a show of this screen still to start", show)})
+			continue
+		}
+		for _, cat := range slices.Sorted(maps.Keys(prices.Shows[show])) {
+			if !slices.Contains(cats, cat) {
+				problems = append(problems, &catalog.FieldError{Field: "show_prices",
+					Message: fmt.Sprintf("no seat of this layout is in category %s (show %d)", cat, show)})
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	missing, err := missingPrices(ctx, tx, shows, seats)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		added   []catalog.PriceAdded
+		unpaid  = &catalog.MissingPricesError{}
+		showIDs []int64
+		cats2   []string
+		amounts []int64
+	)
+	for _, m := range missing {
+		price, ok := prices.Shows[m.ShowID][m.Category]
+		if !ok {
+			price, ok = prices.Default[m.Category]
+		}
+		if !ok {
+			unpaid.Categories = append(unpaid.Categories, m.Category)
+			unpaid.Shows = append(unpaid.Shows, m.ShowID)
+			continue
+		}
+		m.PriceMinor = price
+		added = append(added, m)
+		showIDs, cats2, amounts = append(showIDs, m.ShowID), append(cats2, m.Category), append(amounts, price)
+	}
+	if len(unpaid.Categories) > 0 {
+		slices.Sort(unpaid.Categories)
+		unpaid.Categories = slices.Compact(unpaid.Categories)
+		unpaid.Shows = slices.Compact(unpaid.Shows) // by show already
+		return nil, unpaid
+	}
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO show_prices (show_id, category, price_minor)
+		SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[])`, showIDs, cats2, amounts); err != nil {
+		return nil, fmt.Errorf("price the new categories: %w", err)
+	}
+	return added, nil
+}
+
+// PriceNeeds are the upcoming shows of screenID (scheduled, not started by
+// the store's clock) without a price for some category of seats, soonest
+// first: what saving seats as its layout needs prices for.
+func (s *Store) PriceNeeds(ctx context.Context, screenID int64, seats []catalog.SeatSpec) ([]catalog.PriceNeed, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT sh.id, sh.starts_at, m.title, t.timezone, sh.currency,
+		       ARRAY(SELECT c FROM unnest($3::text[]) c
+		              WHERE NOT EXISTS (SELECT 1 FROM show_prices p WHERE p.show_id = sh.id AND p.category = c) ORDER BY c)
+		  FROM shows sh JOIN movies m ON m.id = sh.movie_id
+		  JOIN screens sc ON sc.id = sh.screen_id JOIN theatres t ON t.id = sc.theatre_id
+		 WHERE sh.screen_id = $1 AND sh.status = 'SCHEDULED' AND sh.starts_at > coalesce($2::timestamptz, clock_timestamp())
+		 ORDER BY sh.starts_at, sh.id`, screenID, s.now(), catalog.Screen{Seats: seats}.Categories())
+	if err != nil {
+		return nil, fmt.Errorf("price needs of screen %d: %w", screenID, err)
+	}
+	all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalog.PriceNeed, error) {
+		var n catalog.PriceNeed
+		err := r.Scan(&n.ID, &n.StartsAt, &n.MovieTitle, &n.TimeZone, &n.Currency, &n.Categories)
+		return n, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("price needs of screen %d: %w", screenID, err)
+	}
+	return slices.DeleteFunc(all, func(n catalog.PriceNeed) bool { return len(n.Categories) == 0 }), nil
 }
 
 // applyLayout writes the new layout and makes the upcoming shows' seats

@@ -1,6 +1,7 @@
 package admin_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -155,4 +156,54 @@ func TestRenameAndRetireScreenPages(t *testing.T) {
 			t.Fatal("the schedule page does not offer the screen back in use")
 		}
 	})
+}
+
+func TestAddACategoryWithPricesPage(t *testing.T) {
+	t.Parallel()
+	e := webtest.NewEnv(t)
+	b := signedIn(t, e, auth.RoleTheatreAdmin, e.Venue.TheatreID)
+	screen := pgtest.Scalar[int64](t, e.Store.Pool(), `SELECT screen_id FROM shows WHERE id = $1`, e.Show)
+	path := fmt.Sprintf("/admin/screens/%d", screen)
+	seats := pgtest.Grid(10, 10)
+	for i := range seats[:10] {
+		seats[i].Category = "VIP"
+	}
+	layout, _ := json.Marshal(seats)
+	vip := func() int64 {
+		return e.Count(t, `SELECT (SELECT count(*) FROM show_seats WHERE category = 'VIP') + (SELECT count(*) FROM show_prices WHERE category = 'VIP')`)
+	}
+	all, one := "newprice-VIP-INR", fmt.Sprintf("newprice-VIP-show-%d", e.Show)
+
+	// The first save asks for the prices, with the layout drawn kept.
+	p := b.Submit(t, path+"/seats", url.Values{"seats": {string(layout)}})
+	webtest.WantStatus(t, p, http.StatusUnprocessableEntity)
+	if !p.Has("#new-prices") || !p.Has("#"+all) || !p.Has("#"+one) || !strings.Contains(p.Text("#editor-notice"), "no price for Vip") {
+		t.Fatalf("the prices are not asked for: %s", p)
+	}
+	if p.Has("#" + all + "-error") {
+		t.Fatal("the first time, a field already says it is wrong")
+	}
+	if !strings.Contains(p.Attr("[data-layout-json]", "value"), `"VIP"`) {
+		t.Fatal("the draft was not kept")
+	}
+	// Nothing given, and a show's price that cannot be read: both named.
+	p = b.Submit(t, path+"/seats", url.Values{"seats": {string(layout)}, "prices_asked": {"1"}, one: {"12,50,0"}})
+	webtest.WantStatus(t, p, http.StatusUnprocessableEntity)
+	if !strings.Contains(p.Text("#"+one+"-error"), "Vip") || p.Attr("#"+one, "value") != "12,50,0" || p.Attr("#"+one, "aria-invalid") != "true" {
+		t.Fatalf("the show's price: %q", p.Text("#"+one+"-error"))
+	}
+	if vip() != 0 {
+		t.Fatal("a refused save changed something")
+	}
+	p = b.Submit(t, path+"/seats", url.Values{"seats": {string(layout)}, "prices_asked": {"1"}})
+	wantField(t, p, all, "for every show")
+	// One price for all: saved with the layout.
+	p = b.Submit(t, path+"/seats", url.Values{"seats": {string(layout)}, "prices_asked": {"1"}, all: {"600"}, one: {""}})
+	webtest.WantSeeOther(t, p, path+"?saved=1&priced=1")
+	if got := pgtest.Scalar[int64](t, e.Store.Pool(), `SELECT price_minor FROM show_prices WHERE show_id = $1 AND category = 'VIP'`, e.Show); got != 60000 {
+		t.Fatalf("the VIP price is %d", got)
+	}
+	if p := b.Get(t, path+"?saved=1&priced=1"); !strings.Contains(p.Text("#editor-notice"), "1 upcoming show now has a price") {
+		t.Fatalf("notice = %q", p.Text("#editor-notice"))
+	}
 }

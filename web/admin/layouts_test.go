@@ -303,12 +303,12 @@ func TestSaveLayout(t *testing.T) {
 		}
 		unchanged(t)
 	})
-	t.Run("a category the upcoming show has no price for is a 422", func(t *testing.T) {
+	t.Run("a category the upcoming show has no price for asks for its price", func(t *testing.T) {
 		seats := servedLayout(t, b.Get(t, path))
 		seats[50].Category = "RECLINER"
 		p := b.Submit(t, path+"/seats", url.Values{"seats": {layoutJSON(t, seats)}})
 		webtest.WantStatus(t, p, http.StatusUnprocessableEntity)
-		if !strings.Contains(p.Text(`#editor-notice`), "no price for RECLINER") {
+		if !strings.Contains(p.Text(`#editor-notice`), "no price for Recliner") || !p.Has("#newprice-RECLINER-INR") {
 			t.Fatalf("notice: %s", p.Text("#editor-notice"))
 		}
 		unchanged(t)

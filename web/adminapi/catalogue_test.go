@@ -141,3 +141,51 @@ func TestRenameAndRetireScreenOverHTTP(t *testing.T) {
 		}
 	})
 }
+
+func TestAddACategoryWithPricesOverHTTP(t *testing.T) {
+	t.Parallel()
+	e := webtest.NewEnv(t)
+	manager := e.Admin(t, auth.RoleTheatreAdmin, e.Venue.TheatreID)
+	screen := pgtest.Scalar[int64](t, e.Store.Pool(), `SELECT screen_id FROM shows WHERE id = $1`, e.Show)
+	path := fmt.Sprintf("/api/v1/admin/screens/%d/seats", screen)
+	seats := fixtureLayout()
+	for i := range seats[:10] {
+		seats[i].Category = "VIP" // row A
+	}
+	snapshot := e.Snapshot(t)
+
+	r := put(manager, path, map[string]any{"seats": seats})
+	webtest.WantError(t, r, http.StatusUnprocessableEntity, "missing_prices")
+	if shows, _ := r.JSON["shows"].([]any); len(shows) != 1 || shows[0] != float64(e.Show) {
+		t.Fatalf("answer = %s, want the show named", r)
+	}
+	r = put(manager, path, map[string]any{"seats": seats, "prices": map[string]any{"VIP": -5}, "show_prices": map[string]any{"x": map[string]any{"VIP": 1}}})
+	webtest.WantError(t, r, http.StatusUnprocessableEntity, "invalid_show_prices")
+	r = put(manager, path, map[string]any{"seats": seats, "prices": map[string]any{"VIP": -5},
+		"show_prices": map[string]any{fmt.Sprint(e.Show): map[string]any{"VIP": 2_000_000_000}}})
+	webtest.WantError(t, r, http.StatusUnprocessableEntity, "invalid_prices.VIP")
+	if fields, _ := r.JSON["fields"].(map[string]any); len(fields) != 2 {
+		t.Fatalf("answer = %s, want both prices named", r)
+	}
+	webtest.WantError(t, put(manager, path, map[string]any{"seats": seats, "prices": map[string]any{"VIP": 1.5}}), http.StatusBadRequest, "invalid_field_type")
+	if got := e.Snapshot(t); got != snapshot {
+		t.Fatalf("refused layouts changed the show:\n%s\n%s", snapshot, got)
+	}
+	if n := e.Count(t, `SELECT (SELECT count(*) FROM show_seats WHERE category = 'VIP') + (SELECT count(*) FROM show_prices WHERE category = 'VIP')`); n != 0 {
+		t.Fatalf("refused layouts left %d VIP seats and prices", n)
+	}
+
+	r = put(manager, path, map[string]any{"seats": seats, "prices": map[string]any{"VIP": 60000}})
+	webtest.Want(t, r, http.StatusOK)
+	added, _ := r.JSON["prices_added"].([]any)
+	first, _ := added[0].(map[string]any)
+	if len(added) != 1 || first["show_id"] != float64(e.Show) || first["category"] != "VIP" || first["price_minor"] != float64(60000) {
+		t.Fatalf("answer = %s", r)
+	}
+	seatsNow := e.Guest().Get(fmt.Sprintf("/api/v1/shows/%d/seats", e.Show))
+	for _, s := range seatsNow.JSON["seats"].([]any) {
+		if st := s.(map[string]any); st["id"] == "A1" && (st["category"] != "VIP" || st["price_minor"] != float64(60000)) {
+			t.Fatalf("A1 = %v", st)
+		}
+	}
+}

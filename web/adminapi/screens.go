@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -122,8 +124,10 @@ func (h *Handlers) ReplaceLayout(c echo.Context) error {
 		return problem.NotFound("screen")
 	}
 	var req struct {
-		Seats []catalog.SeatSpec `json:"seats"`
-		Ideal json.RawMessage    `json:"ideal"`
+		Seats      []catalog.SeatSpec          `json:"seats"`
+		Ideal      json.RawMessage             `json:"ideal"`
+		Prices     map[string]int64            `json:"prices"`
+		ShowPrices map[string]map[string]int64 `json:"show_prices"`
 	}
 	if err := web.DecodeJSON(c, &req, true); err != nil {
 		return err
@@ -132,7 +136,16 @@ func (h *Handlers) ReplaceLayout(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ch, err := h.Admin.ReplaceLayout(c.Request().Context(), actor(c), screenID, req.Seats, ideal)
+	prices := catalog.NewPrices{Default: req.Prices, Shows: map[int64]map[string]int64{}}
+	for key, byCategory := range req.ShowPrices {
+		id, err := strconv.ParseInt(key, 10, 64)
+		if err != nil || id <= 0 {
+			return problem.New(http.StatusUnprocessableEntity, "invalid_show_prices",
+				fmt.Sprintf("%q is not a show id: \"show_prices\" maps show ids to {category: price}.", key)).With("field", "show_prices")
+		}
+		prices.Shows[id] = byCategory
+	}
+	ch, err := h.Admin.ReplaceLayoutPriced(c.Request().Context(), actor(c), screenID, req.Seats, ideal, prices)
 	if err != nil {
 		return problem.Lookup("screen", layoutError(err))
 	}
@@ -144,7 +157,15 @@ func layoutChangeJSON(screenID int64, ch catalog.LayoutChange) map[string]any {
 		"screen_id": screenID, "seats": ch.After,
 		"added": problem.NonNil(ch.Added), "removed": problem.NonNil(ch.Removed), "moved": problem.NonNil(ch.Moved),
 		"recategorized": problem.NonNil(ch.Recategorized), "relabelled": problem.NonNil(ch.Relabelled), "ideal": ch.Ideal,
+		"prices_added": nonNilPrices(ch.Priced),
 	}
+}
+
+func nonNilPrices(p []catalog.PriceAdded) []catalog.PriceAdded {
+	if p == nil {
+		return []catalog.PriceAdded{}
+	}
+	return p
 }
 
 // CreateMovie adds a movie to the catalogue.

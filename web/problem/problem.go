@@ -281,6 +281,15 @@ func For(err error) (ae *Error, internal bool) {
 		return New(http.StatusConflict, "show_overlap",
 			"This screen already has a show at that time. Pick another time or screen.").
 			With("conflicting_show_id", overlap.ConflictingShowID), false
+	case errors.As(err, &noPrice) && len(noPrice.Shows) > 0:
+		ids := make([]string, len(noPrice.Shows))
+		for i, id := range noPrice.Shows {
+			ids[i] = strconv.FormatInt(id, 10)
+		}
+		return New(http.StatusUnprocessableEntity, "missing_prices",
+			"Upcoming shows of this screen ("+strings.Join(ids, ", ")+") have no price for "+strings.Join(noPrice.Categories, ", ")+
+				": give one for every show in \"prices\", or per show in \"show_prices\". Nothing was changed.").
+			With("categories", NonNil(noPrice.Categories)).With("shows", noPrice.Shows), false
 	case errors.As(err, &noPrice):
 		return New(http.StatusUnprocessableEntity, "missing_prices",
 			"Every seat category of the screen needs a price: "+strings.Join(noPrice.Categories, ", ")+".").

@@ -20,6 +20,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/admin"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
+	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/internal/seating"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/admin/adminpage"
@@ -116,6 +117,10 @@ func (h *Handlers) ScreenPage(c echo.Context) error {
 	case c.QueryParam("saved") != "":
 		v.Notice = &adminview.EditorNotice{Kind: "success", Title: "Saved.",
 			Text: fmt.Sprintf("The layout has %d seats; upcoming shows have it too.", v.Seats)}
+		if n, err := strconv.Atoi(c.QueryParam("priced")); err == nil && n > 0 {
+			v.Notice.Text += fmt.Sprintf(" %s now %s a price for the new seat categories.", format.Plural(n, "upcoming show"),
+				map[bool]string{true: "has", false: "have"}[n == 1])
+		}
 	case c.QueryParam("renamed") != "":
 		v.Notice = &adminview.EditorNotice{Kind: "success", Title: "Renamed.", Text: "The screen is called " + v.Name + " now."}
 	case c.QueryParam("retired") != "":
@@ -439,9 +444,38 @@ func (h *Handlers) SaveLayoutSubmit(c echo.Context) error {
 		v.Notice = &adminview.EditorNotice{Kind: "error", Title: "The layout was not saved.", Text: text}
 		return h.renderEditor(c, http.StatusUnprocessableEntity, v)
 	}
-	_, err = h.Admin.ReplaceLayout(ctx, web.Actor(c), screenID, seats, ideal)
+	// A category upcoming shows have no price for is priced in the same
+	// step: the form asks for the prices with the draft, and saves both.
+	var needs []catalog.PriceNeed
+	if h.Admin.CheckLayout(ctx, web.Actor(c), screenID, seats) == nil { // else the save says what is wrong
+		if needs, err = h.Admin.PriceNeeds(ctx, web.Actor(c), screenID, seats); err != nil {
+			return problem.Lookup("screen", err)
+		}
+	}
+	var prices catalog.NewPrices
+	if len(needs) > 0 {
+		form, read, ok := newPricesForm(c, needs)
+		if !ok {
+			return h.askPrices(c, screenID, seats, ideal, form, http.StatusUnprocessableEntity)
+		}
+		prices = read
+	}
+	ch, err := h.Admin.ReplaceLayoutPriced(ctx, web.Actor(c), screenID, seats, ideal, prices)
 	if err == nil {
-		return web.SeeOther(c, "/admin/screens/"+strconv.FormatInt(screenID, 10)+"?saved=1")
+		q := "?saved=1"
+		if len(ch.Priced) > 0 {
+			q += "&priced=" + strconv.Itoa(countShows(ch.Priced))
+		}
+		return web.SeeOther(c, "/admin/screens/"+strconv.FormatInt(screenID, 10)+q)
+	}
+	if missing := (*catalog.MissingPricesError)(nil); errors.As(err, &missing) {
+		// A show was scheduled, or priced, meanwhile: ask again.
+		if needs, err = h.Admin.PriceNeeds(ctx, web.Actor(c), screenID, seats); err != nil {
+			return problem.Lookup("screen", err)
+		}
+		form, _, _ := newPricesForm(c, needs)
+		form.Error = "Another show of this screen needs a price too: it was scheduled meanwhile. Nothing was saved; check the prices and save again."
+		return h.askPrices(c, screenID, seats, ideal, form, http.StatusUnprocessableEntity)
 	}
 	var (
 		badSeat  *admin.SeatError
@@ -460,8 +494,7 @@ func (h *Handlers) SaveLayoutSubmit(c echo.Context) error {
 		status = http.StatusConflict
 		notice.Text = h.inUseMessage(c, screenID, inUse)
 	case errors.As(err, &noPrice):
-		notice.Text = "Upcoming shows of this screen have no price for " + layoutAndList(noPrice.Categories) +
-			". Set that price in each show first, or use a category they have."
+		notice.Text = "Upcoming shows of this screen have no price for " + layoutAndList(noPrice.Categories) + "."
 	default:
 		return problem.Lookup("screen", err)
 	}
@@ -474,6 +507,139 @@ func (h *Handlers) SaveLayoutSubmit(c echo.Context) error {
 	}
 	v.Notice = notice
 	return h.renderEditor(c, status, v)
+}
+
+// countShows is how many shows prices were added to.
+func countShows(added []catalog.PriceAdded) int {
+	shows := map[int64]bool{}
+	for _, p := range added {
+		shows[p.ShowID] = true
+	}
+	return len(shows)
+}
+
+// askPrices shows the draft again with the prices it needs: the first
+// time with nothing to correct yet, then with each mistake at its field.
+func (h *Handlers) askPrices(c echo.Context, screenID int64, seats []catalog.SeatSpec, ideal catalog.IdealChange,
+	form *adminview.NewPricesForm, status int) error {
+	v, err := h.editorView(c, screenID, seats, ideal)
+	if err != nil {
+		return err
+	}
+	v.Prices = form
+	var cats []string
+	for _, cat := range form.Categories {
+		cats = append(cats, format.CategoryName(cat.Category))
+	}
+	v.Notice = &adminview.EditorNotice{Kind: "error", Title: "The layout was not saved yet.",
+		Text: "Upcoming shows of this screen have no price for " + layoutAndList(cats) +
+			" seats. Give the prices below the grid, then save: the layout and the prices are saved together."}
+	if !v.Draft {
+		v.Notice.Text = "This layout is too large to draw here. Reload the page and try again."
+	}
+	return h.renderEditor(c, status, v)
+}
+
+// newPricesForm reads the prices of the form for needs: for each category,
+// a price for every show of each currency, and any show's own, which comes
+// first. ok is false when a price is missing or cannot be read; each is
+// named at its field once the form was shown (prices_asked), and the form
+// is only shown the first time.
+func newPricesForm(c echo.Context, needs []catalog.PriceNeed) (*adminview.NewPricesForm, catalog.NewPrices, bool) {
+	asked := c.FormValue("prices_asked") == "1"
+	form := &adminview.NewPricesForm{}
+	prices := catalog.NewPrices{Shows: map[int64]map[string]int64{}}
+	ok := true
+	read := func(in *adminview.PriceInput) (int64, bool) {
+		in.Value = strings.TrimSpace(c.FormValue(in.ID))
+		if in.Value == "" {
+			return 0, false
+		}
+		minor, err := money.ParsePrice(in.Value, in.Currency)
+		if err != nil {
+			in.Error = format.CategoryName(catOf(in.ID)) + ": " + priceProblem(err)
+			ok = false
+			return 0, false
+		}
+		return minor, true
+	}
+	var cats []string
+	for _, n := range needs {
+		cats = append(cats, n.Categories...)
+	}
+	slices.Sort(cats)
+	for _, cat := range slices.Compact(cats) {
+		group := adminview.NewCategoryPrices{Category: cat}
+		defaults := map[string]*adminview.PriceInput{}
+		var currencies []string
+		for _, n := range needs {
+			if slices.Contains(n.Categories, cat) && !slices.Contains(currencies, n.Currency) {
+				currencies = append(currencies, n.Currency)
+			}
+		}
+		slices.Sort(currencies)
+		group.Defaults = make([]adminview.PriceInput, len(currencies))
+		defaultPrice := map[string]int64{}
+		for i, cur := range currencies {
+			in := &group.Defaults[i]
+			*in = adminview.PriceInput{ID: adminview.NewPriceDefaultID(cat, cur), Currency: cur,
+				Label: "Price of " + format.CategoryName(cat) + " for every show"}
+			if len(currencies) > 1 {
+				in.Label += " in " + cur
+			}
+			if minor, got := read(in); got {
+				defaultPrice[cur] = minor
+			}
+			defaults[cur] = in
+		}
+		for _, n := range needs {
+			if !slices.Contains(n.Categories, cat) {
+				continue
+			}
+			in := adminview.PriceInput{ID: adminview.NewPriceShowID(cat, n.ID), Currency: n.Currency,
+				Label: format.ShortDate(n.StartsAt, n.TimeZone) + ", " + format.Clock(n.StartsAt, n.TimeZone) + " (" + n.MovieTitle + ")",
+				Href:  fmt.Sprintf("/admin/shows/%d", n.ID)}
+			minor, got := read(&in)
+			if !got && in.Error == "" {
+				if minor, got = defaultPrice[n.Currency]; !got {
+					ok = false
+					if d := defaults[n.Currency]; asked && d.Error == "" {
+						d.Error = "Give a price of " + format.CategoryName(cat) + " for every show, or one for each show under it."
+					}
+				}
+			}
+			if got {
+				if prices.Shows[n.ID] == nil {
+					prices.Shows[n.ID] = map[string]int64{}
+				}
+				prices.Shows[n.ID][cat] = minor
+			}
+			group.Shows = append(group.Shows, in)
+		}
+		form.Categories = append(form.Categories, group)
+	}
+	if !ok && asked {
+		form.Error = "Some prices are missing or cannot be read: see each field. Nothing was saved."
+	}
+	return form, prices, ok
+}
+
+// catOf is the category of a new price field's id.
+func catOf(id string) string {
+	rest := strings.TrimPrefix(id, "newprice-")
+	if i := strings.Index(rest, "-"); i >= 0 {
+		return rest[:i]
+	}
+	return rest
+}
+
+// priceProblem says why a typed price cannot be read.
+func priceProblem(err error) string {
+	var bad *money.PriceError
+	if errors.As(err, &bad) {
+		return bad.Message
+	}
+	return "give the price as a number, such as 250 or 250.50."
 }
 
 // markBad marks the cell of the seat at index in the editor's grid.
