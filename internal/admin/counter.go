@@ -54,3 +54,12 @@ func (s *Service) Sell(ctx context.Context, a Actor, sale booking.CounterSale) (
 	sale.Email = strings.ToLower(sale.Email)
 	return s.Store.SellAtCounter(ctx, sale, maxCounterSeats)
 }
+
+// CounterShow is showID as its counter shows it (the box office and
+// managers of its theatre).
+func (s *Service) CounterShow(ctx context.Context, a Actor, showID int64) (catalog.AdminShow, error) {
+	if _, err := s.requireShowFor(ctx, a, showID, Sell); err != nil {
+		return catalog.AdminShow{}, err
+	}
+	return s.Store.AdminShow(ctx, showID)
+}

@@ -184,6 +184,18 @@ var pageRoutes = []pageRoute{
 		_, u := m.e.Staff(t, auth.StaffUsher, m.x.TheatreID)
 		return fmt.Sprintf("/admin/theatres/%d/staff/%s/revoke", m.x.TheatreID, u.ID), url.Values{}
 	}},
+	{"box office", anyAdmin, false, get("/admin/box-office")},
+	{"counter", ofTheatre, false, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		show, _ := m.show(t)
+		return fmt.Sprintf("/admin/shows/%d/sell", show), nil
+	}},
+	{"sell", ofTheatre, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		show, _ := m.show(t)
+		return fmt.Sprintf("/admin/shows/%d/sell", show), url.Values{"seats": {"A1"}, "paid_by": {"cash"}, "name": {"Walk-in"}, "key": {fmt.Sprint("k-", show)}}
+	}},
+	{"print ticket", ofTheatre, false, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		return "/admin/bookings/" + m.booking(t) + "/print", nil
+	}},
 	{"door", anyAdmin, false, get("/admin/door")},
 	{"show door", ofTheatre, false, func(t *testing.T, m *pageMatrix) (string, url.Values) {
 		show, _ := m.show(t)
@@ -200,6 +212,7 @@ var pageRoutes = []pageRoute{
 var pagePower = map[string]admin.Power{
 	"show": admin.SeeShows, "booking": admin.Sell, "resend ticket": admin.Sell,
 	"show door": admin.CheckIn, "check in": admin.CheckIn,
+	"counter": admin.Sell, "sell": admin.Sell, "print ticket": admin.Sell,
 }
 
 func (r pageRoute) power() admin.Power {

@@ -62,3 +62,46 @@ func TestDoorPage(t *testing.T) {
 		t.Fatalf("door index = %s", p)
 	}
 }
+
+// The counter without JavaScript: seats typed, sold in cash, the ticket
+// to print; a seat taken meanwhile is said at its field and sells nothing.
+func TestCounterPage(t *testing.T) {
+	t.Parallel()
+	e := webtest.NewEnv(t)
+	_, u := e.Staff(t, auth.StaffBoxOffice, e.Venue.TheatreID)
+	b := e.Browser()
+	b.Token(t)
+	webtest.Want(t, b.API().Login(u.Email), http.StatusOK)
+	path := fmt.Sprintf("/admin/shows/%d/sell", e.Show)
+
+	p := b.Get(t, path)
+	key := p.Attr(`input[name=key]`, "value")
+	if p.Status != http.StatusOK || key == "" || !p.Has("#seatmap") {
+		t.Fatalf("counter = %s", p)
+	}
+	p = b.Submit(t, path, url.Values{"key": {key}, "seats": {"a1, A2"}, "paid_by": {"card"}, "name": {"Meera"}})
+	where := p.Header.Get("Location")
+	if p.Status != http.StatusSeeOther || !strings.HasSuffix(where, "/print") {
+		t.Fatalf("sale = %s to %q", p, where)
+	}
+	p = b.Get(t, where)
+	if p.Status != http.StatusOK || p.Text("[data-ticket-seats]") != "A1, A2" || !strings.HasPrefix(p.Attr("[data-printed-ticket] img", "src"), "data:image/png;base64,") {
+		t.Fatalf("print = %s", p)
+	}
+	// The same form sent again sells nothing more.
+	b.Submit(t, path, url.Values{"key": {key}, "seats": {"A1, A2"}, "paid_by": {"card"}, "name": {"Meera"}})
+	if n := e.Count(t, `SELECT count(*) FROM bookings WHERE channel = 'box_office'`); n != 1 {
+		t.Fatalf("%d counter bookings, want 1", n)
+	}
+	p = b.Submit(t, path, url.Values{"key": {"another"}, "seats": {"A2, A3"}, "paid_by": {"complimentary"}, "name": {""}})
+	if p.Status != http.StatusUnprocessableEntity || p.Text(`[data-field-error=reason]`) == "" || p.Text(`[data-field-error=name]`) == "" {
+		t.Fatalf("bad form = %s", p)
+	}
+	p = b.Submit(t, path, url.Values{"key": {"third"}, "seats": {"A2, A3"}, "paid_by": {"cash"}, "name": {"Bo"}})
+	if p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text(`[data-field-error=seats]`), "A2") {
+		t.Fatalf("taken seat = %s", p)
+	}
+	if n := e.Count(t, `SELECT count(*) FROM bookings WHERE channel = 'box_office'`); n != 1 {
+		t.Fatalf("%d counter bookings after refusals, want 1", n)
+	}
+}

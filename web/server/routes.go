@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/web"
+	"github.com/marquee-tickets/marquee/web/admin/counter"
 	"github.com/marquee-tickets/marquee/web/admin/door"
 	"github.com/marquee-tickets/marquee/web/admin/places"
 	"github.com/marquee-tickets/marquee/web/admin/sales"
@@ -36,6 +37,7 @@ func routes(e *echo.Echo, s *web.Server) {
 		sch = &schedule.Handlers{Server: s}
 		sl  = &sales.Handlers{Server: s}
 		dr  = &door.Handlers{Server: s}
+		bo  = &counter.Handlers{Server: s}
 		p   = &pages.Handlers{Server: s}
 		acc = &account.Handlers{Server: s}
 		l   = &live.Handler{Server: s}
@@ -220,6 +222,10 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.POST("/admin/bookings/:booking_id/resend", sl.ResendSubmit, staffPages...)
 	e.GET("/admin/jobs", sl.JobsPage, staffPages...)
 	e.GET("/admin/door", dr.IndexPage, staffPages...)
+	e.GET("/admin/box-office", bo.IndexPage, staffPages...)
+	e.GET("/admin/shows/:show_id/sell", bo.Page, staffPages...)
+	e.POST("/admin/shows/:show_id/sell", bo.Submit, staffPages...)
+	e.GET("/admin/bookings/:booking_id/print", bo.PrintPage, staffPages...)
 	e.GET("/admin/shows/:show_id/door", dr.Page, staffPages...)
 	e.POST("/admin/shows/:show_id/door", dr.Submit, staffPages...)
 
