@@ -9,6 +9,7 @@ import (
 	"image/draw"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,6 +64,33 @@ func TestBrowserDoor(t *testing.T) {
 		t.Fatalf("the usher's role in the database is %q", role)
 	}
 	s.lookOnPhone(t, browser, "door-manager-phone", managerEmail, []string{fmt.Sprintf("/admin/theatres/%d/staff", theatre)})
+
+	// The box office sells two seats on the map, at a desktop and on a
+	// phone, and gets the ticket to print.
+	desk := pgtest.User(t, s.Store)
+	pgtest.Exec(t, s.Store.Pool(), `UPDATE users SET role = 'theatre_admin' WHERE id = $1`, desk)
+	pgtest.Exec(t, s.Store.Pool(), `INSERT INTO theatre_staff (theatre_id, user_id, role) VALUES ($1, $2, 'box_office')`, theatre, desk)
+	deskEmail := scalar[string](s, `SELECT email FROM users WHERE id = $1`, desk)
+	for i, vp := range []viewport{desktop, phone} {
+		bt := s.adminTab(t, browser, "counter-"+vp.name, deskEmail, vp)
+		bt.open("/admin")
+		bt.click(`nav[aria-label=Admin] a[href="/admin/box-office"]`)
+		bt.waitVisible("[data-counter-shows]")
+		bt.lookLoaded(vp.name + " box office")
+		bt.click(fmt.Sprintf(`a[href="/admin/shows/%d/sell"]`, show))
+		bt.waitVisible(`#seatmap[data-ready="true"]`)
+		bt.lookLoaded(vp.name + " counter")
+		seats := [][]string{{"A1", "A2"}, {"B1", "B2"}}[i]
+		for _, id := range seats {
+			bt.pick(id)
+		}
+		bt.waitFor("the picks in the seats field", fmt.Sprintf(`document.querySelector('[data-block-seats]').value === %s`, jsString(strings.Join(seats, ", "))))
+		bt.typeInto("counter-name-input", "Walk-in "+vp.name)
+		bt.click(`form[data-counter-form] button[type=submit]`)
+		bt.waitVisible("[data-printed-ticket]")
+		wantText(t, "the printed ticket", bt.Text("[data-ticket-seats]"), strings.Join(seats, ", "))
+		bt.lookLoaded(vp.name + " ticket to print")
+	}
 
 	// The usher's phone, filming the ticket.
 	code := ticket.DevKeys().Code(b.Code, show)
