@@ -79,3 +79,13 @@ type DoubleAdmission struct {
 	AgainBy   string
 	AgainGate string
 }
+
+// Attendee is a confirmed booking of a show as its staff list it.
+type Attendee struct {
+	BookingID   string
+	Name        string
+	Email       string // "" for a counter sale without one
+	Seats       []string
+	Channel     Channel
+	CheckedInAt *time.Time
+}

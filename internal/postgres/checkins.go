@@ -153,3 +153,23 @@ func (s *Store) Admitted(ctx context.Context, showID int64) (int, error) {
 	}
 	return n, nil
 }
+
+// Attendees are the confirmed bookings of show showID, by name.
+func (s *Store) Attendees(ctx context.Context, showID int64) ([]booking.Attendee, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT b.id::text, coalesce(b.customer_name, u.name),
+		       coalesce(b.customer_email, CASE WHEN b.channel = 'online' THEN u.email ELSE '' END),
+		       b.seat_ids, b.channel, c.admitted_at
+		  FROM bookings b JOIN users u ON u.id = b.user_id
+		  LEFT JOIN checkins c ON c.booking_id = b.id
+		 WHERE b.show_id = $1 AND b.status = 'CONFIRMED'
+		 ORDER BY lower(coalesce(b.customer_name, u.name)), b.created_at, b.id`, showID)
+	if err != nil {
+		return nil, fmt.Errorf("attendees of show %d: %w", showID, err)
+	}
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByPos[booking.Attendee])
+	if err != nil {
+		return nil, fmt.Errorf("attendees of show %d: %w", showID, err)
+	}
+	return list, nil
+}

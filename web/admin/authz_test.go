@@ -184,6 +184,14 @@ var pageRoutes = []pageRoute{
 		_, u := m.e.Staff(t, auth.StaffUsher, m.x.TheatreID)
 		return fmt.Sprintf("/admin/theatres/%d/staff/%s/revoke", m.x.TheatreID, u.ID), url.Values{}
 	}},
+	{"attendees", ofTheatre, false, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		show, _ := m.show(t)
+		return fmt.Sprintf("/admin/shows/%d/attendees", show), nil
+	}},
+	{"attendees csv", ofTheatre, false, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		show, _ := m.show(t)
+		return fmt.Sprintf("/admin/shows/%d/attendees.csv", show), nil
+	}},
 	{"box office", anyAdmin, false, get("/admin/box-office")},
 	{"counter", ofTheatre, false, func(t *testing.T, m *pageMatrix) (string, url.Values) {
 		show, _ := m.show(t)
@@ -213,6 +221,7 @@ var pagePower = map[string]admin.Power{
 	"show": admin.SeeShows, "booking": admin.Sell, "resend ticket": admin.Sell,
 	"show door": admin.CheckIn, "check in": admin.CheckIn,
 	"counter": admin.Sell, "sell": admin.Sell, "print ticket": admin.Sell,
+	"attendees": admin.SeeAttendees, "attendees csv": admin.SeeAttendees,
 }
 
 func (r pageRoute) power() admin.Power {

@@ -191,6 +191,10 @@ var routes = []route{
 			Header: map[string]string{"Idempotency-Key": fmt.Sprint("sale-", m.seq)},
 			Body:   map[string]any{"seats": []string{"A1"}, "paid_by": "cash", "customer": map[string]any{"name": "Walk-in"}}}
 	}},
+	{"GET show attendees", admin.SeeAttendees, func(t *testing.T, m *matrix) webtest.Req {
+		show, _ := m.show(t, m.x)
+		return webtest.Req{Method: "GET", Path: fmt.Sprintf("/api/v1/admin/shows/%d/attendees", show)}
+	}},
 	{"GET show door", admin.CheckIn, func(t *testing.T, m *matrix) webtest.Req {
 		show, _ := m.show(t, m.x)
 		return webtest.Req{Method: "GET", Path: fmt.Sprintf("/api/v1/admin/shows/%d/door", show)}

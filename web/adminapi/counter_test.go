@@ -50,4 +50,35 @@ func TestCounterSaleAPI(t *testing.T) {
 	if in.Str("name") != "Press" {
 		t.Fatalf("admitted = %s", in)
 	}
+
+	// The attendees: every confirmed booking, who came in, as JSON and CSV.
+	list := desk.Get(fmt.Sprintf("/api/v1/admin/shows/%d/attendees", e.Show))
+	webtest.Want(t, list, http.StatusOK)
+	attendees := list.JSON["attendees"].([]any)
+	if len(attendees) != 2 {
+		t.Fatalf("attendees = %s", list)
+	}
+	for _, a := range attendees {
+		a := a.(map[string]any)
+		switch a["name"] {
+		case "Ada":
+			if a["email"] != "ada@example.com" || a["channel"] != "box_office" || a["checked_in_at"] != nil {
+				t.Fatalf("Ada = %v", a)
+			}
+		case "Press":
+			if a["channel"] != "complimentary" || a["checked_in_at"] == nil {
+				t.Fatalf("Press = %v", a)
+			}
+		default:
+			t.Fatalf("attendee %v", a)
+		}
+	}
+	csv := desk.Send(webtest.Req{Method: "GET", Path: fmt.Sprintf("/api/v1/admin/shows/%d/attendees", e.Show),
+		Header: map[string]string{"Accept": "text/csv"}})
+	webtest.Want(t, csv, http.StatusOK)
+	if body := string(csv.Body); !strings.HasPrefix(body, "booking_id,name,email,seats,channel,checked_in_at (") ||
+		!strings.Contains(body, "Ada,ada@example.com,A1 A2,box_office,") {
+		t.Fatalf("CSV = %q", body)
+	}
+	webtest.Want(t, usher.Get(fmt.Sprintf("/api/v1/admin/shows/%d/attendees", e.Show)), http.StatusForbidden)
 }

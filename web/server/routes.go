@@ -141,6 +141,7 @@ func routes(e *echo.Echo, s *web.Server) {
 	adm.POST("/shows/:show_id/checkins", ad.CheckIn, staff()...)
 	adm.POST("/shows/:show_id/checkins/sync", ad.SyncCheckIns, staff()...)
 	adm.POST("/shows/:show_id/sales", ad.Sell, staff()...)
+	adm.GET("/shows/:show_id/attendees", ad.Attendees, staff()...)
 
 	// Pages: the moviegoer's HTML. Each gets security headers, private
 	// caching, the session and CSRF protection (s.Pages); every change is
@@ -222,6 +223,8 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.POST("/admin/bookings/:booking_id/resend", sl.ResendSubmit, staffPages...)
 	e.GET("/admin/jobs", sl.JobsPage, staffPages...)
 	e.GET("/admin/door", dr.IndexPage, staffPages...)
+	e.GET("/admin/shows/:show_id/attendees", dr.AttendeesPage, staffPages...)
+	e.GET("/admin/shows/:show_id/attendees.csv", dr.AttendeesCSV, staffPages...)
 	e.GET("/admin/box-office", bo.IndexPage, staffPages...)
 	e.GET("/admin/shows/:show_id/sell", bo.Page, staffPages...)
 	e.POST("/admin/shows/:show_id/sell", bo.Submit, staffPages...)

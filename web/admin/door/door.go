@@ -168,3 +168,49 @@ func Answer(a booking.Admission, tz string) adminview.DoorAnswer {
 	}
 	return adminview.DoorAnswer{Kind: "unknown", Title: "Not a ticket", Detail: "No ticket of ours has this code."}
 }
+
+// channelWords says how a booking was sold.
+var channelWords = map[booking.Channel]string{
+	booking.Online: "Online", booking.BoxOffice: "Box office", booking.Complimentary: "Complimentary",
+}
+
+// AttendeesPage lists a show's attendees: GET /admin/shows/:show_id/attendees.
+func (h *Handlers) AttendeesPage(c echo.Context) error {
+	id, err := adminpage.PathID(c, "show_id")
+	if err != nil {
+		return problem.NotFound("show")
+	}
+	l, err := h.Admin.Attendees(c.Request().Context(), web.Actor(c), id)
+	if err != nil {
+		return problem.Lookup("show", err)
+	}
+	tz := l.Show.TimeZone
+	v := adminview.AttendeesView{ShowID: id, Movie: l.Show.MovieTitle, ShowHref: adminpage.ShowPath(id),
+		When: format.ShortDate(l.Show.StartsAt, tz) + ", " + format.Clock(l.Show.StartsAt, tz)}
+	for _, a := range l.Attendees {
+		in := "No"
+		if a.CheckedInAt != nil {
+			in = format.Clock(*a.CheckedInAt, tz)
+			v.Admitted++
+		}
+		v.Rows = append(v.Rows, adminview.AttendeeRow{Name: a.Name, Email: a.Email, Seats: strings.Join(a.Seats, ", "),
+			Channel: channelWords[a.Channel], CheckedIn: in, BookingHref: "/admin/bookings/" + a.BookingID})
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	return web.Render(c, http.StatusOK, adminview.AttendeesPage(adminpage.Meta(h.Server, c, "Attendees: "+l.Show.MovieTitle),
+		adminpage.Nav(c, adminview.SectionTheatres), v))
+}
+
+// AttendeesCSV is the list as CSV: GET /admin/shows/:show_id/attendees.csv.
+func (h *Handlers) AttendeesCSV(c echo.Context) error {
+	id, err := adminpage.PathID(c, "show_id")
+	if err != nil {
+		return problem.NotFound("show")
+	}
+	l, err := h.Admin.Attendees(c.Request().Context(), web.Actor(c), id)
+	if err != nil {
+		return problem.Lookup("show", err)
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	return web.DownloadCSV(c, l.CSV)
+}

@@ -151,6 +151,9 @@ func (h *Handlers) renderShow(c echo.Context, status int, showID int64, notice *
 		CSRF:   web.CSRFToken(c), Notice: notice, Seats: seats, SeatsError: seatsError,
 	}
 	v.Manage = a.Can(admin.Manage, sh.TheatreID)
+	if a.Can(admin.SeeAttendees, sh.TheatreID) {
+		v.AttendeesHref = adminpage.ShowPath(showID) + "/attendees"
+	}
 	if a.Can(admin.CheckIn, sh.TheatreID) {
 		v.DoorHref = adminpage.ShowPath(showID) + "/door"
 	}
