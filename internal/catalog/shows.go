@@ -73,6 +73,9 @@ type Show struct {
 	// (Dubbed) another. In CreateShow, "" is the movie's own.
 	Language string
 	Dubbed   bool
+	// Cancelled: the theatre cancelled the show (only Store.ShowOrCancelled
+	// returns such a show).
+	Cancelled bool
 }
 
 // ShowFilter narrows a listing of shows that have not started.

@@ -303,18 +303,33 @@ const showFrom = `shows sh
 	JOIN theatres t ON t.id = sc.theatre_id
 	JOIN cities c ON c.id = t.city_id`
 
-func scanShow(row pgx.Row) (catalog.Show, error) {
+func scanShow(row pgx.Row, more ...any) (catalog.Show, error) {
 	var sh catalog.Show
-	err := row.Scan(&sh.ID, &sh.MovieID, &sh.MovieTitle, &sh.TheatreID, &sh.TheatreName, &sh.TimeZone,
+	err := row.Scan(append([]any{&sh.ID, &sh.MovieID, &sh.MovieTitle, &sh.TheatreID, &sh.TheatreName, &sh.TimeZone,
 		&sh.CityName, &sh.ScreenID, &sh.ScreenName, &sh.StartsAt, &sh.EndsAt, &sh.Currency,
-		&sh.Format, &sh.Language, &sh.Dubbed)
+		&sh.Format, &sh.Language, &sh.Dubbed}, more...)...)
 	return sh, err
 }
 
 // Show returns a scheduled show with its prices.
 func (s *Store) Show(ctx context.Context, id int64) (catalog.Show, error) {
+	return s.show(ctx, id, false)
+}
+
+// ShowOrCancelled returns a show with its prices whether it is scheduled
+// or cancelled (then Cancelled is set): the show page tells a moviegoer
+// who follows a link to a cancelled show what became of it, where
+// everything that sells seats finds no such show.
+func (s *Store) ShowOrCancelled(ctx context.Context, id int64) (catalog.Show, error) {
+	return s.show(ctx, id, true)
+}
+
+func (s *Store) show(ctx context.Context, id int64, cancelledToo bool) (catalog.Show, error) {
+	var cancelled bool
 	sh, err := scanShow(s.pool.QueryRow(ctx, `
-		SELECT `+showColumns+` FROM `+showFrom+` WHERE sh.id = $1 AND sh.status = 'SCHEDULED'`, id))
+		SELECT `+showColumns+`, sh.status = 'CANCELLED' FROM `+showFrom+`
+		 WHERE sh.id = $1 AND (sh.status = 'SCHEDULED' OR $2)`, id, cancelledToo), &cancelled)
+	sh.Cancelled = cancelled
 	if errors.Is(err, pgx.ErrNoRows) {
 		return sh, fmt.Errorf("show %d: %w", id, booking.ErrNotFound)
 	}

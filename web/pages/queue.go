@@ -43,6 +43,9 @@ func (s *Handlers) QueuePage(c echo.Context) error {
 	if err != nil {
 		return problem.Lookup("show", err)
 	}
+	if info.show.Cancelled {
+		return web.SeeOther(c, showPath) // which says so
+	}
 	sh := info.show
 	v := components.QueueView{
 		Heading:   s.showHeading(sh, info.movie, info.citySlug),

@@ -74,6 +74,12 @@ func (s *Handlers) loadShow(ctx context.Context, showID int64, viewer string, fr
 		return st, problem.Lookup("show", err)
 	}
 	st.show, st.movie, st.citySlug, st.policy = info.show, info.movie, info.citySlug, info.policy
+	st.now = s.Now()
+	if st.show.Cancelled {
+		// Nothing of it is for sale, and its cancellation ended every hold
+		// of it: no seats to show, no hold to look for.
+		return st, nil
+	}
 	if hub := s.Config.Live; hub != nil {
 		if st.snap, err = hub.Map(ctx, showID); err != nil {
 			return st, problem.Lookup("show", err)
@@ -81,7 +87,6 @@ func (s *Handlers) loadShow(ctx context.Context, showID int64, viewer string, fr
 	} else if st.seats, err = s.Store.SeatMap(ctx, showID, viewer); err != nil {
 		return st, problem.Lookup("show", err)
 	}
-	st.now = s.Now()
 	if viewer != "" {
 		h, err := s.Store.ActiveHold(ctx, viewer)
 		switch {
@@ -136,6 +141,13 @@ func (s *Handlers) bookingView(c echo.Context, st showState, sel selection) comp
 		AdmittedUntil: admittedUntil(st),
 	}
 	switch {
+	case st.show.Cancelled:
+		v.Mode = "cancelled"
+		v.Notice = &components.Notice{
+			Kind: "warning", Title: "This show was cancelled by the theatre",
+			Text:     "None of its seats are on sale. Everyone who booked it was refunded in full.",
+			LinkHref: s.showHeading(st.show, st.movie, st.citySlug).MovieHref, LinkText: "See other showtimes of " + st.show.MovieTitle,
+		}
 	case st.closed():
 		v.Mode = "closed"
 		v.ClosedMsg = "This show has started, so its seats are no longer on sale."
@@ -270,7 +282,16 @@ func (s *Handlers) renderBooking(c echo.Context, status int, st showState, v com
 	if web.IsHTMX(c) {
 		return renderWithMap(c, status, v, components.BookingSection(v))
 	}
-	m := s.Meta(c, st.show.MovieTitle+", "+format.ShortDate(st.show.StartsAt, st.show.TimeZone)+" "+format.Clock(st.show.StartsAt, st.show.TimeZone))
+	title := st.show.MovieTitle + ", " + format.ShortDate(st.show.StartsAt, st.show.TimeZone) + " " + format.Clock(st.show.StartsAt, st.show.TimeZone)
+	if st.show.Cancelled {
+		// Nothing to follow live and no booking to cancel.
+		m := s.Meta(c, "Cancelled: "+title)
+		m.Wide = true
+		return web.Render(c, status, components.ShowPage(m, components.ShowView{
+			Heading: s.showHeading(st.show, st.movie, st.citySlug), Booking: v, Cancelled: true,
+		}))
+	}
+	m := s.Meta(c, title)
 	m.Wide = true
 	return renderWithMap(c, status, v, components.ShowPage(m, components.ShowView{
 		Heading: s.showHeading(st.show, st.movie, st.citySlug), Booking: v, Live: s.Config.Live != nil,
@@ -419,6 +440,9 @@ func (s *Handlers) SeatMapFragment(c echo.Context) error {
 	st, err := s.viewerShow(c)
 	if err != nil {
 		return err
+	}
+	if st.show.Cancelled {
+		return catalog.ErrShowCancelled
 	}
 	selectable := st.hold == nil && st.waiting == nil && !st.closed()
 	view, html := s.seatMap(st, selectable, nil, nil)

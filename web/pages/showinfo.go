@@ -97,7 +97,7 @@ func (s *Handlers) showInfo(ctx context.Context, showID int64) (showInfo, error)
 func (s *Handlers) readShowInfo(ctx context.Context, showID int64) (showInfo, error) {
 	var in showInfo
 	var err error
-	if in.show, err = s.Store.Show(ctx, showID); err != nil {
+	if in.show, err = s.Store.ShowOrCancelled(ctx, showID); err != nil {
 		return in, err
 	}
 	if in.movie, err = s.Store.Movie(ctx, in.show.MovieID); err != nil {
