@@ -104,11 +104,47 @@
     if (p && ev.target === p.input) sync(p, false);
   });
 
+  // recount writes the seat figures of the occupancy panel from the map,
+  // which the live messages keep current: they change with the seats, in
+  // the task that changed them, not at the panel's next poll.
+  function recount(p) {
+    var panel = document.getElementById('occupancy');
+    if (!panel || !p.map) return;
+    var n = { available: 0, held: 0, booked: 0, blocked: 0 };
+    Array.prototype.forEach.call(p.map.querySelectorAll('button.seat'), function (seat) {
+      var s = seat.getAttribute('data-status');
+      if (s === 'mine') s = 'held';
+      if (n.hasOwnProperty(s)) n[s]++;
+    });
+    Object.keys(n).forEach(function (k) {
+      var el = panel.querySelector('[data-count="' + k + '"]');
+      if (el && el.textContent !== String(n[k])) el.textContent = String(n[k]);
+    });
+  }
+
+  // The money (revenue, refunds) is the server's to add up: the panel asks
+  // for itself again after the seats change, at most once a second on a
+  // busy show (see OccupancyCountsPanel).
+  var moneyTimer = 0, moneyNext = 0;
+  function refreshMoney() {
+    if (moneyTimer || !window.htmx) return;
+    moneyTimer = window.setTimeout(function () {
+      moneyTimer = 0;
+      moneyNext = Date.now() + 1000;
+      var panel = document.getElementById('occupancy');
+      if (panel) window.htmx.trigger(panel, 'seats-changed');
+    }, Math.max(0, moneyNext - Date.now()));
+  }
+
   // app.js applies each live message to the map (in its own listener, which
-  // runs first), as for a map nothing can be picked from; the picks are put
-  // back after it, once for a burst of messages.
+  // runs first), as for a map nothing can be picked from; the figures are
+  // counted again at once, and the picks are put back after it, once for a
+  // burst of messages.
   var pending = false;
   document.addEventListener('htmx:wsBeforeMessage', function () {
+    var p = parts();
+    if (p) recount(p);
+    refreshMoney();
     if (pending) return;
     pending = true;
     window.setTimeout(function () {

@@ -122,3 +122,41 @@ func (s *site) seatsOf(screen int64) map[[2]int]layoutSeat {
 	}
 	return out
 }
+
+// TestOccupancyFollowsLiveMap: on the admin's show page the occupancy
+// figures change with the live seat map, in the same moment: when a seat
+// turns held on the map, the Held figure already counts it (not at the
+// panel's next poll, seconds later).
+func TestOccupancyFollowsLiveMap(t *testing.T) {
+	t.Parallel()
+	axeSource(t)
+	browser := startChromium(t)
+	logScreenshots(t)
+	s, email := adminSite(t, siteConfig{live: true})
+	show := s.newShow(5, 8)
+	ad := s.adminTab(t, browser, "occupancy-live", email, desktop)
+	ad.open(fmt.Sprintf("/admin/shows/%d", show))
+	ad.waitVisible(`[data-admin-show] #seatmap[data-ready="true"]`)
+	ad.waitFor("the page to be live", `document.querySelector("[data-live-status]").dataset.liveStatus === "live"`)
+	wantText(t, "the first figures", ad.Text(`[data-count="held"]`), "0")
+	// What the figures say at the moment each seat changes on the map: a
+	// mutation observer runs right after the task that changed the seat.
+	eval[bool](ad, `(() => {
+		window.figuresAtChange = [];
+		new MutationObserver(records => {
+			for (const r of records) {
+				const seat = r.target;
+				const n = k => document.querySelector('[data-count="' + k + '"]').textContent;
+				window.figuresAtChange.push(seat.dataset.seat + " " + seat.dataset.status + ": available " + n("available") + ", held " + n("held") + ", booked " + n("booked"));
+			}
+		}).observe(document.querySelector("#seatmap"), {subtree: true, attributes: true, attributeFilter: ["data-status"]});
+		return true;
+	})()`)
+	s.holdElsewhere(show, "occupancy-live-1", "C4", "C5")
+	ad.waitFor("the seats to turn held", `document.querySelector("#seat-C4").dataset.status === "held" && document.querySelector("#seat-C5").dataset.status === "held"`)
+	got := eval[[]string](ad, `window.figuresAtChange`)
+	if len(got) != 2 || got[1] != "C5 held: available 38, held 2, booked 0" && got[1] != "C4 held: available 38, held 2, booked 0" {
+		t.Fatalf("when the seats turned held on the map the figures said %q, want available 38, held 2", got)
+	}
+	ad.look("admin show figures following the map")
+}

@@ -98,12 +98,12 @@ func (h *Handlers) occupancyCounts(c echo.Context, showID int64) (adminview.Occu
 	if err != nil {
 		return adminview.OccupancyCounts{}, err
 	}
-	return occupancyCounts(o, o.Status != "CANCELLED" && now.Before(o.StartsAt)), nil
+	return occupancyCounts(o, o.Status != "CANCELLED" && now.Before(o.StartsAt), h.Config.Live != nil), nil
 }
 
-func occupancyCounts(o booking.Occupancy, poll bool) adminview.OccupancyCounts {
+func occupancyCounts(o booking.Occupancy, poll, live bool) adminview.OccupancyCounts {
 	return adminview.OccupancyCounts{
-		ShowID: o.ShowID, Poll: poll, Cancelled: o.Status == "CANCELLED",
+		ShowID: o.ShowID, Poll: poll, Live: live, Cancelled: o.Status == "CANCELLED",
 		Available: o.Seats.Available, Held: o.Seats.Held, Booked: o.Seats.Booked, Blocked: o.Seats.Blocked,
 		Revenue:     format.Total(o.Revenue, o.Currency),
 		RefundsOwed: format.Total(o.RefundsOwed, o.Currency),
@@ -144,7 +144,7 @@ func (h *Handlers) renderShow(c echo.Context, status int, showID int64, notice *
 		When: format.LongDate(sh.StartsAt, sh.TimeZone) + ", " + format.Clock(sh.StartsAt, sh.TimeZone),
 		Zone: format.ZoneAbbrev(sh.StartsAt, sh.TimeZone), StartsAt: sh.StartsAt.In(zone).Format(time.RFC3339),
 		Cancelled: cancelled, Started: started,
-		Counts: occupancyCounts(o, !cancelled && !started),
+		Counts: occupancyCounts(o, !cancelled && !started, h.Config.Live != nil),
 		Map:    adminSeatMap(showID, sh.Currency, seatMap),
 		Live:   h.Config.Live != nil && !cancelled,
 		CSRF:   web.CSRFToken(c), Notice: notice, Seats: seats, SeatsError: seatsError,
