@@ -372,7 +372,8 @@ func TestAuditPage(t *testing.T) {
 	t.Run("platform admins read it, filtered", func(t *testing.T) {
 		p := who.platform.Get(t, "/admin/audit?actor="+url.QueryEscape(who.adminEmail))
 		webtest.Want200(t, p)
-		if p.Doc.Find("[data-audit-row]").Length() != 1 || p.Text("[data-audit-row] [data-action]") != "show.block_seats" ||
+		if p.Doc.Find("[data-audit-row]").Length() != 1 || p.Text("[data-audit-row] [data-action-words]") != "Blocked seats" ||
+			p.Attr("[data-audit-row] [data-action]", "data-action") != "show.block_seats" || !strings.Contains(p.Text("[data-audit-row] [data-action]"), "show.block_seats") ||
 			p.Text("[data-audit-row] [data-who]") != who.adminEmail || !strings.Contains(p.Text("[data-audit-row] details"), `"D4"`) {
 			t.Fatalf("audit: %q", p.Text("[data-audit-table]"))
 		}

@@ -79,7 +79,7 @@ func (h *Handlers) AuditPage(c echo.Context) error {
 	for _, r := range records {
 		row := adminview.AuditRow{
 			When: format.ShortDate(r.At, "UTC") + " " + r.At.UTC().Format("15:04:05") + " UTC", WhenISO: r.At.UTC().Format(time.RFC3339),
-			Who: r.ActorEmail, Action: r.Action, Object: r.Object, Before: compactJSON(r.Before), After: compactJSON(r.After),
+			Who: r.ActorEmail, Action: format.AuditAction(r.Action), ActionCode: r.Action, Object: r.Object, Before: compactJSON(r.Before), After: compactJSON(r.After),
 		}
 		if r.TheatreID != 0 {
 			row.Theatre = names[r.TheatreID]
