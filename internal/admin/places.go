@@ -3,6 +3,7 @@ package admin
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -110,27 +111,13 @@ func (s *Service) CreateTheatre(ctx context.Context, a Actor, in TheatreInput) (
 	if err := requirePlatform(a); err != nil {
 		return catalog.AdminTheatre{}, err
 	}
-	for _, f := range []struct {
-		name  string
-		value *string
-	}{{"city", in.City}, {"name", in.Name}, {"timezone", in.TimeZone}} {
-		if f.value == nil {
-			return catalog.AdminTheatre{}, &catalog.FieldError{Field: f.name, Message: "this field is required"}
-		}
-	}
-	if in.Address == nil {
-		in.Address = new(string)
-	}
-	if in.CleaningBufferMinutes == nil {
-		minutes := int(DefaultCleaningBuffer / time.Minute)
-		in.CleaningBufferMinutes = &minutes
+	in = in.withDefaults()
+	if err := CheckTheatre(in, true); err != nil {
+		return catalog.AdminTheatre{}, err
 	}
 	p, err := in.patch()
 	if err != nil {
 		return catalog.AdminTheatre{}, err
-	}
-	if strings.ContainsRune(*in.City, 0) || len(*in.City) > maxNameLen {
-		return catalog.AdminTheatre{}, &catalog.FieldError{Field: "city", Message: "there is no city with this slug"}
 	}
 	nt := catalog.NewTheatre{City: *in.City, Name: *p.Name, Address: *p.Address, TimeZone: *p.TimeZone,
 		CleaningBuffer: p.CleaningBuffer, Policy: p.Policy, Settings: catalog.DefaultTheatreSettings().With(p.Settings)}
@@ -148,8 +135,8 @@ func (s *Service) UpdateTheatre(ctx context.Context, a Actor, theatreID int64, i
 	if err := s.requireTheatre(ctx, a, theatreID); err != nil {
 		return catalog.AdminTheatre{}, err
 	}
-	if in.City != nil {
-		return catalog.AdminTheatre{}, &catalog.FieldError{Field: "city", Message: "a theatre cannot move to another city"}
+	if err := CheckTheatre(in, false); err != nil {
+		return catalog.AdminTheatre{}, err
 	}
 	p, err := in.patch()
 	if err != nil {
@@ -165,56 +152,96 @@ func (s *Service) UpdateTheatre(ctx context.Context, a Actor, theatreID int64, i
 	})
 }
 
-// patch checks every given field and returns them as the store takes them.
+// withDefaults is a new theatre's input with what it leaves out as a new
+// theatre has it: no address, the default cleaning buffer.
+func (in TheatreInput) withDefaults() TheatreInput {
+	if in.Address == nil {
+		in.Address = new(string)
+	}
+	if in.CleaningBufferMinutes == nil {
+		minutes := int(DefaultCleaningBuffer / time.Minute)
+		in.CleaningBufferMinutes = &minutes
+	}
+	return in
+}
+
+// CheckTheatre reports every field of in that CreateTheatre (create) or
+// UpdateTheatre would refuse, each a *catalog.FieldError, joined
+// (catalog.FieldErrors reads them all): a form names all its mistakes at
+// once, not one a try.
+func CheckTheatre(in TheatreInput, create bool) error {
+	var errs []error
+	if create {
+		for _, f := range []struct {
+			name  string
+			value *string
+		}{{"city", in.City}, {"name", in.Name}, {"timezone", in.TimeZone}} {
+			if f.value == nil {
+				errs = append(errs, &catalog.FieldError{Field: f.name, Message: "this field is required"})
+			}
+		}
+		if in.City != nil && (strings.ContainsRune(*in.City, 0) || len(*in.City) > maxNameLen) {
+			errs = append(errs, &catalog.FieldError{Field: "city", Message: "there is no city with this slug"})
+		}
+	} else if in.City != nil {
+		errs = append(errs, &catalog.FieldError{Field: "city", Message: "a theatre cannot move to another city"})
+	}
+	_, err := in.patch()
+	return errors.Join(append(errs, err)...)
+}
+
+// patch checks every given field and returns them as the store takes them;
+// what it refuses is every field at fault, joined.
 func (in TheatreInput) patch() (catalog.TheatrePatch, error) {
 	var p catalog.TheatrePatch
+	var errs []error
 	if in.Name != nil {
 		name := strings.TrimSpace(*in.Name)
 		if err := checkName("name", name); err != nil {
-			return p, err
+			errs = append(errs, err)
 		}
 		p.Name = &name
 	}
 	if in.Address != nil {
 		address := strings.TrimSpace(*in.Address)
 		if len([]rune(address)) > maxAddressLen || hasControl(address) {
-			return p, &catalog.FieldError{Field: "address",
-				Message: fmt.Sprintf("enter the address in at most %d characters, without control characters", maxAddressLen)}
+			errs = append(errs, &catalog.FieldError{Field: "address",
+				Message: fmt.Sprintf("enter the address in at most %d characters, without control characters", maxAddressLen)})
 		}
 		p.Address = &address
 	}
 	if in.TimeZone != nil {
 		if err := checkTimeZone(*in.TimeZone); err != nil {
-			return p, err
+			errs = append(errs, err)
 		}
 		p.TimeZone = in.TimeZone
 	}
 	if in.Currency != nil {
 		if !money.ValidCurrency(*in.Currency) {
-			return p, &catalog.FieldError{Field: "currency", Message: invalidCurrency(*in.Currency)}
+			errs = append(errs, &catalog.FieldError{Field: "currency", Message: invalidCurrency(*in.Currency)})
 		}
 		p.Currency = in.Currency
 	}
 	if in.CleaningBufferMinutes != nil {
 		buffer := time.Duration(*in.CleaningBufferMinutes) * time.Minute
 		if *in.CleaningBufferMinutes < 0 || buffer > MaxCleaningBuffer {
-			return p, &catalog.FieldError{Field: "cleaning_buffer_minutes",
-				Message: fmt.Sprintf("give the cleaning time between shows in minutes, from 0 to %d", int(MaxCleaningBuffer/time.Minute))}
+			errs = append(errs, &catalog.FieldError{Field: "cleaning_buffer_minutes",
+				Message: fmt.Sprintf("give the cleaning time between shows in minutes, from 0 to %d", int(MaxCleaningBuffer/time.Minute))})
 		}
 		p.CleaningBuffer = &buffer
 	}
 	if in.RefundTiers != nil {
 		policy, err := refundPolicy(*in.RefundTiers)
 		if err != nil {
-			return p, err
+			errs = append(errs, err)
 		}
 		p.Policy = &policy
 	}
 	if err := catalog.DefaultTheatreSettings().With(in.Settings).Validate(); err != nil {
-		return p, err
+		errs = append(errs, err)
 	}
 	p.Settings = in.Settings
-	return p, nil
+	return p, errors.Join(errs...)
 }
 
 // checkTimeZone accepts an IANA zone name. "Local" is refused: it is

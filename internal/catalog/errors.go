@@ -38,6 +38,24 @@ type FieldError struct{ Field, Message string }
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
+// FieldErrors are the *FieldErrors of err, which may join several
+// (errors.Join), in order; nil when it has none.
+func FieldErrors(err error) []*FieldError {
+	var joined interface{ Unwrap() []error }
+	if errors.As(err, &joined) {
+		var out []*FieldError
+		for _, e := range joined.Unwrap() {
+			out = append(out, FieldErrors(e)...)
+		}
+		return out
+	}
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return []*FieldError{fe}
+	}
+	return nil
+}
+
 // ShowOverlapError is a show refused because another show occupies its
 // screen at that time (it is also ErrShowOverlap).
 type ShowOverlapError struct{ ConflictingShowID int64 }

@@ -258,7 +258,13 @@ func TestTheatresPages(t *testing.T) {
 				t.Fatal("the form forgot what was typed")
 			}
 		}
-		p := b.Submit(t, "/admin/cities", url.Values{"name": {"Pune again"}, "slug": {"pune"}})
+		// Every mistake at once, each at its field, as the schedule form does.
+		p := b.Submit(t, "/admin/theatres", url.Values{"city": {"pune"}, "name": {" "}, "timezone": {"Mars/Olympus"},
+			"currency": {"XYZ"}, "cleaning_buffer_minutes": {"lots"}, "tier_hours": {"24"}, "tier_percent": {"150"}})
+		webtest.WantStatus(t, p, http.StatusUnprocessableEntity)
+		wantTheatreFaults(t, p, map[string]string{"name": "name", "timezone": "IANA", "currency": "currency",
+			"cleaning_buffer_minutes": "minutes", "refund_tiers": "percent"})
+		p = b.Submit(t, "/admin/cities", url.Values{"name": {"Pune again"}, "slug": {"pune"}})
 		webtest.WantStatus(t, p, http.StatusUnprocessableEntity)
 		if !strings.Contains(p.Text("#city-slug-error"), "already exists") || p.Attr("#city-name", "value") != "Pune again" {
 			t.Fatalf("taken slug: %s", p.Text("#new-city"))
@@ -352,6 +358,12 @@ func TestTheatrePage(t *testing.T) {
 				t.Fatalf("%s: no message at the field: %s", field, p.Text("#edit-theatre"))
 			}
 		}
+		// Every mistake at once, each at its field.
+		p := manager.Submit(t, path, form(url.Values{"name": {" "}, "timezone": {"Local"}, "currency": {"ABC"},
+			"cleaning_buffer_minutes": {"999"}, "tier_hours": {"", ""}, "tier_percent": {"", ""}}))
+		webtest.WantStatus(t, p, http.StatusUnprocessableEntity)
+		wantTheatreFaults(t, p, map[string]string{"name": "name", "timezone": "IANA", "currency": "currency",
+			"cleaning_buffer_minutes": "minutes", "refund_tiers": "tier"})
 		if audits() != n {
 			t.Fatal("a bad form changed the theatre")
 		}
@@ -386,4 +398,20 @@ func TestTheatrePage(t *testing.T) {
 		webtest.WantFriendly(t, platform.Submit(t, path+"/admins/not-a-user/revoke", nil), http.StatusNotFound)
 		webtest.WantFriendly(t, platform.Submit(t, "/admin/theatres/999999/admins", url.Values{"email": {newcomer.Email}}), http.StatusNotFound)
 	})
+}
+
+// wantTheatreFaults checks that the theatre form names every one of want
+// (field: words its message has) at its field, and counts them all in its
+// summary.
+func wantTheatreFaults(t *testing.T, p *webtest.HTMLDoc, want map[string]string) {
+	t.Helper()
+	for field, says := range want {
+		id := "theatre-" + field
+		if got := p.Text("#" + id + "-error"); !strings.Contains(strings.ToLower(got), strings.ToLower(says)) {
+			t.Errorf("the %s field says %q, want %q", field, got, says)
+		}
+	}
+	if got, n := p.Text("#theatre-form-error"), len(want); !strings.Contains(got, fmt.Sprintf("these %d things", n)) {
+		t.Errorf("the form's summary says %q, want %d mistakes", got, n)
+	}
 }

@@ -95,8 +95,9 @@ func (h *Handlers) CreateTheatreSubmit(c echo.Context) error {
 	if f.City == "" {
 		fields["city"] = "Choose the theatre's city."
 	}
+	in.City = &f.City
+	addFieldProblems(fields, admin.CheckTheatre(in, true))
 	if len(fields) == 0 {
-		in.City = &f.City
 		t, err := h.Admin.CreateTheatre(c.Request().Context(), web.Actor(c), in)
 		if err == nil {
 			return web.SeeOther(c, fmt.Sprintf("/admin/theatres/%d?done=created", t.ID))
@@ -204,6 +205,7 @@ func (h *Handlers) UpdateTheatreSubmit(c echo.Context) error {
 	}
 	f := theatreFormOf(c)
 	in, fields := theatreInput(f, false)
+	addFieldProblems(fields, admin.CheckTheatre(in, false))
 	if len(fields) == 0 {
 		in = changesOnly(in, admin.Record(d.AdminTheatre))
 		_, err := h.Admin.UpdateTheatre(c.Request().Context(), web.Actor(c), d.ID, in)
@@ -312,14 +314,26 @@ func theatreInput(f adminview.TheatreForm, create bool) (admin.TheatreInput, map
 	return in, fields
 }
 
-// placeFieldProblem is a use case's complaint about one field, or nil for any
-// other error.
+// placeFieldProblem is a use case's complaints about fields, or nil for
+// any other error.
 func placeFieldProblem(err error) map[string]string {
-	var fe *catalog.FieldError
-	if !errors.As(err, &fe) {
+	if len(catalog.FieldErrors(err)) == 0 {
 		return nil
 	}
-	return map[string]string{fe.Field: problem.Sentence(fe.Message)}
+	fields := map[string]string{}
+	addFieldProblems(fields, err)
+	return fields
+}
+
+// addFieldProblems puts each field the use case refuses in err at its
+// field, after what the form itself could not read there (which says more
+// of what was typed).
+func addFieldProblems(fields map[string]string, err error) {
+	for _, fe := range catalog.FieldErrors(err) {
+		if _, said := fields[fe.Field]; !said {
+			fields[fe.Field] = problem.Sentence(fe.Message)
+		}
+	}
 }
 
 // placesFixThese heads the list of a form's mistakes.
