@@ -1,14 +1,18 @@
 package pages_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/marquee-tickets/marquee/internal/catalog"
+	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
 // The admin pages as an admin walking through them found them wanting
@@ -159,4 +163,50 @@ func TestOccupancyFollowsLiveMap(t *testing.T) {
 		t.Fatalf("when the seats turned held on the map the figures said %q, want available 38, held 2", got)
 	}
 	ad.look("admin show figures following the map")
+}
+
+// TestPosterTooLargeInBrowser: the poster form says its 2 MiB limit by the
+// file field; a 5 MiB photo is told at once, before any upload; and the
+// server's own answer to it (a browser without the page's script) is the
+// form again, the mistake at the file field and the text typed kept, not
+// a page of its own.
+func TestPosterTooLargeInBrowser(t *testing.T) {
+	t.Parallel()
+	axeSource(t)
+	browser := startChromium(t)
+	logScreenshots(t)
+	s, email := adminSite(t, siteConfig{})
+	movie := pgtest.NewVenue(t, s.Store).MovieID
+	photo := filepath.Join(t.TempDir(), "photo.png")
+	if err := os.WriteFile(photo, bytes.Repeat([]byte{7}, 5<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, vp := range []viewport{desktop, phone} {
+		ad := s.adminTab(t, browser, "poster-"+vp.name, email, vp)
+		ad.open(fmt.Sprintf("/admin/movies/%d", movie))
+		ad.waitVisible("#poster")
+		wantText(t, "the file field's hint", ad.Text("#poster-hint"), "At most 2 MiB.")
+		ad.typeInto("alt", "A robot under a red sky")
+		ad.do("choose a 5 MiB photo", chromedp.SetUploadFiles(chromedp.ID("poster"), []string{photo}))
+		ad.waitVisible("#poster-size-error")
+		wantText(t, "the file field", ad.Text("#poster-size-error"), "This image is 5.0 MiB: a poster is at most 2 MiB.")
+		ad.click(`form[action$="/poster"] button[type=submit]`)
+		if got := ad.focused(); got != "poster" {
+			t.Fatalf("%s: after sending a file too large the focus is on %q, want the file field", vp.name, got)
+		}
+		ad.look("poster too large, told at once")
+
+		// Without the script: the server says it.
+		ad.do("leave the check to the server", chromedp.Evaluate[chromedp.Void](`document.querySelector("#poster").removeAttribute("data-max-bytes")`))
+		ad.click(`form[action$="/poster"] button[type=submit]`)
+		ad.waitVisible("#poster-error")
+		wantText(t, "the server's answer", ad.Text("#poster-error"), "This image is 5.0 MiB: a poster is at most 2 MiB.")
+		if got := ad.Attr("#alt", "value"); got != "A robot under a red sky" {
+			t.Errorf("%s: the form forgot the text alternative: %q", vp.name, got)
+		}
+		if got := ad.Attr("#poster", "aria-invalid"); got != "true" {
+			t.Errorf("%s: the file field is not marked invalid (%q)", vp.name, got)
+		}
+		ad.look("poster too large, told by the server")
+	}
 }
