@@ -427,11 +427,7 @@ func (h *Handlers) layoutShowNames(c echo.Context, screenID int64, ids []int64) 
 	if sc, err := h.Admin.Screen(c.Request().Context(), web.Actor(c), screenID); err == nil {
 		if shows, err := h.Admin.TheatreShows(c.Request().Context(), web.Actor(c), sc.TheatreID, time.Time{}, time.Time{}); err == nil {
 			for _, s := range shows {
-				at := s.StartsAt
-				if loc, err := time.LoadLocation(s.TimeZone); err == nil {
-					at = at.In(loc)
-				}
-				known[s.ID] = at.Format("Mon 2 Jan 15:04") + " (" + s.MovieTitle + ")"
+				known[s.ID] = format.When(s.StartsAt, s.TimeZone) + " (" + s.MovieTitle + ")"
 			}
 		}
 	}

@@ -109,7 +109,7 @@ func (h *Handlers) SalesPage(c echo.Context) error {
 		"from": {v.From}, "to": {v.To}, "format": {"csv"}}.Encode()
 	for _, s := range r.Shows {
 		v.Rows = append(v.Rows, adminview.SalesRow{
-			ShowID: s.ShowID, Date: format.ShortDate(s.StartsAt, theatre.TimeZone), Time: format.Clock(s.StartsAt, theatre.TimeZone),
+			ShowID: s.ShowID, Date: format.Date(s.StartsAt, theatre.TimeZone), Time: format.Clock(s.StartsAt, theatre.TimeZone),
 			Movie: s.MovieTitle, Screen: s.Screen, Cancelled: s.Status == "CANCELLED", Tickets: s.Tickets, Seats: s.Seats,
 			Occupancy: percent(s.Occupancy), Revenue: format.Total(s.Revenue, s.Currency),
 			Taken: format.Total(s.Taken, s.Currency), Kept: format.Total(s.Kept, s.Currency),
@@ -189,7 +189,7 @@ func salesChart(r admin.SalesReport, theatre catalog.AdminTheatre) adminview.Sal
 			best = i
 		}
 	}
-	from, to := r.Period.From.Format("2 Jan 2006"), r.Period.To.Format("2 Jan 2006")
+	from, to := format.Day(r.Period.From), format.Day(r.Period.To)
 	ch := adminview.SalesChart{Width: chartWidth, Height: chartHeight}
 	switch {
 	case byRevenue:
@@ -203,7 +203,7 @@ func salesChart(r admin.SalesReport, theatre catalog.AdminTheatre) adminview.Sal
 		ch.Desc = "Nothing sold in these days."
 	} else {
 		ch.Desc = "In all " + value(total) + " over " + format.Plural(days, "day") + "; the best day was " +
-			r.Period.From.AddDate(0, 0, best).Format("2 Jan") + " with " + value(perDay[best]) + "."
+			format.Day(r.Period.From.AddDate(0, 0, best)) + " with " + value(perDay[best]) + "."
 	}
 	ch.Left, ch.Base = chartLeft, chartHeight-chartAxis
 	ch.Measure = "Tickets sold"
@@ -223,7 +223,7 @@ func salesChart(r admin.SalesReport, theatre catalog.AdminTheatre) adminview.Sal
 	}
 	for i, n := range perDay {
 		day := r.Period.From.AddDate(0, 0, i)
-		ch.Days = append(ch.Days, adminview.SalesDay{Day: day.Format("Mon 2 Jan"), Value: value(n) + dayMoney(byRevenue, taken[i], kept[i], r.Currency)})
+		ch.Days = append(ch.Days, adminview.SalesDay{Day: format.Day(day), Value: value(n) + dayMoney(byRevenue, taken[i], kept[i], r.Currency)})
 		if n <= 0 {
 			continue
 		}
@@ -231,7 +231,7 @@ func salesChart(r admin.SalesReport, theatre catalog.AdminTheatre) adminview.Sal
 		bar := adminview.SalesBar{
 			X: num(chartLeft + float64(i)*slot + slot*0.15), W: num(math.Max(slot*0.7, 0.5)),
 			Y: num(float64(chartHeight-chartAxis) - hgt), H: num(hgt),
-			Label: day.Format("2 Jan") + ": " + value(n) + dayMoney(byRevenue, taken[i], kept[i], r.Currency),
+			Label: format.Day(day) + ": " + value(n) + dayMoney(byRevenue, taken[i], kept[i], r.Currency),
 			Mid:   num(chartLeft + float64(i)*slot + slot/2),
 		}
 		if days <= chartValuesUpTo {
