@@ -23,7 +23,7 @@ type Day struct {
 // Showtime is one show in a listing.
 type Showtime struct {
 	Href        string
-	Time        string // 7:30 PM
+	Time        string // 19:30
 	Screen      string
 	Format      string // "IMAX 2D"; "" for plain 2D
 	Language    string // the dub's language; "" for the movie's own
@@ -83,7 +83,7 @@ type FilterOption struct {
 	ID      string
 	Value   string
 	Label   string
-	Hint    string // "before 12 PM"
+	Hint    string // "before 12:00"
 	Checked bool
 }
 

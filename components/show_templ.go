@@ -118,7 +118,7 @@ type BookingView struct {
 	// Best is the best available form shown before the map; nil for none.
 	Best *BestSeatsView
 	// AdmittedUntil, for a viewer let in from the show's waiting room who
-	// holds nothing yet, is by when to hold seats ("10:35 PM").
+	// holds nothing yet, is by when to hold seats ("22:35").
 	AdmittedUntil string
 }
 

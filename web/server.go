@@ -9,7 +9,10 @@ package web
 
 import (
 	"crypto/rand"
+	"errors"
+	"fmt"
 	"log/slog"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"runtime"
@@ -147,6 +150,17 @@ const (
 	// PosterRoute takes a poster image as its body, of up to
 	// admin.MaxPosterBytes: its handler sets that limit itself.
 	PosterRoute = "/api/v1/admin/movies/:movie_id/poster"
+	// PosterFormRoute takes the poster form: its file, of up to
+	// admin.MaxPosterBytes, is checked by its handler, which tells a file
+	// too large at its field with the rest of the form kept. Its body is
+	// read to the end up to posterFormLimit, so that a photo straight off
+	// a camera gets that answer too; past it the answer is a 413.
+	PosterFormRoute = "/admin/movies/:movie_id/poster"
+	// posterFormLimit is the largest poster form read. The form is parsed
+	// as it comes in, keeping at most posterFormMemory of it in memory
+	// (the rest in a temporary file the server removes after the answer).
+	posterFormLimit  = 64 << 20
+	posterFormMemory = 4 << 20
 	// DefaultRequestTimeout bounds every request, so no client keeps seat
 	// locks or a pool connection for long.
 	DefaultRequestTimeout = 10 * time.Second
@@ -155,9 +169,6 @@ const (
 // largeBodies are the routes whose bodies may be larger than bodyLimit,
 // with their own caps.
 var largeBodies = map[string]string{
-	// A poster as a part of a form: room to tell a file over
-	// admin.MaxPosterBytes at its field (the handler checks the file).
-	"/admin/movies/:movie_id/poster": "4MB",
 	// The layout editor's save and preview: a layout of admin.MaxSeats
 	// seats as URL-encoded JSON is some 400 KB.
 	"/admin/screens/:screen_id/seats":   "1MB",
@@ -165,7 +176,8 @@ var largeBodies = map[string]string{
 }
 
 // limitBodies caps every request's body: at its route's cap in largeBodies,
-// else at bodyLimit. PosterRoute's handler caps its own.
+// else at bodyLimit. PosterRoute's handler caps its own; PosterFormRoute's
+// form is parsed here (parseUpload).
 func limitBodies() echo.MiddlewareFunc {
 	def := middleware.BodyLimit(bodyLimit)
 	own := map[string]echo.MiddlewareFunc{}
@@ -179,7 +191,13 @@ func limitBodies() echo.MiddlewareFunc {
 			byRoute[route] = mw(next)
 		}
 		return func(c echo.Context) error {
-			if c.Path() == PosterRoute {
+			switch c.Path() {
+			case PosterRoute:
+				return next(c)
+			case PosterFormRoute:
+				if err := parseUpload(c, posterFormLimit, posterFormMemory); err != nil {
+					return err
+				}
 				return next(c)
 			}
 			if h, ok := byRoute[c.Path()]; ok {
@@ -188,6 +206,23 @@ func limitBodies() echo.MiddlewareFunc {
 			return capped(c)
 		}
 	}
+}
+
+// parseUpload parses a multipart form of up to limit bytes as it comes in,
+// before any middleware asks for a field of it (the CSRF token), keeping
+// at most inMemory of it in memory: every file is then the handler's to
+// judge however large it is, up to limit. A body past limit is an
+// *http.MaxBytesError (413).
+func parseUpload(c echo.Context, limit, inMemory int64) error {
+	req := c.Request()
+	if req.ContentLength > limit {
+		return &http.MaxBytesError{Limit: limit}
+	}
+	req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+	if err := req.ParseMultipartForm(inMemory); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+		return fmt.Errorf("read the form: %w", err)
+	}
+	return nil
 }
 
 // Server holds what the handlers share; each handler package embeds it.

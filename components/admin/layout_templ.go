@@ -116,7 +116,7 @@ func Page(m components.Meta, nav Nav) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<nav aria-label=\"Admin\" class=\"no-print -mt-2 mb-6 overflow-x-auto border-b border-ink-200\"><ul class=\"flex gap-1 whitespace-nowrap text-sm font-medium\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<nav aria-label=\"Admin\" class=\"no-print -mt-2 mb-6 border-b border-ink-200\"><ul class=\"flex flex-wrap gap-x-1 whitespace-nowrap text-sm font-medium\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -137,7 +137,7 @@ func Page(m components.Meta, nav Nav) templ.Component {
 						var templ_7745c5c3_Var3 string
 						templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(it.href)).ResolveURL(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin/layout.templ`, Line: 85, Col: 37}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin/layout.templ`, Line: 86, Col: 37}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
 						if templ_7745c5c3_Err != nil {
@@ -188,7 +188,7 @@ func Page(m components.Meta, nav Nav) templ.Component {
 					var templ_7745c5c3_Var6 string
 					templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(it.label)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin/layout.templ`, Line: 90, Col: 18}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin/layout.templ`, Line: 91, Col: 18}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 					if templ_7745c5c3_Err != nil {

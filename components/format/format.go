@@ -48,11 +48,28 @@ func Zone(name string) *time.Location {
 	return loc
 }
 
-// Times as pages show them, in the theatre's zone.
-func Clock(t time.Time, tz string) string    { return t.In(Zone(tz)).Format("3:04 PM") }
-func LongDate(t time.Time, tz string) string { return t.In(Zone(tz)).Format("Monday, 2 January 2006") }
-func ShortDate(t time.Time, tz string) string {
-	return t.In(Zone(tz)).Format("Mon, 2 Jan")
+// Times as people read them, in one style everywhere (pages, e-mails,
+// the admin's pages): a date "Thu 10 Dec 2026", a 24-hour clock "21:00",
+// the zone's abbreviation where a zone is needed ("21:00 WET"), each in
+// the theatre's zone (tz, an IANA name).
+const (
+	dateLayout  = "Mon 2 Jan 2006"
+	clockLayout = "15:04"
+)
+
+// Clock is the time of day at t in tz: "21:00".
+func Clock(t time.Time, tz string) string { return t.In(Zone(tz)).Format(clockLayout) }
+
+// Date is the day of t in tz: "Thu 10 Dec 2026".
+func Date(t time.Time, tz string) string { return Day(t.In(Zone(tz))) }
+
+// Day is a calendar day (a date without a zone, as a report's period
+// has): "Thu 10 Dec 2026".
+func Day(d time.Time) string { return d.Format(dateLayout) }
+
+// When is a moment in full: "Thu 10 Dec 2026, 21:00 WET".
+func When(t time.Time, tz string) string {
+	return Date(t, tz) + ", " + Clock(t, tz) + " " + ZoneAbbrev(t, tz)
 }
 
 // zoneAbbrev is the zone's abbreviation at t, e.g. IST.

@@ -3,6 +3,7 @@ package format
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
 )
@@ -60,5 +61,32 @@ func TestMoney(t *testing.T) {
 	}
 	if got := Money(500, "CHF"); got != "CHF\u00a05" {
 		t.Errorf("CHF: %q", got)
+	}
+}
+
+// TestTimesInOneStyle: every page and e-mail writes a time one way: the
+// date as "Thu 10 Dec 2026", a 24-hour clock, and the zone's abbreviation
+// where a zone is needed, all in the theatre's zone.
+func TestTimesInOneStyle(t *testing.T) {
+	at := time.Date(2026, 12, 10, 21, 0, 0, 0, time.UTC) // 21:00 in Lisbon (WET), 02:30 the next day in Kolkata
+	for _, tc := range []struct {
+		tz, date, clock, when string
+	}{
+		{"Europe/Lisbon", "Thu 10 Dec 2026", "21:00", "Thu 10 Dec 2026, 21:00 WET"},
+		{"Asia/Kolkata", "Fri 11 Dec 2026", "02:30", "Fri 11 Dec 2026, 02:30 IST"},
+		{"UTC", "Thu 10 Dec 2026", "21:00", "Thu 10 Dec 2026, 21:00 UTC"},
+	} {
+		if got := Date(at, tc.tz); got != tc.date {
+			t.Errorf("Date in %s = %q, want %q", tc.tz, got, tc.date)
+		}
+		if got := Clock(at, tc.tz); got != tc.clock {
+			t.Errorf("Clock in %s = %q, want %q", tc.tz, got, tc.clock)
+		}
+		if got := When(at, tc.tz); got != tc.when {
+			t.Errorf("When in %s = %q, want %q", tc.tz, got, tc.when)
+		}
+	}
+	if got := Day(time.Date(2027, 3, 26, 0, 0, 0, 0, time.UTC)); got != "Fri 26 Mar 2027" {
+		t.Errorf("Day = %q", got)
 	}
 }

@@ -10,8 +10,8 @@ import (
 
 // RefundNow says in a moviegoer's words what cancelling a booking of a show
 // starting at startsAt gives back from now on, under policy, with times in
-// the theatre's zone tz: "Full refund until 6:00 PM today, then 50% refund
-// until Sat 4:00 PM, then no refund", or "Non-refundable: the show starts in
+// the theatre's zone tz: "Full refund until 18:00 today, then 50% refund
+// until Sat 16:00, then no refund", or "Non-refundable: the show starts in
 // under 6 hours". It reads the same deadlines a cancellation is decided on
 // (booking.RefundPolicy.Deadlines), so the promise and the refund agree.
 func RefundNow(policy booking.RefundPolicy, startsAt, now time.Time, tz string) string {
@@ -75,9 +75,9 @@ func refundShare(percent int, first bool) string {
 	return "then " + s
 }
 
-// deadline writes a tier's end in the theatre's zone: "7:00 PM today",
-// with the weekday within the coming week ("Sat 7:00 PM"), and with the
-// date after that.
+// deadline writes a tier's end in the theatre's zone: "19:00 today",
+// with the weekday within the coming week ("Sat 19:00"), and with the
+// date after that ("Sat 19 Dec 2026, 19:00").
 func deadline(t, now time.Time, tz string) string {
 	loc := Zone(tz)
 	t, now = t.In(loc), now.In(loc)
@@ -87,11 +87,11 @@ func deadline(t, now time.Time, tz string) string {
 	today := time.Date(ny, nm, nd, 0, 0, 0, 0, time.UTC)
 	switch days := day.Sub(today) / (24 * time.Hour); {
 	case days <= 0:
-		return t.Format("3:04 PM") + " today"
+		return Clock(t, tz) + " today"
 	case days < 7:
-		return t.Format("Mon 3:04 PM")
+		return t.Format("Mon ") + Clock(t, tz)
 	}
-	return t.Format("Mon 2 Jan, 3:04 PM")
+	return Date(t, tz) + ", " + Clock(t, tz)
 }
 
 // hoursOrMinutes writes a tier's distance from the show: "6 hours", "90

@@ -44,7 +44,9 @@ func ParsePeriod(from, to string) (Period, error) {
 // SalesReport is a theatre's sales over a period, show by show.
 type SalesReport struct {
 	TheatreID int64
-	Period    Period
+	// TimeZone is the theatre's (IANA): the CSV writes its times in it.
+	TimeZone string
+	Period   Period
 	// Currency is the shows' currency; "" when they are sold in several,
 	// and then Totals has no money figures.
 	Currency string
@@ -99,7 +101,7 @@ func (s *Service) Sales(ctx context.Context, a Actor, theatreID int64, p Period)
 	if err != nil {
 		return SalesReport{}, err
 	}
-	r := SalesReport{TheatreID: theatreID, Period: p, Shows: make([]ShowSales, len(rows))}
+	r := SalesReport{TheatreID: theatreID, TimeZone: t.TimeZone, Period: p, Shows: make([]ShowSales, len(rows))}
 	for i, row := range rows {
 		r.Shows[i] = ShowSales{ShowSales: row, Occupancy: occupancy(row.Tickets, row.Seats)}
 	}
@@ -143,9 +145,13 @@ func occupancy(tickets, seats int) float64 {
 	return math.Round(float64(tickets)/float64(seats)*1000) / 1000
 }
 
-// salesCSVHeader names the CSV's columns: the JSON API's fields of a line.
+// salesCSVHeader names the CSV's columns: the JSON API's fields of a line,
+// and the zone of its times. A spreadsheet shows a time as written, so
+// starts_at is the theatre's wall clock with its offset from UTC
+// (2026-12-02T21:00:00+00:00), and time_zone names the theatre's zone.
 var salesCSVHeader = []string{"show_id", "movie_title", "screen", "starts_at", "status", "currency", "seats", "tickets",
-	"occupancy", "revenue_minor", "taken_minor", "kept_minor", "refunds_owed_minor", "refunds_paid_minor", "refunds_failed_minor"}
+	"occupancy", "revenue_minor", "taken_minor", "kept_minor", "refunds_owed_minor", "refunds_paid_minor", "refunds_failed_minor",
+	"time_zone"}
 
 // CSVTooLarge is a money cell whose sum cannot be represented: a word a
 // spreadsheet keeps as text, never a wrong number.
@@ -166,12 +172,17 @@ func (r SalesReport) CSV() (data []byte, name string, err error) {
 	w := csv.NewWriter(&buf)
 	records := make([][]string, 0, len(r.Shows)+1)
 	records = append(records, salesCSVHeader)
+	loc, err := time.LoadLocation(r.TimeZone)
+	if err != nil {
+		loc = time.UTC // a report made without its theatre: its times in UTC, and said so
+		r.TimeZone = "UTC"
+	}
 	for _, s := range r.Shows {
 		records = append(records, []string{
 			strconv.FormatInt(s.ShowID, 10), spreadsheetText(s.MovieTitle), spreadsheetText(s.Screen),
-			s.StartsAt.UTC().Format(time.RFC3339), s.Status, s.Currency, strconv.Itoa(s.Seats), strconv.Itoa(s.Tickets),
+			s.StartsAt.In(loc).Format("2006-01-02T15:04:05-07:00"), s.Status, s.Currency, strconv.Itoa(s.Seats), strconv.Itoa(s.Tickets),
 			strconv.FormatFloat(s.Occupancy, 'f', 3, 64), csvMinor(s.Revenue), csvMinor(s.Taken), csvMinor(s.Kept),
-			csvMinor(s.RefundsOwed), csvMinor(s.RefundsPaid), csvMinor(s.RefundsFailed),
+			csvMinor(s.RefundsOwed), csvMinor(s.RefundsPaid), csvMinor(s.RefundsFailed), r.TimeZone,
 		})
 	}
 	if err := w.WriteAll(records); err != nil {

@@ -30,6 +30,7 @@ type ReconcileItem struct {
 	ShowID      int64  // 0 when the hold is unknown
 	TheatreID   int64
 	TheatreName string
+	TimeZone    string // the theatre's; UTC when the hold is unknown
 	MovieTitle  string
 	StartsAt    time.Time // the show's; zero when unknown
 	AmountMinor int64     // the charge; for a check, its hold's amount

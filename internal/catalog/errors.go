@@ -46,19 +46,19 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 // FieldErrors are the *FieldErrors of err, which may join several
 // (errors.Join), in order; nil when it has none.
 func FieldErrors(err error) []*FieldError {
-	if fe, ok := err.(*FieldError); ok { //nolint:errorlint // this walks the tree itself
-		return []*FieldError{fe}
-	}
-	var out []*FieldError
-	switch u := err.(type) { //nolint:errorlint // this walks the tree itself
-	case interface{ Unwrap() []error }:
-		for _, e := range u.Unwrap() {
+	var joined interface{ Unwrap() []error }
+	if errors.As(err, &joined) {
+		var out []*FieldError
+		for _, e := range joined.Unwrap() {
 			out = append(out, FieldErrors(e)...)
 		}
-	case interface{ Unwrap() error }:
-		out = FieldErrors(u.Unwrap())
+		return out
 	}
-	return out
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return []*FieldError{fe}
+	}
+	return nil
 }
 
 // ShowOverlapError is a show refused because another show occupies its

@@ -230,11 +230,11 @@ func domainOf(addr string) string {
 // when is the show's start as the theatre's clock reads it, with its zone.
 func when(f Facts) string {
 	tz := f.Theatre.TimeZone
-	return format.LongDate(f.Show.StartsAt, tz) + " at " + format.Clock(f.Show.StartsAt, tz) + " " + format.ZoneAbbrev(f.Show.StartsAt, tz)
+	return format.When(f.Show.StartsAt, tz)
 }
 
 // shortWhen is when for a subject line.
 func shortWhen(f Facts) string {
 	tz := f.Theatre.TimeZone
-	return f.Show.StartsAt.In(format.Zone(tz)).Format("Mon 2 Jan") + ", " + format.Clock(f.Show.StartsAt, tz)
+	return format.Date(f.Show.StartsAt, tz) + ", " + format.Clock(f.Show.StartsAt, tz)
 }

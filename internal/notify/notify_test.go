@@ -106,14 +106,14 @@ func TestTicketMail(t *testing.T) {
 	if from := m.Header.Get("From"); !strings.Contains(from, "Test Cinema") || !strings.Contains(from, "<tickets@example.com>") {
 		t.Errorf("From = %q, want the theatre's name at tickets@example.com", from)
 	}
-	if m.Subject != "Your tickets: The Last Algorithm, Wed 9 Dec, 9:00 PM" {
+	if m.Subject != "Your tickets: The Last Algorithm, Wed 9 Dec 2026, 21:00" {
 		t.Errorf("subject = %q", m.Subject)
 	}
 	if m.Header.Get("Auto-Submitted") != "auto-generated" || m.Header.Get("Message-Id") == "" || m.Header.Get("Reply-To") != "<help@example.com>" {
 		t.Errorf("headers: Auto-Submitted %q, Message-Id %q, Reply-To %q", m.Header.Get("Auto-Submitted"), m.Header.Get("Message-Id"), m.Header.Get("Reply-To"))
 	}
 	code := pgtest.Scalar[string](t, s.Pool(), `SELECT code FROM bookings WHERE id = $1`, c.BookingID)
-	for _, want := range []string{"Ticket code: " + code, "Seats: B2, B3", "Wednesday, 9 December 2026 at 9:00 PM IST", "1 Marine Drive, Mumbai",
+	for _, want := range []string{"Ticket code: " + code, "Seats: B2, B3", "Wed 9 Dec 2026, 21:00 IST", "1 Marine Drive, Mumbai",
 		"https://tickets.example.com/bookings/" + c.BookingID, "Full refund until"} {
 		if !strings.Contains(m.Text, want) {
 			t.Errorf("plain text lacks %q:\n%s", want, m.Text)

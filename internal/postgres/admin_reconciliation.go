@@ -47,7 +47,7 @@ func (s *Store) Reconciliation(ctx context.Context, q booking.ReconcileQuery) ([
 	rows, err := s.pool.Query(ctx, `
 		WITH now AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS t),
 		place AS (
-			SELECT h.id AS hold_id, sh.id AS show_id, t.id AS theatre_id, t.name AS theatre_name,
+			SELECT h.id AS hold_id, sh.id AS show_id, t.id AS theatre_id, t.name AS theatre_name, t.timezone,
 			       m.title, sh.starts_at, h.expires_at
 			  FROM holds h
 			  JOIN shows sh ON sh.id = h.show_id
@@ -57,7 +57,7 @@ func (s *Store) Reconciliation(ctx context.Context, q booking.ReconcileQuery) ([
 		items AS (
 			SELECT CASE WHEN r.status = 'FAILED' AND r.attempts >= $2 THEN 'refund_failed' ELSE 'amount_mismatch' END AS kind,
 			       p.payment_id, coalesce(p.hold_id::text, '') AS hold_id,
-			       pl.show_id, pl.theatre_id, pl.theatre_name, pl.title, pl.starts_at,
+			       pl.show_id, pl.theatre_id, pl.theatre_name, pl.timezone, pl.title, pl.starts_at,
 			       p.amount_minor, p.currency, p.received_at AS since,
 			       coalesce(u.name, '') AS customer_name, coalesce(u.email, '') AS customer_email,
 			       coalesce(r.amount_minor, 0) AS refund_minor,
@@ -70,7 +70,7 @@ func (s *Store) Reconciliation(ctx context.Context, q booking.ReconcileQuery) ([
 			 WHERE (r.status = 'FAILED' AND r.attempts >= $2) OR p.reason = 'amount_mismatch'
 			UNION ALL
 			SELECT 'unsettled_check', '', c.hold_id::text,
-			       pl.show_id, pl.theatre_id, pl.theatre_name, pl.title, pl.starts_at,
+			       pl.show_id, pl.theatre_id, pl.theatre_name, pl.timezone, pl.title, pl.starts_at,
 			       h.amount_minor, h.currency, c.armed_at, u.name, u.email, 0, '', 0, c.last_error, c.checks
 			  FROM (`+openPaymentChecks+`) c
 			  JOIN holds h ON h.id = c.hold_id
@@ -78,7 +78,7 @@ func (s *Store) Reconciliation(ctx context.Context, q booking.ReconcileQuery) ([
 			  JOIN users u ON u.id = h.user_id
 			  CROSS JOIN now
 			 WHERE h.expires_at + $3 * interval '1 microsecond' < now.t)
-		SELECT kind, payment_id, hold_id, coalesce(show_id, 0), coalesce(theatre_id, 0), coalesce(theatre_name, ''),
+		SELECT kind, payment_id, hold_id, coalesce(show_id, 0), coalesce(theatre_id, 0), coalesce(theatre_name, ''), coalesce(timezone, 'UTC'),
 		       coalesce(title, ''), starts_at, amount_minor, currency, since, customer_name, customer_email,
 		       refund_minor, refund_status, attempts, last_error, checks
 		  FROM items i
@@ -94,7 +94,7 @@ func (s *Store) Reconciliation(ctx context.Context, q booking.ReconcileQuery) ([
 	items, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.ReconcileItem, error) {
 		var it booking.ReconcileItem
 		var starts *time.Time
-		err := r.Scan(&it.Kind, &it.PaymentID, &it.HoldID, &it.ShowID, &it.TheatreID, &it.TheatreName,
+		err := r.Scan(&it.Kind, &it.PaymentID, &it.HoldID, &it.ShowID, &it.TheatreID, &it.TheatreName, &it.TimeZone,
 			&it.MovieTitle, &starts, &it.AmountMinor, &it.Currency, &it.Since, &it.CustomerName, &it.CustomerEmail,
 			&it.RefundMinor, &it.RefundStatus,
 			&it.RefundAttempts, &it.LastError, &it.Checks)

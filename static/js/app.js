@@ -597,6 +597,36 @@
       });
     }, 0);
   });
+  // A file field with data-max-bytes says at once that the file chosen is
+  // larger than the server takes, rather than after a long upload (the
+  // server tells the same at the field without this script): the message
+  // goes under the field (#<id>-size-error), and the form is not sent.
+  function fileFits(input) {
+    var max = Number(input.getAttribute('data-max-bytes'));
+    var box = document.getElementById(input.id + '-size-error');
+    var file = input.files && input.files[0];
+    var tooBig = !!file && max > 0 && file.size > max;
+    if (box) {
+      box.textContent = tooBig ? 'This image is ' + (file.size / 1048576).toFixed(1) + ' MiB: a poster is at most ' +
+        (max / 1048576) + ' MiB. Choose a smaller image.' : '';
+      box.hidden = !tooBig;
+    }
+    if (tooBig) input.setAttribute('aria-invalid', 'true');
+    else if (box && input.getAttribute('aria-invalid') === 'true' && !document.getElementById(input.id + '-error')) input.removeAttribute('aria-invalid');
+    return !tooBig;
+  }
+  document.addEventListener('change', function (ev) {
+    var input = ev.target;
+    if (input.matches && input.matches('input[type=file][data-max-bytes]')) fileFits(input);
+  });
+  document.addEventListener('submit', function (ev) {
+    var input = ev.target.querySelector && ev.target.querySelector('input[type=file][data-max-bytes]');
+    if (input && !fileFits(input)) {
+      ev.preventDefault();
+      input.focus();
+    }
+  }, true);
+
   // Coming back (browser back button, page cache): a page whose state moves
   // on without it (the seat map, a hold's countdown) is fetched again rather
   // than shown as it was; on other pages the buttons work again.

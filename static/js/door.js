@@ -38,8 +38,9 @@
   function clock(iso) {
     var tz = door && door.timezone;
     try {
-      return new Intl.DateTimeFormat('en-GB', { hour: 'numeric', minute: '2-digit', hour12: true, timeZone: tz || undefined })
-        .format(new Date(iso)).toUpperCase().replace(/\u202f|\s/g, ' ');
+      // The pages' style: 24-hour, "21:05".
+      return new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hour12: false, timeZone: tz || undefined })
+        .format(new Date(iso));
     } catch (e) { return iso; }
   }
 

@@ -326,7 +326,7 @@ func TestSaveLayout(t *testing.T) {
 			t.Fatal(err)
 		}
 		kolkata, _ := time.LoadLocation("Asia/Kolkata")
-		when := startsAt.In(kolkata).Format("Mon 2 Jan 15:04")
+		when := startsAt.In(kolkata).Format("Mon 2 Jan 2006, 15:04 MST")
 		if !strings.Contains(msg, "A1 and A2 are held or sold in the show of "+when+" (The Last Algorithm)") {
 			t.Fatalf("notice: %q (want %s)", msg, when)
 		}

@@ -216,6 +216,20 @@ func TestSalesReportPage(t *testing.T) {
 				!strings.Contains(p.Text("#sales-chart-desc"), format.Money(amount, "INR")) {
 				t.Fatalf("chart: %q", p.Text("svg[data-sales-chart]"))
 			}
+			// Its axis is labelled, from nothing to a round value at least
+			// the best day's; the bar says its value; and the figures are a
+			// table too, a row a day.
+			axis := p.Doc.Find("svg[data-sales-chart] [data-axis-value]")
+			if axis.Length() < 2 || axis.First().Text() != format.Money(0, "INR") || !strings.Contains(p.Text("[data-chart-measure]"), "Revenue (INR)") {
+				t.Fatalf("the value axis: %d labels from %q, measure %q", axis.Length(), axis.First().Text(), p.Text("[data-chart-measure]"))
+			}
+			if got := p.Text("svg[data-sales-chart] [data-bar-value]"); got != format.Money(amount, "INR") {
+				t.Fatalf("the bar's value = %q, want %s", got, format.Money(amount, "INR"))
+			}
+			figures := p.Doc.Find("[data-chart-figures] tbody tr")
+			if figures.Length() != 7 || !strings.Contains(p.Text("[data-chart-figures] tbody"), format.Money(amount, "INR")) {
+				t.Fatalf("the chart's table: %d rows: %q", figures.Length(), p.Text("[data-chart-figures]"))
+			}
 			if !p.Has(`th[scope="col"]`) || !p.Has(`label[for="sales-from"]`) || p.Attr("#sales-from", "value") != from {
 				t.Fatal("the table or the form lacks its headers or labels")
 			}

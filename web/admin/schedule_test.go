@@ -543,8 +543,17 @@ func TestPosterUpload(t *testing.T) {
 	if poster() != nil {
 		t.Fatal("a refused upload set a poster")
 	}
-	// Far past the limit: the body is refused before it is read.
-	webtest.WantFriendly(t, upload(t, b, path, "huge.png", bytes.Repeat([]byte{1}, 5<<20), ""), http.StatusRequestEntityTooLarge)
+	// A photo straight off a phone, 5 MiB: told at its field too, with the
+	// limit, and what was typed kept.
+	p = upload(t, b, path, "huge.png", bytes.Repeat([]byte{1}, 5<<20), "A robot under a red sky")
+	webtest.WantStatus(t, p, http.StatusRequestEntityTooLarge)
+	wantField(t, p, "poster", "This image is 5.0 MiB: a poster is at most 2 MiB")
+	if got := p.Attr("#alt", "value"); got != "A robot under a red sky" {
+		t.Fatalf("the form forgot the text alternative typed: %q", got)
+	}
+	if !strings.Contains(p.Text("#poster-hint"), "At most 2 MiB") || !strings.Contains(p.Attr("#poster", "aria-describedby"), "poster-hint") {
+		t.Fatalf("the file field does not say the limit: %q", p.Text("#poster-hint"))
+	}
 
 	p = upload(t, b, path, "poster.png", pngOf(t, 700, 1050), "A robot under a red sky")
 	webtest.WantSeeOther(t, p, fmt.Sprintf("/admin/movies/%d?poster=1", movie))

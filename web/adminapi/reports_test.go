@@ -66,11 +66,14 @@ func TestSalesReportAPI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(records) != 2 || records[0][0] != "show_id" || records[0][8] != "occupancy" {
+		if len(records) != 2 || records[0][0] != "show_id" || records[0][8] != "occupancy" || records[0][15] != "time_zone" {
 			t.Fatalf("csv = %q", records)
 		}
-		wantRow := []string{fmt.Sprint(id), "The Last Algorithm", "Hall 2", at.UTC().Format(time.RFC3339), "SCHEDULED", "INR",
-			"12", "2", "0.167", "70000", "95000", "70000", "25000", "0", "0"}
+		// Its time is the theatre's wall clock with its offset, and says
+		// the theatre's zone.
+		kolkata, _ := time.LoadLocation("Asia/Kolkata")
+		wantRow := []string{fmt.Sprint(id), "The Last Algorithm", "Hall 2", at.In(kolkata).Format("2006-01-02T15:04:05-07:00"), "SCHEDULED", "INR",
+			"12", "2", "0.167", "70000", "95000", "70000", "25000", "0", "0", "Asia/Kolkata"}
 		if strings.Join(records[1], "|") != strings.Join(wantRow, "|") {
 			t.Fatalf("csv row = %q, want %q", records[1], wantRow)
 		}

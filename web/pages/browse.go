@@ -87,7 +87,7 @@ func (w week) dayLabel(day string) string {
 	if err != nil {
 		return "on " + day
 	}
-	return "on " + t.Format("Mon, 2 Jan")
+	return "on " + format.Day(t)
 }
 
 // chooseDay is the day a page shows: the one asked for when it is in the
@@ -234,7 +234,7 @@ func (f listingFilter) encode(q url.Values) {
 
 // timeHints say which hours each time of day covers, as a person reads them.
 var timeHints = map[string]string{
-	"morning": "before 12 PM", "afternoon": "12 to 4 PM", "evening": "4 to 7 PM", "night": "after 7 PM",
+	"morning": "before 12:00", "afternoon": "12:00 to 16:00", "evening": "16:00 to 19:00", "night": "after 19:00",
 }
 
 // filtersView is the filter form of a listing at action, which keeps the

@@ -1,14 +1,19 @@
 package pages_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/marquee-tickets/marquee/internal/catalog"
+	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
 // The admin pages as an admin walking through them found them wanting
@@ -159,4 +164,113 @@ func TestOccupancyFollowsLiveMap(t *testing.T) {
 		t.Fatalf("when the seats turned held on the map the figures said %q, want available 38, held 2", got)
 	}
 	ad.look("admin show figures following the map")
+}
+
+// TestPosterTooLargeInBrowser: the poster form says its 2 MiB limit by the
+// file field; a 5 MiB photo is told at once, before any upload; and the
+// server's own answer to it (a browser without the page's script) is the
+// form again, the mistake at the file field and the text typed kept, not
+// a page of its own.
+func TestPosterTooLargeInBrowser(t *testing.T) {
+	t.Parallel()
+	axeSource(t)
+	browser := startChromium(t)
+	logScreenshots(t)
+	s, email := adminSite(t, siteConfig{})
+	movie := pgtest.NewVenue(t, s.Store).MovieID
+	photo := filepath.Join(t.TempDir(), "photo.png")
+	if err := os.WriteFile(photo, bytes.Repeat([]byte{7}, 5<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, vp := range []viewport{desktop, phone} {
+		ad := s.adminTab(t, browser, "poster-"+vp.name, email, vp)
+		ad.open(fmt.Sprintf("/admin/movies/%d", movie))
+		ad.waitVisible("#poster")
+		wantText(t, "the file field's hint", ad.Text("#poster-hint"), "At most 2 MiB.")
+		ad.typeInto("alt", "A robot under a red sky")
+		ad.do("choose a 5 MiB photo", chromedp.SetUploadFiles(chromedp.ID("poster"), []string{photo}))
+		ad.waitVisible("#poster-size-error")
+		wantText(t, "the file field", ad.Text("#poster-size-error"), "This image is 5.0 MiB: a poster is at most 2 MiB.")
+		ad.click(`form[action$="/poster"] button[type=submit]`)
+		if got := ad.focused(); got != "poster" {
+			t.Fatalf("%s: after sending a file too large the focus is on %q, want the file field", vp.name, got)
+		}
+		ad.look("poster too large, told at once")
+
+		// Without the script: the server says it.
+		ad.do("leave the check to the server", chromedp.Evaluate[chromedp.Void](`document.querySelector("#poster").removeAttribute("data-max-bytes")`))
+		ad.click(`form[action$="/poster"] button[type=submit]`)
+		ad.waitVisible("#poster-error")
+		wantText(t, "the server's answer", ad.Text("#poster-error"), "This image is 5.0 MiB: a poster is at most 2 MiB.")
+		if got := ad.Attr("#alt", "value"); got != "A robot under a red sky" {
+			t.Errorf("%s: the form forgot the text alternative: %q", vp.name, got)
+		}
+		if got := ad.Attr("#poster", "aria-invalid"); got != "true" {
+			t.Errorf("%s: the file field is not marked invalid (%q)", vp.name, got)
+		}
+		ad.look("poster too large, told by the server")
+	}
+}
+
+// TestAdminPagesFitAPhone: on a 390 px phone every admin page fits the
+// screen's width: the tab bar wraps, and a table wider than the screen
+// scrolls sideways inside its own box, never cut off by the page. The
+// schedule page puts its list of shows first, before its forms. axe-core
+// finds nothing wrong with any of them.
+func TestAdminPagesFitAPhone(t *testing.T) {
+	t.Parallel()
+	axeSource(t)
+	browser := startChromium(t)
+	logScreenshots(t)
+	s, email := adminSite(t, siteConfig{demo: true})
+	theatre := scalar[int64](s, `SELECT min(id) FROM theatres`)
+	show := scalar[int64](s, `SELECT min(id) FROM shows WHERE starts_at > now()`)
+	movie := scalar[int64](s, `SELECT min(id) FROM movies`)
+	screen := scalar[int64](s, `SELECT min(id) FROM screens WHERE theatre_id = $1`, theatre)
+	today := time.Now().Format(time.DateOnly)
+	ph := s.adminTab(t, browser, "admin-phone", email, phone)
+	for _, p := range []string{
+		"/admin", "/admin/theatres", fmt.Sprintf("/admin/theatres/%d", theatre), fmt.Sprintf("/admin/theatres/%d/schedule", theatre),
+		fmt.Sprintf("/admin/shows/%d", show), "/admin/movies", fmt.Sprintf("/admin/movies/%d", movie), fmt.Sprintf("/admin/screens/%d", screen),
+		fmt.Sprintf("/admin/reports/sales?theatre_id=%d&from=%s&to=%s", theatre, today, today), "/admin/bookings", "/admin/reconciliation",
+		"/admin/audit", "/admin/jobs",
+	} {
+		ph.open(p)
+		ph.waitFor("the page to load", `document.readyState === "complete" && !!document.querySelector("main h1")`)
+		cut := eval[[]string](ph, `(() => {
+			const width = window.innerWidth, cut = [];
+			// Inside a box that scrolls sideways and itself fits, a wide
+			// element is seen by scrolling that box.
+			const scrolls = el => { for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+				const o = getComputedStyle(p).overflowX;
+				if ((o === "auto" || o === "scroll") && p.getBoundingClientRect().right <= width + 1) return true;
+			} return false; };
+			for (const el of document.querySelectorAll("main *, nav[aria-label=Admin] *")) {
+				const r = el.getBoundingClientRect();
+				if (r.width === 0 || r.right <= width + 1 || getComputedStyle(el).visibility === "hidden") continue;
+				if (el.closest(".sr-only") || scrolls(el)) continue;
+				cut.push(el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + "." + [...el.classList].slice(0, 3).join(".") + " ends at " + Math.round(r.right));
+			}
+			return cut.slice(0, 5);
+		})()`)
+		if len(cut) > 0 {
+			t.Errorf("%s at 390 px: cut off: %q", p, cut)
+		}
+		tabs := eval[[]string](ph, `[...document.querySelectorAll('nav[aria-label="Admin"] a')].filter(a => {
+			const r = a.getBoundingClientRect(); return r.left < 0 || r.right > window.innerWidth; }).map(a => a.textContent.trim())`)
+		if len(tabs) > 0 {
+			t.Errorf("%s at 390 px: the tabs %q are off the screen", p, tabs)
+		}
+		ph.look("phone " + p)
+	}
+	// The schedule's list comes first on the page.
+	ph.open(fmt.Sprintf("/admin/theatres/%d/schedule", theatre))
+	ph.waitVisible("#shows-title")
+	if !eval[bool](ph, `(() => { const list = document.querySelector("#shows-title"), form = document.querySelector("form[action$='/schedule']");
+		return !!form && !!(list.compareDocumentPosition(form) & Node.DOCUMENT_POSITION_FOLLOWING); })()`) {
+		t.Error("the schedule page shows its forms before its list of shows")
+	}
+	if top := eval[float64](ph, `document.querySelector("#shows-title").getBoundingClientRect().top + window.scrollY`); top > 1200 {
+		t.Errorf("the list of shows starts %.0f px down the schedule page on a phone", top)
+	}
 }

@@ -78,7 +78,7 @@ func (s *Handlers) CityPage(c echo.Context) error {
 		}
 		note := format.Plural(mv.Shows, "show") + " in " + format.Plural(mv.Theatres, "theatre")
 		if day == "" {
-			note += " · next " + format.ShortDate(mv.FirstShow, tz) + ", " + format.Clock(mv.FirstShow, tz)
+			note += " · next " + format.Date(mv.FirstShow, tz) + ", " + format.Clock(mv.FirstShow, tz)
 		}
 		v.Movies = append(v.Movies, components.MovieCard{
 			Href: filteredMoviePath(mv.ID, city.Slug, first, lf), Title: mv.Title, Rating: mv.Rating,

@@ -87,7 +87,7 @@ func TestBrowsePages(t *testing.T) {
 		}
 		p := e.Browser().Get(t, fmt.Sprintf("/theatres/%d?date=%s", e.Venue.TheatreID, showDay))
 		webtest.Want200(t, p)
-		wantTime := show.StartsAt.In(kolkata).Format("3:04 PM")
+		wantTime := show.StartsAt.In(kolkata).Format("15:04")
 		if !strings.Contains(p.Text(fmt.Sprintf(`a[href="/shows/%d"]`, e.Show)), wantTime) || !strings.Contains(p.Text("main"), "IST") {
 			t.Fatalf("theatre page (want %s): %s", wantTime, p.Text("main"))
 		}

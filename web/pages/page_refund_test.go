@@ -33,17 +33,17 @@ func TestRefundNowBeforePay(t *testing.T) {
 		want   string
 	}{
 		{"more than the first tier's hours away", "Europe/Lisbon", tiered, 60 * h,
-			"Full refund until 9:00 PM today, then 50% refund until Thu 9:00 PM, then 25% refund until Fri 6:00 PM, then no refund"},
+			"Full refund until 21:00 today, then 50% refund until Thu 21:00, then 25% refund until Fri 18:00, then no refund"},
 		{"between tiers", "Europe/Lisbon", tiered, 30 * h,
-			"50% refund until 3:00 PM today, then 25% refund until Thu 12:00 PM, then no refund"},
+			"50% refund until 15:00 today, then 25% refund until Thu 12:00, then no refund"},
 		{"inside the last tier", "Europe/Lisbon", tiered, 10 * h,
-			"25% refund until 4:00 PM today, then no refund"},
+			"25% refund until 16:00 today, then no refund"},
 		{"after every tier", "Europe/Lisbon", tiered, 2 * h,
 			"Non-refundable: the show starts in under 3 hours"},
 		{"the same show times in Kolkata", "Asia/Kolkata", tiered, 60 * h,
-			"Full refund until Thu 2:30 AM, then 50% refund until Fri 2:30 AM, then 25% refund until Fri 11:30 PM, then no refund"},
+			"Full refund until Thu 02:30, then 50% refund until Fri 02:30, then 25% refund until Fri 23:30, then no refund"},
 		{"the default policy, 5.8 hours away", "Asia/Kolkata", nil, 5*h + 48*time.Minute,
-			"50% refund until 6:18 PM today, then no refund"},
+			"50% refund until 18:18 today, then no refund"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := pgtest.InTheatre(t, e.Store, e.Venue, tc.zone, tc.policy)

@@ -63,7 +63,7 @@ func (s *Handlers) QueuePage(c echo.Context) error {
 	if room, err := s.Store.Room(ctx, showID); err == nil && !room.OpensAt.IsZero() && !st.Known {
 		v.OpensAt = format.Clock(room.OpensAt, sh.TimeZone) + " " + format.ZoneAbbrev(room.OpensAt, sh.TimeZone)
 		if !sameDay(room.OpensAt, time.Now(), sh.TimeZone) {
-			v.OpensAt = format.LongDate(room.OpensAt, sh.TimeZone) + ", " + v.OpensAt
+			v.OpensAt = format.Date(room.OpensAt, sh.TimeZone) + ", " + v.OpensAt
 		}
 	}
 	m := s.Meta(c, "Queue: "+sh.MovieTitle)

@@ -269,7 +269,7 @@ func (s *Handlers) showHeading(sh catalog.Show, movie catalog.Movie, citySlug st
 		Movie: sh.MovieTitle, MovieHref: moviePath(sh.MovieID, citySlug, sh.StartsAt.In(format.Zone(sh.TimeZone)).Format(time.DateOnly)),
 		Rating: movie.Rating, Duration: format.Duration(movie.DurationMinutes),
 		Theatre: sh.TheatreName, TheatreHref: theatrePath(sh.TheatreID),
-		Screen: sh.ScreenName, Date: format.LongDate(sh.StartsAt, sh.TimeZone), Time: format.Clock(sh.StartsAt, sh.TimeZone),
+		Screen: sh.ScreenName, Date: format.Date(sh.StartsAt, sh.TimeZone), Time: format.Clock(sh.StartsAt, sh.TimeZone),
 		Zone: format.ZoneAbbrev(sh.StartsAt, sh.TimeZone), StartsAt: sh.StartsAt.In(format.Zone(sh.TimeZone)).Format(time.RFC3339),
 	}
 }
@@ -282,7 +282,7 @@ func (s *Handlers) renderBooking(c echo.Context, status int, st showState, v com
 	if web.IsHTMX(c) {
 		return renderWithMap(c, status, v, components.BookingSection(v))
 	}
-	title := st.show.MovieTitle + ", " + format.ShortDate(st.show.StartsAt, st.show.TimeZone) + " " + format.Clock(st.show.StartsAt, st.show.TimeZone)
+	title := st.show.MovieTitle + ", " + format.Date(st.show.StartsAt, st.show.TimeZone) + " " + format.Clock(st.show.StartsAt, st.show.TimeZone)
 	if st.show.Cancelled {
 		// Nothing to follow live and no booking to cancel.
 		m := s.Meta(c, "Cancelled: "+title)
@@ -635,7 +635,7 @@ func (s *Handlers) ReleaseHoldPage(c echo.Context) error {
 }
 
 // admittedUntil says, to a viewer let in from the show's waiting room who
-// holds nothing yet, by when to hold seats: "10:35 PM".
+// holds nothing yet, by when to hold seats: "22:35".
 func admittedUntil(st showState) string {
 	if st.admittedUntil.IsZero() || st.hold != nil || st.closed() {
 		return ""

@@ -339,7 +339,7 @@ func For(err error) (ae *Error, internal bool) {
 
 	// Echo's own errors: routing, middleware.
 	case errors.As(err, &maxBytes):
-		return ErrBodyTooLarge, false
+		return BodyTooLarge(maxBytes.Limit), false
 	case errors.As(err, &httpErr):
 		return echoError(httpErr)
 
@@ -410,6 +410,16 @@ func Retrying(e *Error, seconds int) *Error {
 
 // ErrBodyTooLarge refuses a body over the limit of BodyLimit.
 var ErrBodyTooLarge = New(http.StatusRequestEntityTooLarge, "body_too_large", "The request body is larger than 64 KiB.")
+
+// BodyTooLarge refuses a body over limit bytes, a route's own cap
+// (http.MaxBytesReader's), saying which.
+func BodyTooLarge(limit int64) *Error {
+	size := strconv.FormatInt(limit>>10, 10) + " KiB"
+	if limit >= 1<<20 && limit%(1<<20) == 0 {
+		size = strconv.FormatInt(limit>>20, 10) + " MiB"
+	}
+	return New(http.StatusRequestEntityTooLarge, "body_too_large", "The request body is larger than "+size+".")
+}
 
 // echoError answers an error raised by Echo's router or middleware.
 func echoError(he *echo.HTTPError) (*Error, bool) {
@@ -538,7 +548,10 @@ var (
 func BodyError(err error) *Error {
 	var he *echo.HTTPError
 	var mb *http.MaxBytesError
-	if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge || errors.As(err, &mb) {
+	if errors.As(err, &mb) {
+		return BodyTooLarge(mb.Limit)
+	}
+	if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {
 		return ErrBodyTooLarge
 	}
 	return New(http.StatusBadRequest, "unreadable_body", "The request body could not be read.")

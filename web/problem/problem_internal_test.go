@@ -118,3 +118,20 @@ func TestInvalidTextAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestBodyTooLargeSaysTheLimit: a body refused by a route's own cap (a
+// poster form's) says that cap, not the 64 KiB of other routes.
+func TestBodyTooLargeSaysTheLimit(t *testing.T) {
+	for _, tc := range []struct {
+		limit int64
+		want  string
+	}{
+		{64 << 20, "The request body is larger than 64 MiB."},
+		{64 << 10, "The request body is larger than 64 KiB."},
+	} {
+		e, _ := For(fmt.Errorf("read the form: %w", &http.MaxBytesError{Limit: tc.limit}))
+		if e.Status != http.StatusRequestEntityTooLarge || e.Code != "body_too_large" || e.Message != tc.want {
+			t.Errorf("a body over %d bytes: %d %s %q, want 413 body_too_large %q", tc.limit, e.Status, e.Code, e.Message, tc.want)
+		}
+	}
+}

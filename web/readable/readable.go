@@ -230,6 +230,14 @@ func readableForm(req *http.Request) error {
 	if (mt != echo.MIMEApplicationForm && mt != echo.MIMEMultipartForm) || req.Body == nil {
 		return nil
 	}
+	if req.MultipartForm != nil {
+		// Parsed already, as it came in (a large upload): its fields are
+		// checked where they are, the body being read.
+		if key, found := unreadableIn(url.Values(req.MultipartForm.Value), true); found {
+			return unreadable("form", "field", key)
+		}
+		return nil
+	}
 	body, err := io.ReadAll(req.Body)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUnreadableBody, err)

@@ -66,7 +66,7 @@ func (h *Handlers) IndexPage(c echo.Context) error {
 			}
 			list = append(list, dated{s.StartsAt, adminview.DoorShow{Href: fmt.Sprintf("/admin/shows/%d/sell", s.ID),
 				Movie: s.MovieTitle, Screen: s.ScreenName, Theatre: t.Name,
-				When: format.ShortDate(s.StartsAt, t.TimeZone) + ", " + format.Clock(s.StartsAt, t.TimeZone)}})
+				When: format.Date(s.StartsAt, t.TimeZone) + ", " + format.Clock(s.StartsAt, t.TimeZone)}})
 		}
 	}
 	slices.SortStableFunc(list, func(x, y dated) int { return x.at.Compare(y.at) })
@@ -138,7 +138,7 @@ func (h *Handlers) render(c echo.Context, status int, v adminview.CounterView) e
 	m := components.SeatMapOf(seats, sh.Currency, nil, nil)
 	m.ShowID = id
 	v.CSRF, v.ShowID, v.Movie, v.Screen, v.Theatre, v.Map = web.CSRFToken(c), id, sh.MovieTitle, sh.ScreenName, sh.TheatreName, m
-	v.When = format.LongDate(sh.StartsAt, sh.TimeZone) + ", " + format.Clock(sh.StartsAt, sh.TimeZone)
+	v.When = format.Date(sh.StartsAt, sh.TimeZone) + ", " + format.Clock(sh.StartsAt, sh.TimeZone)
 	v.Live = h.Config.Live != nil
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	return web.Render(c, status, adminview.CounterPage(adminpage.Meta(h.Server, c, "Sell: "+sh.MovieTitle),
@@ -162,7 +162,7 @@ func (h *Handlers) PrintPage(c echo.Context) error {
 	paid := map[booking.Channel]string{booking.Online: "Paid online", booking.BoxOffice: "Paid at the box office",
 		booking.Complimentary: "Complimentary"}[b.Channel]
 	v := adminview.TicketPrintView{Movie: b.MovieTitle, Screen: b.ScreenName, Theatre: b.TheatreName,
-		When:  format.LongDate(b.StartsAt, b.TimeZone) + ", " + format.Clock(b.StartsAt, b.TimeZone),
+		When:  format.Date(b.StartsAt, b.TimeZone) + ", " + format.Clock(b.StartsAt, b.TimeZone),
 		Seats: strings.Join(b.Seats, ", "), Name: b.CustomerName, Code: b.Code, Paid: paid,
 		QR:          "data:image/png;base64," + base64.StdEncoding.EncodeToString(png),
 		BookingHref: "/admin/bookings/" + b.ID}

@@ -122,7 +122,7 @@ func (h *Handlers) render(c echo.Context, status int, answer *adminview.DoorAnsw
 		return problem.Lookup("show", err)
 	}
 	v := adminview.DoorView{CSRF: web.CSRFToken(c), ShowID: id, Movie: d.Show.MovieTitle, Screen: d.Show.ScreenName,
-		Theatre: d.Show.TheatreName, When: format.ShortDate(d.Show.StartsAt, d.TimeZone) + ", " + format.Clock(d.Show.StartsAt, d.TimeZone),
+		Theatre: d.Show.TheatreName, When: format.Date(d.Show.StartsAt, d.TimeZone) + ", " + format.Clock(d.Show.StartsAt, d.TimeZone),
 		Admitted: d.Admitted, Gate: strings.TrimSpace(gate), Code: code, Answer: answer, ShowHref: adminpage.ShowPath(id)}
 	for _, t := range d.Tickets {
 		if t.Status == booking.BookingConfirmed {
@@ -162,7 +162,7 @@ func Answer(a booking.Admission, tz string) adminview.DoorAnswer {
 	case booking.WrongShow:
 		o := a.OtherShow
 		return adminview.DoorAnswer{Kind: "other-show", Title: "Another show",
-			Detail: "This ticket is for " + o.Movie + ", " + format.ShortDate(o.StartsAt, o.TimeZone) + " " + format.Clock(o.StartsAt, o.TimeZone) + ", " + o.Screen}
+			Detail: "This ticket is for " + o.Movie + ", " + format.Date(o.StartsAt, o.TimeZone) + " " + format.Clock(o.StartsAt, o.TimeZone) + ", " + o.Screen}
 	case booking.TicketCancelled:
 		return adminview.DoorAnswer{Kind: "cancelled", Title: "Cancelled", Detail: "This ticket was cancelled or refunded · " + seats}
 	}
@@ -186,7 +186,7 @@ func (h *Handlers) AttendeesPage(c echo.Context) error {
 	}
 	tz := l.Show.TimeZone
 	v := adminview.AttendeesView{ShowID: id, Movie: l.Show.MovieTitle, ShowHref: adminpage.ShowPath(id),
-		When: format.ShortDate(l.Show.StartsAt, tz) + ", " + format.Clock(l.Show.StartsAt, tz)}
+		When: format.Date(l.Show.StartsAt, tz) + ", " + format.Clock(l.Show.StartsAt, tz)}
 	for _, a := range l.Attendees {
 		in := "No"
 		if a.CheckedInAt != nil {

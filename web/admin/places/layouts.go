@@ -198,7 +198,7 @@ func (h *Handlers) setRetired(c echo.Context, retired bool) error {
 			break
 		}
 		v.Retire.Shows = append(v.Retire.Shows, adminview.ShowLink{
-			Name: format.ShortDate(sh.StartsAt, sh.TimeZone) + ", " + format.Clock(sh.StartsAt, sh.TimeZone) + " (" + sh.MovieTitle + ")",
+			Name: format.Date(sh.StartsAt, sh.TimeZone) + ", " + format.Clock(sh.StartsAt, sh.TimeZone) + " (" + sh.MovieTitle + ")",
 			Href: fmt.Sprintf("/admin/shows/%d", sh.ID),
 		})
 	}
@@ -234,7 +234,7 @@ func (h *Handlers) editorView(c echo.Context, screenID int64, draft []catalog.Se
 	v.ScreenID, v.Name, v.TheatreID, v.TheatreName, v.Draft = sc.ID, sc.Name, sc.TheatreID, d.Name, draft != nil
 	v.Rename.Name = sc.Name
 	if sc.RetiredAt != nil {
-		v.Retired = format.LongDate(*sc.RetiredAt, d.TimeZone)
+		v.Retired = format.Date(*sc.RetiredAt, d.TimeZone)
 	}
 	return v, nil
 }
@@ -597,7 +597,7 @@ func newPricesForm(c echo.Context, needs []catalog.PriceNeed) (*adminview.NewPri
 				continue
 			}
 			in := adminview.PriceInput{ID: adminview.NewPriceShowID(cat, n.ID), Currency: n.Currency,
-				Label: format.ShortDate(n.StartsAt, n.TimeZone) + ", " + format.Clock(n.StartsAt, n.TimeZone) + " (" + n.MovieTitle + ")",
+				Label: format.Date(n.StartsAt, n.TimeZone) + ", " + format.Clock(n.StartsAt, n.TimeZone) + " (" + n.MovieTitle + ")",
 				Href:  fmt.Sprintf("/admin/shows/%d", n.ID)}
 			minor, got := read(&in)
 			if !got && in.Error == "" {
@@ -678,11 +678,7 @@ func (h *Handlers) layoutShowNames(c echo.Context, screenID int64, ids []int64) 
 	if sc, err := h.Admin.Screen(c.Request().Context(), web.Actor(c), screenID); err == nil {
 		if shows, err := h.Admin.TheatreShows(c.Request().Context(), web.Actor(c), sc.TheatreID, time.Time{}, time.Time{}); err == nil {
 			for _, s := range shows {
-				at := s.StartsAt
-				if loc, err := time.LoadLocation(s.TimeZone); err == nil {
-					at = at.In(loc)
-				}
-				known[s.ID] = at.Format("Mon 2 Jan 15:04") + " (" + s.MovieTitle + ")"
+				known[s.ID] = format.When(s.StartsAt, s.TimeZone) + " (" + s.MovieTitle + ")"
 			}
 		}
 	}

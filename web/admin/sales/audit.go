@@ -2,6 +2,7 @@ package sales
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -63,9 +64,9 @@ func (h *Handlers) AuditPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	names := map[int64]string{}
+	names, zones := map[int64]string{}, map[int64]string{}
 	for _, t := range theatres {
-		names[t.ID] = t.Name
+		names[t.ID], zones[t.ID] = t.Name, t.TimeZone
 		v.Theatres = append(v.Theatres, adminview.TheatreOption{ID: t.ID, Name: t.Name, Selected: t.ID == f.TheatreID})
 	}
 	m, nv := adminpage.Meta(h.Server, c, "Audit log"), adminpage.Nav(c, adminview.SectionAudit)
@@ -77,8 +78,11 @@ func (h *Handlers) AuditPage(c echo.Context) error {
 		return err
 	}
 	for _, r := range records {
+		// A theatre's entry in its zone, as its pages say times; the
+		// others (a city, a movie) in UTC.
+		zone := cmp.Or(zones[r.TheatreID], "UTC")
 		row := adminview.AuditRow{
-			When: format.ShortDate(r.At, "UTC") + " " + r.At.UTC().Format("15:04:05") + " UTC", WhenISO: r.At.UTC().Format(time.RFC3339),
+			When: format.When(r.At, zone), WhenISO: r.At.UTC().Format(time.RFC3339),
 			Who: r.ActorEmail, Action: format.AuditAction(r.Action), ActionCode: r.Action, Object: r.Object, Before: compactJSON(r.Before), After: compactJSON(r.After),
 		}
 		if r.TheatreID != 0 {

@@ -59,7 +59,7 @@ func (h *Handlers) renderBooking(c echo.Context, status int, notice *adminview.S
 	v := adminview.BookingView{
 		CSRF: web.CSRFToken(c), ID: b.ID, Code: b.Code, Confirmed: b.Status == booking.BookingConfirmed,
 		Movie: b.MovieTitle, ShowHref: adminpage.ShowPath(b.ShowID),
-		When:    format.LongDate(b.StartsAt, b.TimeZone) + ", " + format.Clock(b.StartsAt, b.TimeZone) + " " + format.ZoneAbbrev(b.StartsAt, b.TimeZone),
+		When:    format.When(b.StartsAt, b.TimeZone),
 		Theatre: b.TheatreName, Screen: b.ScreenName, Seats: strings.Join(format.SeatOrder(b.Seats), ", "),
 		Paid: format.Money(b.AmountMinor, b.Currency), Customer: b.CustomerName, Email: b.CustomerEmail, Notice: notice,
 		Status: bookingStatus(b),
@@ -103,7 +103,7 @@ func mailRow(m postgres.MailRecord, tz string) adminview.MailRow {
 			r.Status = "Retrying"
 		}
 	}
-	r.When = format.ShortDate(at, tz) + " " + format.Clock(at, tz) + " " + format.ZoneAbbrev(at, tz)
+	r.When = format.When(at, tz)
 	r.WhenISO = at.UTC().Format(time.RFC3339)
 	if m.Attempts > 1 || (m.Attempts == 1 && m.Status != "SENT") {
 		r.Attempts = ", " + format.Plural(m.Attempts, "attempt")

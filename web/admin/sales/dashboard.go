@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	adminview "github.com/marquee-tickets/marquee/components/admin"
+	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/admin/adminpage"
 )
@@ -23,7 +24,7 @@ func (h *Handlers) Dashboard(c echo.Context) error {
 		row := adminview.DashboardTheatre{ID: t.ID, Name: t.Name, City: t.CityName, Today: t.Today, Upcoming: t.Upcoming}
 		if t.Next != nil {
 			at := t.Next.In(theatreZone(t.TimeZone))
-			row.Next, row.NextISO = at.Format("Mon 2 Jan, 3:04 PM MST"), at.Format(time.RFC3339)
+			row.Next, row.NextISO = format.When(*t.Next, t.TimeZone), at.Format(time.RFC3339)
 			if t.NextID != nil {
 				row.NextHref = adminpage.ShowPath(*t.NextID)
 			}
@@ -32,7 +33,7 @@ func (h *Handlers) Dashboard(c echo.Context) error {
 	}
 	if d.Ledger != nil {
 		at := d.Ledger.At.UTC()
-		v.Ledger = &adminview.LedgerView{At: at.Format("2 Jan 2006, 15:04:05 UTC"), AtISO: at.Format(time.RFC3339)}
+		v.Ledger = &adminview.LedgerView{At: format.When(at, "UTC"), AtISO: at.Format(time.RFC3339)}
 		for _, p := range d.Ledger.Violations {
 			v.Ledger.Violations = append(v.Ledger.Violations, adminview.LedgerViolation{Invariant: p.Invariant, Detail: p.Detail})
 		}

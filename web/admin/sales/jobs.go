@@ -64,11 +64,11 @@ func jobRow(j *rivertype.JobRow) adminview.JobRow {
 	r := adminview.JobRow{
 		ID: strconv.FormatInt(j.ID, 10), Kind: j.Kind, Args: string(j.EncodedArgs), Queue: j.Queue,
 		Attempts: fmt.Sprintf("Attempt %d of %d", j.Attempt, j.MaxAttempts),
-		When:     format.ShortDate(at, "UTC") + " " + format.Clock(at, "UTC") + " UTC", WhenISO: at.UTC().Format(time.RFC3339),
+		When:     format.When(at, "UTC"), WhenISO: at.UTC().Format(time.RFC3339),
 	}
 	for i := len(j.Errors) - 1; i >= 0; i-- {
 		e := j.Errors[i]
-		r.Errors = append(r.Errors, fmt.Sprintf("attempt %d, %s: %s", e.Attempt, e.At.UTC().Format("2 Jan 15:04:05 UTC"), e.Error))
+		r.Errors = append(r.Errors, fmt.Sprintf("attempt %d, %s: %s", e.Attempt, format.When(e.At, "UTC"), e.Error))
 	}
 	return r
 }

@@ -49,7 +49,7 @@ func (h *Handlers) renderReconciliation(c echo.Context, status int, notice *admi
 		r := adminview.ReconcileRow{
 			Key: it.PaymentID, Payment: it.PaymentID, Paid: format.Money(it.AmountMinor, it.Currency),
 			Customer: it.CustomerName, CustomerEmail: it.CustomerEmail,
-			Since:    format.ShortDate(it.Since, "UTC") + " " + format.Clock(it.Since, "UTC") + " UTC",
+			Since:    format.When(it.Since, it.TimeZone),
 			SinceISO: it.Since.UTC().Format(time.RFC3339),
 		}
 		if it.RefundStatus != "" {
@@ -76,7 +76,7 @@ func (h *Handlers) renderReconciliation(c echo.Context, status int, notice *admi
 			r.Detail += "; last error: " + it.LastError
 		}
 		if it.ShowID != 0 {
-			r.Show = it.MovieTitle + ", " + it.TheatreName + ", " + format.ShortDate(it.StartsAt, "UTC")
+			r.Show = it.MovieTitle + ", " + it.TheatreName + ", " + format.When(it.StartsAt, it.TimeZone)
 			r.ShowHref = adminpage.ShowPath(it.ShowID)
 		} else {
 			r.Show = "no known show"

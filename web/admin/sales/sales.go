@@ -109,7 +109,7 @@ func (h *Handlers) SalesPage(c echo.Context) error {
 		"from": {v.From}, "to": {v.To}, "format": {"csv"}}.Encode()
 	for _, s := range r.Shows {
 		v.Rows = append(v.Rows, adminview.SalesRow{
-			ShowID: s.ShowID, Date: format.ShortDate(s.StartsAt, theatre.TimeZone), Time: format.Clock(s.StartsAt, theatre.TimeZone),
+			ShowID: s.ShowID, Date: format.Date(s.StartsAt, theatre.TimeZone), Time: format.Clock(s.StartsAt, theatre.TimeZone),
 			Movie: s.MovieTitle, Screen: s.Screen, Cancelled: s.Status == "CANCELLED", Tickets: s.Tickets, Seats: s.Seats,
 			Occupancy: percent(s.Occupancy), Revenue: format.Total(s.Revenue, s.Currency),
 			Taken: format.Total(s.Taken, s.Currency), Kept: format.Total(s.Kept, s.Currency),
@@ -139,9 +139,14 @@ func percent(share float64) string {
 // Chart geometry, in the SVG's user units.
 const (
 	chartWidth  = 720
-	chartHeight = 220
+	chartHeight = 240
 	chartAxis   = 20 // below the bars: the day labels
-	chartTop    = 8
+	chartTop    = 20 // above the tallest bar: its value
+	chartLeft   = 80 // left of the bars: the value axis's labels
+	// chartValuesUpTo is the most days whose bars are each labelled with
+	// their value; past it they would overlap (each bar's value is in its
+	// tooltip and in the table of figures anyway).
+	chartValuesUpTo = 14
 )
 
 // salesChart is the revenue of each day of r's period, a bar a day, each
@@ -184,7 +189,7 @@ func salesChart(r admin.SalesReport, theatre catalog.AdminTheatre) adminview.Sal
 			best = i
 		}
 	}
-	from, to := r.Period.From.Format("2 Jan 2006"), r.Period.To.Format("2 Jan 2006")
+	from, to := format.Day(r.Period.From), format.Day(r.Period.To)
 	ch := adminview.SalesChart{Width: chartWidth, Height: chartHeight}
 	switch {
 	case byRevenue:
@@ -198,28 +203,63 @@ func salesChart(r admin.SalesReport, theatre catalog.AdminTheatre) adminview.Sal
 		ch.Desc = "Nothing sold in these days."
 	} else {
 		ch.Desc = "In all " + value(total) + " over " + format.Plural(days, "day") + "; the best day was " +
-			r.Period.From.AddDate(0, 0, best).Format("2 Jan") + " with " + value(perDay[best]) + "."
+			format.Day(r.Period.From.AddDate(0, 0, best)) + " with " + value(perDay[best]) + "."
 	}
-	slot := float64(chartWidth) / float64(days)
+	ch.Left, ch.Base = chartLeft, chartHeight-chartAxis
+	ch.Measure = "Tickets sold"
+	if byRevenue {
+		ch.Measure = "Revenue (" + r.Currency + ")"
+	}
+	slot := float64(chartWidth-chartLeft) / float64(days)
 	plot := float64(chartHeight - chartAxis - chartTop)
 	num := func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+	// The value axis: from 0 to a round value at or above the best day, in
+	// up to 4 round steps; the bars are drawn to its scale.
+	step := axisStep(top)
+	axisTop := max(step, (top+step-1)/step*step)
+	y := func(n int64) float64 { return float64(chartHeight-chartAxis) - plot*float64(n)/float64(axisTop) }
+	for v := int64(0); v <= axisTop; v += step {
+		ch.Grid = append(ch.Grid, adminview.SalesTick{X: num(y(v)), Label: value(v)})
+	}
 	for i, n := range perDay {
 		day := r.Period.From.AddDate(0, 0, i)
-		if top > 0 && n > 0 {
-			hgt := math.Max(1, plot*float64(n)/float64(top))
-			ch.Bars = append(ch.Bars, adminview.SalesBar{
-				X: num(float64(i)*slot + slot*0.15), W: num(math.Max(slot*0.7, 0.5)),
-				Y: num(float64(chartHeight-chartAxis) - hgt), H: num(hgt),
-				Label: day.Format("2 Jan") + ": " + value(n) + dayMoney(byRevenue, taken[i], kept[i], r.Currency),
-			})
+		ch.Days = append(ch.Days, adminview.SalesDay{Day: format.Day(day), Value: value(n) + dayMoney(byRevenue, taken[i], kept[i], r.Currency)})
+		if n <= 0 {
+			continue
 		}
+		hgt := math.Max(1, float64(chartHeight-chartAxis)-y(n))
+		bar := adminview.SalesBar{
+			X: num(chartLeft + float64(i)*slot + slot*0.15), W: num(math.Max(slot*0.7, 0.5)),
+			Y: num(float64(chartHeight-chartAxis) - hgt), H: num(hgt),
+			Label: format.Day(day) + ": " + value(n) + dayMoney(byRevenue, taken[i], kept[i], r.Currency),
+			Mid:   num(chartLeft + float64(i)*slot + slot/2),
+		}
+		if days <= chartValuesUpTo {
+			bar.Value = value(n)
+		}
+		ch.Bars = append(ch.Bars, bar)
 	}
 	// About six day labels, whatever the period's length.
-	step := max(1, (days+5)/6)
-	for i := 0; i < days; i += step {
-		ch.Ticks = append(ch.Ticks, adminview.SalesTick{X: num(float64(i)*slot + slot/2), Label: r.Period.From.AddDate(0, 0, i).Format("2 Jan")})
+	every := max(1, (days+5)/6)
+	for i := 0; i < days; i += every {
+		ch.Ticks = append(ch.Ticks, adminview.SalesTick{X: num(chartLeft + float64(i)*slot + slot/2), Label: r.Period.From.AddDate(0, 0, i).Format("2 Jan")})
 	}
 	return ch
+}
+
+// axisStep is a round step (1, 2 or 5 times a power of ten) that divides
+// 0 to top in at most 4 steps; 1 for nothing sold.
+func axisStep(top int64) int64 {
+	if top <= 0 {
+		return 1
+	}
+	for mag := int64(1); ; mag *= 10 {
+		for _, m := range []int64{1, 2, 5} {
+			if step := m * mag; step*4 >= top || mag > math.MaxInt64/100 {
+				return step
+			}
+		}
+	}
 }
 
 // dayMoney is what a day's bar adds to its revenue: the money taken for

@@ -154,7 +154,7 @@ func (h *Handlers) runtimeClashes(c echo.Context, e *catalog.RuntimeOverlapError
 		if err != nil {
 			return fmt.Sprintf("show %d", id), href
 		}
-		return format.ShortDate(sh.StartsAt, sh.TimeZone) + " " + format.Clock(sh.StartsAt, sh.TimeZone) +
+		return format.Date(sh.StartsAt, sh.TimeZone) + " " + format.Clock(sh.StartsAt, sh.TimeZone) +
 			" (" + sh.MovieTitle + ") on " + sh.ScreenName, href
 	}
 	out := make([]adminview.RuntimeClash, 0, len(e.Overlaps))
@@ -210,6 +210,7 @@ func (h *Handlers) moviePage(c echo.Context, status int, v adminview.MovieView) 
 	if !v.Edit.Any() {
 		v.Edit = adminview.EditMovieForm(v.Movie)
 	}
+	v.MaxBytes = admin.MaxPosterBytes
 	if v.Notice != "" && v.Movie.Poster != nil && c.QueryParam("poster") == "1" {
 		v.Notice = fmt.Sprintf("Poster saved: %d × %d pixels.", v.Movie.Poster.Width, v.Movie.Poster.Height)
 	}
@@ -235,6 +236,8 @@ func (h *Handlers) UploadPosterSubmit(c echo.Context) error {
 	if err != nil || fh.Size == 0 {
 		return again(http.StatusUnprocessableEntity, "poster", "Choose an image file to upload.")
 	}
+	// However large the file, the form was read whole (web.PosterFormRoute):
+	// one too large is told here, with the rest of the form kept.
 	if fh.Size > admin.MaxPosterBytes {
 		return again(http.StatusRequestEntityTooLarge, "poster", tooLarge(fh.Size))
 	}
@@ -272,5 +275,5 @@ func (h *Handlers) UploadPosterSubmit(c echo.Context) error {
 }
 
 func tooLarge(size int64) string {
-	return fmt.Sprintf("This image is %.1f MiB: a poster is at most 2 MiB. Choose a smaller image.", float64(size)/(1<<20))
+	return fmt.Sprintf("This image is %.1f MiB: a poster is at most %d MiB. Choose a smaller image.", float64(size)/(1<<20), admin.MaxPosterBytes>>20)
 }

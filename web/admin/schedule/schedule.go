@@ -151,7 +151,7 @@ func offsetText(seconds int) string {
 func scheduleRow(sh catalog.TheatreShow, loc *time.Location) adminview.ScheduleRow {
 	at := sh.StartsAt.In(loc)
 	r := adminview.ScheduleRow{
-		ID: sh.ID, Date: at.Format("Mon 2 Jan 2006"), Time: at.Format("15:04 MST"),
+		ID: sh.ID, Date: format.Day(at), Time: at.Format("15:04 MST"), // format.Clock's style, with the zone
 		Screen: sh.ScreenName, Movie: sh.MovieTitle, Cancelled: sh.Status == "CANCELLED",
 		Sold: sh.Seats.Booked, Held: sh.Seats.Held, Blocked: sh.Seats.Blocked, Unsold: sh.Seats.Available,
 		Currency: sh.Currency,
@@ -388,8 +388,7 @@ func (h *Handlers) schedulingFailed(c echo.Context, s scheduleCtx, f adminview.S
 
 // overlap describes the show a new one collides with.
 func (h *Handlers) overlap(c echo.Context, s scheduleCtx, e *catalog.ScheduleOverlapError) (*adminview.Overlap, error) {
-	loc := s.facts.Location
-	wall := func(t time.Time) string { return t.In(loc).Format("Mon 2 Jan 2006 15:04 MST") }
+	wall := func(t time.Time) string { return format.When(t, s.facts.Theatre.TimeZone) }
 	o := &adminview.Overlap{ShowID: e.ConflictingShowID, When: wall(e.ConflictingStartsAt), Asked: wall(e.StartsAt)}
 	if o.ShowID == 0 {
 		return o, nil

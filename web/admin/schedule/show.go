@@ -142,7 +142,7 @@ func (h *Handlers) renderShow(c echo.Context, status int, showID int64, notice *
 	v := adminview.OccupancyView{
 		ShowID: showID, Movie: sh.MovieTitle, Theatre: sh.TheatreName,
 		TheatreHref: "/admin/theatres/" + strconv.FormatInt(sh.TheatreID, 10), Screen: sh.ScreenName,
-		When: format.LongDate(sh.StartsAt, sh.TimeZone) + ", " + format.Clock(sh.StartsAt, sh.TimeZone),
+		When: format.Date(sh.StartsAt, sh.TimeZone) + ", " + format.Clock(sh.StartsAt, sh.TimeZone),
 		Zone: format.ZoneAbbrev(sh.StartsAt, sh.TimeZone), StartsAt: sh.StartsAt.In(zone).Format(time.RFC3339),
 		Cancelled: cancelled, Started: started,
 		Counts: occupancyCounts(o, !cancelled && !started, h.Config.Live != nil),

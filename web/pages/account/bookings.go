@@ -68,7 +68,7 @@ func refundNow(q booking.RefundQuote, sh catalog.Show) string {
 }
 
 func showWhen(sh catalog.Show) string {
-	return format.LongDate(sh.StartsAt, sh.TimeZone) + ", " + format.Clock(sh.StartsAt, sh.TimeZone) + " " + format.ZoneAbbrev(sh.StartsAt, sh.TimeZone)
+	return format.When(sh.StartsAt, sh.TimeZone)
 }
 
 // paymentReason says, in a line, why a refunded payment bought nothing.
@@ -196,7 +196,7 @@ func (s *Handlers) CancelPreview(c echo.Context) error {
 	}
 	v := components.CancelView{
 		BookingID: b.ID, Href: bookingPath(b.ID), Movie: sh.MovieTitle,
-		When:   format.LongDate(sh.StartsAt, sh.TimeZone) + ", " + format.Clock(sh.StartsAt, sh.TimeZone),
+		When:   format.When(sh.StartsAt, sh.TimeZone),
 		Amount: format.Money(b.AmountMinor, b.Currency), Refund: format.Money(q.AmountMinor, q.Currency),
 		Tier: refundNow(q, sh), Allowed: q.Allowed, InList: web.IsHTMX(c), CSRF: web.CSRFToken(c),
 	}

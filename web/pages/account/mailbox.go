@@ -57,7 +57,7 @@ func (s *Handlers) MailboxPage(c echo.Context) error {
 	for _, m := range list {
 		v.Items = append(v.Items, components.MailboxItem{
 			Href: mailPath(m.ID), To: m.Recipient, Subject: m.Subject,
-			When: format.ShortDate(m.ReceivedAt, "UTC") + " " + format.Clock(m.ReceivedAt, "UTC") + " UTC", WhenISO: m.ReceivedAt.UTC().Format(time.RFC3339),
+			When: format.When(m.ReceivedAt, "UTC"), WhenISO: m.ReceivedAt.UTC().Format(time.RFC3339),
 		})
 	}
 	return web.Render(c, http.StatusOK, components.MailboxPage(s.Meta(c, "Dev mailbox"), v))

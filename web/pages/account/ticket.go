@@ -27,7 +27,7 @@ func (s *Handlers) TicketPage(c echo.Context) error {
 	v := components.TicketView{
 		BookingID: b.ID, Code: b.Code, QRSrc: bookingPath(b.ID) + "/qr.png",
 		Movie: sh.MovieTitle, Theatre: sh.TheatreName, Screen: sh.ScreenName,
-		Date: format.LongDate(sh.StartsAt, sh.TimeZone), Time: format.Clock(sh.StartsAt, sh.TimeZone), Zone: format.ZoneAbbrev(sh.StartsAt, sh.TimeZone),
+		Date: format.Date(sh.StartsAt, sh.TimeZone), Time: format.Clock(sh.StartsAt, sh.TimeZone), Zone: format.ZoneAbbrev(sh.StartsAt, sh.TimeZone),
 		Seats: format.SeatOrder(b.Seats), SeatsText: strings.Join(format.SeatOrder(b.Seats), ", "), Amount: format.Money(b.AmountMinor, b.Currency),
 		Cancelled: b.Status == booking.BookingCancelled, Refund: refundText(b.Refund),
 		ByTheatre: b.Status == booking.BookingCancelled && b.CancelledBy == booking.CancelledByTheatre,
