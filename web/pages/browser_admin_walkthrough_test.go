@@ -51,6 +51,8 @@ func TestLayoutPaintKeepsAisles(t *testing.T) {
 	ad.waitFor("the paint to be done", `document.querySelector("[data-editor-status]").textContent.startsWith("Painted")`)
 	wantText(t, "what the editor says", ad.Text("[data-editor-status]"),
 		"Painted 40 cells Premium seat.", "The 8 gaps in the selection stay as they are")
+	// The count is written once the paint is done (a moment after it).
+	ad.waitFor("the seat count to say the change", `document.querySelector("[data-editor-count]").textContent.includes("Not saved yet.")`)
 	wantText(t, "the seat count", ad.Text("[data-editor-count]"), "60 seats in 6 rows of 12 columns. Not saved yet.")
 	ad.look("layout painted premium over aisles")
 
