@@ -57,6 +57,7 @@ func TestLoadConfig(t *testing.T) {
 			"ADDR":                   "127.0.0.1:18080",
 			"HOLD_TTL":               "90s",
 			"PAYMENT_WEBHOOK_SECRET": "0123456789abcdef0123",
+			"TICKET_SIGNING_KEYS":    "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=",
 			"PUBLIC_URL":             "https://tickets.example.com/",
 			"MAX_SEATS_PER_HOLD":     "6",
 			"RATE_LIMITS":            "off",
@@ -245,13 +246,13 @@ func TestLoadConfig(t *testing.T) {
 			env:     map[string]string{"DATABASE_URL": testDB, "PAYMENTS": "sandbox", "PUBLIC_URL": "https://tickets.example.com", "SANDBOX_IN_PRODUCTION": "no"},
 			wantErr: []string{"SANDBOX_IN_PRODUCTION=yes"}},
 		{name: "PAYMENTS=sandbox on a public site, insisted",
-			env: map[string]string{"DATABASE_URL": testDB, "PAYMENTS": "sandbox", "PUBLIC_URL": "https://staging.example.com", "SANDBOX_IN_PRODUCTION": "YES",
+			env: map[string]string{"DATABASE_URL": testDB, "PAYMENTS": "sandbox", "PUBLIC_URL": "https://staging.example.com", "SANDBOX_IN_PRODUCTION": "YES", "TICKET_SIGNING_KEYS": "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=",
 				"PAYMENT_WEBHOOK_SECRET": "0123456789abcdef"},
 			want: with(func(c *config) {
 				c.Payments, c.PublicURL, c.WebhookSecret, c.DevSecret = PaymentsSandbox, "https://staging.example.com", []byte("0123456789abcdef"), false
 			})},
 		{name: "no provider on a public site is allowed (checkouts are refused)",
-			env: map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "https://tickets.example.com", "PAYMENT_WEBHOOK_SECRET": "0123456789abcdef"},
+			env: map[string]string{"DATABASE_URL": testDB, "PUBLIC_URL": "https://tickets.example.com", "PAYMENT_WEBHOOK_SECRET": "0123456789abcdef", "TICKET_SIGNING_KEYS": "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE="},
 			want: with(func(c *config) {
 				c.PublicURL, c.WebhookSecret, c.DevSecret = "https://tickets.example.com", []byte("0123456789abcdef"), false
 			})},
@@ -315,6 +316,12 @@ func TestLoadConfig(t *testing.T) {
 				if err != nil {
 					t.Fatalf("error: %v", err)
 				}
+				// The ticket keys are checked on their own below: the
+				// development key when none is set, the one set otherwise.
+				if _, set := tt.env["TICKET_SIGNING_KEYS"]; got.Tickets == nil || got.DevTickets == set {
+					t.Errorf("ticket keys %v, development key %v, with TICKET_SIGNING_KEYS set: %v", got.Tickets, got.DevTickets, set)
+				}
+				got.Tickets, got.DevTickets = nil, false
 				if !reflect.DeepEqual(got, tt.want) {
 					t.Errorf("config\n got %+v\nwant %+v", got, tt.want)
 				}
