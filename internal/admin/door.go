@@ -183,3 +183,47 @@ func (s *Service) Admitted(ctx context.Context, a Actor, showID int64) (int, err
 	}
 	return s.Store.Admitted(ctx, showID)
 }
+
+// StaffShow is a scheduled show of one of the actor's theatres, with the
+// theatre it plays at.
+type StaffShow struct {
+	catalog.TheatreShow
+	Theatre  string
+	TimeZone string
+}
+
+// StaffShows are the scheduled shows starting between now+from and
+// now+to, at the theatres where the actor may do what needs p, soonest
+// first: the door's list (shows started lately included, for latecomers)
+// and the box office's.
+func (s *Service) StaffShows(ctx context.Context, a Actor, p Power, from, to time.Duration) ([]StaffShow, error) {
+	theatres, err := s.Theatres(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	if s.Store.Clock != nil {
+		now = s.Store.Clock()
+	}
+	var list []StaffShow
+	for _, t := range theatres {
+		if !a.Can(p, t.ID) {
+			continue
+		}
+		loc, err := time.LoadLocation(t.TimeZone)
+		if err != nil {
+			return nil, fmt.Errorf("theatre %d: time zone %q: %w", t.ID, t.TimeZone, err)
+		}
+		shows, err := s.TheatreShows(ctx, a, t.ID, now.Add(from).In(loc), now.Add(to).In(loc))
+		if err != nil {
+			return nil, err
+		}
+		for _, sh := range shows {
+			if sh.Status == "SCHEDULED" && sh.StartsAt.After(now.Add(from)) && !sh.StartsAt.After(now.Add(to)) {
+				list = append(list, StaffShow{TheatreShow: sh, Theatre: t.Name, TimeZone: t.TimeZone})
+			}
+		}
+	}
+	slices.SortStableFunc(list, func(x, y StaffShow) int { return x.StartsAt.Compare(y.StartsAt) })
+	return list, nil
+}

@@ -7,9 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +22,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/admin/adminpage"
+	"github.com/marquee-tickets/marquee/web/admin/door"
 	"github.com/marquee-tickets/marquee/web/problem"
 )
 
@@ -36,44 +35,11 @@ const week = 7 * 24 * time.Hour
 // IndexPage lists the coming week's shows the actor may sell:
 // GET /admin/box-office.
 func (h *Handlers) IndexPage(c echo.Context) error {
-	ctx := c.Request().Context()
-	a := web.Actor(c)
-	theatres, err := h.Admin.Theatres(ctx, a)
+	shows, err := h.Admin.StaffShows(c.Request().Context(), web.Actor(c), admin.Sell, 0, week)
 	if err != nil {
 		return err
 	}
-	now := time.Now()
-	if h.Store.Clock != nil {
-		now = h.Store.Clock()
-	}
-	type dated struct {
-		at time.Time
-		s  adminview.DoorShow
-	}
-	var list []dated
-	for _, t := range theatres {
-		if !a.Can(admin.Sell, t.ID) {
-			continue
-		}
-		zone := format.Zone(t.TimeZone)
-		shows, err := h.Admin.TheatreShows(ctx, a, t.ID, now.In(zone), now.Add(week).In(zone))
-		if err != nil {
-			return err
-		}
-		for _, s := range shows {
-			if s.Status != "SCHEDULED" || !s.StartsAt.After(now) {
-				continue
-			}
-			list = append(list, dated{s.StartsAt, adminview.DoorShow{Href: fmt.Sprintf("/admin/shows/%d/sell", s.ID),
-				Movie: s.MovieTitle, Screen: s.ScreenName, Theatre: t.Name,
-				When: format.Date(s.StartsAt, t.TimeZone) + ", " + format.Clock(s.StartsAt, t.TimeZone)}})
-		}
-	}
-	slices.SortStableFunc(list, func(x, y dated) int { return x.at.Compare(y.at) })
-	var v adminview.BoxOfficeView
-	for _, d := range list {
-		v.Shows = append(v.Shows, d.s)
-	}
+	v := adminview.BoxOfficeView{Shows: door.ShowLinks(shows, "/sell")}
 	return web.Render(c, http.StatusOK, adminview.BoxOfficePage(adminpage.Meta(h.Server, c, "Box office"),
 		adminpage.Nav(c, adminview.SectionBoxOffice), v))
 }

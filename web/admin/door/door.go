@@ -5,9 +5,7 @@
 package door
 
 import (
-	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -25,48 +23,28 @@ import (
 // Handlers are the door's pages, on the shared server.
 type Handlers struct{ *web.Server }
 
-// IndexPage lists today's shows at the theatres where the actor may check
+// IndexPage lists tonight's shows (started in the last three hours or
+// starting in the next twelve) at the theatres where the actor may check
 // tickets in: GET /admin/door.
 func (h *Handlers) IndexPage(c echo.Context) error {
-	ctx := c.Request().Context()
-	a := web.Actor(c)
-	theatres, err := h.Admin.Theatres(ctx, a)
+	shows, err := h.Admin.StaffShows(c.Request().Context(), web.Actor(c), admin.CheckIn, -3*time.Hour, 12*time.Hour)
 	if err != nil {
 		return err
 	}
-	now := time.Now()
-	if h.Store.Clock != nil {
-		now = h.Store.Clock()
-	}
-	v := adminview.DoorIndexView{Day: now.Format("Monday 2 January")}
-	type dated struct {
-		at time.Time
-		s  adminview.DoorShow
-	}
-	var list []dated
-	for _, t := range theatres {
-		if !a.Can(admin.CheckIn, t.ID) {
-			continue
-		}
-		day := now.In(format.Zone(t.TimeZone))
-		shows, err := h.Admin.TheatreShows(ctx, a, t.ID, day, day)
-		if err != nil {
-			return err
-		}
-		for _, s := range shows {
-			if s.Status != "SCHEDULED" {
-				continue
-			}
-			list = append(list, dated{s.StartsAt, adminview.DoorShow{Href: fmt.Sprintf("/admin/shows/%d/door", s.ID),
-				Movie: s.MovieTitle, Screen: s.ScreenName, Theatre: t.Name, When: format.Clock(s.StartsAt, t.TimeZone)}})
-		}
-	}
-	slices.SortStableFunc(list, func(x, y dated) int { return x.at.Compare(y.at) })
-	for _, d := range list {
-		v.Shows = append(v.Shows, d.s)
-	}
+	v := adminview.DoorIndexView{Shows: ShowLinks(shows, "/door")}
 	return web.Render(c, http.StatusOK, adminview.DoorIndexPage(adminpage.Meta(h.Server, c, "Door"),
 		adminpage.Nav(c, adminview.SectionDoor), v))
+}
+
+// ShowLinks are shows as a staff list links them: to each show's page
+// tail (its door, its counter).
+func ShowLinks(shows []admin.StaffShow, tail string) []adminview.DoorShow {
+	out := make([]adminview.DoorShow, len(shows))
+	for i, s := range shows {
+		out[i] = adminview.DoorShow{Href: adminpage.ShowPath(s.ID) + tail, Movie: s.MovieTitle, Screen: s.ScreenName,
+			Theatre: s.Theatre, When: format.Date(s.StartsAt, s.TimeZone) + ", " + format.Clock(s.StartsAt, s.TimeZone)}
+	}
+	return out
 }
 
 // Page is a show's door: GET /admin/shows/:show_id/door.
