@@ -128,7 +128,8 @@ func startAppFor(t, owner *testing.T, databaseURL string, env ...string) *app {
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), childEnv+"=1",
 		"DATABASE_URL="+databaseURL, "ADDR=127.0.0.1:0", "PUBLIC_URL="+faultsPublicURL,
-		"PAYMENT_WEBHOOK_SECRET="+faultsSecret, "PAYMENTS=sandbox", "RATE_LIMITS=off", "RECONCILE_DELAY=10m")
+		"PAYMENT_WEBHOOK_SECRET="+faultsSecret, "PAYMENTS=sandbox", "RATE_LIMITS=off", "RECONCILE_DELAY=10m",
+		"READ_SLOTS=2", "WRITE_SLOTS=4", "WEBHOOK_SLOTS=2")
 	cmd.Env = append(cmd.Env, env...)
 	// The app dies with the test process, however that ends.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -29,7 +29,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -43,7 +42,6 @@ import (
 	"github.com/marquee-tickets/marquee/internal/faults"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
-	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/problem"
 )
 
@@ -196,9 +194,14 @@ func newProxiedSite(t *testing.T) proxiedSite {
 	return s
 }
 
-// appPool is the pool of an app started as startApp starts it: with the
-// default admission.
-func appPool() int32 { return poolSize(web.DefaultAdmission(runtime.NumCPU())) }
+// faultSlots are the request slots of an app started as startApp starts
+// it (READ_SLOTS, WRITE_SLOTS and WEBHOOK_SLOTS there), the same on any
+// machine: the default grows with the cores, and so would the connections
+// each fault test reserves of the test server.
+const faultSlots = 2 + 4 + 2
+
+// appPool is the pool of an app started as startApp starts it.
+func appPool() int32 { return faultSlots + backgroundConns }
 
 func TestAppKilled(t *testing.T) {
 	t.Parallel()
@@ -638,7 +641,13 @@ func TestPostgresRestarts(t *testing.T) {
 	const rows, cols, clients = 20, 30, 50 // rows A-T for the clients; U, the last, is the probe's
 	show := pgtest.NewShow(t, store, venue, rows+1, cols, time.Now().Add(72*time.Hour))
 	users, emails := userEmails(t, store, clients+1)
-	a := startApp(t, dbURL)
+	// 50 clients without a pause between requests ask more than the write
+	// slots serve, the more so on a loaded machine, where a request holds
+	// its slot for a second. With the longest queue wait they wait their
+	// turn, first come first served, rather than being turned away by the
+	// hundred and retrying in a scramble that some client loses for a
+	// minute.
+	a := startAppFor(t, t, dbURL, "MAX_QUEUE_WAIT=10s")
 	tr := newTransport()
 	visitors := make([]*visitor, clients+1)
 	var wg sync.WaitGroup
