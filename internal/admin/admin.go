@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/auth"
@@ -177,6 +178,14 @@ func (s *Service) require(ctx context.Context, a Actor, theatreID int64, p Power
 // require).
 func (s *Service) requireTheatre(ctx context.Context, a Actor, theatreID int64) error {
 	return s.require(ctx, a, theatreID, Manage)
+}
+
+// now is the store's clock: the machine's, or a test's.
+func (s *Service) now() time.Time {
+	if s.Store.Clock != nil {
+		return s.Store.Clock()
+	}
+	return time.Now()
 }
 
 // auditEntry is the entry for a change by a to object of theatre theatreID (0

@@ -3,12 +3,12 @@ package admin
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -17,6 +17,8 @@ import (
 type BookingHistory struct {
 	Booking postgres.StaffBooking
 	Mails   []postgres.MailRecord
+	// Terms are what its refund policy gives back now.
+	Terms booking.CancellationTerms
 }
 
 // Booking returns booking bookingID of one of a's theatres (another
@@ -30,24 +32,110 @@ func (s *Service) Booking(ctx context.Context, a Actor, bookingID string) (Booki
 	if err != nil {
 		return BookingHistory{}, err
 	}
-	return BookingHistory{Booking: b, Mails: mails}, nil
+	terms, err := s.Store.CancellationTerms(ctx, b.ShowID)
+	if err != nil {
+		return BookingHistory{}, err
+	}
+	return BookingHistory{Booking: b, Mails: mails, Terms: terms}, nil
 }
 
-// FindBooking returns the id of the booking of one of a's theatres whose
-// ticket code or id is q.
-func (s *Service) FindBooking(ctx context.Context, a Actor, q string) (string, error) {
+// maxFound bounds a search's answer: a name common enough to match more
+// is narrowed by its e-mail or ticket code.
+const maxFound = 50
+
+// SearchBookings finds the bookings of theatreID (0: of every theatre
+// where a sells) whose ticket code or id is q, whose customer's e-mail is
+// q, or whose customer's name contains q.
+func (s *Service) SearchBookings(ctx context.Context, a Actor, theatreID int64, q string) ([]postgres.StaffBooking, error) {
 	q = strings.TrimSpace(q)
-	if q == "" || len(q) > 64 {
-		return "", fmt.Errorf("booking %q: %w", q, booking.ErrNotFound)
+	if n := len([]rune(q)); n < 2 || n > 100 || hasControl(q) {
+		return nil, &catalog.FieldError{Field: "q", Message: "enter a ticket code, an e-mail address or at least 2 letters of a name"}
 	}
-	id, err := s.Store.FindBooking(ctx, q)
+	var theatres []int64 // nil: all
+	switch {
+	case theatreID != 0:
+		if err := s.require(ctx, a, theatreID, Sell); err != nil {
+			return nil, err
+		}
+		theatres = []int64{theatreID}
+	case !a.Platform():
+		roles, err := s.Store.StaffRoles(ctx, a.UserID)
+		if err != nil {
+			return nil, err
+		}
+		theatres = []int64{}
+		for t, r := range roles {
+			if RoleCan(r, Sell) {
+				theatres = append(theatres, t)
+			}
+		}
+		if len(theatres) == 0 {
+			return nil, ErrRole
+		}
+	}
+	return s.Store.SearchBookings(ctx, theatres, q, maxFound)
+}
+
+// RefundBooking cancels booking bookingID and refunds it, in full or by its
+// theatre's policy (the box office and managers): see
+// postgres.(*Store).RefundBooking. A reason is required, for the audit log.
+func (s *Service) RefundBooking(ctx context.Context, a Actor, bookingID string, r booking.StaffRefund) (postgres.StaffBooking, error) {
+	b, err := s.staffBooking(ctx, a, bookingID)
 	if err != nil {
-		return "", err
+		return b, err
 	}
-	if _, err := s.staffBooking(ctx, a, id); err != nil {
-		return "", err
+	r.Reason = strings.TrimSpace(r.Reason)
+	if n := len([]rune(r.Reason)); n == 0 || n > 500 || hasControl(r.Reason) {
+		return b, &catalog.FieldError{Field: "reason", Message: "say why this booking is refunded (at most 500 characters)"}
 	}
-	return id, nil
+	return s.Store.RefundBooking(ctx, bookingID, r, auditEntry(a, b.TheatreID, "booking.refund", "booking "+bookingID, nil, nil))
+}
+
+// SettleCounterRefund records that the refund of a booking sold at the
+// counter was handed back there.
+func (s *Service) SettleCounterRefund(ctx context.Context, a Actor, bookingID string) (postgres.StaffBooking, error) {
+	b, err := s.staffBooking(ctx, a, bookingID)
+	if err != nil {
+		return b, err
+	}
+	return s.Store.SettleCounterRefund(ctx, bookingID, auditEntry(a, b.TheatreID, "booking.counter_refund", "booking "+bookingID, nil, nil))
+}
+
+// MoveBooking moves booking bookingID to seats of show to, another show of
+// the same movie at its theatre, at the same price: see
+// postgres.(*Store).MoveBooking.
+func (s *Service) MoveBooking(ctx context.Context, a Actor, bookingID string, to int64, seats []string) (postgres.StaffBooking, error) {
+	b, err := s.staffBooking(ctx, a, bookingID)
+	if err != nil {
+		return b, err
+	}
+	seats, err = booking.HoldRequest{Seats: seats}.Normalize(maxCounterSeats)
+	if err != nil {
+		return b, err
+	}
+	return s.Store.MoveBooking(ctx, bookingID, to, seats, auditEntry(a, b.TheatreID, "booking.move", "booking "+bookingID, nil, nil))
+}
+
+// MoveTargets are the shows booking bookingID may move to: the other
+// upcoming shows of its movie at its theatre, within four weeks.
+func (s *Service) MoveTargets(ctx context.Context, a Actor, bookingID string) ([]catalog.TheatreShow, error) {
+	b, err := s.staffBooking(ctx, a, bookingID)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	until := now.AddDate(0, 0, 28)
+	shows, err := s.Store.TheatreShows(ctx, b.TheatreID, &now, &until, 500)
+	if err != nil {
+		return nil, err
+	}
+	var out []catalog.TheatreShow
+	for _, sh := range shows {
+		if sh.ID != b.ShowID && sh.MovieID == b.MovieID && sh.Status == "SCHEDULED" && sh.StartsAt.After(now) {
+			out = append(out, sh)
+		}
+	}
+	return out, nil
 }
 
 // ErrNoTicket is a ticket resent for a booking that has none (cancelled).

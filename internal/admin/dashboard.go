@@ -53,10 +53,7 @@ func (s *Service) Dashboard(ctx context.Context, a Actor) (Dashboard, error) {
 		d.Theatres[i] = TheatreActivity{AdminTheatre: t, ShowCounts: c}
 	}
 	if a.Platform() {
-		at := time.Now()
-		if s.Store.Clock != nil {
-			at = s.Store.Clock()
-		}
+		at := s.now()
 		v, err := s.Store.InvariantViolations(ctx)
 		if err != nil {
 			return d, err

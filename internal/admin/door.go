@@ -68,10 +68,7 @@ func (s *Service) SyncCheckIns(ctx context.Context, a Actor, showID int64, scans
 	if len(scans) > MaxSyncScans {
 		return nil, &catalog.FieldError{Field: "scans", Message: fmt.Sprintf("send at most %d scans at a time", MaxSyncScans)}
 	}
-	now := time.Now()
-	if s.Store.Clock != nil {
-		now = s.Store.Clock()
-	}
+	now := s.now()
 	for i := range scans {
 		gate, err := checkGate(scans[i].Gate)
 		if err != nil {
@@ -201,10 +198,7 @@ func (s *Service) StaffShows(ctx context.Context, a Actor, p Power, from, to tim
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
-	if s.Store.Clock != nil {
-		now = s.Store.Clock()
-	}
+	now := s.now()
 	var list []StaffShow
 	for _, t := range theatres {
 		if !a.Can(p, t.ID) {

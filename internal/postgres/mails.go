@@ -62,6 +62,17 @@ const mailToOwner = `
 	ON CONFLICT (once_key) DO NOTHING
 	RETURNING id`
 
+// mailTicketAgain inserts a ticket_resent mail of booking $1 to its owner,
+// asked for by staff member $2, at $3 (NULL: the database's clock): a new
+// mail each time, unlike mailToOwner's once.
+const mailTicketAgain = `
+	INSERT INTO mails (kind, recipient, user_id, booking_id, show_id, requested_by, created_at)
+	SELECT 'ticket_resent', coalesce(b.customer_email, u.email), CASE WHEN b.channel = 'online' THEN b.user_id END,
+	       b.id, b.show_id, $2, coalesce($3::timestamptz, clock_timestamp())
+	  FROM bookings b JOIN users u ON u.id = b.user_id
+	 WHERE b.id = $1 AND (b.channel = 'online' OR b.customer_email IS NOT NULL)
+	RETURNING id`
+
 // RefundFailingAfter is the failed attempt after which a refund's
 // moviegoer is told it is delayed and customer service is asked to look:
 // River's fifth retry comes about 16 minutes after the first attempt.
@@ -284,13 +295,7 @@ func (s *Store) ResendTicket(ctx context.Context, bookingID string, e audit.Entr
 		if status != booking.BookingConfirmed {
 			return fmt.Errorf("resend ticket of booking %s: %w", bookingID, booking.ErrNoTicket)
 		}
-		if err := s.queueMails(ctx, tx, `
-			INSERT INTO mails (kind, recipient, user_id, booking_id, show_id, requested_by, created_at)
-			SELECT 'ticket_resent', coalesce(b.customer_email, u.email), CASE WHEN b.channel = 'online' THEN b.user_id END,
-			       b.id, b.show_id, $2, coalesce($3::timestamptz, clock_timestamp())
-			  FROM bookings b JOIN users u ON u.id = b.user_id
-			 WHERE b.id = $1 AND (b.channel = 'online' OR b.customer_email IS NOT NULL)
-			RETURNING id`, bookingID, e.ActorID, s.now()); err != nil {
+		if err := s.queueMails(ctx, tx, mailTicketAgain, bookingID, e.ActorID, s.now()); err != nil {
 			return err
 		}
 		return s.insertAudit(ctx, tx, e)
@@ -303,6 +308,7 @@ type StaffBooking struct {
 	TheatreID     int64
 	TheatreName   string
 	TimeZone      string
+	MovieID       int64
 	MovieTitle    string
 	ScreenName    string
 	StartsAt      time.Time
@@ -316,39 +322,14 @@ func (s *Store) StaffBooking(ctx context.Context, bookingID string) (StaffBookin
 	if !validID(bookingID) {
 		return StaffBooking{}, fmt.Errorf("booking %q: %w", bookingID, booking.ErrNotFound)
 	}
-	var sb StaffBooking
-	row := s.pool.QueryRow(ctx, `
-		SELECT `+bookingColumns+`, t.id, t.name, t.timezone, mv.title, sc.name, sh.starts_at,
-		       coalesce(b.customer_name, u.name), coalesce(b.customer_email, CASE WHEN b.channel = 'online' THEN u.email ELSE '' END)
-		  FROM `+bookingFrom+`
-		  JOIN shows sh ON sh.id = b.show_id JOIN screens sc ON sc.id = sh.screen_id
-		  JOIN theatres t ON t.id = sc.theatre_id JOIN movies mv ON mv.id = sh.movie_id
-		  JOIN users u ON u.id = b.user_id
-		 WHERE b.id = $1`, bookingID)
-	b, err := scanBookingWith(row, &sb.TheatreID, &sb.TheatreName, &sb.TimeZone, &sb.MovieTitle, &sb.ScreenName,
-		&sb.StartsAt, &sb.CustomerName, &sb.CustomerEmail)
+	sb, err := scanStaffBooking(s.pool.QueryRow(ctx, `SELECT `+staffBookingColumns+` FROM `+staffBookingFrom+` WHERE b.id = $1`, bookingID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return StaffBooking{}, fmt.Errorf("booking %s: %w", bookingID, booking.ErrNotFound)
 	}
 	if err != nil {
 		return StaffBooking{}, fmt.Errorf("read booking %s: %w", bookingID, err)
 	}
-	sb.Booking = b
 	return sb, nil
-}
-
-// FindBooking returns the id of the booking whose ticket code or id is q.
-func (s *Store) FindBooking(ctx context.Context, q string) (string, error) {
-	var id string
-	err := s.pool.QueryRow(ctx, `
-		SELECT id::text FROM bookings WHERE code = upper($1) OR id::text = lower($1)`, q).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", fmt.Errorf("booking %q: %w", q, booking.ErrNotFound)
-	}
-	if err != nil {
-		return "", fmt.Errorf("find booking %q: %w", q, err)
-	}
-	return id, nil
 }
 
 // KeepMail puts a message into the dev mailbox (mail.Mailbox's Keep).

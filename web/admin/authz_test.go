@@ -172,6 +172,28 @@ var pageRoutes = []pageRoute{
 	{"resend ticket", ofTheatre, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
 		return "/admin/bookings/" + m.booking(t) + "/resend", url.Values{}
 	}},
+	{"refund booking", ofTheatre, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		return "/admin/bookings/" + m.booking(t) + "/refund", url.Values{"full": {"true"}, "reason": {"Asked at the desk"}}
+	}},
+	{"record counter refund", ofTheatre, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		// A counter sale, refunded: owed at the counter.
+		show, _ := m.show(t)
+		desk := m.e.Admin(t, auth.RolePlatformAdmin)
+		m.seq++
+		sold := desk.Send(webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/admin/shows/%d/sales", show),
+			Header: map[string]string{"Idempotency-Key": fmt.Sprint("paid-", m.seq)},
+			Body:   map[string]any{"seats": []string{"A1"}, "paid_by": "cash", "customer": map[string]any{"name": "Walk-in"}}})
+		webtest.Want(t, sold, http.StatusCreated)
+		id := sold.Str("booking_id")
+		webtest.Want(t, desk.Send(webtest.Req{Method: "POST", Path: "/api/v1/admin/bookings/" + id + "/refund",
+			Body: map[string]any{"full": true, "reason": "Changed their mind"}}), http.StatusOK)
+		return "/admin/bookings/" + id + "/refund/paid", url.Values{}
+	}},
+	{"move booking", ofTheatre, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		id := m.booking(t)
+		to, _ := m.show(t)
+		return "/admin/bookings/" + id + "/move", url.Values{"show_id": {fmt.Sprint(to)}, "seats": {"A1"}}
+	}},
 	{"background jobs", platform, false, get("/admin/jobs")},
 	{"staff", ofTheatre, false, func(t *testing.T, m *pageMatrix) (string, url.Values) {
 		return fmt.Sprintf("/admin/theatres/%d/staff", m.x.TheatreID), nil
@@ -219,6 +241,7 @@ var pageRoutes = []pageRoute{
 // manager's alone.
 var pagePower = map[string]admin.Power{
 	"show": admin.SeeShows, "booking": admin.Sell, "resend ticket": admin.Sell,
+	"refund booking": admin.Sell, "record counter refund": admin.Sell, "move booking": admin.Sell,
 	"show door": admin.CheckIn, "check in": admin.CheckIn,
 	"counter": admin.Sell, "sell": admin.Sell, "print ticket": admin.Sell,
 	"attendees": admin.SeeAttendees, "attendees csv": admin.SeeAttendees,

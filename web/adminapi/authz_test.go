@@ -210,6 +210,34 @@ var routes = []route{
 		return webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/admin/shows/%d/checkins/sync", show),
 			Body: map[string]any{"scans": []any{}}}
 	}},
+	{"GET bookings search", admin.Sell, func(t *testing.T, m *matrix) webtest.Req {
+		return webtest.Req{Method: "GET", Path: fmt.Sprintf("/api/v1/admin/bookings?theatre_id=%d&q=Walk-in", m.x.TheatreID)}
+	}},
+	{"POST booking refund", admin.Sell, func(t *testing.T, m *matrix) webtest.Req {
+		show, _ := m.show(t, m.x)
+		b := m.e.Book(t, show, "A1")
+		return webtest.Req{Method: "POST", Path: "/api/v1/admin/bookings/" + b.ID + "/refund",
+			Body: map[string]any{"full": true, "reason": "Asked at the desk"}}
+	}},
+	{"POST booking refund paid", admin.Sell, func(t *testing.T, m *matrix) webtest.Req {
+		show, _ := m.show(t, m.x)
+		m.seq++
+		sold := m.platform.Send(webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/admin/shows/%d/sales", show),
+			Header: map[string]string{"Idempotency-Key": fmt.Sprint("paid-", m.seq)},
+			Body:   map[string]any{"seats": []string{"A1"}, "paid_by": "cash", "customer": map[string]any{"name": "Walk-in"}}})
+		webtest.Want(t, sold, http.StatusCreated)
+		id := sold.Str("booking_id")
+		webtest.Want(t, m.platform.Send(webtest.Req{Method: "POST", Path: "/api/v1/admin/bookings/" + id + "/refund",
+			Body: map[string]any{"full": true, "reason": "Changed their mind"}}), http.StatusOK)
+		return webtest.Req{Method: "POST", Path: "/api/v1/admin/bookings/" + id + "/refund/paid"}
+	}},
+	{"POST booking move", admin.Sell, func(t *testing.T, m *matrix) webtest.Req {
+		from, _ := m.show(t, m.x)
+		to, _ := m.show(t, m.x)
+		b := m.e.Book(t, from, "A2")
+		return webtest.Req{Method: "POST", Path: "/api/v1/admin/bookings/" + b.ID + "/move",
+			Body: map[string]any{"show_id": to, "seats": []string{"A2"}}}
+	}},
 	{"GET sales report", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
 		from := time.Now().Format(time.DateOnly)
 		to := time.Now().Add(7 * 24 * time.Hour).Format(time.DateOnly)

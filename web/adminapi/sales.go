@@ -2,7 +2,6 @@ package adminapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -10,48 +9,6 @@ import (
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/problem"
 )
-
-// staffBookingJSON is a booking as its theatre's staff see it: the
-// moviegoer's booking object with how it was sold.
-type staffBookingJSON struct {
-	BookingID   string     `json:"booking_id"`
-	HoldID      string     `json:"hold_id"`
-	ShowID      int64      `json:"show_id"`
-	Seats       []string   `json:"seats"`
-	Status      string     `json:"status"`
-	AmountMinor int64      `json:"amount_minor"`
-	Currency    string     `json:"currency"`
-	PaymentID   string     `json:"payment_id"`
-	Code        string     `json:"code"`
-	Channel     string     `json:"channel"`
-	CreatedAt   time.Time  `json:"created_at"`
-	CancelledAt *time.Time `json:"cancelled_at,omitempty"`
-	CancelledBy string     `json:"cancelled_by,omitempty"`
-	Refund      *struct {
-		AmountMinor int64  `json:"amount_minor"`
-		Currency    string `json:"currency"`
-		Status      string `json:"status"`
-	} `json:"refund,omitempty"`
-}
-
-func (h *Handlers) staffBookingView(b booking.Booking) staffBookingJSON {
-	out := staffBookingJSON{BookingID: b.ID, HoldID: b.HoldID, ShowID: b.ShowID, Seats: problem.NonNil(b.Seats),
-		Status: string(b.Status), AmountMinor: b.AmountMinor, Currency: b.Currency, PaymentID: b.PaymentID,
-		Code: h.Config.Tickets.Code(b.Code, b.ShowID), Channel: string(b.Channel), CreatedAt: b.CreatedAt.UTC(),
-		CancelledBy: b.CancelledBy}
-	if b.CancelledAt != nil {
-		t := b.CancelledAt.UTC()
-		out.CancelledAt = &t
-	}
-	if b.Refund != nil {
-		out.Refund = &struct {
-			AmountMinor int64  `json:"amount_minor"`
-			Currency    string `json:"currency"`
-			Status      string `json:"status"`
-		}{b.Refund.AmountMinor, b.Refund.Currency, string(b.Refund.Status)}
-	}
-	return out
-}
 
 // Sell sells seats at the counter:
 // POST /api/v1/admin/shows/{show_id}/sales with Idempotency-Key,

@@ -14,7 +14,8 @@ import (
 	"github.com/marquee-tickets/marquee/internal/ticket"
 )
 
-type bookingJSON struct {
+// BookingJSON is the booking object of the API.
+type BookingJSON struct {
 	BookingID   string      `json:"booking_id"`
 	HoldID      string      `json:"hold_id"`
 	ShowID      int64       `json:"show_id"`
@@ -36,10 +37,10 @@ type refundJSON struct {
 	Status      string `json:"status"`
 }
 
-// bookingView is b as the API shows it to tickets' owner: its code is the
-// signed one its QR code carries.
-func bookingView(b booking.Booking, tickets *ticket.Keys) bookingJSON {
-	out := bookingJSON{
+// BookingView is b as the API shows it to its owner (and, with more, to
+// its theatre's staff): its code is the signed one its QR code carries.
+func BookingView(b booking.Booking, tickets *ticket.Keys) BookingJSON {
+	out := BookingJSON{
 		BookingID: b.ID, HoldID: b.HoldID, ShowID: b.ShowID, Seats: problem.NonNil(b.Seats),
 		Status: string(b.Status), AmountMinor: b.AmountMinor, Currency: b.Currency,
 		PaymentID: b.PaymentID, Code: tickets.Code(b.Code, b.ShowID), CreatedAt: b.CreatedAt.UTC(), CancelledBy: b.CancelledBy,
@@ -61,10 +62,10 @@ func (s *Handlers) Bookings(c echo.Context) error {
 		return err
 	}
 	out := struct {
-		Bookings []bookingJSON `json:"bookings"`
-	}{Bookings: make([]bookingJSON, 0, len(list))}
+		Bookings []BookingJSON `json:"bookings"`
+	}{Bookings: make([]BookingJSON, 0, len(list))}
 	for _, b := range list {
-		out.Bookings = append(out.Bookings, bookingView(b, s.Config.Tickets))
+		out.Bookings = append(out.Bookings, BookingView(b, s.Config.Tickets))
 	}
 	return c.JSON(http.StatusOK, out)
 }
@@ -75,7 +76,7 @@ func (s *Handlers) Booking(c echo.Context) error {
 	if err != nil {
 		return problem.Lookup("booking", err)
 	}
-	return c.JSON(http.StatusOK, bookingView(b, s.Config.Tickets))
+	return c.JSON(http.StatusOK, BookingView(b, s.Config.Tickets))
 }
 
 // CancelBooking cancels one of the caller's bookings under its theatre's
@@ -88,5 +89,5 @@ func (s *Handlers) CancelBooking(c echo.Context) error {
 	if err != nil {
 		return problem.Lookup("booking", err)
 	}
-	return c.JSON(http.StatusOK, bookingView(b, s.Config.Tickets))
+	return c.JSON(http.StatusOK, BookingView(b, s.Config.Tickets))
 }

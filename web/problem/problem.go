@@ -107,6 +107,7 @@ func Lookup(what string, err error) error {
 func For(err error) (ae *Error, internal bool) {
 	var (
 		seatsTaken  *booking.SeatsUnavailableError
+		priceDiffer *booking.PriceDiffersError
 		unknown     *booking.UnknownSeatsError
 		duplicate   *booking.DuplicateSeatsError
 		tooMany     *booking.TooManySeatsError
@@ -224,6 +225,20 @@ func For(err error) (ae *Error, internal bool) {
 			"This payment id was already reported with another hold, amount or currency."), false
 	case errors.Is(err, booking.ErrNoTicket):
 		return New(http.StatusConflict, "no_ticket", "This booking is cancelled: it has no ticket to send."), false
+	case errors.As(err, &priceDiffer):
+		return New(http.StatusConflict, "price_differs",
+			"These seats cost a different amount from what the booking paid. Pick seats of the same price, or refund the booking and sell the new seats.").
+			With("paid_minor", priceDiffer.Paid).With("asked_minor", priceDiffer.Asked).With("currency", priceDiffer.Currency), false
+	case errors.Is(err, booking.ErrSameShow):
+		return New(http.StatusUnprocessableEntity, "same_show", "The booking is already for this show. Pick another show."), false
+	case errors.Is(err, booking.ErrOtherMovie):
+		return New(http.StatusUnprocessableEntity, "other_movie", "A booking moves only to another show of the same movie."), false
+	case errors.Is(err, booking.ErrAdmitted):
+		return New(http.StatusConflict, "booking_admitted", "This booking was already admitted at the door, so it cannot move."), false
+	case errors.Is(err, booking.ErrBookingChanged):
+		return New(http.StatusConflict, "booking_changed", "The booking changed meanwhile. Open it again: nothing was moved."), false
+	case errors.Is(err, booking.ErrNoCounterRefund):
+		return New(http.StatusConflict, "no_counter_refund", "This booking owes no refund at the counter."), false
 	case errors.Is(err, booking.ErrCancellationClosed):
 		return New(http.StatusConflict, "cancellation_closed",
 			"This booking can no longer be cancelled: the show starts too soon."), false

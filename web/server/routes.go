@@ -142,6 +142,10 @@ func routes(e *echo.Echo, s *web.Server) {
 	adm.POST("/shows/:show_id/checkins/sync", ad.SyncCheckIns, staff()...)
 	adm.POST("/shows/:show_id/sales", ad.Sell, staff()...)
 	adm.GET("/shows/:show_id/attendees", ad.Attendees, staff()...)
+	adm.GET("/bookings", ad.SearchBookings, staff()...)
+	adm.POST("/bookings/:booking_id/refund", ad.RefundBooking, staff()...)
+	adm.POST("/bookings/:booking_id/refund/paid", ad.CounterRefundPaid, staff()...)
+	adm.POST("/bookings/:booking_id/move", ad.MoveBooking, staff()...)
 
 	// Pages: the moviegoer's HTML. Each gets security headers, private
 	// caching, the session and CSRF protection (s.Pages); every change is
@@ -221,6 +225,9 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.GET("/admin/bookings", sl.BookingsPage, staffPages...)
 	e.GET("/admin/bookings/:booking_id", sl.BookingPage, staffPages...)
 	e.POST("/admin/bookings/:booking_id/resend", sl.ResendSubmit, staffPages...)
+	e.POST("/admin/bookings/:booking_id/refund", sl.RefundSubmit, staffPages...)
+	e.POST("/admin/bookings/:booking_id/refund/paid", sl.CounterRefundSubmit, staffPages...)
+	e.POST("/admin/bookings/:booking_id/move", sl.MoveSubmit, staffPages...)
 	e.GET("/admin/jobs", sl.JobsPage, staffPages...)
 	e.GET("/admin/door", dr.IndexPage, staffPages...)
 	e.GET("/admin/shows/:show_id/attendees", dr.AttendeesPage, staffPages...)
