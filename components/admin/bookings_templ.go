@@ -1144,7 +1144,7 @@ func moveForm(v BookingView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 103, "\" class=\"field font-mono uppercase\" autocomplete=\"off\" spellcheck=\"false\" placeholder=\"e.g. F7, F8\" required")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 103, "\" class=\"field font-mono uppercase\" autocomplete=\"off\" spellcheck=\"false\" placeholder=\"F7, F8\" required")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -131,14 +131,20 @@ func TestBrowserDoor(t *testing.T) {
 // booking.
 func (s *site) confirmed(show int64, seats ...string) booking.Booking {
 	s.t.Helper()
+	return s.confirmedFor(pgtest.User(s.t, s.Store), show, seats...)
+}
+
+// confirmedFor books seats of show for user, paid, and returns the booking.
+func (s *site) confirmedFor(user string, show int64, seats ...string) booking.Booking {
+	s.t.Helper()
 	ctx := context.Background()
-	user := pgtest.User(s.t, s.Store)
+	key := fmt.Sprint("door-", user, "-", show, "-", strings.Join(seats, "-"))
 	res, err := s.Store.HoldSeats(ctx, booking.HoldRequest{UserID: user, ShowID: show, Seats: seats, TTL: 5 * time.Minute,
-		Key: "door-" + user}, 10)
+		Key: key}, 10)
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	c, err := s.Store.ConfirmPayment(ctx, booking.Payment{ID: "door-pay-" + user, HoldRef: res.Hold.ID,
+	c, err := s.Store.ConfirmPayment(ctx, booking.Payment{ID: "pay-" + key, HoldRef: res.Hold.ID,
 		AmountMinor: res.Hold.AmountMinor, Currency: res.Hold.Currency})
 	if err != nil || c.BookingID == "" {
 		s.t.Fatalf("confirm: %+v, %v", c, err)
