@@ -146,7 +146,8 @@ func TestDemoPrintsItsAdmins(t *testing.T) {
 	if err := loadDemoData(context.Background(), store, "http://demo.test", log); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{demo.PlatformAdminEmail, demo.TheatreAdminEmail, "password=" + demo.AdminPassword, "http://demo.test/login"} {
+	for _, want := range []string{demo.PlatformAdminEmail, demo.TheatreAdminEmail, demo.BoxOfficeEmail, demo.UsherEmail,
+		"password=" + demo.AdminPassword, "http://demo.test/login"} {
 		if !strings.Contains(logged.String(), want) {
 			t.Errorf("start-up log does not say %q:\n%s", want, &logged)
 		}

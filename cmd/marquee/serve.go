@@ -378,6 +378,7 @@ func loadDemoData(ctx context.Context, store *postgres.Store, publicURL string, 
 	log.Info("demo admins: sign in at "+publicURL+"/login",
 		"platform_admin", demo.PlatformAdminEmail,
 		"theatre_admin", demo.TheatreAdminEmail+" ("+demo.AdminTheatre+")",
+		"box_office", demo.BoxOfficeEmail, "usher", demo.UsherEmail,
 		"password", demo.AdminPassword)
 	return nil
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
-// The demo has a platform admin and the manager of one theatre, both
-// signing in with the printed password.
+// The demo has a platform admin, the manager of one theatre and its box
+// office and usher, all signing in with the printed password.
 func TestLoadAdmins(t *testing.T) {
 	t.Parallel()
 	s, _ := loaded(t)
@@ -18,21 +18,24 @@ func TestLoadAdmins(t *testing.T) {
 	for _, tc := range []struct {
 		email string
 		role  auth.Role
-	}{{demo.PlatformAdminEmail, auth.RolePlatformAdmin}, {demo.TheatreAdminEmail, auth.RoleTheatreAdmin}} {
+	}{{demo.PlatformAdminEmail, auth.RolePlatformAdmin}, {demo.TheatreAdminEmail, auth.RoleTheatreAdmin},
+		{demo.BoxOfficeEmail, auth.RoleTheatreAdmin}, {demo.UsherEmail, auth.RoleTheatreAdmin}} {
 		u, hash, err := s.UserByEmail(ctx, tc.email)
 		if err != nil || u.Role != tc.role || !auth.DefaultHasher.Check(hash, demo.AdminPassword) {
 			t.Errorf("%s: %+v, %v; want role %s and the demo password", tc.email, u, err, tc.role)
 		}
 	}
 	granted := pgtest.Scalar[string](t, s.Pool(), `
-		SELECT string_agg(t.name, ', ') FROM theatre_staff ta
+		SELECT string_agg(u.email || ' ' || ta.role || ' of ' || t.name, ', ' ORDER BY u.email) FROM theatre_staff ta
 		  JOIN theatres t ON t.id = ta.theatre_id JOIN users u ON u.id = ta.user_id`)
-	if granted != demo.AdminTheatre {
-		t.Errorf("granted theatres = %q, want only the manager's %q", granted, demo.AdminTheatre)
+	want := demo.BoxOfficeEmail + " box_office of " + demo.AdminTheatre + ", " + demo.TheatreAdminEmail + " manager of " + demo.AdminTheatre +
+		", " + demo.UsherEmail + " usher of " + demo.AdminTheatre
+	if granted != want {
+		t.Errorf("staff = %q, want %q", granted, want)
 	}
-	entry := pgtest.Scalar[string](t, s.Pool(), `
-		SELECT u.email || ' ' || a.action FROM audit_log a JOIN users u ON u.id = a.actor_id`)
-	if entry != demo.PlatformAdminEmail+" theatre_admin.grant" {
-		t.Errorf("audit log = %q, want the platform admin's grant", entry)
+	first := pgtest.Scalar[string](t, s.Pool(), `
+		SELECT u.email || ' ' || a.action FROM audit_log a JOIN users u ON u.id = a.actor_id ORDER BY a.id LIMIT 1`)
+	if first != demo.PlatformAdminEmail+" theatre_admin.grant" {
+		t.Errorf("audit log starts with %q, want the platform admin's grant", first)
 	}
 }
