@@ -322,6 +322,19 @@ func TestSalesReportPageByChannel(t *testing.T) {
 			}
 		}
 	}
+	// A phone's table of the show: a row per channel.
+	phoneRows := map[string][2]string{
+		"online": {"2", inr(2)}, "box-office": {"4", inr(4)}, "cash": {"1", inr(1)}, "card": {"3", inr(3)}, "complimentary": {"1", inr(0)},
+	}
+	for key, w := range phoneRows {
+		row := fmt.Sprintf(`[data-channel-card="%d"] tr[data-channel="%s"]`, e.Show, key)
+		if p.Text(row+" [data-channel-tickets]") != w[0] || p.Text(row+" [data-channel-revenue]") != w[1] || !p.Has(row+` th[scope="row"]`) {
+			t.Errorf("%s: %q, want %s tickets for %s", row, p.Text(row), w[0], w[1])
+		}
+	}
+	if !p.Has(fmt.Sprintf(`[data-channel-card="%d"] caption`, e.Show)) || p.Doc.Find(`[data-channel-card] thead th[scope="col"]`).Length() != 3 {
+		t.Error("a phone's table of the show lacks its caption or its headers")
+	}
 	heads := p.Doc.Find(`[data-channels-table] thead th[scope="col"]`).Map(func(_ int, s *goquery.Selection) string { return s.Text() })
 	if strings.Join(heads, "|") != "Show|Online|Box office|Of which cash|Of which card|Complimentary" ||
 		!p.Has(`[data-channels-table] caption`) || !p.Has(`[data-channel-row] th[scope="row"]`) {
