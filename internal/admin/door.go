@@ -172,13 +172,13 @@ func (s *Service) Door(ctx context.Context, a Actor, showID int64) (Door, error)
 	return d, nil
 }
 
-// Admitted is how many tickets of showID were admitted (whoever may see
-// the show's occupancy).
-func (s *Service) Admitted(ctx context.Context, a Actor, showID int64) (int, error) {
+// Attendance is how many of showID's sold seats were admitted at its door
+// (whoever may see the show's occupancy: every staff role).
+func (s *Service) Attendance(ctx context.Context, a Actor, showID int64) (booking.Attendance, error) {
 	if _, err := s.requireShowFor(ctx, a, showID, SeeShows); err != nil {
-		return 0, err
+		return booking.Attendance{}, err
 	}
-	return s.Store.Admitted(ctx, showID)
+	return s.Store.Attendance(ctx, showID)
 }
 
 // StaffShow is a scheduled show of one of the actor's theatres, with the

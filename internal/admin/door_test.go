@@ -325,3 +325,57 @@ func TestStaffRoles(t *testing.T) {
 		}
 	})
 }
+
+// TestAttendance counts the seats of a show's confirmed bookings, and
+// those admitted at its door, for every staff role of its theatre: a
+// booking admitted whole, a ticket of another show, a sale at the counter,
+// and a booking cancelled after its seats came in (no longer sold, so not
+// counted either way).
+func TestAttendance(t *testing.T) {
+	w := newDoorWorld(t)
+	usher := w.staff[auth.StaffUsher]
+	attendance := func(a admin.Actor) booking.Attendance {
+		t.Helper()
+		at, err := w.svc.Attendance(ctx, a, w.show)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+	admit := func(b booking.Booking, show int64) {
+		t.Helper()
+		if a, err := w.svc.CheckIn(ctx, usher, w.show, w.keys.Code(b.Code, show), ""); err != nil || a.Result == booking.UnknownTicket {
+			t.Fatalf("admit %s: %+v, %v", b.ID, a, err)
+		}
+	}
+	if at := attendance(usher); at != (booking.Attendance{Open: true}) {
+		t.Fatalf("before any sale = %+v", at)
+	}
+	pair := w.book(w.show, "A1", "A2")
+	w.book(w.show, "A3")
+	sold, err := w.svc.Sell(ctx, w.staff[auth.StaffBoxOffice], booking.CounterSale{ShowID: w.show, Seats: []string{"B1", "B2", "B3"},
+		PaidBy: booking.PaidCash, Name: "Walk-in", Key: "attendance"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	late := w.book(w.show, "C1")
+	admit(pair, w.show)
+	admit(sold, w.show)
+	admit(late, w.show)
+	admit(w.book(w.other, "A1"), w.other) // refused: another show's
+	if _, err := w.s.CancelBooking(ctx, late.UserID, late.ID); err != nil {
+		t.Fatal(err)
+	}
+	for role, a := range w.staff {
+		if at := attendance(a); at != (booking.Attendance{Admitted: 5, Sold: 6, Open: true}) {
+			t.Errorf("as %s: %+v, want 5 of 6 admitted, open", role, at)
+		}
+	}
+	if _, err := w.svc.Attendance(ctx, w.stafer, w.show); !errors.Is(err, booking.ErrNotFound) {
+		t.Errorf("another theatre's staff: %v, want not found", err)
+	}
+	pgtest.Exec(t, w.s.Pool(), `UPDATE shows SET starts_at = now() - interval '4 hours', ends_at = now() - interval '1 hour' WHERE id = $1`, w.show)
+	if at := attendance(usher); at.Open || at.Admitted != 5 {
+		t.Errorf("a show that has ended = %+v, want closed", at)
+	}
+}

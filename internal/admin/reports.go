@@ -70,6 +70,10 @@ type SalesTotals struct {
 	Tickets   int
 	Occupancy float64
 	Money     *SalesMoney
+	// Channels splits Tickets and the revenue by channel. Its revenues,
+	// like Money, are only for shows sold in one currency: with Money nil
+	// they are zero, and not to be shown.
+	Channels booking.ChannelSales
 }
 
 // SalesMoney is the money of a report's lines, summed: Taken = Kept +
@@ -118,6 +122,7 @@ func totals(rows []booking.ShowSales) (string, SalesTotals) {
 		t.Shows++
 		t.Seats += row.Seats
 		t.Tickets += row.Tickets
+		t.Channels = t.Channels.Plus(row.Channels)
 		m.Revenue = m.Revenue.Plus(row.Revenue)
 		m.Taken = m.Taken.Plus(row.Taken)
 		m.Kept = m.Kept.Plus(row.Kept)
@@ -131,6 +136,9 @@ func totals(rows []booking.ShowSales) (string, SalesTotals) {
 	}
 	t.Occupancy = occupancy(t.Tickets, t.Seats)
 	if mixed {
+		for _, s := range []*booking.Sold{&t.Channels.Online, &t.Channels.Cash, &t.Channels.Card, &t.Channels.Complimentary} {
+			s.Revenue = money.Total{}
+		}
 		return "", t
 	}
 	t.Money = &m
@@ -149,9 +157,14 @@ func occupancy(tickets, seats int) float64 {
 // and the zone of its times. A spreadsheet shows a time as written, so
 // starts_at is the theatre's wall clock with its offset from UTC
 // (2026-12-02T21:00:00+00:00), and time_zone names the theatre's zone.
+// The split by channel came later: its columns follow time_zone, so a
+// sheet that reads the earlier columns by position reads them still.
 var salesCSVHeader = []string{"show_id", "movie_title", "screen", "starts_at", "status", "currency", "seats", "tickets",
 	"occupancy", "revenue_minor", "taken_minor", "kept_minor", "refunds_owed_minor", "refunds_paid_minor", "refunds_failed_minor",
-	"time_zone"}
+	"time_zone",
+	"online_tickets", "online_revenue_minor", "box_office_tickets", "box_office_revenue_minor",
+	"box_office_cash_tickets", "box_office_cash_revenue_minor", "box_office_card_tickets", "box_office_card_revenue_minor",
+	"complimentary_tickets", "complimentary_revenue_minor"}
 
 // CSVTooLarge is a money cell whose sum cannot be represented: a word a
 // spreadsheet keeps as text, never a wrong number.
@@ -178,12 +191,17 @@ func (r SalesReport) CSV() (data []byte, name string, err error) {
 		r.TimeZone = "UTC"
 	}
 	for _, s := range r.Shows {
-		records = append(records, []string{
+		row := []string{
 			strconv.FormatInt(s.ShowID, 10), spreadsheetText(s.MovieTitle), spreadsheetText(s.Screen),
 			s.StartsAt.In(loc).Format("2006-01-02T15:04:05-07:00"), s.Status, s.Currency, strconv.Itoa(s.Seats), strconv.Itoa(s.Tickets),
 			strconv.FormatFloat(s.Occupancy, 'f', 3, 64), csvMinor(s.Revenue), csvMinor(s.Taken), csvMinor(s.Kept),
 			csvMinor(s.RefundsOwed), csvMinor(s.RefundsPaid), csvMinor(s.RefundsFailed), r.TimeZone,
-		})
+		}
+		ch := s.Channels
+		for _, sold := range []booking.Sold{ch.Online, ch.BoxOffice(), ch.Cash, ch.Card, ch.Complimentary} {
+			row = append(row, strconv.Itoa(sold.Tickets), csvMinor(sold.Revenue))
+		}
+		records = append(records, row)
 	}
 	if err := w.WriteAll(records); err != nil {
 		return nil, "", fmt.Errorf("write sales csv: %w", err)

@@ -1,12 +1,15 @@
 package admin_test
 
 import (
+	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/admin"
+	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
@@ -127,4 +130,108 @@ func TestParsePeriod(t *testing.T) {
 			t.Errorf("%s..%s: err = %v, want a problem with %s", c.from, c.to, err, c.field)
 		}
 	}
+}
+
+// TestSalesByChannel sells one show every way a ticket is sold: online,
+// in cash and by card at the counter, and complimentary. The report splits
+// the show's tickets and revenue by channel, line and totals alike, and
+// the channels add up to the show's figures; a cancelled booking is in
+// none of them.
+func TestSalesByChannel(t *testing.T) {
+	w := newDoorWorld(t)
+	seller := w.staff[auth.StaffBoxOffice]
+	sell := func(paid booking.PaidBy, reason string, seats ...string) booking.Booking {
+		t.Helper()
+		b, err := w.svc.Sell(ctx, seller, booking.CounterSale{ShowID: w.show, Seats: seats, PaidBy: paid, Name: "Walk-in",
+			Reason: reason, Key: fmt.Sprint("channels-", seats)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	online := w.book(w.show, "A1", "A2")
+	cancelled := w.book(w.show, "A3")
+	if _, err := w.s.CancelBooking(ctx, cancelled.UserID, cancelled.ID); err != nil {
+		t.Fatal(err)
+	}
+	cash := sell(booking.PaidCash, "", "B1")
+	card := sell(booking.PaidCard, "", "B2", "B3")
+	comp := sell(booking.PaidComplimentary, "Press screening", "C1")
+	startsAt := pgtest.Scalar[time.Time](t, w.s.Pool(), `SELECT starts_at FROM shows WHERE id = $1`, w.show)
+	kolkata, _ := time.LoadLocation("Asia/Kolkata")
+	day := startsAt.In(kolkata).Format(time.DateOnly)
+	period, err := admin.ParsePeriod(day, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r, err := w.svc.Sales(ctx, w.staff[auth.StaffManager], w.v.TheatreID, period)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Shows) != 1 || r.Shows[0].ShowID != w.show {
+		t.Fatalf("shows = %+v, want show %d alone", r.Shows, w.show)
+	}
+	sold := func(tickets int, revenue int64) booking.Sold {
+		return booking.Sold{Tickets: tickets, Revenue: money.Exact(revenue)}
+	}
+	want := booking.ChannelSales{
+		Online:        sold(2, online.AmountMinor),
+		Cash:          sold(1, cash.AmountMinor),
+		Card:          sold(2, card.AmountMinor),
+		Complimentary: sold(1, 0),
+	}
+	line := r.Shows[0]
+	if line.Channels != want {
+		t.Fatalf("channels = %+v, want %+v", line.Channels, want)
+	}
+	if comp.AmountMinor != 0 || cash.AmountMinor == 0 || card.AmountMinor == 0 {
+		t.Fatalf("sales: cash %d, card %d, complimentary %d", cash.AmountMinor, card.AmountMinor, comp.AmountMinor)
+	}
+	if bo := line.Channels.BoxOffice(); bo != sold(3, cash.AmountMinor+card.AmountMinor) {
+		t.Fatalf("box office = %+v, want cash and card together", bo)
+	}
+	all := want.Online.Plus(want.Cash).Plus(want.Card).Plus(want.Complimentary)
+	if line.Tickets != 6 || all.Tickets != line.Tickets || all.Revenue != line.Revenue {
+		t.Fatalf("the channels (%+v) do not add up to the show's %d tickets, %v revenue", all, line.Tickets, line.Revenue)
+	}
+	if r.Totals.Channels != want || r.Totals.Money == nil || r.Totals.Money.Revenue != all.Revenue {
+		t.Fatalf("totals = %+v, money %+v", r.Totals.Channels, r.Totals.Money)
+	}
+
+	t.Run("the CSV has a column for each channel's tickets and revenue", func(t *testing.T) {
+		data, _, err := r.CSV()
+		if err != nil {
+			t.Fatal(err)
+		}
+		records, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+		if err != nil || len(records) != 2 {
+			t.Fatalf("csv = %q, %v", records, err)
+		}
+		got := map[string]string{}
+		for i, name := range records[0] {
+			got[name] = records[1][i]
+		}
+		for name, v := range map[string]any{
+			"time_zone": "Asia/Kolkata", "tickets": 6,
+			"online_tickets": 2, "online_revenue_minor": online.AmountMinor,
+			"box_office_tickets": 3, "box_office_revenue_minor": cash.AmountMinor + card.AmountMinor,
+			"box_office_cash_tickets": 1, "box_office_cash_revenue_minor": cash.AmountMinor,
+			"box_office_card_tickets": 2, "box_office_card_revenue_minor": card.AmountMinor,
+			"complimentary_tickets": 1, "complimentary_revenue_minor": 0,
+		} {
+			if got[name] != fmt.Sprint(v) {
+				t.Errorf("%s = %q, want %v", name, got[name], v)
+			}
+		}
+		if records[0][15] != "time_zone" {
+			t.Errorf("the columns before the channels moved: %q", records[0])
+		}
+	})
+
+	t.Run("only managers see sales", func(t *testing.T) {
+		if _, err := w.svc.Sales(ctx, seller, w.v.TheatreID, period); !errors.Is(err, admin.ErrRole) {
+			t.Fatalf("the box office's report: %v, want ErrRole", err)
+		}
+	})
 }

@@ -46,6 +46,17 @@ type Admission struct {
 	OtherShow Showing
 }
 
+// Attendance is how many of a show's sold seats came in at its door, as
+// its occupancy page follows it. A booking is admitted whole: every seat
+// of it at once.
+type Attendance struct {
+	Admitted int // seats of the show's confirmed bookings that were admitted
+	Sold     int // seats of its confirmed bookings
+	// Open: the show is scheduled and has not ended, so more may still
+	// come in.
+	Open bool
+}
+
 // Showing names a show to a person: its movie and when it starts.
 type Showing struct {
 	ID       int64

@@ -72,4 +72,42 @@ type ShowSales struct {
 	RefundsOwed   money.Total // not yet paid back: PENDING, or FAILED and being retried
 	RefundsPaid   money.Total // SUCCEEDED
 	RefundsFailed money.Total // the part of RefundsOwed whose last attempt FAILED
+	// Channels splits Tickets and Revenue by how the bookings were sold.
+	Channels ChannelSales
+}
+
+// Sold is the tickets (seats) and revenue of some of a show's confirmed
+// bookings.
+type Sold struct {
+	Tickets int
+	Revenue money.Total
+}
+
+// Plus is s and u together; a revenue past int64 is Overflow (see
+// money.Total.Plus).
+func (s Sold) Plus(u Sold) Sold {
+	return Sold{Tickets: s.Tickets + u.Tickets, Revenue: s.Revenue.Plus(u.Revenue)}
+}
+
+// ChannelSales splits a show's confirmed bookings by how they were sold:
+// online (paid through the payment provider), at the box office in cash or
+// by card, and complimentary (given away at the counter, so no revenue).
+// Every confirmed booking is in exactly one, so the channels' tickets and
+// revenue add up to the show's.
+type ChannelSales struct {
+	Online        Sold
+	Cash          Sold
+	Card          Sold
+	Complimentary Sold
+}
+
+// BoxOffice is what the counter sold for money: cash and card together.
+func (c ChannelSales) BoxOffice() Sold { return c.Cash.Plus(c.Card) }
+
+// Plus adds d to c, channel by channel.
+func (c ChannelSales) Plus(d ChannelSales) ChannelSales {
+	return ChannelSales{
+		Online: c.Online.Plus(d.Online), Cash: c.Cash.Plus(d.Cash), Card: c.Card.Plus(d.Card),
+		Complimentary: c.Complimentary.Plus(d.Complimentary),
+	}
 }

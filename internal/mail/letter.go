@@ -99,18 +99,8 @@ func letterOf(site Site, f Facts) (letter, error) {
 	case ShowCancelled:
 		l.Subject = fmt.Sprintf("Cancelled by the theatre: %s, %s", movie, shortWhen(f))
 		l.Heading = f.Theatre.Name + " has cancelled a show you booked"
-		var total int64
-		currency := ""
-		for _, b := range f.Bookings {
-			total += b.RefundMinor
-			currency = b.Currency
-		}
-		l.Paras = []string{
-			fmt.Sprintf("We're sorry: %s has cancelled %s on %s.", f.Theatre.Name, movie, at),
-			fmt.Sprintf("Your %s cancelled and refunded in full: %s. %s", plural(len(f.Bookings), "booking is", "bookings are"),
-				format.Money(total, currency), refundArrives),
-			"You don't need to do anything.",
-		}
+		l.Paras = append([]string{fmt.Sprintf("We're sorry: %s has cancelled %s on %s.", f.Theatre.Name, movie, at)},
+			showRefundParas(f)...)
 		for _, b := range f.Bookings {
 			l.Tickets = append(l.Tickets, ticketOf(f, b))
 		}
@@ -167,6 +157,49 @@ func letterOf(site Site, f Facts) (letter, error) {
 		return letter{}, fmt.Errorf("mail %d: unknown kind %q", f.ID, f.Kind)
 	}
 	return l, nil
+}
+
+// showRefundParas say how the bookings of a show the theatre cancelled are
+// refunded: online ones to the card or account they were paid with, by
+// the payment provider; those bought at the box office at the box office,
+// by hand, since no provider holds that money (internal/refunds leaves
+// them to the staff); complimentary ones gave nothing to pay back.
+func showRefundParas(f Facts) []string {
+	var online, counter []Booking
+	var onlineMinor, counterMinor int64
+	currency := ""
+	for _, b := range f.Bookings {
+		currency = b.Currency
+		if b.AtCounter {
+			counter, counterMinor = append(counter, b), counterMinor+b.RefundMinor
+		} else {
+			online, onlineMinor = append(online, b), onlineMinor+b.RefundMinor
+		}
+	}
+	var paras []string
+	if len(online) > 0 || len(counter) == 0 {
+		what := plural(len(online), "booking is", "bookings are")
+		if len(counter) > 0 {
+			what = plural(len(online), "online booking is", "online bookings are")
+		}
+		paras = append(paras, fmt.Sprintf("Your %s cancelled and refunded in full: %s. %s", what, format.Money(onlineMinor, currency), refundArrives))
+	}
+	what := plural(len(counter), "booking", "bookings") + " from the box office"
+	switch {
+	case len(counter) == 0:
+	case counterMinor == 0:
+		paras = append(paras, fmt.Sprintf("Your %s %s cancelled. %s free, so there is nothing to pay back.",
+			what, plural(len(counter), "is", "are"), plural(len(counter), "It was", "They were")))
+	default:
+		paras = append(paras,
+			fmt.Sprintf("Your %s %s cancelled and refunded in full: %s. As you paid at the box office, it is paid back there, not online: "+
+				"bring your ticket or this e-mail to the box office of %s, and you get it back the way you paid, in cash or to your card.",
+				what, plural(len(counter), "is", "are"), format.Money(counterMinor, currency), f.Theatre.Name))
+	}
+	if counterMinor == 0 {
+		paras = append(paras, "You don't need to do anything.")
+	}
+	return paras
 }
 
 func ticketOf(f Facts, b Booking) ticket {

@@ -36,8 +36,9 @@ const (
 	TicketResent Kind = "ticket_resent"
 	// BookingCancelled answers the moviegoer's own cancellation.
 	BookingCancelled Kind = "booking_cancelled"
-	// ShowCancelled tells a moviegoer the theatre cancelled a show they
-	// booked: all their bookings of it, refunded in full.
+	// ShowCancelled tells a moviegoer, or a counter customer at the
+	// address they gave, the theatre cancelled a show they booked: all
+	// their bookings of it, refunded in full.
 	ShowCancelled Kind = "show_cancelled"
 	// RefundPaid says a refund reached the payment provider.
 	RefundPaid Kind = "refund_paid"
@@ -86,7 +87,8 @@ type Facts struct {
 	Theatre Theatre
 	Show    Show
 	// Bookings are the ones the mail is about: one, but every booking of
-	// the show the moviegoer had when the theatre cancelled it.
+	// the show the recipient had when the theatre cancelled it (online,
+	// and bought at the counter with their address).
 	Bookings []Booking
 	Refund   *Refund  // the refund the mail is about, if any
 	Payment  *Payment // the payment returned (PaymentRefunded)
@@ -119,6 +121,9 @@ type Booking struct {
 	Confirmed   bool
 	// RefundMinor is what its cancellation gives back (0 when none).
 	RefundMinor int64
+	// AtCounter: sold at the box office (or given away there), so a
+	// refund of it is paid back there, never through the payment provider.
+	AtCounter bool
 }
 
 // Refund is a refund a mail reports.

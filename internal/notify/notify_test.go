@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/jobs"
@@ -431,5 +432,127 @@ func TestRefundMails(t *testing.T) {
 	}
 	if m := staff[0].Message(t); !strings.Contains(m.Text, bobRefund) || !strings.Contains(m.Text, "card issuer unavailable (4)") || !strings.Contains(m.Text, email(t, s, bob)) {
 		t.Errorf("customer service's mail lacks the refund, its error or the moviegoer:\n%s", m.Text)
+	}
+}
+
+// TestShowCancelledMailsCounterCustomers cancels a show sold online and at
+// the counter: a moviegoer with two online bookings, a counter customer
+// with an e-mail address who bought twice (cash, then card), one who
+// bought without an address, one given complimentary seats, a moviegoer
+// who also bought at the counter under their own address, and the seller,
+// who booked online too. Each address gets exactly one mail, with its own
+// bookings; a counter customer is told the box office pays them back, not
+// the payment provider; the customer without an address gets nothing.
+func TestShowCancelledMailsCounterCustomers(t *testing.T) {
+	ctx := context.Background()
+	s := pgtest.NewStore(t, 4)
+	v := pgtest.NewVenue(t, s)
+	show := pgtest.NewShow(t, s, v, 4, 6, time.Now().Add(48*time.Hour))
+	seller := pgtest.User(t, s)
+	sell := func(sale booking.CounterSale) booking.Booking {
+		t.Helper()
+		sale.ShowID, sale.Seller, sale.Key = show, seller, fmt.Sprint("counter-", sale.Seats)
+		b, err := s.SellAtCounter(ctx, sale, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	moviegoer := pgtest.User(t, s)
+	book(t, s, moviegoer, show, []string{"A1"}, "pay-a1")
+	book(t, s, moviegoer, show, []string{"A2"}, "pay-a2")
+	const meera = "meera@example.com"
+	sell(booking.CounterSale{Seats: []string{"B1"}, PaidBy: booking.PaidCash, Name: "Meera", Email: meera})
+	sell(booking.CounterSale{Seats: []string{"B2", "B3"}, PaidBy: booking.PaidCard, Name: "Meera", Email: "Meera@Example.com"})
+	silent := sell(booking.CounterSale{Seats: []string{"B4"}, PaidBy: booking.PaidCash, Name: "No address"})
+	const critic = "critic@example.com"
+	sell(booking.CounterSale{Seats: []string{"C1"}, PaidBy: booking.PaidComplimentary, Name: "Critic", Email: critic, Reason: "Press"})
+	both := pgtest.User(t, s)
+	book(t, s, both, show, []string{"C2"}, "pay-c2")
+	sell(booking.CounterSale{Seats: []string{"C3"}, PaidBy: booking.PaidCash, Name: "Both ways", Email: email(t, s, both)})
+	book(t, s, seller, show, []string{"A6"}, "pay-a6")
+
+	srv := mailtest.Start(t)
+	w := worker(t, s, srv)
+	pgtest.WorkJobs(t, s, w) // the tickets
+	e := audit.Entry{ActorID: seller, TheatreID: v.TheatreID, Action: "show.cancel", Object: fmt.Sprintf("show %d", show)}
+	for range 2 { // cancelling again owes nothing more
+		if _, err := s.CancelShow(ctx, show, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pgtest.WorkJobs(t, s, w)
+
+	got := map[string][]mailtest.Received{}
+	for _, r := range srv.Received() {
+		if strings.HasPrefix(r.Message(t).Subject, "Cancelled by the theatre: ") {
+			got[r.To[0]] = append(got[r.To[0]], r)
+		}
+	}
+	want := map[string]int{ // the number of bookings each mail lists
+		email(t, s, moviegoer): 2, meera: 2, critic: 1, email(t, s, both): 2, email(t, s, seller): 1,
+	}
+	if len(got) != len(want) {
+		t.Errorf("cancellation mails went to %d addresses, want %d", len(got), len(want))
+	}
+	text := map[string]string{}
+	for to, n := range want {
+		if len(got[to]) != 1 {
+			t.Errorf("%s got %d cancellation mails, want 1", to, len(got[to]))
+			continue
+		}
+		m := got[to][0].Message(t)
+		text[to] = m.Text
+		if c := strings.Count(m.Text, "Seats: "); c != n {
+			t.Errorf("%s's mail lists %d bookings, want %d:\n%s", to, c, n, m.Text)
+		}
+	}
+	if n := pgtest.Scalar[int64](t, s.Pool(), `SELECT count(*) FROM mails WHERE kind = 'show_cancelled' AND user_id IS NULL`); n != 2 {
+		t.Errorf("%d cancellation mails without an account, want 2 (the counter customers')", n)
+	}
+
+	const byProvider = "It goes back to the card or account you paid with"
+	const atCounter = "As you paid at the box office, it is paid back there, not online: bring your ticket or this e-mail to the box office of Test Cinema"
+	price := pgtest.Prices["STANDARD"]
+	if m := text[meera]; !strings.Contains(m, atCounter) || strings.Contains(m, byProvider) || strings.Contains(m, "You don't need to do anything") ||
+		!strings.Contains(m, "Your bookings from the box office are cancelled and refunded in full: "+format.Money(3*price, "INR")) ||
+		!strings.Contains(m, "Seats: B2, B3") {
+		t.Errorf("the counter customer's mail:\n%s", m)
+	}
+	if to := got[meera][0].Message(t).Header.Get("To"); !strings.Contains(to, "Meera") {
+		t.Errorf("the counter customer's mail is to %q, want her name", to)
+	}
+	if m := text[critic]; !strings.Contains(m, "It was free, so there is nothing to pay back") || strings.Contains(m, atCounter) ||
+		strings.Contains(m, byProvider) {
+		t.Errorf("the complimentary customer's mail:\n%s", m)
+	}
+	if m := text[email(t, s, moviegoer)]; !strings.Contains(m, "Your bookings are cancelled and refunded in full: "+format.Money(2*price, "INR")+". "+byProvider) ||
+		strings.Contains(m, atCounter) {
+		t.Errorf("the online moviegoer's mail:\n%s", m)
+	}
+	if m := text[email(t, s, both)]; !strings.Contains(m, "Your online booking is cancelled and refunded in full") || !strings.Contains(m, byProvider) ||
+		!strings.Contains(m, "Your booking from the box office is cancelled and refunded in full") || !strings.Contains(m, atCounter) {
+		t.Errorf("the mail of a moviegoer who also bought at the counter:\n%s", m)
+	}
+	if m := text[email(t, s, seller)]; !strings.Contains(m, "Seats: A6") || strings.Contains(m, "box office") {
+		t.Errorf("the seller's own booking's mail lists what they sold:\n%s", m)
+	}
+
+	// Staff see each mail on the booking it is about; the sale without an
+	// address has none.
+	if mails, err := s.BookingMails(ctx, silent.ID); err != nil || len(mails) != 0 {
+		t.Errorf("mails of the sale without an address = %+v, %v", mails, err)
+	}
+	meeraBooking := pgtest.Scalar[string](t, s.Pool(), `SELECT id::text FROM bookings WHERE 'B1' = ANY (seat_ids) AND show_id = $1`, show)
+	mails, err := s.BookingMails(ctx, meeraBooking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, m := range mails {
+		kinds = append(kinds, string(m.Kind)+" to "+m.Recipient)
+	}
+	if strings.Join(kinds, ", ") != "ticket to "+meera+", show_cancelled to "+meera {
+		t.Errorf("mails of the counter customer's booking: %v", kinds)
 	}
 }

@@ -310,9 +310,9 @@ func endShowHolds(ctx context.Context, tx pgx.Tx, showID int64, now time.Time) (
 // refundShowBookings cancels every confirmed booking of showID, whose seats
 // the caller has locked, as the theatre's doing: its seats return to
 // AVAILABLE (the trigger of 000002 announces them), it is refunded in full
-// (a PENDING refund and its job) and its moviegoer is told: one mail to
-// each moviegoer, however many bookings of the show they had. It returns
-// how many bookings it cancelled.
+// (a PENDING refund and its job) and whoever holds it is told: one mail to
+// each address, however many bookings of the show it had. It returns how
+// many bookings it cancelled.
 func (s *Store) refundShowBookings(ctx context.Context, tx pgx.Tx, showID int64, now time.Time) (int, error) {
 	var n int
 	var refundIDs []string
@@ -347,11 +347,33 @@ func (s *Store) refundShowBookings(ctx context.Context, tx pgx.Tx, showID int64,
 	if err := s.queueRefunds(ctx, tx, refundIDs...); err != nil {
 		return 0, err
 	}
-	return n, s.queueMails(ctx, tx, `
-		INSERT INTO mails (kind, recipient, user_id, show_id, once_key, created_at)
-		SELECT 'show_cancelled', u.email, u.id, $1::bigint, 'show_cancelled:' || $1::bigint || ':' || u.id, $2
-		  FROM users u
-		 WHERE u.id IN (SELECT user_id FROM bookings WHERE show_id = $1::bigint AND cancelled_by = 'theatre' AND channel = 'online')
-		ON CONFLICT (once_key) DO NOTHING
-		RETURNING id`, showID, now)
+	return n, s.queueMails(ctx, tx, showCancelledMails, showID, now)
 }
+
+// showCancelledMails inserts the 'show_cancelled' mails of show $1, whose
+// bookings the theatre has cancelled, at $2: one to each moviegoer who
+// booked online (keyed by account), and one to each address a counter
+// customer gave (keyed by address: a counter sale belongs to its seller's
+// account, and its customer has none); a counter customer without an
+// address is not mailed. An address that is also an online moviegoer's
+// gets that moviegoer's one mail, which lists both (MailFacts).
+const showCancelledMails = `
+	WITH cancelled AS (
+		SELECT user_id, channel, lower(customer_email) AS customer_email
+		  FROM bookings WHERE show_id = $1::bigint AND cancelled_by = 'theatre'
+	),
+	online AS (
+		SELECT id, email FROM users WHERE id IN (SELECT user_id FROM cancelled WHERE channel = 'online')
+	),
+	owed (recipient, user_id, whom) AS (
+		SELECT email, id, id::text FROM online
+		UNION
+		SELECT customer_email, NULL::uuid, customer_email FROM cancelled
+		 WHERE channel <> 'online' AND customer_email IS NOT NULL
+		   AND customer_email NOT IN (SELECT lower(email) FROM online)
+	)
+	INSERT INTO mails (kind, recipient, user_id, show_id, once_key, created_at)
+	SELECT 'show_cancelled', recipient, user_id, $1::bigint, 'show_cancelled:' || $1::bigint || ':' || whom, $2
+	  FROM owed
+	ON CONFLICT (once_key) DO NOTHING
+	RETURNING id`

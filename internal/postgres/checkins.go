@@ -145,13 +145,28 @@ func (s *Store) DoubleAdmissions(ctx context.Context, showID int64) ([]booking.D
 	return list, nil
 }
 
-// Admitted is how many bookings of show showID were admitted.
-func (s *Store) Admitted(ctx context.Context, showID int64) (int, error) {
-	var n int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM checkins WHERE show_id = $1`, showID).Scan(&n); err != nil {
-		return 0, fmt.Errorf("admitted at show %d: %w", showID, err)
+// Attendance is how many seats of show showID's confirmed bookings were
+// admitted, of how many, or booking.ErrNotFound. It is one statement,
+// since an open occupancy page asks for it every few seconds.
+func (s *Store) Attendance(ctx context.Context, showID int64) (booking.Attendance, error) {
+	var a booking.Attendance
+	err := s.pool.QueryRow(ctx, `
+		SELECT coalesce(b.admitted, 0), coalesce(b.sold, 0),
+		       sh.status = 'SCHEDULED' AND coalesce($2::timestamptz, clock_timestamp()) < sh.ends_at
+		  FROM shows sh
+		  LEFT JOIN LATERAL (
+		       SELECT sum(cardinality(bk.seat_ids)) FILTER (WHERE c.booking_id IS NOT NULL) AS admitted,
+		              sum(cardinality(bk.seat_ids)) AS sold
+		         FROM bookings bk LEFT JOIN checkins c ON c.booking_id = bk.id
+		        WHERE bk.show_id = sh.id AND bk.status = 'CONFIRMED') b ON true
+		 WHERE sh.id = $1`, showID, s.now()).Scan(&a.Admitted, &a.Sold, &a.Open)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return a, fmt.Errorf("show %d: %w", showID, booking.ErrNotFound)
 	}
-	return n, nil
+	if err != nil {
+		return a, fmt.Errorf("attendance of show %d: %w", showID, err)
+	}
+	return a, nil
 }
 
 // Attendees are the confirmed bookings of show showID, by name.

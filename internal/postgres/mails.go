@@ -104,6 +104,11 @@ func (s *Store) queueRefundMails(ctx context.Context, tx pgx.Tx, kind mail.Kind,
 		RETURNING id`, string(kind), refundID, s.now(), s.SupportEmail)
 }
 
+// mailBookingColumns are a booking as a mail shows it (mail.Booking), of
+// bookings b and its refund r.
+const mailBookingColumns = `b.id::text, b.code, b.seat_ids, b.amount_minor, b.currency, b.status = 'CONFIRMED',
+	coalesce(r.amount_minor, 0), b.channel <> 'online'`
+
 // MailToSend is a queued mail as its job finds it.
 type MailToSend struct {
 	Facts  mail.Facts
@@ -127,11 +132,19 @@ func (s *Store) MailFacts(ctx context.Context, id int64) (MailToSend, error) {
 	f := &m.Facts
 	err := s.pool.QueryRow(ctx, `
 		SELECT m.kind, m.status, m.recipient, coalesce(ru.name, ''), m.user_id::text, m.booking_id::text, m.show_id,
-		       m.refund_id::text, m.payment_id, coalesce(u.name, bk.customer_name), coalesce(u.email, bk.customer_email),
+		       m.refund_id::text, m.payment_id, coalesce(u.name, bk.customer_name, cc.customer_name),
+		       coalesce(u.email, bk.customer_email, cc.customer_email),
 		       coalesce($2::timestamptz, clock_timestamp()), sh.screen_theatre
 		  FROM mails m
 		  LEFT JOIN users u ON u.id = m.user_id
 		  LEFT JOIN bookings bk ON bk.id = m.booking_id AND bk.channel <> 'online'
+		  -- a show's cancellation told to a counter customer: the name they
+		  -- gave at the counter
+		  LEFT JOIN LATERAL (
+		       SELECT b.customer_name, lower(b.customer_email) AS customer_email FROM bookings b
+		        WHERE m.kind = 'show_cancelled' AND m.user_id IS NULL AND b.show_id = m.show_id
+		          AND b.channel <> 'online' AND lower(b.customer_email) = lower(m.recipient)
+		        ORDER BY b.created_at DESC, b.id LIMIT 1) cc ON true
 		  LEFT JOIN users ru ON ru.email = m.recipient
 		  LEFT JOIN LATERAL (SELECT sc.theatre_id AS screen_theatre FROM shows s JOIN screens sc ON sc.id = s.screen_id
 		                      WHERE s.id = m.show_id) sh ON true
@@ -164,24 +177,29 @@ func (s *Store) MailFacts(ctx context.Context, id int64) (MailToSend, error) {
 		}
 	}
 	// The bookings it is about: its own, or every booking of the show the
-	// moviegoer had when the theatre cancelled it.
+	// recipient had when the theatre cancelled it: the moviegoer's online
+	// bookings, and those sold at the counter to their address (a counter
+	// sale belongs to its seller's account, never the customer's).
 	var rows pgx.Rows
 	switch {
-	case f.Kind == mail.ShowCancelled && userID != nil && showID != nil:
+	case f.Kind == mail.ShowCancelled && showID != nil:
 		rows, err = s.pool.Query(ctx, `
-			SELECT b.id::text, b.code, b.seat_ids, b.amount_minor, b.currency, b.status = 'CONFIRMED', coalesce(r.amount_minor, 0)
+			SELECT `+mailBookingColumns+`
 			  FROM bookings b LEFT JOIN refunds r ON r.booking_id = b.id
-			 WHERE b.show_id = $1 AND b.user_id = $2 AND b.cancelled_by = 'theatre' ORDER BY b.created_at, b.id`, *showID, *userID)
+			 WHERE b.show_id = $1 AND b.cancelled_by = 'theatre'
+			   AND ((b.channel = 'online' AND b.user_id = $2::uuid)
+			        OR (b.channel <> 'online' AND lower(b.customer_email) = lower($3)))
+			 ORDER BY b.created_at, b.id`, *showID, userID, f.To.Email)
 	case bookingID != nil:
 		rows, err = s.pool.Query(ctx, `
-			SELECT b.id::text, b.code, b.seat_ids, b.amount_minor, b.currency, b.status = 'CONFIRMED', coalesce(r.amount_minor, 0)
+			SELECT `+mailBookingColumns+`
 			  FROM bookings b LEFT JOIN refunds r ON r.booking_id = b.id
 			 WHERE b.id = $1`, *bookingID)
 	}
 	if rows != nil {
 		f.Bookings, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (mail.Booking, error) {
 			var b mail.Booking
-			err := r.Scan(&b.ID, &b.Code, &b.Seats, &b.AmountMinor, &b.Currency, &b.Confirmed, &b.RefundMinor)
+			err := r.Scan(&b.ID, &b.Code, &b.Seats, &b.AmountMinor, &b.Currency, &b.Confirmed, &b.RefundMinor, &b.AtCounter)
 			return b, err
 		})
 	}
@@ -257,7 +275,9 @@ func (s *Store) BookingMails(ctx context.Context, bookingID string) ([]MailRecor
 		  FROM mails m, bookings b
 		 WHERE b.id = $1
 		   AND (m.booking_id = b.id
-		        OR (m.kind = 'show_cancelled' AND m.show_id = b.show_id AND m.user_id = b.user_id)
+		        OR (m.kind = 'show_cancelled' AND m.show_id = b.show_id
+		            AND CASE WHEN b.channel = 'online' THEN m.user_id = b.user_id
+		                     ELSE lower(m.recipient) = lower(b.customer_email) END)
 		        OR m.refund_id IN (SELECT id FROM refunds WHERE booking_id = b.id))
 		 ORDER BY m.created_at, m.id`, bookingID)
 	if err != nil {

@@ -137,6 +137,10 @@ var pageRoutes = []pageRoute{
 		show, _ := m.show(t)
 		return fmt.Sprintf("/admin/shows/%d", show), nil
 	}},
+	{"show admitted", ofTheatre, false, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		show, _ := m.show(t)
+		return fmt.Sprintf("/admin/shows/%d/admitted", show), nil
+	}},
 	{"block", ofTheatre, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
 		show, _ := m.show(t)
 		return fmt.Sprintf("/admin/shows/%d/blocks", show), url.Values{"seats": {"A1"}}
@@ -240,7 +244,7 @@ var pageRoutes = []pageRoute{
 // pagePower is what a route of one theatre's needs when it is not the
 // manager's alone.
 var pagePower = map[string]admin.Power{
-	"show": admin.SeeShows, "booking": admin.Sell, "resend ticket": admin.Sell,
+	"show": admin.SeeShows, "show admitted": admin.SeeShows, "booking": admin.Sell, "resend ticket": admin.Sell,
 	"refund booking": admin.Sell, "record counter refund": admin.Sell, "move booking": admin.Sell,
 	"show door": admin.CheckIn, "check in": admin.CheckIn,
 	"counter": admin.Sell, "sell": admin.Sell, "print ticket": admin.Sell,

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/marquee-tickets/marquee/internal/auth"
+	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
 
@@ -104,4 +105,86 @@ func TestCounterPage(t *testing.T) {
 	if n := e.Count(t, `SELECT count(*) FROM bookings WHERE channel = 'box_office'`); n != 1 {
 		t.Fatalf("%d counter bookings after refusals, want 1", n)
 	}
+}
+
+// The show's page says how many of its sold seats came in at the door,
+// and keeps the figure current while it is open: its fragment, polled every
+// 5 s with the figure the page shows, answers nothing (204) while that is
+// still so, the new figure once a ticket is admitted through the check-in
+// use case, and, once the show is over, stops the polling (286).
+func TestShowPageAdmittedCount(t *testing.T) {
+	t.Parallel()
+	e := webtest.NewEnv(t)
+	usherAPI, _ := e.Staff(t, auth.StaffUsher, e.Venue.TheatreID)
+	pair := e.Book(t, e.Show, "A1", "A2")
+	e.Book(t, e.Show, "B1")
+	page := fmt.Sprintf("/admin/shows/%d", e.Show)
+	part := page + "/admitted"
+
+	for _, role := range []auth.StaffRole{auth.StaffManager, auth.StaffBoxOffice, auth.StaffUsher} {
+		_, u := e.Staff(t, role, e.Venue.TheatreID)
+		b := e.Browser()
+		b.Token(t)
+		webtest.Want(t, b.API().Login(u.Email), http.StatusOK)
+		p := b.Get(t, page)
+		webtest.Want200(t, p)
+		live := "[data-admitted-panel] [data-admitted-live]"
+		if p.Text(live) != "Admitted 0 of 3" || p.Attr(live, "aria-live") != "polite" || p.Attr(live, "aria-atomic") != "true" {
+			t.Fatalf("%s: the admitted figure %q, aria-live %q", role, p.Text(live), p.Attr(live, "aria-live"))
+		}
+		count := live + " [data-admitted-count]"
+		if p.Attr(count, "hx-get") != part+"?seen=0-3" || p.Attr(count, "hx-trigger") != "every 5s" || p.Attr(count, "hx-swap") != "outerHTML" {
+			t.Fatalf("%s: the figure does not poll for itself: %q %q", role, p.Attr(count, "hx-get"), p.Attr(count, "hx-trigger"))
+		}
+		if r := b.HtmxGet(t, part+"?seen=0-3"); r.Status != http.StatusNoContent || r.Body != "" {
+			t.Fatalf("%s: an unchanged figure = %s, want 204 and nothing", role, r)
+		}
+	}
+
+	_, u := e.Staff(t, auth.StaffManager, e.Venue.TheatreID)
+	b := e.Browser()
+	b.Token(t)
+	webtest.Want(t, b.API().Login(u.Email), http.StatusOK)
+	// The usher scans the pair's ticket.
+	webtest.Want(t, usherAPI.Post(fmt.Sprintf("/api/v1/admin/shows/%d/checkins", e.Show), map[string]any{"code": pair.Code}), http.StatusOK)
+	p := b.HtmxGet(t, part+"?seen=0-3")
+	webtest.Want200(t, p)
+	if p.Text("[data-admitted-count]") != "Admitted 2 of 3" || p.Attr("[data-admitted-count]", "hx-get") != part+"?seen=2-3" ||
+		p.Attr("[data-admitted-count]", "hx-trigger") != "every 5s" || p.Has("header") || p.Has("[aria-live]") {
+		t.Fatalf("the fragment after an admission = %s", p)
+	}
+	if p.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("Cache-Control %q", p.Header.Get("Cache-Control"))
+	}
+	if r := b.HtmxGet(t, part+"?seen=2-3"); r.Status != http.StatusNoContent {
+		t.Fatalf("the new figure polled again = %s, want 204", r)
+	}
+	if got := b.Get(t, page).Text("[data-admitted-live]"); got != "Admitted 2 of 3" {
+		t.Fatalf("the page, loaded again, says %q", got)
+	}
+
+	t.Run("a show that is over stops the polling", func(t *testing.T) {
+		pgtest.Exec(t, e.Store.Pool(), `UPDATE shows SET starts_at = now() - interval '4 hours', ends_at = now() - interval '1 hour' WHERE id = $1`, e.Show)
+		r := b.HtmxGet(t, part+"?seen=2-3")
+		if r.Status != 286 || r.Header.Get("HX-Reswap") != "none" || r.Body != "" {
+			t.Fatalf("the figure polled after the show = %d %q %q, want 286, HX-Reswap none", r.Status, r.Header.Get("HX-Reswap"), r.Body)
+		}
+		p := b.Get(t, page)
+		if p.Text("[data-admitted-live]") != "Admitted 2 of 3" || p.Has("[data-admitted-count][hx-trigger]") {
+			t.Fatalf("the page of a show that is over: %q, polling %v", p.Text("[data-admitted-live]"), p.Has("[data-admitted-count][hx-trigger]"))
+		}
+	})
+
+	t.Run("others are refused", func(t *testing.T) {
+		webtest.WantFriendly(t, e.PageUser(t).Get(t, part), http.StatusForbidden)
+		stranger := pgtest.NewVenue(t, e.Store)
+		_, su := e.Staff(t, auth.StaffUsher, stranger.TheatreID)
+		sb := e.Browser()
+		sb.Token(t)
+		webtest.Want(t, sb.API().Login(su.Email), http.StatusOK)
+		webtest.WantFriendly(t, sb.Get(t, part), http.StatusNotFound)
+		if p := e.Browser().Get(t, part); p.Status != http.StatusSeeOther {
+			t.Fatalf("a guest = %d, want a redirect to log in", p.Status)
+		}
+	})
 }

@@ -284,6 +284,74 @@ func TestSalesReportPage(t *testing.T) {
 	})
 }
 
+// TestSalesReportPageByChannel: an online booking, a cash sale, a card
+// sale and a complimentary ticket, in the page's table of channels (its
+// columns headed, a row per show, the totals last) and its figures for the
+// period.
+func TestSalesReportPageByChannel(t *testing.T) {
+	e := webtest.NewEnv(t)
+	manager, _ := salesBrowser(t, e, auth.RoleTheatreAdmin, e.Venue.TheatreID)
+	desk, _ := e.Staff(t, auth.StaffBoxOffice, e.Venue.TheatreID)
+	sell := func(paidBy, reason string, seats ...string) {
+		t.Helper()
+		body := map[string]any{"seats": seats, "paid_by": paidBy, "customer": map[string]any{"name": "Walk-in"}, "reason": reason}
+		webtest.Want(t, desk.Send(webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/admin/shows/%d/sales", e.Show), Body: body,
+			Header: map[string]string{"Idempotency-Key": paidBy}}), http.StatusCreated)
+	}
+	e.Book(t, e.Show, "A1", "A2")
+	sell("cash", "", "B1")
+	sell("card", "", "B2", "B3", "B4")
+	sell("complimentary", "Press screening", "C1")
+	price := pgtest.Prices["STANDARD"]
+	inr := func(n int64) string { return format.Money(n*price, "INR") }
+	want := map[string][2]string{
+		"online": {"2 tickets", inr(2)}, "box-office": {"4 tickets", inr(4)}, "cash": {"1 ticket", inr(1)},
+		"card": {"3 tickets", inr(3)}, "complimentary": {"1 ticket", inr(0)},
+	}
+
+	p := manager.Get(t, "/admin/reports/sales?"+e.SalesWeek().Encode())
+	webtest.Want200(t, p)
+	if p.Text(`[data-show-row] [data-revenue]`) != inr(6) {
+		t.Fatalf("the show's revenue is %q, want %s", p.Text(`[data-show-row] [data-revenue]`), inr(6))
+	}
+	for _, row := range []string{fmt.Sprintf(`[data-channel-row="%d"]`, e.Show), "[data-channel-totals-row]"} {
+		for key, w := range want {
+			cell := fmt.Sprintf(`%s [data-channel="%s"]`, row, key)
+			if p.Text(cell+" [data-channel-tickets]") != w[0] || p.Text(cell+" [data-channel-revenue]") != w[1] {
+				t.Errorf("%s: %q, want %s for %s", cell, p.Text(cell), w[0], w[1])
+			}
+		}
+	}
+	// A phone's table of the show: a row per channel.
+	phoneRows := map[string][2]string{
+		"online": {"2", inr(2)}, "box-office": {"4", inr(4)}, "cash": {"1", inr(1)}, "card": {"3", inr(3)}, "complimentary": {"1", inr(0)},
+	}
+	for key, w := range phoneRows {
+		row := fmt.Sprintf(`[data-channel-card="%d"] tr[data-channel="%s"]`, e.Show, key)
+		if p.Text(row+" [data-channel-tickets]") != w[0] || p.Text(row+" [data-channel-revenue]") != w[1] || !p.Has(row+` th[scope="row"]`) {
+			t.Errorf("%s: %q, want %s tickets for %s", row, p.Text(row), w[0], w[1])
+		}
+	}
+	if !p.Has(fmt.Sprintf(`[data-channel-card="%d"] caption`, e.Show)) || p.Doc.Find(`[data-channel-card] thead th[scope="col"]`).Length() != 3 {
+		t.Error("a phone's table of the show lacks its caption or its headers")
+	}
+	heads := p.Doc.Find(`[data-channels-table] thead th[scope="col"]`).Map(func(_ int, s *goquery.Selection) string { return s.Text() })
+	if strings.Join(heads, "|") != "Show|Online|Box office|Of which cash|Of which card|Complimentary" ||
+		!p.Has(`[data-channels-table] caption`) || !p.Has(`[data-channel-row] th[scope="row"]`) {
+		t.Fatalf("the table of channels is headed %q", heads)
+	}
+	// The period's figures, above the table.
+	for key, w := range map[string][2]string{"online": want["online"], "box-office": want["box-office"], "complimentary": want["complimentary"]} {
+		total := fmt.Sprintf(`[data-channel-total="%s"]`, key)
+		if p.Text(total+" [data-channel-tickets]") != w[0] || p.Text(total+" [data-channel-revenue]") != w[1] {
+			t.Errorf("%s: %q, want %s for %s", total, p.Text(total), w[0], w[1])
+		}
+	}
+	if d := p.Text(`[data-channel-total="box-office"] [data-channel-detail]`); d != "cash 1 ticket, "+inr(1)+"; card 3 tickets, "+inr(3) {
+		t.Errorf("the box office's detail = %q", d)
+	}
+}
+
 func TestReconciliationPage(t *testing.T) {
 	e := webtest.NewEnv(t)
 	who := newSalesPeople(t, e)

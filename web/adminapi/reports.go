@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/marquee-tickets/marquee/internal/admin"
+	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/web"
 	"github.com/marquee-tickets/marquee/web/problem"
@@ -25,6 +26,7 @@ type salesRowJSON struct {
 	Tickets    int       `json:"tickets"`
 	Occupancy  float64   `json:"occupancy"` // tickets / seats, 0..1 to 3 decimals
 	salesMoneyJSON
+	Channels channelsJSON `json:"channels"`
 }
 
 // salesMoneyJSON is a line's or the totals' money: taken = kept +
@@ -70,6 +72,54 @@ type salesTotalsJSON struct {
 	Tickets   int     `json:"tickets"`
 	Occupancy float64 `json:"occupancy"`
 	salesMoneyJSON
+	Channels channelsJSON `json:"channels"`
+}
+
+// channelJSON is what one channel sold: its tickets (seats) and what they
+// were paid. The revenue is null when it cannot be represented, and in the
+// totals of shows sold in several currencies.
+type channelJSON struct {
+	Tickets int    `json:"tickets"`
+	Revenue *int64 `json:"revenue_minor"`
+}
+
+// boxOfficeJSON is the counter's money sales, and the same split by how
+// they were paid.
+type boxOfficeJSON struct {
+	channelJSON
+	Cash channelJSON `json:"cash"`
+	Card channelJSON `json:"card"`
+}
+
+// channelsJSON splits a line's (or the totals') tickets and revenue_minor
+// by how the bookings were sold; the three channels add up to them.
+type channelsJSON struct {
+	Online        channelJSON   `json:"online"`
+	BoxOffice     boxOfficeJSON `json:"box_office"`
+	Complimentary channelJSON   `json:"complimentary"`
+}
+
+// channels is c as JSON, its revenues null unless withRevenue, and the
+// names of its revenues too large to represent (for too_large).
+func channels(c booking.ChannelSales, withRevenue bool) (channelsJSON, []string) {
+	var tooBig []string
+	one := func(name string, s booking.Sold) channelJSON {
+		j := channelJSON{Tickets: s.Tickets}
+		if withRevenue {
+			j.Revenue = s.Revenue.Int64()
+			if s.Revenue.Overflow {
+				tooBig = append(tooBig, "channels."+name+".revenue_minor")
+			}
+		}
+		return j
+	}
+	out := channelsJSON{
+		Online: one("online", c.Online),
+		BoxOffice: boxOfficeJSON{channelJSON: one("box_office", c.BoxOffice()),
+			Cash: one("box_office.cash", c.Cash), Card: one("box_office.card", c.Card)},
+		Complimentary: one("complimentary", c.Complimentary),
+	}
+	return out, tooBig
 }
 
 // SalesReport answers a theatre's sales, show by show, for the days from
@@ -94,6 +144,10 @@ func (h *Handlers) SalesReport(c echo.Context) error {
 			Status: s.Status, Currency: s.Currency, Seats: s.Seats, Tickets: s.Tickets, Occupancy: s.Occupancy,
 			salesMoneyJSON: salesMoney(s.Revenue, s.Taken, s.Kept, s.RefundsOwed, s.RefundsPaid, s.RefundsFailed),
 		}
+		var tooBig []string
+		rows[i].Channels, tooBig = channels(s.Channels, true)
+		rows[i].TooLarge = append(rows[i].TooLarge, tooBig...)
+		slices.Sort(rows[i].TooLarge)
 	}
 	from, to := r.Period.From.Format(time.DateOnly), r.Period.To.Format(time.DateOnly)
 	if wantsCSV(c) {
@@ -108,6 +162,10 @@ func (h *Handlers) SalesReport(c echo.Context) error {
 	if m := t.Money; m != nil {
 		totals.salesMoneyJSON = salesMoney(m.Revenue, m.Taken, m.Kept, m.RefundsOwed, m.RefundsPaid, m.RefundsFailed)
 	}
+	var tooBig []string
+	totals.Channels, tooBig = channels(t.Channels, t.Money != nil)
+	totals.TooLarge = append(totals.TooLarge, tooBig...)
+	slices.Sort(totals.TooLarge)
 	return c.JSON(http.StatusOK, map[string]any{
 		"theatre_id": theatreID, "from": from, "to": to, "currency": currency, "shows": rows, "totals": totals,
 	})

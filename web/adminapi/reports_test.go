@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/auth"
+	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
 
@@ -73,7 +74,9 @@ func TestSalesReportAPI(t *testing.T) {
 		// the theatre's zone.
 		kolkata, _ := time.LoadLocation("Asia/Kolkata")
 		wantRow := []string{fmt.Sprint(id), "The Last Algorithm", "Hall 2", at.In(kolkata).Format("2006-01-02T15:04:05-07:00"), "SCHEDULED", "INR",
-			"12", "2", "0.167", "70000", "95000", "70000", "25000", "0", "0", "Asia/Kolkata"}
+			"12", "2", "0.167", "70000", "95000", "70000", "25000", "0", "0", "Asia/Kolkata",
+			// by channel: all online
+			"2", "70000", "0", "0", "0", "0", "0", "0", "0", "0"}
 		if strings.Join(records[1], "|") != strings.Join(wantRow, "|") {
 			t.Fatalf("csv row = %q, want %q", records[1], wantRow)
 		}
@@ -95,5 +98,101 @@ func TestSalesReportAPI(t *testing.T) {
 		webtest.Want(t, s.platform.Get(q), http.StatusOK)
 		webtest.WantError(t, s.User(t).Get(q), http.StatusForbidden, "forbidden")
 		webtest.WantError(t, s.admin(t, auth.RoleTheatreAdmin, other).Get(path), http.StatusNotFound, "not_found")
+	})
+}
+
+// TestSalesReportByChannel: an online booking, a cash sale, a card sale
+// and a complimentary ticket, each of the env's show, split in the
+// report's channels, line and totals, as JSON and as CSV.
+func TestSalesReportByChannel(t *testing.T) {
+	t.Parallel()
+	e := webtest.NewEnv(t)
+	manager, _ := e.Staff(t, auth.StaffManager, e.Venue.TheatreID)
+	desk, _ := e.Staff(t, auth.StaffBoxOffice, e.Venue.TheatreID)
+	sell := func(key, paidBy, reason string, seats ...string) int64 {
+		t.Helper()
+		body := map[string]any{"seats": seats, "paid_by": paidBy, "customer": map[string]any{"name": "Walk-in"}}
+		if reason != "" {
+			body["reason"] = reason
+		}
+		r := desk.Send(webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/admin/shows/%d/sales", e.Show), Body: body,
+			Header: map[string]string{"Idempotency-Key": key}})
+		webtest.Want(t, r, http.StatusCreated)
+		return int64(r.Num("amount_minor"))
+	}
+	price := pgtest.Prices["STANDARD"]
+	e.Book(t, e.Show, "A1", "A2")
+	cash := sell("cash", "cash", "", "B1")
+	card := sell("card", "card", "", "B2", "B3", "B4")
+	comp := sell("comp", "complimentary", "Press screening", "C1")
+	if cash != price || card != 3*price || comp != 0 {
+		t.Fatalf("sold for cash %d, card %d, complimentary %d", cash, card, comp)
+	}
+	// What the JSON must say of each channel: tickets, then revenue.
+	want := map[string][2]float64{
+		"online":          {2, float64(2 * price)},
+		"box_office":      {4, float64(4 * price)},
+		"box_office.cash": {1, float64(price)},
+		"box_office.card": {3, float64(3 * price)},
+		"complimentary":   {1, 0},
+	}
+	channel := func(channels map[string]any, name string) map[string]any {
+		for _, part := range strings.Split(name, ".") {
+			channels, _ = channels[part].(map[string]any)
+		}
+		return channels
+	}
+	wantChannels := func(t *testing.T, of string, m map[string]any) {
+		t.Helper()
+		channels, _ := m["channels"].(map[string]any)
+		for name, w := range want {
+			c := channel(channels, name)
+			if c == nil || c["tickets"] != w[0] || c["revenue_minor"] != w[1] {
+				t.Errorf("%s: channels.%s = %v, want %v tickets for %v", of, name, c, w[0], w[1])
+			}
+		}
+		if m["tickets"] != 7.0 || m["revenue_minor"] != float64(6*price) {
+			t.Errorf("%s: %v tickets for %v, want 7 for %d", of, m["tickets"], m["revenue_minor"], 6*price)
+		}
+	}
+
+	rep := manager.Get(salesPath(e))
+	webtest.Want(t, rep, http.StatusOK)
+	shows, _ := rep.JSON["shows"].([]any)
+	if len(shows) != 1 {
+		t.Fatalf("report = %s, want the env's show", rep)
+	}
+	wantChannels(t, "the show", shows[0].(map[string]any))
+	wantChannels(t, "the totals", rep.JSON["totals"].(map[string]any))
+
+	t.Run("as CSV", func(t *testing.T) {
+		r := manager.Send(webtest.Req{Method: "GET", Path: salesPath(e), Header: map[string]string{"Accept": "text/csv"}})
+		webtest.Want(t, r, http.StatusOK)
+		records, err := csv.NewReader(strings.NewReader(string(r.Body))).ReadAll()
+		if err != nil || len(records) != 2 {
+			t.Fatalf("csv = %q, %v", records, err)
+		}
+		row := map[string]string{}
+		for i, name := range records[0] {
+			row[name] = records[1][i]
+		}
+		for name, w := range want {
+			col := strings.ReplaceAll(name, ".", "_")
+			if row[col+"_tickets"] != fmt.Sprint(w[0]) || row[col+"_revenue_minor"] != fmt.Sprint(w[1]) {
+				t.Errorf("%s: %q tickets for %q, want %v for %v", col, row[col+"_tickets"], row[col+"_revenue_minor"], w[0], w[1])
+			}
+		}
+	})
+
+	t.Run("shows in several currencies: the totals' channels count tickets, and their revenue is null", func(t *testing.T) {
+		other := e.NewShow(t)
+		pgtest.Exec(t, e.Store.Pool(), `UPDATE shows SET currency = 'USD' WHERE id = $1`, other)
+		rep := manager.Get(salesPath(e))
+		webtest.Want(t, rep, http.StatusOK)
+		totals := rep.JSON["totals"].(map[string]any)
+		online := channel(totals["channels"].(map[string]any), "online")
+		if online["tickets"] != 2.0 || online["revenue_minor"] != nil || totals["revenue_minor"] != nil {
+			t.Fatalf("totals = %v", totals)
+		}
 	})
 }

@@ -214,6 +214,7 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.GET("/admin/price-reading", sch.PriceReading, staffPages...)
 
 	e.GET("/admin/shows/:show_id", sch.ShowPage, staffPages...)
+	e.GET("/admin/shows/:show_id/admitted", sch.AdmittedPart, staffPages...)
 	e.POST("/admin/shows/:show_id/blocks", sch.BlockSubmit, staffPages...)
 	e.POST("/admin/shows/:show_id/unblock", sch.UnblockSubmit, staffPages...)
 	e.POST("/admin/shows/:show_id/cancel", sch.CancelShowSubmit, staffPages...)

@@ -17,6 +17,7 @@ import (
 	adminview "github.com/marquee-tickets/marquee/components/admin"
 	"github.com/marquee-tickets/marquee/components/format"
 	"github.com/marquee-tickets/marquee/internal/admin"
+	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
 	"github.com/marquee-tickets/marquee/web"
@@ -115,21 +116,39 @@ func (h *Handlers) SalesPage(c echo.Context) error {
 			Taken: format.Total(s.Taken, s.Currency), Kept: format.Total(s.Kept, s.Currency),
 			RefundsOwed: format.Total(s.RefundsOwed, s.Currency), RefundsPaid: format.Total(s.RefundsPaid, s.Currency),
 			RefundsFailed: format.Total(s.RefundsFailed, s.Currency),
+			Channels:      salesChannels(s.Channels, func(t money.Total) string { return format.Total(t, s.Currency) }),
 		})
 	}
 	t := r.Totals
 	v.Total = adminview.SalesRow{Tickets: t.Tickets, Seats: t.Seats, Occupancy: percent(t.Occupancy)}
+	v.Total.Channels = salesChannels(t.Channels, func(m money.Total) string {
+		if t.Money == nil {
+			return several
+		}
+		return format.Total(m, r.Currency)
+	})
 	if m := t.Money; m != nil {
 		v.Total.Revenue, v.Total.Taken, v.Total.Kept = format.Total(m.Revenue, r.Currency), format.Total(m.Taken, r.Currency), format.Total(m.Kept, r.Currency)
 		v.Total.RefundsOwed, v.Total.RefundsPaid = format.Total(m.RefundsOwed, r.Currency), format.Total(m.RefundsPaid, r.Currency)
 		v.Total.RefundsFailed = format.Total(m.RefundsFailed, r.Currency)
 	} else {
-		const several = "several currencies"
 		v.Total.Revenue, v.Total.Taken, v.Total.Kept, v.Total.RefundsOwed, v.Total.RefundsPaid, v.Total.RefundsFailed =
 			several, several, several, several, several, several
 	}
 	v.Chart = salesChart(r, theatre)
 	return web.Render(c, http.StatusOK, adminview.SalesPage(m, nv, v))
+}
+
+// several stands for a sum of money in several currencies.
+const several = "several currencies"
+
+// salesChannels is c as the page writes it, each revenue by written.
+func salesChannels(c booking.ChannelSales, written func(money.Total) string) adminview.SalesChannels {
+	one := func(s booking.Sold) adminview.SalesChannel {
+		return adminview.SalesChannel{Tickets: s.Tickets, Revenue: written(s.Revenue)}
+	}
+	return adminview.SalesChannels{Online: one(c.Online), BoxOffice: one(c.BoxOffice()), Cash: one(c.Cash), Card: one(c.Card),
+		Complimentary: one(c.Complimentary)}
 }
 
 func percent(share float64) string {

@@ -45,6 +45,41 @@ func (h *Handlers) ShowPage(c echo.Context) error {
 	return h.renderShow(c, http.StatusOK, showID, showNoticeFromQuery(c.QueryParams()), "", "", nil)
 }
 
+// AdmittedPart is the show's admitted figure, which its page polls: GET
+// /admin/shows/{id}/admitted?seen=<what the page shows>. A figure the page
+// already shows is answered 204, nothing to swap, so a screen reader hears
+// the figure only when it changes; once the show can let no one else in
+// (ended or cancelled) the answer is 286, htmx's "stop polling", with
+// nothing swapped either.
+func (h *Handlers) AdmittedPart(c echo.Context) error {
+	showID, err := adminpage.PathID(c, "show_id")
+	if err != nil {
+		return problem.NotFound("show")
+	}
+	at, err := h.Admin.Attendance(c.Request().Context(), web.Actor(c), showID)
+	if err != nil {
+		return problem.Lookup("show", err)
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	v := admittedView(showID, at)
+	if c.QueryParam("seen") == v.Seen() {
+		if v.Poll {
+			return c.NoContent(http.StatusNoContent)
+		}
+		c.Response().Header().Set("HX-Reswap", "none")
+		return c.NoContent(htmxStopPolling)
+	}
+	return web.Render(c, http.StatusOK, adminview.AdmittedCount(v))
+}
+
+// htmxStopPolling is the status that tells htmx to stop an element's
+// polling.
+const htmxStopPolling = 286
+
+func admittedView(showID int64, at booking.Attendance) adminview.AdmittedView {
+	return adminview.AdmittedView{ShowID: showID, Admitted: at.Admitted, Sold: at.Sold, Poll: at.Open}
+}
+
 // showNoticeFromQuery says what the step that came back here did.
 func showNoticeFromQuery(q url.Values) *adminview.ShowNotice {
 	switch {
@@ -149,6 +184,13 @@ func (h *Handlers) renderShow(c echo.Context, status int, showID int64, notice *
 		Map:    adminSeatMap(showID, sh.Currency, seatMap),
 		Live:   h.Config.Live != nil && !cancelled,
 		CSRF:   web.CSRFToken(c), Notice: notice, Seats: seats, SeatsError: seatsError,
+	}
+	if !cancelled {
+		at, err := h.Admin.Attendance(ctx, a, showID)
+		if err != nil {
+			return problem.Lookup("show", err)
+		}
+		v.Admitted = admittedView(showID, at)
 	}
 	v.Manage = a.Can(admin.Manage, sh.TheatreID)
 	if a.Can(admin.SeeAttendees, sh.TheatreID) {
