@@ -87,15 +87,30 @@ func letterOf(site Site, f Facts) (letter, error) {
 		l.Subject = fmt.Sprintf("Booking cancelled: %s, %s", movie, shortWhen(f))
 		l.Heading = "Your booking is cancelled"
 		for _, b := range f.Bookings {
-			l.Paras = append(l.Paras, fmt.Sprintf("You cancelled your booking %s for %s on %s (seats %s).", b.Code, movie, at, strings.Join(b.Seats, ", ")))
-			if b.RefundMinor > 0 {
+			seats := strings.Join(b.Seats, ", ")
+			if b.ByTheatre {
+				l.Paras = append(l.Paras, fmt.Sprintf("%s has cancelled your booking %s for %s on %s (seats %s).",
+					f.Theatre.Name, b.Code, movie, at, seats))
+			} else {
+				l.Paras = append(l.Paras, fmt.Sprintf("You cancelled your booking %s for %s on %s (seats %s).", b.Code, movie, at, seats))
+			}
+			switch {
+			case b.RefundMinor > 0 && b.AtCounter:
+				l.Paras = append(l.Paras, fmt.Sprintf("You get back %s of the %s you paid. As you paid at the box office, it is paid back there, not online.",
+					format.Money(b.RefundMinor, b.Currency), format.Money(b.AmountMinor, b.Currency)))
+			case b.RefundMinor > 0:
 				l.Paras = append(l.Paras, fmt.Sprintf("We are refunding %s of the %s you paid. %s",
 					format.Money(b.RefundMinor, b.Currency), format.Money(b.AmountMinor, b.Currency), refundArrives))
-			} else {
+			case b.AmountMinor == 0:
+				l.Paras = append(l.Paras, "It was free, so there is nothing to pay back.")
+			default:
 				l.Paras = append(l.Paras, "Under the theatre's refund policy this cancellation gives nothing back.")
 			}
 		}
-		l.Link = &link{"Your bookings", site.PublicURL + "/bookings"}
+		// A counter customer has no account to see bookings in.
+		if len(f.Bookings) > 0 && !f.Bookings[0].AtCounter {
+			l.Link = &link{"Your bookings", site.PublicURL + "/bookings"}
+		}
 	case ShowCancelled:
 		l.Subject = fmt.Sprintf("Cancelled by the theatre: %s, %s", movie, shortWhen(f))
 		l.Heading = f.Theatre.Name + " has cancelled a show you booked"

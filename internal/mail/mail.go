@@ -124,6 +124,8 @@ type Booking struct {
 	// AtCounter: sold at the box office (or given away there), so a
 	// refund of it is paid back there, never through the payment provider.
 	AtCounter bool
+	// ByTheatre: cancelled by the theatre's staff, not by its moviegoer.
+	ByTheatre bool
 }
 
 // Refund is a refund a mail reports.

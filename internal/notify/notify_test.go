@@ -556,3 +556,54 @@ func TestShowCancelledMailsCounterCustomers(t *testing.T) {
 		t.Errorf("mails of the counter customer's booking: %v", kinds)
 	}
 }
+
+// A booking the box office refunds is told so in the theatre's name: an
+// online one refunded to the card, a counter sale at the counter. When the
+// show is cancelled later, neither is mailed again: they were no longer
+// the show's.
+func TestStaffRefundMails(t *testing.T) {
+	ctx := context.Background()
+	s := pgtest.NewStore(t, 4)
+	v := pgtest.NewVenue(t, s)
+	show := pgtest.NewShow(t, s, v, 2, 4, time.Now().Add(48*time.Hour))
+	desk := pgtest.User(t, s)
+	moviegoer := pgtest.User(t, s)
+	online := book(t, s, moviegoer, show, []string{"A1"}, "pay-staff-refund")
+	const walkIn = "walk-in@example.com"
+	sold, err := s.SellAtCounter(ctx, booking.CounterSale{ShowID: show, Seats: []string{"A2"}, Seller: desk, PaidBy: booking.PaidCash,
+		Name: "Walk-in", Email: walkIn, Key: "staff-refund-counter"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mailtest.Start(t)
+	w := worker(t, s, srv)
+	pgtest.WorkJobs(t, s, w) // the tickets
+	for _, id := range []string{online.BookingID, sold.ID} {
+		e := audit.Entry{ActorID: desk, TheatreID: v.TheatreID, Action: "booking.refund", Object: "booking " + id}
+		if _, err := s.RefundBooking(ctx, id, booking.StaffRefund{Full: true, Reason: "Asked at the desk"}, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.CancelShow(ctx, show, audit.Entry{ActorID: desk, TheatreID: v.TheatreID, Action: "show.cancel", Object: fmt.Sprintf("show %d", show)}); err != nil {
+		t.Fatal(err)
+	}
+	pgtest.WorkJobs(t, s, w)
+
+	texts := map[string][]string{}
+	for _, r := range srv.Received() {
+		m := r.Message(t)
+		if !strings.HasPrefix(m.Subject, "Your tickets") {
+			texts[r.To[0]] = append(texts[r.To[0]], m.Subject+"\n"+m.Text)
+		}
+	}
+	price := format.Money(pgtest.Prices["STANDARD"], "INR")
+	if got := texts[email(t, s, moviegoer)]; len(got) != 1 || !strings.HasPrefix(got[0], "Booking cancelled: ") ||
+		!strings.Contains(got[0], "Test Cinema has cancelled your booking") || !strings.Contains(got[0], "We are refunding "+price) ||
+		!strings.Contains(got[0], "/bookings") {
+		t.Errorf("the online moviegoer's mails: %q", got)
+	}
+	if got := texts[walkIn]; len(got) != 1 || !strings.Contains(got[0], "You get back "+price) ||
+		!strings.Contains(got[0], "paid back there, not online") || strings.Contains(got[0], "/bookings") {
+		t.Errorf("the counter customer's mails: %q", got)
+	}
+}

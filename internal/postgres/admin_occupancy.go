@@ -351,7 +351,8 @@ func (s *Store) refundShowBookings(ctx context.Context, tx pgx.Tx, showID int64,
 }
 
 // showCancelledMails inserts the 'show_cancelled' mails of show $1, whose
-// bookings the theatre has cancelled, at $2: one to each moviegoer who
+// bookings the theatre has cancelled with it (refunded for that reason:
+// one its staff refunded before is not the show's), at $2: one to each moviegoer who
 // booked online (keyed by account), and one to each address a counter
 // customer gave (keyed by address: a counter sale belongs to its seller's
 // account, and its customer has none); a counter customer without an
@@ -359,8 +360,9 @@ func (s *Store) refundShowBookings(ctx context.Context, tx pgx.Tx, showID int64,
 // gets that moviegoer's one mail, which lists both (MailFacts).
 const showCancelledMails = `
 	WITH cancelled AS (
-		SELECT user_id, channel, lower(customer_email) AS customer_email
-		  FROM bookings WHERE show_id = $1::bigint AND cancelled_by = 'theatre'
+		SELECT b.user_id, b.channel, lower(b.customer_email) AS customer_email
+		  FROM bookings b JOIN refunds r ON r.booking_id = b.id AND r.reason = 'show_cancelled'
+		 WHERE b.show_id = $1::bigint
 	),
 	online AS (
 		SELECT id, email FROM users WHERE id IN (SELECT user_id FROM cancelled WHERE channel = 'online')

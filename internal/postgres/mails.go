@@ -107,7 +107,7 @@ func (s *Store) queueRefundMails(ctx context.Context, tx pgx.Tx, kind mail.Kind,
 // mailBookingColumns are a booking as a mail shows it (mail.Booking), of
 // bookings b and its refund r.
 const mailBookingColumns = `b.id::text, b.code, b.seat_ids, b.amount_minor, b.currency, b.status = 'CONFIRMED',
-	coalesce(r.amount_minor, 0), b.channel <> 'online'`
+	coalesce(r.amount_minor, 0), b.channel <> 'online', b.cancelled_by IS NOT DISTINCT FROM 'theatre'`
 
 // MailToSend is a queued mail as its job finds it.
 type MailToSend struct {
@@ -185,8 +185,8 @@ func (s *Store) MailFacts(ctx context.Context, id int64) (MailToSend, error) {
 	case f.Kind == mail.ShowCancelled && showID != nil:
 		rows, err = s.pool.Query(ctx, `
 			SELECT `+mailBookingColumns+`
-			  FROM bookings b LEFT JOIN refunds r ON r.booking_id = b.id
-			 WHERE b.show_id = $1 AND b.cancelled_by = 'theatre'
+			  FROM bookings b JOIN refunds r ON r.booking_id = b.id AND r.reason = 'show_cancelled'
+			 WHERE b.show_id = $1
 			   AND ((b.channel = 'online' AND b.user_id = $2::uuid)
 			        OR (b.channel <> 'online' AND lower(b.customer_email) = lower($3)))
 			 ORDER BY b.created_at, b.id`, *showID, userID, f.To.Email)
@@ -199,7 +199,7 @@ func (s *Store) MailFacts(ctx context.Context, id int64) (MailToSend, error) {
 	if rows != nil {
 		f.Bookings, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (mail.Booking, error) {
 			var b mail.Booking
-			err := r.Scan(&b.ID, &b.Code, &b.Seats, &b.AmountMinor, &b.Currency, &b.Confirmed, &b.RefundMinor, &b.AtCounter)
+			err := r.Scan(&b.ID, &b.Code, &b.Seats, &b.AmountMinor, &b.Currency, &b.Confirmed, &b.RefundMinor, &b.AtCounter, &b.ByTheatre)
 			return b, err
 		})
 	}
