@@ -20,25 +20,31 @@ import (
 // CONFLICT), and queues the job that sends each, in tx: a mail owed and
 // its job commit with the change that owes it, or neither does.
 func (s *Store) queueMails(ctx context.Context, tx pgx.Tx, insert string, args ...any) error {
+	_, err := s.queueMailsCounted(ctx, tx, insert, args...)
+	return err
+}
+
+// queueMailsCounted is queueMails, and says how many mails it queued.
+func (s *Store) queueMailsCounted(ctx context.Context, tx pgx.Tx, insert string, args ...any) (int, error) {
 	rows, err := tx.Query(ctx, insert, args...)
 	if err != nil {
-		return fmt.Errorf("queue mail: %w", err)
+		return 0, fmt.Errorf("queue mail: %w", err)
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {
-		return fmt.Errorf("queue mail: %w", err)
+		return 0, fmt.Errorf("queue mail: %w", err)
 	}
 	if len(ids) == 0 {
-		return nil
+		return 0, nil
 	}
 	params := make([]river.InsertManyParams, len(ids))
 	for i, id := range ids {
 		params[i] = river.InsertManyParams{Args: jobs.Mail{MailID: id}, InsertOpts: s.dueNow()}
 	}
 	if _, err := s.jobs.InsertManyTx(ctx, tx, params); err != nil {
-		return fmt.Errorf("queue %d mails: %w", len(ids), err)
+		return 0, fmt.Errorf("queue %d mails: %w", len(ids), err)
 	}
-	return nil
+	return len(ids), nil
 }
 
 // dueNow is the insert options of a job due at once: nil, except with an
@@ -102,22 +108,23 @@ type MailToSend struct {
 // MailFacts reads what mail id says, as things stand now.
 func (s *Store) MailFacts(ctx context.Context, id int64) (MailToSend, error) {
 	var (
-		m          MailToSend
-		kind       string
-		userID     *string
-		bookingID  *string
-		showID     *int64
-		refundID   *string
-		paymentID  *string
-		theatreID  *int64
-		moviegoerN *string
-		moviegoerE *string
+		m            MailToSend
+		kind         string
+		userID       *string
+		bookingID    *string
+		showID       *int64
+		refundID     *string
+		paymentID    *string
+		rescheduleID *int64
+		theatreID    *int64
+		moviegoerN   *string
+		moviegoerE   *string
 	)
 	f := &m.Facts
 	err := s.pool.QueryRow(ctx, `
 		SELECT m.kind, m.status, m.recipient, coalesce(ru.name, ''), m.user_id::text, m.booking_id::text, m.show_id,
-		       m.refund_id::text, m.payment_id, coalesce(u.name, bk.customer_name), coalesce(u.email, bk.customer_email),
-		       coalesce($2::timestamptz, clock_timestamp()), sh.screen_theatre
+		       m.refund_id::text, m.payment_id, m.reschedule_id, coalesce(u.name, bk.customer_name),
+		       coalesce(u.email, bk.customer_email), coalesce($2::timestamptz, clock_timestamp()), sh.screen_theatre
 		  FROM mails m
 		  LEFT JOIN users u ON u.id = m.user_id
 		  LEFT JOIN bookings bk ON bk.id = m.booking_id AND bk.channel <> 'online'
@@ -125,7 +132,7 @@ func (s *Store) MailFacts(ctx context.Context, id int64) (MailToSend, error) {
 		  LEFT JOIN LATERAL (SELECT sc.theatre_id AS screen_theatre FROM shows s JOIN screens sc ON sc.id = s.screen_id
 		                      WHERE s.id = m.show_id) sh ON true
 		 WHERE m.id = $1`, id, s.now()).Scan(&kind, &m.Status, &f.To.Email, &f.To.Name, &userID, &bookingID, &showID,
-		&refundID, &paymentID, &moviegoerN, &moviegoerE, &f.Now, &theatreID)
+		&refundID, &paymentID, &rescheduleID, &moviegoerN, &moviegoerE, &f.Now, &theatreID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return MailToSend{}, fmt.Errorf("mail %d: %w", id, booking.ErrNotFound)
 	}
@@ -152,30 +159,68 @@ func (s *Store) MailFacts(ctx context.Context, id int64) (MailToSend, error) {
 			return MailToSend{}, fmt.Errorf("mail %d: %w", id, err)
 		}
 	}
-	// The bookings it is about: its own, or every booking of the show the
-	// moviegoer had when the theatre cancelled it.
+	if rescheduleID != nil {
+		// The move the mail is about, whatever moves followed: its own
+		// from and to (the next move has a mail of its own).
+		mv := &mail.Move{}
+		if err := s.pool.QueryRow(ctx, `
+			SELECT from_starts_at, to_starts_at, to_ends_at FROM show_reschedules WHERE id = $1`,
+			*rescheduleID).Scan(&mv.From, &mv.To, &f.Show.EndsAt); err != nil {
+			return MailToSend{}, fmt.Errorf("read the move of mail %d: %w", id, err)
+		}
+		f.Move, f.Show.StartsAt = mv, mv.To
+	}
+	// The bookings it is about: its own, every booking of the show the
+	// moviegoer had when the theatre cancelled it, or every booking of the
+	// recipient's that the move took along.
 	var rows pgx.Rows
+	const columns = `b.id::text, b.code, b.seat_ids, b.amount_minor, b.currency, b.status = 'CONFIRMED',
+		coalesce(r.amount_minor, 0), b.channel <> 'online', coalesce(b.customer_name, ''),
+		EXISTS (SELECT 1 FROM booking_moves WHERE booking_id = b.id)`
 	switch {
 	case f.Kind == mail.ShowCancelled && userID != nil && showID != nil:
 		rows, err = s.pool.Query(ctx, `
-			SELECT b.id::text, b.code, b.seat_ids, b.amount_minor, b.currency, b.status = 'CONFIRMED', coalesce(r.amount_minor, 0)
+			SELECT `+columns+`
 			  FROM bookings b LEFT JOIN refunds r ON r.booking_id = b.id
 			 WHERE b.show_id = $1 AND b.user_id = $2 AND b.cancelled_by = 'theatre' ORDER BY b.created_at, b.id`, *showID, *userID)
+	case f.Kind == mail.ShowRescheduled && rescheduleID != nil:
+		rows, err = s.pool.Query(ctx, `
+			SELECT `+columns+`
+			  FROM booking_moves bm JOIN bookings b ON b.id = bm.booking_id JOIN users u ON u.id = b.user_id
+			  LEFT JOIN refunds r ON r.booking_id = b.id
+			 WHERE bm.reschedule_id = $1 AND lower(coalesce(b.customer_email, u.email)) = lower($2)
+			   AND (b.channel = 'online' OR b.customer_email IS NOT NULL)
+			 ORDER BY b.created_at, b.id`, *rescheduleID, f.To.Email)
 	case bookingID != nil:
 		rows, err = s.pool.Query(ctx, `
-			SELECT b.id::text, b.code, b.seat_ids, b.amount_minor, b.currency, b.status = 'CONFIRMED', coalesce(r.amount_minor, 0)
+			SELECT `+columns+`
 			  FROM bookings b LEFT JOIN refunds r ON r.booking_id = b.id
 			 WHERE b.id = $1`, *bookingID)
 	}
+	moved := false
 	if rows != nil {
 		f.Bookings, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (mail.Booking, error) {
-			var b mail.Booking
-			err := r.Scan(&b.ID, &b.Code, &b.Seats, &b.AmountMinor, &b.Currency, &b.Confirmed, &b.RefundMinor)
+			var (
+				b        mail.Booking
+				customer string
+				wasMoved bool
+			)
+			err := r.Scan(&b.ID, &b.Code, &b.Seats, &b.AmountMinor, &b.Currency, &b.Confirmed, &b.RefundMinor,
+				&b.AtCounter, &customer, &wasMoved)
+			if f.To.Name == "" && customer != "" {
+				f.To.Name = customer
+			}
+			moved = moved || wasMoved
 			return b, err
 		})
 	}
 	if err != nil {
 		return MailToSend{}, fmt.Errorf("read bookings of mail %d: %w", id, err)
+	}
+	if moved && f.Kind != mail.ShowCancelled {
+		// What the pages promise a booking whose show moved under it, the
+		// mail says too (a ticket sent again, a move's mail).
+		f.Policy = booking.MovedPolicy
 	}
 	if refundID != nil {
 		r := &mail.Refund{}
@@ -236,7 +281,8 @@ type MailRecord struct {
 }
 
 // BookingMails lists the mails about booking bookingID, oldest first: its
-// own, its show's cancellation, and its refund's.
+// own, its show's cancellation and the moves that took it along, and its
+// refund's.
 func (s *Store) BookingMails(ctx context.Context, bookingID string) ([]MailRecord, error) {
 	if !validID(bookingID) {
 		return nil, fmt.Errorf("booking %q: %w", bookingID, booking.ErrNotFound)
@@ -247,6 +293,9 @@ func (s *Store) BookingMails(ctx context.Context, bookingID string) ([]MailRecor
 		 WHERE b.id = $1
 		   AND (m.booking_id = b.id
 		        OR (m.kind = 'show_cancelled' AND m.show_id = b.show_id AND m.user_id = b.user_id)
+		        OR (m.kind = 'show_rescheduled'
+		            AND m.reschedule_id IN (SELECT reschedule_id FROM booking_moves WHERE booking_id = b.id)
+		            AND lower(m.recipient) = lower(coalesce(b.customer_email, (SELECT email FROM users WHERE id = b.user_id))))
 		        OR m.refund_id IN (SELECT id FROM refunds WHERE booking_id = b.id))
 		 ORDER BY m.created_at, m.id`, bookingID)
 	if err != nil {
