@@ -129,6 +129,7 @@ func routes(e *echo.Echo, s *web.Server) {
 	adm.POST("/shows/:show_id/blocks", ad.BlockSeats, staff()...)
 	adm.DELETE("/shows/:show_id/blocks", ad.UnblockSeats, staff()...)
 	adm.POST("/shows/:show_id/cancel", ad.CancelShow, staff()...)
+	adm.POST("/shows/:show_id/reschedule", ad.RescheduleShow, staff()...)
 	adm.GET("/shows/:show_id/waiting-room", ad.WaitingRoom, staff()...)
 	adm.PUT("/shows/:show_id/waiting-room", ad.SetWaitingRoom, staff()...)
 	adm.GET("/reports/sales", ad.SalesReport, staff()...)
