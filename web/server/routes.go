@@ -214,6 +214,7 @@ func routes(e *echo.Echo, s *web.Server) {
 	e.POST("/admin/shows/:show_id/blocks", sch.BlockSubmit, staffPages...)
 	e.POST("/admin/shows/:show_id/unblock", sch.UnblockSubmit, staffPages...)
 	e.POST("/admin/shows/:show_id/cancel", sch.CancelShowSubmit, staffPages...)
+	e.POST("/admin/shows/:show_id/reschedule", sch.RescheduleSubmit, staffPages...)
 	e.POST("/admin/shows/:show_id/waiting-room", sch.RoomSubmit, staffPages...)
 	e.GET("/admin/reports/sales", sl.SalesPage, staffPages...)
 	e.GET("/admin/reconciliation", sl.ReconciliationPage, staffPages...)
