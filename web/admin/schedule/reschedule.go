@@ -58,9 +58,12 @@ func moveEffect(who booking.ShowAudience) string {
 		moves = "move"
 	}
 	text := fmt.Sprintf("%s %s with the show, the same seats and tickets.", format.Plural(who.Bookings, "booking"), moves)
-	if who.People > 0 {
-		text += fmt.Sprintf(" Each of their %s is e-mailed the new time, once, and may cancel for a full refund until the show starts, whatever the refund policy says.",
-			format.Plural(who.People, "moviegoer"))
+	const decline = "may cancel for a full refund until the show starts, whatever the refund policy says."
+	switch {
+	case who.People == 1:
+		text += " Its moviegoer is e-mailed the new time and " + decline
+	case who.People > 1:
+		text += fmt.Sprintf(" Each of their %s is e-mailed the new time, once, and %s", format.Plural(who.People, "moviegoer"), decline)
 	}
 	if who.Unreachable > 0 {
 		text += fmt.Sprintf(" %s sold at the box office gave no e-mail address: tell those customers yourselves.",
