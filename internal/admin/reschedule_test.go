@@ -10,6 +10,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
+	"github.com/marquee-tickets/marquee/internal/mail"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
@@ -105,6 +106,12 @@ func TestRescheduleShow(t *testing.T) {
 		b, err := w.store.StaffBooking(t.Context(), counter.ID)
 		if err != nil || b.Moved == nil || !b.Moved.From.Equal(sh.StartsAt) || !b.Moved.To.Equal(to) || !b.StartsAt.Equal(to) {
 			t.Fatalf("counter booking after the move = %+v, %v", b, err)
+		}
+		// Staff see the mail among the counter booking's.
+		h, err := w.svc.Booking(t.Context(), manager, counter.ID)
+		if err != nil || len(h.Mails) != 2 || h.Mails[0].Kind != mail.Ticket || h.Mails[1].Kind != mail.ShowRescheduled ||
+			h.Mails[1].Recipient != "walkin@example.com" {
+			t.Fatalf("the counter booking's mails = %+v, %v", h.Mails, err)
 		}
 		if n := w.count(`SELECT count(*) FROM seat_events WHERE show_id = $1 AND seat_ids = '{}'`, sh.ID); n != 1 {
 			t.Fatalf("%d whole-show announcements, want 1", n)
