@@ -23,6 +23,7 @@ var auditActions = map[string]string{
 	"show.block_seats":       "Blocked seats",
 	"show.cancel":            "Cancelled show",
 	"show.create":            "Scheduled show",
+	"show.reschedule":        "Rescheduled show",
 	"show.schedule":          "Scheduled shows",
 	"show.set_prices":        "Changed show prices",
 	"show.unblock_seats":     "Unblocked seats",

@@ -140,6 +140,18 @@ type Booking struct {
 	CancelledBy string  // for a cancelled booking: CancelledByMoviegoer or CancelledByTheatre
 	Channel     Channel // how it was sold
 	Refund      *Refund // set once the booking is cancelled
+	// Moved is the latest move of its show by the theatre that took this
+	// booking along (it was confirmed then); nil when the show has not
+	// moved since it was booked.
+	Moved *Move
+}
+
+// Move is a show its theatre moved to another time, as one of the bookings
+// it took along sees it.
+type Move struct {
+	From time.Time // the show's start before the move
+	To   time.Time // its start after it
+	At   time.Time // when the theatre moved it
 }
 
 // RefundStatus is the progress of money owed back to a customer.

@@ -186,6 +186,32 @@ func TestRefundDeadlines(t *testing.T) {
 	}
 }
 
+// TestMovedPolicy: a booking whose show moved gets all of it back until
+// the show starts, to the instant, whatever the theatre's policy gives.
+func TestMovedPolicy(t *testing.T) {
+	start := time.Date(2026, 3, 6, 18, 0, 0, 0, time.UTC)
+	none := booking.RefundPolicy{Tiers: []booking.RefundTier{{Before: 72 * time.Hour, Percent: 0}}}
+	terms := booking.CancellationTerms{Policy: none, StartsAt: start}.ForMovedBooking()
+	for _, tc := range []struct {
+		ahead  time.Duration
+		refund int64
+		ok     bool
+	}{
+		{96 * time.Hour, 1000, true},
+		{time.Nanosecond, 1000, true},
+		{0, 0, false},
+		{-time.Hour, 0, false},
+	} {
+		refund, ok := terms.Policy.RefundAt(1000, start, start.Add(-tc.ahead))
+		if refund != tc.refund || ok != tc.ok {
+			t.Errorf("%v before the show: %d, %v; want %d, %v", tc.ahead, refund, ok, tc.refund, tc.ok)
+		}
+	}
+	if refund, ok := none.RefundAt(1000, start, start.Add(-96*time.Hour)); refund != 0 || !ok {
+		t.Fatalf("the theatre's own policy gives %d, %v", refund, ok)
+	}
+}
+
 func TestHoldLapsed(t *testing.T) {
 	deadline := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	h := booking.Hold{State: booking.HoldHeld, ExpiresAt: deadline}

@@ -24,6 +24,12 @@ var DefaultRefundPolicy = RefundPolicy{Tiers: []RefundTier{
 	{Before: 2 * time.Hour, Percent: 50},
 }}
 
+// MovedPolicy is the refund policy of a booking whose show the theatre
+// moved after it was booked: its moviegoer may decline the new time and
+// get everything back until the show starts, whatever the theatre's own
+// policy says (which never gives more).
+var MovedPolicy = RefundPolicy{Tiers: []RefundTier{{Before: 0, Percent: 100}}}
+
 // RefundDeadline is a tier of a policy pinned to one show: cancelling
 // before Until gives back Percent of the price.
 type RefundDeadline struct {
@@ -82,6 +88,13 @@ type CancellationTerms struct {
 // RefundPolicy.Deadlines).
 func (t CancellationTerms) Deadlines() []RefundDeadline {
 	return t.Policy.Deadlines(t.StartsAt, t.Now)
+}
+
+// ForMovedBooking are the terms of a booking its show was moved under:
+// MovedPolicy instead of the theatre's.
+func (t CancellationTerms) ForMovedBooking() CancellationTerms {
+	t.Policy = MovedPolicy
+	return t
 }
 
 // RefundQuote is what cancelling a booking now would refund.

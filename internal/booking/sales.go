@@ -42,6 +42,31 @@ type ShowCancellation struct {
 	BookingsRefunded int // confirmed bookings it cancelled with a full refund
 }
 
+// ShowReschedule is what moving a show to another time did. The show keeps
+// its id, seats, holds and bookings.
+type ShowReschedule struct {
+	ShowID int64
+	// ID is the move's: its mails and the bookings it took along name it.
+	ID             int64
+	FromStartsAt   time.Time
+	FromEndsAt     time.Time
+	StartsAt       time.Time
+	EndsAt         time.Time
+	BookingsMoved  int // confirmed bookings that moved with the show
+	MoviegoersTold int // people e-mailed the new time, once each
+}
+
+// ShowAudience is who a change to a show reaches: its confirmed bookings
+// and the people they would e-mail, once each (online bookings' moviegoers,
+// and counter sales that gave an address).
+type ShowAudience struct {
+	Bookings int
+	People   int
+	// Unreachable are the counter sales among Bookings that gave no
+	// address: nobody can e-mail them.
+	Unreachable int
+}
+
 // ShowSales is one show's line of a theatre's sales report, in its
 // currency's minor units. Its money comes from the facts the ledger check
 // (booking_invariant_violations, I4) balances: the payments taken for the

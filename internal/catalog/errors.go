@@ -27,6 +27,11 @@ var (
 	// ErrMovieChanged is a show whose end was reckoned from a running time
 	// of its movie that changed while it was being scheduled.
 	ErrMovieChanged = errors.New("the movie's running time changed meanwhile")
+	// ErrShowStarted is a change to a show that has started (or ended):
+	// moving it, say.
+	ErrShowStarted = errors.New("show has started")
+	// ErrSameStart is a show moved to the time it already starts at.
+	ErrSameStart = errors.New("show already starts at that time")
 	// ErrShowOverlap is a show scheduled on a screen at a time another
 	// show already occupies.
 	ErrShowOverlap = errors.New("show overlaps another show on the same screen")

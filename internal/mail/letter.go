@@ -120,6 +120,21 @@ func letterOf(site Site, f Facts) (letter, error) {
 			l.Tickets = append(l.Tickets, ticketOf(f, b))
 		}
 		l.Link = &link{"Find another show", site.PublicURL + "/"}
+	case ShowRescheduled:
+		if f.Move == nil {
+			return letter{}, fmt.Errorf("mail %d: a show moved without its move", f.ID)
+		}
+		l = rescheduled(site, f, l)
+		for _, b := range f.Bookings {
+			if !b.Confirmed {
+				continue
+			}
+			ics, err := calendar(site, f, b) // its UID is the booking's: the event moves
+			if err != nil {
+				return letter{}, err
+			}
+			l.Attached = append(l.Attached, part{Name: "show.ics", Type: "text/calendar; method=PUBLISH", Data: ics})
+		}
 	case RefundPaid:
 		r := f.Refund
 		l.Subject = "Refund paid: " + format.Money(r.AmountMinor, r.Currency)
@@ -215,6 +230,61 @@ func showRefundParas(f Facts) []string {
 		paras = append(paras, "You don't need to do anything.")
 	}
 	return paras
+}
+
+// rescheduled is the words of a show moved: from when to when, the
+// tickets still valid at the new time, and how to decline it with
+// everything back, which booking.MovedPolicy grants until the show starts.
+func rescheduled(site Site, f Facts, l letter) letter {
+	movie, tz := f.Show.Movie, f.Theatre.TimeZone
+	from, to := format.When(f.Move.From, tz), when(f)
+	l.Subject = fmt.Sprintf("New time: %s is now %s", movie, shortWhen(f))
+	l.Heading = f.Theatre.Name + " has moved a show you booked"
+	l.Paras = []string{fmt.Sprintf("%s has moved %s from %s to %s, on the same screen (times in the theatre's time zone).",
+		f.Theatre.Name, movie, from, to)}
+	// What each way of declining gives back: a moviegoer cancels online;
+	// a ticket bought at the counter is refunded by the theatre.
+	var (
+		confirmed         int
+		online, counter   int64
+		onlineN, counterN int
+		currency          string
+	)
+	for _, b := range f.Bookings {
+		if !b.Confirmed {
+			continue
+		}
+		confirmed++
+		currency = b.Currency
+		if b.AtCounter {
+			counter, counterN = counter+b.AmountMinor, counterN+1
+		} else {
+			online, onlineN = online+b.AmountMinor, onlineN+1
+		}
+		l.Tickets = append(l.Tickets, ticketOf(f, b))
+	}
+	if confirmed == 0 {
+		l.Paras = append(l.Paras, "Your booking of it has been cancelled since, so there is nothing more for you to do.")
+		return l
+	}
+	l.Paras = append(l.Paras, fmt.Sprintf("Your %s still valid: the same seats, at the new time. Show the ticket you already have at the entrance.",
+		plural(confirmed, "ticket is", "tickets are")))
+	paid := func(amount int64) string {
+		if amount == 0 {
+			return ""
+		}
+		return " (" + format.Money(amount, currency) + ")"
+	}
+	if onlineN > 0 {
+		l.Paras = append(l.Paras, fmt.Sprintf("If the new time doesn't suit you, cancel in My bookings before the show starts, at %s, for a full refund%s, whatever the theatre's refund policy says.",
+			to, paid(online)))
+		l.Link = &link{"My bookings", site.PublicURL + "/bookings"}
+	}
+	if counterN > 0 {
+		l.Paras = append(l.Paras, fmt.Sprintf("If the new time doesn't suit you, ask at %s's box office before the show starts, at %s, or reply to this e-mail: %s bought there %s refunded in full%s.",
+			f.Theatre.Name, to, plural(counterN, "the ticket", "the tickets"), plural(counterN, "is", "are"), paid(counter)))
+	}
+	return l
 }
 
 func ticketOf(f Facts, b Booking) ticket {

@@ -1,7 +1,8 @@
 // Package mail writes and sends the e-mails Marquee owes people: the
 // ticket when a booking is confirmed, word of a cancellation and of its
-// refund, a show the theatre cancelled, a payment returned because it came
-// late or twice, and a refund that keeps failing (to customer service too).
+// refund, a show the theatre cancelled or moved, a payment returned because
+// it came late or twice, and a refund that keeps failing (to customer
+// service too).
 //
 // A message is composed from Facts, which the store reads for one queued
 // mail (internal/postgres, mails.go), as HTML with a plain-text
@@ -40,6 +41,10 @@ const (
 	// address they gave, the theatre cancelled a show they booked: all
 	// their bookings of it, refunded in full.
 	ShowCancelled Kind = "show_cancelled"
+	// ShowRescheduled tells a moviegoer the theatre moved a show they
+	// booked to another time: old and new, their bookings (valid as they
+	// are), and how to decline for everything back.
+	ShowRescheduled Kind = "show_rescheduled"
 	// RefundPaid says a refund reached the payment provider.
 	RefundPaid Kind = "refund_paid"
 	// RefundFailing tells the moviegoer their refund is delayed;
@@ -62,6 +67,8 @@ func (k Kind) Label() string {
 		return "Booking cancelled"
 	case ShowCancelled:
 		return "Show cancelled"
+	case ShowRescheduled:
+		return "Show moved"
 	case RefundPaid:
 		return "Refund paid"
 	case RefundFailing:
@@ -87,13 +94,16 @@ type Facts struct {
 	Theatre Theatre
 	Show    Show
 	// Bookings are the ones the mail is about: one, but every booking of
-	// the show the recipient had when the theatre cancelled it (online,
-	// and bought at the counter with their address).
+	// the show the recipient had when the theatre cancelled or moved it
+	// (online, and bought at the counter with their address).
 	Bookings []Booking
-	Refund   *Refund  // the refund the mail is about, if any
-	Payment  *Payment // the payment returned (PaymentRefunded)
-	Policy   booking.RefundPolicy
-	Now      time.Time // when it is written, for the policy's deadlines
+	// Move is the theatre's move of the show (ShowRescheduled); Show is
+	// then the show as that move left it.
+	Move    *Move
+	Refund  *Refund  // the refund the mail is about, if any
+	Payment *Payment // the payment returned (PaymentRefunded)
+	Policy  booking.RefundPolicy
+	Now     time.Time // when it is written, for the policy's deadlines
 }
 
 // Person is a recipient.
@@ -121,11 +131,17 @@ type Booking struct {
 	Confirmed   bool
 	// RefundMinor is what its cancellation gives back (0 when none).
 	RefundMinor int64
-	// AtCounter: sold at the box office (or given away there), so a
-	// refund of it is paid back there, never through the payment provider.
+	// AtCounter: sold at the box office (or given away there), so not in
+	// anyone's My bookings, and a refund of it is paid back there, never
+	// through the payment provider.
 	AtCounter bool
 	// ByTheatre: cancelled by the theatre's staff, not by its moviegoer.
 	ByTheatre bool
+}
+
+// Move is a show moved to another time: its start before and after.
+type Move struct {
+	From, To time.Time
 }
 
 // Refund is a refund a mail reports.

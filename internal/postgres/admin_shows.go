@@ -247,41 +247,63 @@ func (s *Store) findOverlap(ctx context.Context, shows []catalog.Show) (*catalog
 // those starting in [from, to), or with from nil those that have not ended
 // by the store's clock, and with to nil no end. At most limit.
 func (s *Store) TheatreShows(ctx context.Context, theatreID int64, from, to *time.Time, limit int) ([]catalog.TheatreShow, error) {
-	rows, err := s.pool.Query(ctx, `
-		WITH now AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS t)
-		SELECT `+showColumns+`, sh.status,
-		       coalesce(p.prices, '{}'::jsonb),
-		       count(ss.*) FILTER (WHERE ss.status = 'AVAILABLE' OR (ss.status = 'HELD' AND ss.hold_expires_at <= now.t)),
-		       count(ss.*) FILTER (WHERE ss.status = 'HELD' AND ss.hold_expires_at > now.t),
-		       count(ss.*) FILTER (WHERE ss.status = 'BOOKED'),
-		       count(ss.*) FILTER (WHERE ss.status = 'BLOCKED')
-		  FROM `+showFrom+`
-		  CROSS JOIN now
-		  LEFT JOIN show_seats ss ON ss.show_id = sh.id
-		  LEFT JOIN LATERAL (SELECT jsonb_object_agg(category, price_minor) AS prices
-		                       FROM show_prices WHERE show_id = sh.id) p ON true
+	rows, err := s.pool.Query(ctx, theatreShowsSQL(`
 		 WHERE t.id = $2
 		   AND CASE WHEN $3::timestamptz IS NULL THEN sh.ends_at > now.t ELSE sh.starts_at >= $3 END
-		   AND ($4::timestamptz IS NULL OR sh.starts_at < $4)
-		 GROUP BY sh.id, m.id, t.id, c.id, sc.id, p.prices
+		   AND ($4::timestamptz IS NULL OR sh.starts_at < $4)`)+`
 		 ORDER BY sh.starts_at, sh.id
 		 LIMIT $5`, s.now(), theatreID, from, to, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list shows of theatre %d: %w", theatreID, err)
 	}
-	shows, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalog.TheatreShow, error) {
-		var ts catalog.TheatreShow
-		sh := &ts.Show
-		err := r.Scan(&sh.ID, &sh.MovieID, &sh.MovieTitle, &sh.TheatreID, &sh.TheatreName, &sh.TimeZone,
-			&sh.CityName, &sh.ScreenID, &sh.ScreenName, &sh.StartsAt, &sh.EndsAt, &sh.Currency,
-			&sh.Format, &sh.Language, &sh.Dubbed, &ts.Status, &sh.Prices,
-			&ts.Seats.Available, &ts.Seats.Held, &ts.Seats.Booked, &ts.Seats.Blocked)
-		return ts, err
-	})
+	shows, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalog.TheatreShow, error) { return scanTheatreShow(r) })
 	if err != nil {
 		return nil, fmt.Errorf("list shows of theatre %d: %w", theatreID, err)
 	}
 	return shows, nil
+}
+
+// TheatreShow reads showID as its theatre's schedule lists it, or
+// booking.ErrNotFound.
+func (s *Store) TheatreShow(ctx context.Context, showID int64) (catalog.TheatreShow, error) {
+	ts, err := scanTheatreShow(s.pool.QueryRow(ctx, theatreShowsSQL(` WHERE sh.id = $2`), s.now(), showID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ts, fmt.Errorf("show %d: %w", showID, booking.ErrNotFound)
+	}
+	if err != nil {
+		return ts, fmt.Errorf("read show %d: %w", showID, err)
+	}
+	return ts, nil
+}
+
+// theatreShowsSQL selects the shows where picks, as the schedule lists
+// them: the show, its status, its prices and its seats by state at $1 (the
+// store's clock, NULL for the database's).
+func theatreShowsSQL(where string) string {
+	return `
+		WITH now AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS t)
+		SELECT ` + showColumns + `, sh.status,
+		       coalesce(p.prices, '{}'::jsonb),
+		       count(ss.*) FILTER (WHERE ss.status = 'AVAILABLE' OR (ss.status = 'HELD' AND ss.hold_expires_at <= now.t)),
+		       count(ss.*) FILTER (WHERE ss.status = 'HELD' AND ss.hold_expires_at > now.t),
+		       count(ss.*) FILTER (WHERE ss.status = 'BOOKED'),
+		       count(ss.*) FILTER (WHERE ss.status = 'BLOCKED')
+		  FROM ` + showFrom + `
+		  CROSS JOIN now
+		  LEFT JOIN show_seats ss ON ss.show_id = sh.id
+		  LEFT JOIN LATERAL (SELECT jsonb_object_agg(category, price_minor) AS prices
+		                       FROM show_prices WHERE show_id = sh.id) p ON true` + where + `
+		 GROUP BY sh.id, m.id, t.id, c.id, sc.id, p.prices`
+}
+
+func scanTheatreShow(r pgx.Row) (catalog.TheatreShow, error) {
+	var ts catalog.TheatreShow
+	sh := &ts.Show
+	err := r.Scan(&sh.ID, &sh.MovieID, &sh.MovieTitle, &sh.TheatreID, &sh.TheatreName, &sh.TimeZone,
+		&sh.CityName, &sh.ScreenID, &sh.ScreenName, &sh.StartsAt, &sh.EndsAt, &sh.Currency,
+		&sh.Format, &sh.Language, &sh.Dubbed, &ts.Status, &sh.Prices,
+		&ts.Seats.Available, &ts.Seats.Held, &ts.Seats.Booked, &ts.Seats.Blocked)
+	return ts, err
 }
 
 // ShowCategories returns the seat categories of showID's seats, sorted,

@@ -14,9 +14,15 @@ import (
 
 const bookingColumns = `b.id::text, b.hold_id::text, b.user_id::text, b.show_id, b.seat_ids, b.status,
 	b.amount_minor, b.currency, b.payment_id, b.code, b.created_at, b.cancelled_at, coalesce(b.cancelled_by, ''), b.channel,
-	r.id::text, r.amount_minor, r.currency, r.reason, r.status`
+	r.id::text, r.amount_minor, r.currency, r.reason, r.status, moved.from_starts_at, moved.to_starts_at, moved.rescheduled_at`
 
-const bookingFrom = `bookings b LEFT JOIN refunds r ON r.booking_id = b.id`
+// bookingFrom is a booking with its refund and the latest move of its show
+// that took it along (booking_moves).
+const bookingFrom = `bookings b LEFT JOIN refunds r ON r.booking_id = b.id
+	LEFT JOIN LATERAL (
+		SELECT sr.from_starts_at, sr.to_starts_at, sr.rescheduled_at
+		  FROM booking_moves bm JOIN show_reschedules sr ON sr.id = bm.reschedule_id
+		 WHERE bm.booking_id = b.id ORDER BY sr.id DESC LIMIT 1) moved ON true`
 
 func scanBooking(row pgx.Row) (booking.Booking, error) { return scanBookingWith(row) }
 
@@ -29,11 +35,16 @@ func scanBookingWith(row pgx.Row, more ...any) (booking.Booking, error) {
 		currency *string
 		reason   *string
 		status   *string
+		movedAt  *time.Time
+		from, to *time.Time
 	)
 	dest := append([]any{&b.ID, &b.HoldID, &b.UserID, &b.ShowID, &b.Seats, &b.Status,
 		&b.AmountMinor, &b.Currency, &b.PaymentID, &b.Code, &b.CreatedAt, &b.CancelledAt, &b.CancelledBy, &b.Channel,
-		&refundID, &amount, &currency, &reason, &status}, more...)
+		&refundID, &amount, &currency, &reason, &status, &from, &to, &movedAt}, more...)
 	err := row.Scan(dest...)
+	if err == nil && movedAt != nil {
+		b.Moved = &booking.Move{From: *from, To: *to, At: *movedAt}
+	}
 	if err == nil && refundID != nil {
 		b.Refund = &booking.Refund{
 			ID: *refundID, PaymentID: b.PaymentID, AmountMinor: *amount, Currency: *currency,
@@ -85,6 +96,9 @@ func (s *Store) QuoteCancellation(ctx context.Context, userID, bookingID string)
 	terms, err := s.cancellationTerms(ctx, s.pool, b.ShowID)
 	if err != nil {
 		return booking.RefundQuote{}, err
+	}
+	if b.Moved != nil {
+		terms = terms.ForMovedBooking()
 	}
 	amount, ok := terms.Policy.RefundAt(b.AmountMinor, terms.StartsAt, terms.Now)
 	return booking.RefundQuote{
@@ -184,9 +198,10 @@ func refundPolicy(ctx context.Context, q querier, theatreID int64) (booking.Refu
 }
 
 // CancelBooking cancels userID's confirmed booking under its theatre's
-// refund policy: the seats return to sale and the refund is queued. A second
-// cancel returns the same booking and refund; once the policy no longer
-// allows cancelling, it fails with booking.ErrCancellationClosed.
+// refund policy, or booking.MovedPolicy when the theatre moved its show
+// after it was booked: the seats return to sale and the refund is queued.
+// A second cancel returns the same booking and refund; once the policy no
+// longer allows cancelling, it fails with booking.ErrCancellationClosed.
 func (s *Store) CancelBooking(ctx context.Context, userID, bookingID string) (booking.Booking, error) {
 	b, err := s.Booking(ctx, userID, bookingID)
 	if err != nil || b.Status == booking.BookingCancelled {
@@ -197,8 +212,15 @@ func (s *Store) CancelBooking(ctx context.Context, userID, bookingID string) (bo
 		if err := lockSeats(ctx, tx, b.ShowID, b.Seats); err != nil {
 			return err
 		}
-		var status booking.BookingStatus
-		if err := tx.QueryRow(ctx, `SELECT status FROM bookings WHERE id = $1 FOR NO KEY UPDATE`, b.ID).Scan(&status); err != nil {
+		// Whether the show moved under it is read under the seats' locks,
+		// which a move takes too: decided by the move that committed.
+		var (
+			status booking.BookingStatus
+			moved  bool
+		)
+		if err := tx.QueryRow(ctx, `
+			SELECT status, EXISTS (SELECT 1 FROM booking_moves WHERE booking_id = b.id)
+			  FROM bookings b WHERE id = $1 FOR NO KEY UPDATE`, b.ID).Scan(&status, &moved); err != nil {
 			return fmt.Errorf("lock booking: %w", err)
 		}
 		if status == booking.BookingCancelled {
@@ -207,6 +229,9 @@ func (s *Store) CancelBooking(ctx context.Context, userID, bookingID string) (bo
 		terms, err := s.cancellationTerms(ctx, tx, b.ShowID)
 		if err != nil {
 			return err
+		}
+		if moved {
+			terms = terms.ForMovedBooking()
 		}
 		now := terms.Now
 		refund, ok := terms.Policy.RefundAt(b.AmountMinor, terms.StartsAt, now)

@@ -20,25 +20,31 @@ import (
 // CONFLICT), and queues the job that sends each, in tx: a mail owed and
 // its job commit with the change that owes it, or neither does.
 func (s *Store) queueMails(ctx context.Context, tx pgx.Tx, insert string, args ...any) error {
+	_, err := s.queueMailsCounted(ctx, tx, insert, args...)
+	return err
+}
+
+// queueMailsCounted is queueMails, and says how many mails it queued.
+func (s *Store) queueMailsCounted(ctx context.Context, tx pgx.Tx, insert string, args ...any) (int, error) {
 	rows, err := tx.Query(ctx, insert, args...)
 	if err != nil {
-		return fmt.Errorf("queue mail: %w", err)
+		return 0, fmt.Errorf("queue mail: %w", err)
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {
-		return fmt.Errorf("queue mail: %w", err)
+		return 0, fmt.Errorf("queue mail: %w", err)
 	}
 	if len(ids) == 0 {
-		return nil
+		return 0, nil
 	}
 	params := make([]river.InsertManyParams, len(ids))
 	for i, id := range ids {
 		params[i] = river.InsertManyParams{Args: jobs.Mail{MailID: id}, InsertOpts: s.dueNow()}
 	}
 	if _, err := s.jobs.InsertManyTx(ctx, tx, params); err != nil {
-		return fmt.Errorf("queue %d mails: %w", len(ids), err)
+		return 0, fmt.Errorf("queue %d mails: %w", len(ids), err)
 	}
-	return nil
+	return len(ids), nil
 }
 
 // dueNow is the insert options of a job due at once: nil, except with an
@@ -107,7 +113,8 @@ func (s *Store) queueRefundMails(ctx context.Context, tx pgx.Tx, kind mail.Kind,
 // mailBookingColumns are a booking as a mail shows it (mail.Booking), of
 // bookings b and its refund r.
 const mailBookingColumns = `b.id::text, b.code, b.seat_ids, b.amount_minor, b.currency, b.status = 'CONFIRMED',
-	coalesce(r.amount_minor, 0), b.channel <> 'online', b.cancelled_by IS NOT DISTINCT FROM 'theatre'`
+	coalesce(r.amount_minor, 0), b.channel <> 'online', b.cancelled_by IS NOT DISTINCT FROM 'theatre',
+	coalesce(b.customer_name, ''), EXISTS (SELECT 1 FROM booking_moves WHERE booking_id = b.id)`
 
 // MailToSend is a queued mail as its job finds it.
 type MailToSend struct {
@@ -118,21 +125,22 @@ type MailToSend struct {
 // MailFacts reads what mail id says, as things stand now.
 func (s *Store) MailFacts(ctx context.Context, id int64) (MailToSend, error) {
 	var (
-		m          MailToSend
-		kind       string
-		userID     *string
-		bookingID  *string
-		showID     *int64
-		refundID   *string
-		paymentID  *string
-		theatreID  *int64
-		moviegoerN *string
-		moviegoerE *string
+		m            MailToSend
+		kind         string
+		userID       *string
+		bookingID    *string
+		showID       *int64
+		refundID     *string
+		paymentID    *string
+		rescheduleID *int64
+		theatreID    *int64
+		moviegoerN   *string
+		moviegoerE   *string
 	)
 	f := &m.Facts
 	err := s.pool.QueryRow(ctx, `
 		SELECT m.kind, m.status, m.recipient, coalesce(ru.name, ''), m.user_id::text, m.booking_id::text, m.show_id,
-		       m.refund_id::text, m.payment_id, coalesce(u.name, bk.customer_name, cc.customer_name),
+		       m.refund_id::text, m.payment_id, m.reschedule_id, coalesce(u.name, bk.customer_name, cc.customer_name),
 		       coalesce(u.email, bk.customer_email, cc.customer_email),
 		       coalesce($2::timestamptz, clock_timestamp()), sh.screen_theatre
 		  FROM mails m
@@ -149,7 +157,7 @@ func (s *Store) MailFacts(ctx context.Context, id int64) (MailToSend, error) {
 		  LEFT JOIN LATERAL (SELECT sc.theatre_id AS screen_theatre FROM shows s JOIN screens sc ON sc.id = s.screen_id
 		                      WHERE s.id = m.show_id) sh ON true
 		 WHERE m.id = $1`, id, s.now()).Scan(&kind, &m.Status, &f.To.Email, &f.To.Name, &userID, &bookingID, &showID,
-		&refundID, &paymentID, &moviegoerN, &moviegoerE, &f.Now, &theatreID)
+		&refundID, &paymentID, &rescheduleID, &moviegoerN, &moviegoerE, &f.Now, &theatreID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return MailToSend{}, fmt.Errorf("mail %d: %w", id, booking.ErrNotFound)
 	}
@@ -176,10 +184,22 @@ func (s *Store) MailFacts(ctx context.Context, id int64) (MailToSend, error) {
 			return MailToSend{}, fmt.Errorf("mail %d: %w", id, err)
 		}
 	}
-	// The bookings it is about: its own, or every booking of the show the
-	// recipient had when the theatre cancelled it: the moviegoer's online
-	// bookings, and those sold at the counter to their address (a counter
-	// sale belongs to its seller's account, never the customer's).
+	if rescheduleID != nil {
+		// The move the mail is about, whatever moves followed: its own
+		// from and to (the next move has a mail of its own).
+		mv := &mail.Move{}
+		if err := s.pool.QueryRow(ctx, `
+			SELECT from_starts_at, to_starts_at, to_ends_at FROM show_reschedules WHERE id = $1`,
+			*rescheduleID).Scan(&mv.From, &mv.To, &f.Show.EndsAt); err != nil {
+			return MailToSend{}, fmt.Errorf("read the move of mail %d: %w", id, err)
+		}
+		f.Move, f.Show.StartsAt = mv, mv.To
+	}
+	// The bookings it is about: its own; every booking of the show the
+	// recipient had when the theatre cancelled it (the moviegoer's online
+	// bookings, and those sold at the counter to their address: a counter
+	// sale belongs to its seller's account, never the customer's); or every
+	// booking of the recipient's that a move took along.
 	var rows pgx.Rows
 	switch {
 	case f.Kind == mail.ShowCancelled && showID != nil:
@@ -190,21 +210,44 @@ func (s *Store) MailFacts(ctx context.Context, id int64) (MailToSend, error) {
 			   AND ((b.channel = 'online' AND b.user_id = $2::uuid)
 			        OR (b.channel <> 'online' AND lower(b.customer_email) = lower($3)))
 			 ORDER BY b.created_at, b.id`, *showID, userID, f.To.Email)
+	case f.Kind == mail.ShowRescheduled && rescheduleID != nil:
+		rows, err = s.pool.Query(ctx, `
+			SELECT `+mailBookingColumns+`
+			  FROM booking_moves bm JOIN bookings b ON b.id = bm.booking_id JOIN users u ON u.id = b.user_id
+			  LEFT JOIN refunds r ON r.booking_id = b.id
+			 WHERE bm.reschedule_id = $1 AND lower(coalesce(b.customer_email, u.email)) = lower($2)
+			   AND (b.channel = 'online' OR b.customer_email IS NOT NULL)
+			 ORDER BY b.created_at, b.id`, *rescheduleID, f.To.Email)
 	case bookingID != nil:
 		rows, err = s.pool.Query(ctx, `
 			SELECT `+mailBookingColumns+`
 			  FROM bookings b LEFT JOIN refunds r ON r.booking_id = b.id
 			 WHERE b.id = $1`, *bookingID)
 	}
+	moved := false
 	if rows != nil {
 		f.Bookings, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (mail.Booking, error) {
-			var b mail.Booking
-			err := r.Scan(&b.ID, &b.Code, &b.Seats, &b.AmountMinor, &b.Currency, &b.Confirmed, &b.RefundMinor, &b.AtCounter, &b.ByTheatre)
+			var (
+				b        mail.Booking
+				customer string
+				wasMoved bool
+			)
+			err := r.Scan(&b.ID, &b.Code, &b.Seats, &b.AmountMinor, &b.Currency, &b.Confirmed, &b.RefundMinor,
+				&b.AtCounter, &b.ByTheatre, &customer, &wasMoved)
+			if f.To.Name == "" && customer != "" {
+				f.To.Name = customer
+			}
+			moved = moved || wasMoved
 			return b, err
 		})
 	}
 	if err != nil {
 		return MailToSend{}, fmt.Errorf("read bookings of mail %d: %w", id, err)
+	}
+	if moved && f.Kind != mail.ShowCancelled {
+		// What the pages promise a booking whose show moved under it, the
+		// mail says too (a ticket sent again, a move's mail).
+		f.Policy = booking.MovedPolicy
 	}
 	if refundID != nil {
 		r := &mail.Refund{}
@@ -265,7 +308,8 @@ type MailRecord struct {
 }
 
 // BookingMails lists the mails about booking bookingID, oldest first: its
-// own, its show's cancellation, and its refund's.
+// own, its show's cancellation and the moves that took it along, and its
+// refund's.
 func (s *Store) BookingMails(ctx context.Context, bookingID string) ([]MailRecord, error) {
 	if !validID(bookingID) {
 		return nil, fmt.Errorf("booking %q: %w", bookingID, booking.ErrNotFound)
@@ -278,6 +322,9 @@ func (s *Store) BookingMails(ctx context.Context, bookingID string) ([]MailRecor
 		        OR (m.kind = 'show_cancelled' AND m.show_id = b.show_id
 		            AND CASE WHEN b.channel = 'online' THEN m.user_id = b.user_id
 		                     ELSE lower(m.recipient) = lower(b.customer_email) END)
+		        OR (m.kind = 'show_rescheduled'
+		            AND m.reschedule_id IN (SELECT reschedule_id FROM booking_moves WHERE booking_id = b.id)
+		            AND lower(m.recipient) = lower(coalesce(b.customer_email, (SELECT email FROM users WHERE id = b.user_id))))
 		        OR m.refund_id IN (SELECT id FROM refunds WHERE booking_id = b.id))
 		 ORDER BY m.created_at, m.id`, bookingID)
 	if err != nil {

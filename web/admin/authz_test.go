@@ -153,6 +153,12 @@ var pageRoutes = []pageRoute{
 		show, _ := m.show(t)
 		return fmt.Sprintf("/admin/shows/%d/cancel", show), url.Values{}
 	}},
+	{"reschedule show", ofTheatre, true, func(t *testing.T, m *pageMatrix) (string, url.Values) {
+		show, _ := m.show(t)
+		at := pgtest.Scalar[time.Time](t, m.e.Store.Pool(), `SELECT starts_at FROM shows WHERE id = $1`, show)
+		kolkata, _ := time.LoadLocation("Asia/Kolkata")
+		return fmt.Sprintf("/admin/shows/%d/reschedule", show), url.Values{"starts_at": {at.Add(time.Hour).In(kolkata).Format("2006-01-02T15:04")}}
+	}},
 	{"sales", ofTheatre, false, func(t *testing.T, m *pageMatrix) (string, url.Values) {
 		return fmt.Sprintf("/admin/reports/sales?theatre_id=%d", m.x.TheatreID), nil
 	}},

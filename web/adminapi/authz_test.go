@@ -172,6 +172,12 @@ var routes = []route{
 		show, _ := m.show(t, m.x)
 		return webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/admin/shows/%d/cancel", show)}
 	}},
+	{"POST show reschedule", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
+		show, _ := m.show(t, m.x)
+		at := pgtest.Scalar[time.Time](t, m.e.Store.Pool(), `SELECT starts_at FROM shows WHERE id = $1`, show)
+		return webtest.Req{Method: "POST", Path: fmt.Sprintf("/api/v1/admin/shows/%d/reschedule", show),
+			Body: map[string]any{"starts_at": at.Add(time.Hour).Format(time.RFC3339)}}
+	}},
 	{"GET theatre staff", admin.Manage, func(t *testing.T, m *matrix) webtest.Req {
 		return webtest.Req{Method: "GET", Path: fmt.Sprintf("/api/v1/admin/theatres/%d/staff", m.x.TheatreID)}
 	}},

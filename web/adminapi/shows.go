@@ -158,13 +158,50 @@ func (h *Handlers) TheatreShows(c echo.Context) error {
 	}
 	out := make([]theatreShowJSON, len(shows))
 	for i, s := range shows {
-		out[i] = theatreShowJSON{
-			ShowID: s.ID, MovieID: s.MovieID, MovieTitle: s.MovieTitle, ScreenID: s.ScreenID, Screen: s.ScreenName,
-			StartsAt: s.StartsAt.UTC(), EndsAt: s.EndsAt.UTC(), Status: s.Status, Format: s.Format,
-			Language: s.Language, Currency: s.Currency, Prices: s.Prices, Counts: countsJSON(s.Seats),
-		}
+		out[i] = theatreShowView(s)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"shows": out})
+}
+
+func theatreShowView(s catalog.TheatreShow) theatreShowJSON {
+	return theatreShowJSON{
+		ShowID: s.ID, MovieID: s.MovieID, MovieTitle: s.MovieTitle, ScreenID: s.ScreenID, Screen: s.ScreenName,
+		StartsAt: s.StartsAt.UTC(), EndsAt: s.EndsAt.UTC(), Status: s.Status, Format: s.Format,
+		Language: s.Language, Currency: s.Currency, Prices: s.Prices, Counts: countsJSON(s.Seats),
+	}
+}
+
+// RescheduleShow moves a show to another start on its own screen: 200 with
+// the show as the theatre's schedule lists it, how many bookings moved with
+// it and how many moviegoers are e-mailed the new time.
+func (h *Handlers) RescheduleShow(c echo.Context) error {
+	id, err := pathID(c, "show_id")
+	if err != nil {
+		return problem.NotFound("show")
+	}
+	var req struct {
+		StartsAt string `json:"starts_at"`
+	}
+	if err := web.DecodeJSON(c, &req, true); err != nil {
+		return err
+	}
+	startsAt, err := parseStart(req.StartsAt)
+	if err != nil {
+		return err
+	}
+	moved, err := h.Admin.RescheduleShow(c.Request().Context(), actor(c), id, startsAt)
+	var overlap *catalog.ScheduleOverlapError
+	switch {
+	case errors.As(err, &overlap):
+		return schedulingError(err)
+	case err != nil:
+		return problem.Lookup("show", err)
+	}
+	return c.JSON(http.StatusOK, struct {
+		theatreShowJSON
+		BookingsMoved  int `json:"bookings_moved"`
+		MoviegoersTold int `json:"moviegoers_told"`
+	}{theatreShowView(moved.Show), moved.BookingsMoved, moved.MoviegoersTold})
 }
 
 // optionalDate reads query parameter name as a date, zero when absent.

@@ -329,6 +329,12 @@ func For(err error) (ae *Error, internal bool) {
 			"Seats of this show are already sold or held, so its prices cannot change."), false
 	case errors.Is(err, catalog.ErrShowCancelled):
 		return New(http.StatusConflict, "show_cancelled", "This show was cancelled."), false
+	case errors.Is(err, catalog.ErrShowStarted):
+		return New(http.StatusConflict, "show_started", "This show has already started, so it can no longer be moved."), false
+	case errors.Is(err, catalog.ErrSameStart):
+		return New(http.StatusUnprocessableEntity, "same_start",
+			"The show already starts at that time: give the new start to move it to. Nothing was changed.").
+			With("field", "starts_at"), false
 	case errors.Is(err, catalog.ErrCityExists):
 		return New(http.StatusConflict, "city_exists", "A city with this slug already exists. Pick another slug."), false
 	case errors.Is(err, auth.ErrUnknownAccount):

@@ -76,6 +76,8 @@ func TestErrorTable(t *testing.T) {
 
 		{wrap(admin.ErrPosterBusy), 503, "poster_busy", false},
 		{wrap(catalog.ErrShowTooFarAhead), 422, "show_too_far_ahead", false},
+		{wrap(catalog.ErrShowStarted), 409, "show_started", false},
+		{wrap(catalog.ErrSameStart), 422, "same_start", false},
 		{&PanicError{Err: booking.ErrNotFound}, 500, "internal", true},
 
 		{wrap(session.ErrSignedOut), 401, "unauthenticated", false},

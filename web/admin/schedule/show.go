@@ -42,7 +42,7 @@ func (h *Handlers) ShowPage(c echo.Context) error {
 		c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 		return web.Render(c, http.StatusOK, adminview.OccupancyCountsPanel(counts))
 	}
-	return h.renderShow(c, http.StatusOK, showID, showNoticeFromQuery(c.QueryParams()), "", "", nil)
+	return h.renderShow(c, http.StatusOK, showID, showNoticeFromQuery(c.QueryParams()), "", "", nil, nil)
 }
 
 // AdmittedPart is the show's admitted figure, which its page polls: GET
@@ -87,6 +87,13 @@ func showNoticeFromQuery(q url.Values) *adminview.ShowNotice {
 		return &adminview.ShowNotice{Kind: "success", Title: "The show is cancelled",
 			Text: format.Plural(queryCount(q.Get("holds")), "hold") + " released, " +
 				format.Plural(queryCount(q.Get("bookings")), "booking") + " refunded in full."}
+	case q.Get("rescheduled") == "1":
+		told := queryCount(q.Get("told"))
+		text := format.Plural(queryCount(q.Get("bookings")), "booking") + " moved with it"
+		if told > 0 {
+			text += "; " + format.Plural(told, "moviegoer") + " e-mailed the new time"
+		}
+		return &adminview.ShowNotice{Kind: "success", Title: "The show is moved to its new time", Text: text + "."}
 	case q.Has("blocked"):
 		seats := parseSeatIDs(q.Get("blocked"))
 		if len(seats) == 0 {
@@ -148,8 +155,10 @@ func occupancyCounts(o booking.Occupancy, poll, live bool) adminview.OccupancyCo
 }
 
 // renderShow renders the show's page with status, notice, and the seats
-// typed with their error when a change was refused.
-func (h *Handlers) renderShow(c echo.Context, status int, showID int64, notice *adminview.ShowNotice, seats, seatsError string, room *adminview.RoomView) error {
+// typed with their error when a change was refused (or the waiting room's
+// form, or the new start, as typed when refused).
+func (h *Handlers) renderShow(c echo.Context, status int, showID int64, notice *adminview.ShowNotice, seats, seatsError string,
+	room *adminview.RoomView, move *adminview.RescheduleView) error {
 	ctx := c.Request().Context()
 	a := web.Actor(c)
 	sh, err := h.Admin.AdminShow(ctx, a, showID)
@@ -202,6 +211,11 @@ func (h *Handlers) renderShow(c echo.Context, status int, showID int64, notice *
 	if v.Manage {
 		if v.Room, err = h.roomView(c, showID, sh.TimeZone, room); err != nil {
 			return err
+		}
+		if !cancelled && !started {
+			if v.Reschedule, err = h.rescheduleView(c, sh, move); err != nil {
+				return err
+			}
 		}
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
@@ -281,7 +295,7 @@ func (h *Handlers) seatChangeRefused(c echo.Context, showID int64, err error, bl
 		msg = ae.Message
 	}
 	notice := &adminview.ShowNotice{Kind: "error", Title: "No seats were " + what, Text: msg}
-	return h.renderShow(c, status, showID, notice, typed, msg, nil)
+	return h.renderShow(c, status, showID, notice, typed, msg, nil, nil)
 }
 
 // CancelShowSubmit cancels the show: POST /admin/shows/{id}/cancel.

@@ -92,12 +92,12 @@ func (h *Handlers) RoomSubmit(c echo.Context) error {
 	}
 	if len(typed.Errors) > 0 {
 		typed.Message = "The waiting room was not saved."
-		return h.renderShow(c, http.StatusUnprocessableEntity, showID, nil, "", "", &typed)
+		return h.renderShow(c, http.StatusUnprocessableEntity, showID, nil, "", "", &typed, nil)
 	}
 	if _, err := h.Admin.SetWaitingRoom(ctx, web.Actor(c), showID, set, h.Config.AdmissionTTL); err != nil {
 		if errors.Is(err, waitroom.ErrInvalidSettings) {
 			typed.Message = "The waiting room was not saved."
-			return h.renderShow(c, http.StatusUnprocessableEntity, showID, nil, "", "", &typed)
+			return h.renderShow(c, http.StatusUnprocessableEntity, showID, nil, "", "", &typed, nil)
 		}
 		return problem.Lookup("show", err)
 	}

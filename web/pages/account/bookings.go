@@ -57,8 +57,18 @@ func bookingCard(b booking.Booking, sh catalog.Show, q *booking.RefundQuote) com
 	}
 	if live {
 		card.RefundNow = refundNow(*q, sh)
+		card.Moved = movedText(b, sh)
 	}
 	return card
+}
+
+// movedText says that the theatre moved the booking's show after it was
+// booked, from when to when; "" when it did not.
+func movedText(b booking.Booking, sh catalog.Show) string {
+	if b.Moved == nil {
+		return ""
+	}
+	return "The theatre moved this show from " + format.When(b.Moved.From, sh.TimeZone) + " to " + showWhen(sh) + "."
 }
 
 // refundNow says what cancelling a booking gives back from now on, in the
@@ -198,7 +208,7 @@ func (s *Handlers) CancelPreview(c echo.Context) error {
 		BookingID: b.ID, Href: bookingPath(b.ID), Movie: sh.MovieTitle,
 		When:   format.When(sh.StartsAt, sh.TimeZone),
 		Amount: format.Money(b.AmountMinor, b.Currency), Refund: format.Money(q.AmountMinor, q.Currency),
-		Tier: refundNow(q, sh), Allowed: q.Allowed, InList: web.IsHTMX(c), CSRF: web.CSRFToken(c),
+		Tier: refundNow(q, sh), Moved: b.Moved != nil, Allowed: q.Allowed, InList: web.IsHTMX(c), CSRF: web.CSRFToken(c),
 	}
 	if b.AmountMinor > 0 {
 		v.Percent = int(q.AmountMinor * 100 / b.AmountMinor)

@@ -39,6 +39,10 @@ func (s *Handlers) TicketPage(c echo.Context) error {
 		}
 		if q.Now.Before(sh.StartsAt) {
 			v.RefundNow = refundNow(q, sh)
+			v.Moved = movedText(b, sh)
+			if q.Allowed {
+				v.CancelHref = bookingPath(b.ID) + "/cancel"
+			}
 		}
 	}
 	if t, err := s.Store.Theatre(ctx, sh.TheatreID); err == nil {
