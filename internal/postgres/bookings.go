@@ -208,64 +208,87 @@ func (s *Store) CancelBooking(ctx context.Context, userID, bookingID string) (bo
 		return b, err
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		// Lock order: the booking's seats, sorted, then the booking.
-		if err := lockSeats(ctx, tx, b.ShowID, b.Seats); err != nil {
-			return err
-		}
-		// Whether the show moved under it is read under the seats' locks,
-		// which a move takes too: decided by the move that committed.
-		var (
-			status booking.BookingStatus
-			moved  bool
-		)
-		if err := tx.QueryRow(ctx, `
-			SELECT status, EXISTS (SELECT 1 FROM booking_moves WHERE booking_id = b.id)
-			  FROM bookings b WHERE id = $1 FOR NO KEY UPDATE`, b.ID).Scan(&status, &moved); err != nil {
-			return fmt.Errorf("lock booking: %w", err)
-		}
-		if status == booking.BookingCancelled {
-			return nil // a parallel cancel won; read its result below
-		}
-		terms, err := s.cancellationTerms(ctx, tx, b.ShowID)
-		if err != nil {
-			return err
-		}
-		if moved {
-			terms = terms.ForMovedBooking()
-		}
-		now := terms.Now
-		refund, ok := terms.Policy.RefundAt(b.AmountMinor, terms.StartsAt, now)
-		if !ok {
-			return booking.ErrCancellationClosed
-		}
-		var refundID *string // nil when nothing is owed back
-		if err := tx.QueryRow(ctx, `
-			WITH released AS (
-				UPDATE show_seats SET status = 'AVAILABLE', hold_id = NULL
-				 WHERE show_id = $2 AND seat_id = ANY ($3) AND hold_id = $4 AND status = 'BOOKED'
-			),
-			refund AS (
-				INSERT INTO refunds (payment_id, booking_id, amount_minor, currency, reason, status, created_at, updated_at)
-				VALUES ($5, $1, $6::bigint, $7, 'booking_cancelled', CASE WHEN $6::bigint = 0 THEN 'SUCCEEDED' ELSE 'PENDING' END, $8, $8)
-				RETURNING id, status
-			),
-			cancelled AS (
-				UPDATE bookings SET status = 'CANCELLED', cancelled_at = $8, cancelled_by = 'moviegoer' WHERE id = $1
-			)
-			SELECT id::text FROM refund WHERE status = 'PENDING'
-			UNION ALL SELECT NULL WHERE NOT EXISTS (SELECT 1 FROM refund WHERE status = 'PENDING')`,
-			b.ID, b.ShowID, b.Seats, b.HoldID, b.PaymentID, refund, b.Currency, now).Scan(&refundID); err != nil {
-			return fmt.Errorf("cancel booking: %w", err)
-		}
-		if refundID != nil {
-			if err := s.queueRefunds(ctx, tx, *refundID); err != nil {
-				return err
-			}
-		}
-		return s.queueMails(ctx, tx, mailToOwner, string(mail.BookingCancelled), b.ID, now)
+		_, _, err := s.cancelBooking(ctx, tx, b, cancellation{by: booking.CancelledByMoviegoer, reason: "booking_cancelled",
+			refund: func(amount int64, t booking.CancellationTerms) (int64, error) {
+				refund, ok := t.Policy.RefundAt(amount, t.StartsAt, t.Now)
+				if !ok {
+					return 0, booking.ErrCancellationClosed
+				}
+				return refund, nil
+			}})
+		return err
 	})
 	if err != nil {
 		return b, fmt.Errorf("cancel booking %s: %w", bookingID, err)
 	}
 	return s.Booking(ctx, userID, bookingID)
+}
+
+// cancellation is how one booking is cancelled: by whom (cancelled_by),
+// the refund's reason, and what it gives back of amount under the terms
+// of the moment (the theatre's policy, or booking.MovedPolicy for a
+// booking whose show the theatre moved), or why it may not be cancelled.
+type cancellation struct {
+	by     string
+	reason string
+	refund func(amount int64, t booking.CancellationTerms) (int64, error)
+}
+
+// cancelBooking cancels confirmed booking b in tx: its seats back on sale,
+// its refund owed (and queued when there is money to pay back), its
+// customer's mail queued. Lock order: the booking's seats, sorted, then
+// the booking. done is false when a parallel cancel won: nothing changed.
+func (s *Store) cancelBooking(ctx context.Context, tx pgx.Tx, b booking.Booking, c cancellation) (refund int64, done bool, err error) {
+	if err := lockSeats(ctx, tx, b.ShowID, b.Seats); err != nil {
+		return 0, false, err
+	}
+	// Whether the show moved under it is read under the seats' locks,
+	// which a move takes too: decided by the move that committed.
+	var (
+		status booking.BookingStatus
+		moved  bool
+	)
+	if err := tx.QueryRow(ctx, `
+		SELECT status, EXISTS (SELECT 1 FROM booking_moves WHERE booking_id = b.id)
+		  FROM bookings b WHERE id = $1 FOR NO KEY UPDATE`, b.ID).Scan(&status, &moved); err != nil {
+		return 0, false, fmt.Errorf("lock booking: %w", err)
+	}
+	if status == booking.BookingCancelled {
+		return 0, false, nil
+	}
+	terms, err := s.cancellationTerms(ctx, tx, b.ShowID)
+	if err != nil {
+		return 0, false, err
+	}
+	if moved {
+		terms = terms.ForMovedBooking()
+	}
+	if refund, err = c.refund(b.AmountMinor, terms); err != nil {
+		return 0, false, err
+	}
+	var refundID *string // nil when nothing is owed back
+	if err := tx.QueryRow(ctx, `
+		WITH released AS (
+			UPDATE show_seats SET status = 'AVAILABLE', hold_id = NULL
+			 WHERE show_id = $2 AND seat_id = ANY ($3) AND hold_id = $4 AND status = 'BOOKED'
+		),
+		refund AS (
+			INSERT INTO refunds (payment_id, booking_id, amount_minor, currency, reason, status, created_at, updated_at)
+			VALUES ($5, $1, $6::bigint, $7, $9, CASE WHEN $6::bigint = 0 THEN 'SUCCEEDED' ELSE 'PENDING' END, $8, $8)
+			RETURNING id, status
+		),
+		cancelled AS (
+			UPDATE bookings SET status = 'CANCELLED', cancelled_at = $8, cancelled_by = $10 WHERE id = $1
+		)
+		SELECT id::text FROM refund WHERE status = 'PENDING'
+		UNION ALL SELECT NULL WHERE NOT EXISTS (SELECT 1 FROM refund WHERE status = 'PENDING')`,
+		b.ID, b.ShowID, b.Seats, b.HoldID, b.PaymentID, refund, b.Currency, terms.Now, c.reason, c.by).Scan(&refundID); err != nil {
+		return 0, false, fmt.Errorf("cancel booking: %w", err)
+	}
+	if refundID != nil {
+		if err := s.queueRefunds(ctx, tx, *refundID); err != nil {
+			return 0, false, err
+		}
+	}
+	return refund, true, s.queueMails(ctx, tx, mailToOwner, string(mail.BookingCancelled), b.ID, terms.Now)
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
-	"github.com/marquee-tickets/marquee/internal/mail"
 )
 
 // Customer service: what a theatre's staff do with one booking — find it,
@@ -62,8 +61,9 @@ func (s *Store) SearchBookings(ctx context.Context, theatres []int64, q string, 
 }
 
 // RefundBooking cancels booking bookingID as its theatre's doing and
-// refunds it: in full, or what the theatre's policy gives back now (nothing
-// once its last deadline has passed). Its seats go back on sale, and its
+// refunds it: in full, or what its policy gives back now (nothing once its
+// last deadline has passed; everything, until the show starts, for a
+// booking whose show the theatre moved). Its seats go back on sale, and its
 // customer is told by mail. A booking cancelled before is returned as it
 // is: a retry changes nothing. A refund of a counter sale is never sent to
 // a provider: it is owed at the counter (SettleCounterRefund).
@@ -73,50 +73,15 @@ func (s *Store) RefundBooking(ctx context.Context, bookingID string, r booking.S
 		return b, err
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		// Lock order: the booking's seats, sorted, then the booking.
-		if err := lockSeats(ctx, tx, b.ShowID, b.Seats); err != nil {
-			return err
-		}
-		var status booking.BookingStatus
-		if err := tx.QueryRow(ctx, `SELECT status FROM bookings WHERE id = $1 FOR NO KEY UPDATE`, b.ID).Scan(&status); err != nil {
-			return fmt.Errorf("lock booking: %w", err)
-		}
-		if status == booking.BookingCancelled {
-			return nil // a parallel cancel won; read its result below
-		}
-		terms, err := s.cancellationTerms(ctx, tx, b.ShowID)
-		if err != nil {
-			return err
-		}
-		refund := b.AmountMinor
-		if !r.Full {
-			refund, _ = terms.Policy.RefundAt(b.AmountMinor, terms.StartsAt, terms.Now)
-		}
-		var refundID *string // nil when nothing is owed back
-		if err := tx.QueryRow(ctx, `
-			WITH released AS (
-				UPDATE show_seats SET status = 'AVAILABLE', hold_id = NULL
-				 WHERE show_id = $2 AND seat_id = ANY ($3) AND hold_id = $4 AND status = 'BOOKED'
-			),
-			refund AS (
-				INSERT INTO refunds (payment_id, booking_id, amount_minor, currency, reason, status, created_at, updated_at)
-				VALUES ($5, $1, $6::bigint, $7, 'refunded_by_theatre', CASE WHEN $6::bigint = 0 THEN 'SUCCEEDED' ELSE 'PENDING' END, $8, $8)
-				RETURNING id, status
-			),
-			cancelled AS (
-				UPDATE bookings SET status = 'CANCELLED', cancelled_at = $8, cancelled_by = 'theatre' WHERE id = $1
-			)
-			SELECT id::text FROM refund WHERE status = 'PENDING'
-			UNION ALL SELECT NULL WHERE NOT EXISTS (SELECT 1 FROM refund WHERE status = 'PENDING')`,
-			b.ID, b.ShowID, b.Seats, b.HoldID, b.PaymentID, refund, b.Currency, terms.Now).Scan(&refundID); err != nil {
-			return fmt.Errorf("refund booking: %w", err)
-		}
-		if refundID != nil {
-			if err := s.queueRefunds(ctx, tx, *refundID); err != nil {
-				return err
-			}
-		}
-		if err := s.queueMails(ctx, tx, mailToOwner, string(mail.BookingCancelled), b.ID, terms.Now); err != nil {
+		refund, done, err := s.cancelBooking(ctx, tx, b.Booking, cancellation{by: booking.CancelledByTheatre, reason: "refunded_by_theatre",
+			refund: func(amount int64, t booking.CancellationTerms) (int64, error) {
+				if r.Full {
+					return amount, nil
+				}
+				refund, _ := t.Policy.RefundAt(amount, t.StartsAt, t.Now) // nothing once closed
+				return refund, nil
+			}})
+		if err != nil || !done {
 			return err
 		}
 		e.Before = map[string]any{"status": b.Status, "amount_minor": b.AmountMinor}
