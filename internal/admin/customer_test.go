@@ -189,7 +189,7 @@ func TestMoveBooking(t *testing.T) {
 		if n := pgtest.Scalar[int](t, w.s.Pool(), `SELECT count(*) FROM show_seats WHERE show_id = $1 AND seat_id IN ('D1', 'D2') AND status = 'AVAILABLE'`, w.show); n != 2 {
 			t.Fatalf("%d of the old seats on sale again", n)
 		}
-		if n := pgtest.Scalar[int](t, w.s.Pool(), `SELECT count(*) FROM mails WHERE booking_id = $1 AND kind = 'ticket_resent' AND show_id = $2`, b.ID, w.other); n != 1 {
+		if n := pgtest.Scalar[int](t, w.s.Pool(), `SELECT count(*) FROM mails WHERE booking_id = $1 AND kind = 'booking_moved' AND show_id = $2`, b.ID, w.other); n != 1 {
 			t.Fatalf("%d tickets sent for the new show", n)
 		}
 		if n := pgtest.Scalar[int](t, w.s.Pool(), `SELECT count(*) FROM audit_log WHERE action = 'booking.move' AND object = 'booking ' || $1`, b.ID); n != 1 {

@@ -54,14 +54,20 @@ func letterOf(site Site, f Facts) (letter, error) {
 	movie, at := f.Show.Movie, when(f)
 	l.Footer = fmt.Sprintf("%s. You receive this e-mail because of a booking made with %s on Marquee.", place(f.Theatre.Name, f.Theatre.Address), f.To.Email)
 	switch f.Kind {
-	case Ticket, TicketResent:
+	case Ticket, TicketResent, BookingMoved:
 		l.Subject = fmt.Sprintf("Your tickets: %s, %s", movie, shortWhen(f))
 		l.Heading = "You're booked for " + movie
-		if f.Kind == TicketResent {
+		l.Paras = []string{"Show the QR code below at the entrance, on your phone or printed."}
+		switch f.Kind {
+		case TicketResent:
 			l.Subject = "Your tickets (sent again): " + movie + ", " + shortWhen(f)
 			l.Heading = "Your tickets for " + movie + ", sent again"
+		case BookingMoved:
+			l.Subject = "Your booking has moved: " + movie + ", " + shortWhen(f)
+			l.Heading = "Your booking is now for " + at
+			l.Paras = []string{fmt.Sprintf("As agreed with %s, your booking has moved to %s on %s. The ticket you had before no longer admits: show the QR code below at the entrance, on your phone or printed.",
+				f.Theatre.Name, movie, at)}
 		}
-		l.Paras = []string{"Show the QR code below at the entrance, on your phone or printed."}
 		l.QR = true
 		for _, b := range f.Bookings {
 			t := ticketOf(f, b)

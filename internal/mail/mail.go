@@ -35,6 +35,9 @@ const (
 	// again, sent by the theatre's staff.
 	Ticket       Kind = "ticket"
 	TicketResent Kind = "ticket_resent"
+	// BookingMoved is the new ticket of a booking the theatre's staff
+	// moved to another show of its movie.
+	BookingMoved Kind = "booking_moved"
 	// BookingCancelled answers the moviegoer's own cancellation.
 	BookingCancelled Kind = "booking_cancelled"
 	// ShowCancelled tells a moviegoer, or a counter customer at the
@@ -63,6 +66,8 @@ func (k Kind) Label() string {
 		return "Ticket"
 	case TicketResent:
 		return "Ticket (resent)"
+	case BookingMoved:
+		return "Booking moved (new ticket)"
 	case BookingCancelled:
 		return "Booking cancelled"
 	case ShowCancelled:

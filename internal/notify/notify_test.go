@@ -607,3 +607,38 @@ func TestStaffRefundMails(t *testing.T) {
 		t.Errorf("the counter customer's mails: %q", got)
 	}
 }
+
+// A booking the box office moves to another show is sent its new ticket,
+// saying it moved: the QR code of the new show, the new time.
+func TestBookingMovedMail(t *testing.T) {
+	ctx := context.Background()
+	s := pgtest.NewStore(t, 4)
+	v := pgtest.NewVenue(t, s)
+	from := pgtest.NewShow(t, s, v, 2, 4, time.Now().Add(48*time.Hour))
+	to := pgtest.NewShow(t, s, v, 2, 4, time.Now().Add(72*time.Hour))
+	desk, user := pgtest.User(t, s), pgtest.User(t, s)
+	c := book(t, s, user, from, []string{"A1"}, "pay-moved")
+	srv := mailtest.Start(t)
+	w := worker(t, s, srv)
+	pgtest.WorkJobs(t, s, w) // the first ticket
+	e := audit.Entry{ActorID: desk, TheatreID: v.TheatreID, Action: "booking.move", Object: "booking " + c.BookingID}
+	if _, err := s.MoveBooking(ctx, c.BookingID, to, []string{"A3"}, e); err != nil {
+		t.Fatal(err)
+	}
+	if n := pgtest.WorkJobs(t, s, w); n != 1 {
+		t.Fatalf("worked %d mail jobs, want 1", n)
+	}
+	got := srv.Received()
+	if len(got) != 2 {
+		t.Fatalf("received %d mails, want 2", len(got))
+	}
+	m := got[1].Message(t)
+	if !strings.HasPrefix(m.Subject, "Your booking has moved: The Last Algorithm, ") || !strings.Contains(m.Text, "no longer admits") ||
+		!strings.Contains(m.Text, "A3") {
+		t.Fatalf("the move's mail: %q\n%s", m.Subject, m.Text)
+	}
+	code := pgtest.Scalar[string](t, s.Pool(), `SELECT code FROM bookings WHERE id = $1`, c.BookingID)
+	if qr, ok := m.Part("qr-" + code + "@marquee"); !ok || qr.Type != "image/png" {
+		t.Fatalf("no QR code of the new ticket; parts: %+v", m.Parts)
+	}
+}

@@ -68,12 +68,13 @@ const mailToOwner = `
 	ON CONFLICT (once_key) DO NOTHING
 	RETURNING id`
 
-// mailTicketAgain inserts a ticket_resent mail of booking $1 to its owner,
-// asked for by staff member $2, at $3 (NULL: the database's clock): a new
-// mail each time, unlike mailToOwner's once.
+// mailTicketAgain inserts a mail of kind $4 (ticket_resent or
+// booking_moved) with booking $1's ticket to its owner, asked for by staff
+// member $2, at $3 (NULL: the database's clock): a new mail each time,
+// unlike mailToOwner's once.
 const mailTicketAgain = `
 	INSERT INTO mails (kind, recipient, user_id, booking_id, show_id, requested_by, created_at)
-	SELECT 'ticket_resent', coalesce(b.customer_email, u.email), CASE WHEN b.channel = 'online' THEN b.user_id END,
+	SELECT $4, coalesce(b.customer_email, u.email), CASE WHEN b.channel = 'online' THEN b.user_id END,
 	       b.id, b.show_id, $2, coalesce($3::timestamptz, clock_timestamp())
 	  FROM bookings b JOIN users u ON u.id = b.user_id
 	 WHERE b.id = $1 AND (b.channel = 'online' OR b.customer_email IS NOT NULL)
@@ -362,7 +363,7 @@ func (s *Store) ResendTicket(ctx context.Context, bookingID string, e audit.Entr
 		if status != booking.BookingConfirmed {
 			return fmt.Errorf("resend ticket of booking %s: %w", bookingID, booking.ErrNoTicket)
 		}
-		if err := s.queueMails(ctx, tx, mailTicketAgain, bookingID, e.ActorID, s.now()); err != nil {
+		if err := s.queueMails(ctx, tx, mailTicketAgain, bookingID, e.ActorID, s.now(), string(mail.TicketResent)); err != nil {
 			return err
 		}
 		return s.insertAudit(ctx, tx, e)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/booking"
+	"github.com/marquee-tickets/marquee/internal/mail"
 )
 
 // Customer service: what a theatre's staff do with one booking — find it,
@@ -255,7 +256,7 @@ func (s *Store) MoveBooking(ctx context.Context, bookingID string, to int64, sea
 		if err := announceShows(ctx, tx, b.ShowID, to); err != nil {
 			return err
 		}
-		if err := s.queueMails(ctx, tx, mailTicketAgain, b.ID, e.ActorID, now); err != nil {
+		if err := s.queueMails(ctx, tx, mailTicketAgain, b.ID, e.ActorID, now, string(mail.BookingMoved)); err != nil {
 			return err
 		}
 		e.Before = map[string]any{"show_id": b.ShowID, "seats": b.Seats}
