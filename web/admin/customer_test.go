@@ -89,7 +89,7 @@ func TestCustomerServicePages(t *testing.T) {
 		e.Book(t, to, "C5")
 		_, id := e.Booked(t, "C4")
 		path := "/admin/bookings/" + id
-		if p := desk.Get(t, path); !p.Has(fmt.Sprintf(`#move-show option[value="%d"]`, to)) {
+		if p := desk.Get(t, path); !p.Has(fmt.Sprintf(`#move-show_id option[value="%d"]`, to)) {
 			t.Fatal("the other show is not offered")
 		}
 		p := desk.Submit(t, path+"/move", url.Values{"show_id": {fmt.Sprint(to)}, "seats": {"c5"}})

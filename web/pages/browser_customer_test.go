@@ -51,7 +51,7 @@ func TestBrowserCustomerService(t *testing.T) {
 	bt.click(fmt.Sprintf(`[data-found-booking=%s] a`, jsString(first.Code)))
 	bt.waitVisible("#move-seats")
 	bt.lookLoaded("booking with its forms")
-	bt.setValue("move-show", fmt.Sprint(later))
+	bt.setValue("move-show_id", fmt.Sprint(later))
 	bt.typeInto("move-seats", "c1, c2")
 	bt.press(kb.Enter)
 	bt.waitVisible(`[data-notice="success"]`)
