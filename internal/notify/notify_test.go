@@ -411,6 +411,28 @@ func TestRefundMails(t *testing.T) {
 		t.Errorf("late payment mail does not say what happened:\n%s", m.Text)
 	}
 
+	// Paid twice for one hold (two payments, each delivered twice): the
+	// seats are booked once, with one ticket, and the second payment is
+	// refunded with one mail that says so.
+	carol := pgtest.User(t, s)
+	first := book(t, s, carol, show, []string{"A2"}, "pay-carol-1")
+	for range 2 {
+		second, err := s.ConfirmPayment(ctx, booking.Payment{ID: "pay-carol-2", HoldRef: first.HoldID,
+			AmountMinor: pgtest.Scalar[int64](t, s.Pool(), `SELECT amount_minor FROM holds WHERE id = $1`, first.HoldID),
+			Currency:    pgtest.Scalar[string](t, s.Pool(), `SELECT currency FROM holds WHERE id = $1`, first.HoldID)})
+		if err != nil || second.Outcome != booking.OutcomeRefundRequired {
+			t.Fatalf("second payment = %+v, %v", second, err)
+		}
+	}
+	pgtest.WorkJobs(t, s, w)
+	got = subjects(email(t, s, carol))
+	if len(got) != 2 || !strings.HasPrefix(got[0], "Your tickets") || !strings.HasPrefix(got[1], "We're refunding your payment of") {
+		t.Fatalf("carol got %q", got)
+	}
+	if m := srv.To(email(t, s, carol))[1].Message(t); !strings.Contains(m.Text, "You paid twice for the same seats") || !strings.Contains(m.Text, "refunded in full") {
+		t.Errorf("second payment's mail does not say what happened:\n%s", m.Text)
+	}
+
 	// A refund the provider keeps refusing.
 	bobRefund := pgtest.Scalar[string](t, s.Pool(), `SELECT id::text FROM refunds WHERE payment_id = 'pay-bob'`)
 	for i := range postgres.RefundFailingAfter + 2 {
