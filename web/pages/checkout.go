@@ -50,6 +50,16 @@ func (s *Handlers) CheckoutReturn(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// The page names what was bought (the polled status does not repeat
+	// it): the show as it stands, cancelled or not.
+	sh, err := s.Store.ShowOrCancelled(c.Request().Context(), r.ShowID)
+	if err != nil {
+		return err
+	}
+	r.Show = checkout.ShowLine{
+		Movie: sh.MovieTitle, Theatre: sh.TheatreName + " · " + sh.ScreenName,
+		When: format.When(sh.StartsAt, sh.TimeZone), Cancelled: sh.Cancelled,
+	}
 	return web.Render(c, http.StatusOK, checkout.ReturnPage(s.Meta(c, checkout.Title(r)), r))
 }
 
@@ -99,7 +109,7 @@ func (s *Handlers) returnView(c echo.Context) (checkout.Return, error) {
 	// it cannot, though a payment made in time may still confirm it.
 	r := checkout.Return{
 		HoldID: h.ID, Seats: strings.Join(format.SeatOrder(h.Seats), ", "), Amount: format.Money(h.AmountMinor, h.Currency),
-		ShowHref: "/shows/" + strconv.FormatInt(h.ShowID, 10), HoldLive: h.Payable(now),
+		ShowID: h.ShowID, ShowHref: "/shows/" + strconv.FormatInt(h.ShowID, 10), HoldLive: h.Payable(now),
 		CSRF: web.CSRFToken(c),
 	}
 	payments, err := s.Store.PaymentsForHold(ctx, uid, h.ID)

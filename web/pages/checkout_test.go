@@ -21,6 +21,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 
+	"github.com/marquee-tickets/marquee/components/format"
+	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/auth"
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/boxoffice"
@@ -881,6 +883,35 @@ func TestReturnPageListsSeatsInSeatOrder(t *testing.T) {
 	wantPage(t, p, http.StatusOK)
 	if body := p.Text("main"); !strings.Contains(body, "B9, B10") {
 		t.Fatalf("the return page does not list B9, B10 in order: %q", body)
+	}
+
+	// It names the show the seats are for: the movie, when in the
+	// theatre's time, where; and says so once the theatre cancels it.
+	var movie, theatre, screen, tz string
+	var starts time.Time
+	if err := e.Store.Pool().QueryRow(t.Context(), `
+		SELECT m.title, t.name, sc.name, t.timezone, s.starts_at
+		  FROM shows s JOIN movies m ON m.id = s.movie_id JOIN screens sc ON sc.id = s.screen_id JOIN theatres t ON t.id = sc.theatre_id
+		 WHERE s.id = $1`, e.Show).Scan(&movie, &theatre, &screen, &tz, &starts); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Text("[data-return-show]"), movie; got != want {
+		t.Fatalf("the return page names the show %q, want %q", got, want)
+	}
+	if body, want := p.Text("main"), format.When(starts, tz)+" · "+theatre+" · "+screen; !strings.Contains(body, want) {
+		t.Fatalf("the return page does not say %q: %q", want, body)
+	}
+	if p.Doc.Find("#payment-status [data-return-show]").Length() != 0 {
+		t.Fatal("the polled status repeats the show")
+	}
+	if _, err := e.Store.CancelShow(t.Context(), e.Show, audit.Entry{ActorID: pgtest.User(t, e.Store), TheatreID: e.Venue.TheatreID,
+		Action: "show.cancel", Object: fmt.Sprintf("show %d", e.Show)}); err != nil {
+		t.Fatal(err)
+	}
+	cancelled := s.page(t, returnPath(holdID))
+	wantPage(t, cancelled, http.StatusOK)
+	if got := cancelled.Text("[data-return-show]"); got != movie+" (cancelled by the theatre)" {
+		t.Fatalf("the return page of a cancelled show names it %q", got)
 	}
 }
 
