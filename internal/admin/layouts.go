@@ -126,7 +126,7 @@ func checkScreenName(name string) error {
 	if n := utf8.RuneCountInString(strings.TrimSpace(name)); n == 0 || n > maxScreenNameLen || !printable(name) {
 		return &catalog.FieldError{Field: "name", Message: fmt.Sprintf("A screen needs a name of 1 to %d characters.", maxScreenNameLen)}
 	}
-	if r, ok := hiddenRune(name); ok {
+	if r, ok := hiddenInName(name); ok {
 		return &catalog.FieldError{Field: "name", Message: hiddenProblem("The screen name", r) + "."}
 	}
 	return nil

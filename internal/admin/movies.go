@@ -80,6 +80,16 @@ func checkMovieFields(m catalog.Movie, only map[string]bool) error {
 	return errors.Join(problems...)
 }
 
+// hiddenIn is the problem with a movie's field what holding a character
+// hiddenInName finds, as a sentence; "" if it holds none. The synopsis is
+// prose and shown as a paragraph of its own, and keeps what it is given.
+func hiddenIn(what, s string) string {
+	if r, ok := hiddenInName(s); ok {
+		return hiddenProblem(what, r) + "."
+	}
+	return ""
+}
+
 // movieChecks are the rules of a movie's fields, in the form's order.
 var movieChecks = []struct {
 	field   string
@@ -89,7 +99,7 @@ var movieChecks = []struct {
 		if !textOK(m.Title, 1, 200) {
 			return "A movie needs a title of 1 to 200 characters."
 		}
-		return ""
+		return hiddenIn("The title", m.Title)
 	}},
 	{"duration_minutes", func(m catalog.Movie) string {
 		if m.DurationMinutes < 1 || m.DurationMinutes > 600 {
@@ -101,13 +111,13 @@ var movieChecks = []struct {
 		if !textOK(m.Rating, 0, 20) {
 			return "The rating is at most 20 characters, like UA or PG-13."
 		}
-		return ""
+		return hiddenIn("The rating", m.Rating)
 	}},
 	{"language", func(m catalog.Movie) string {
 		if !textOK(m.Language, 0, 40) {
 			return "The language is at most 40 characters."
 		}
-		return ""
+		return hiddenIn("The language", m.Language)
 	}},
 	{"genres", func(m catalog.Movie) string {
 		if len(m.Genres) > maxGenres {
@@ -116,6 +126,9 @@ var movieChecks = []struct {
 		for _, g := range m.Genres {
 			if !textOK(g, 1, 40) {
 				return "Each genre is 1 to 40 characters."
+			}
+			if msg := hiddenIn("A genre", g); msg != "" {
+				return msg
 			}
 		}
 		return ""

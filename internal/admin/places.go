@@ -297,7 +297,7 @@ func checkName(field, name string) error {
 		return &catalog.FieldError{Field: field,
 			Message: fmt.Sprintf("enter a name of 1 to %d characters, without control characters", maxNameLen)}
 	}
-	if r, ok := hiddenRune(name); ok {
+	if r, ok := hiddenInName(name); ok {
 		return &catalog.FieldError{Field: field, Message: hiddenProblem("the name", r)}
 	}
 	return nil

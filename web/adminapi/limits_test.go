@@ -114,7 +114,7 @@ func TestHiddenCharactersRefused(t *testing.T) {
 	mine := e.Admin(t, auth.RoleTheatreAdmin, e.Venue.TheatreID)
 	screens := fmt.Sprintf("/api/v1/admin/theatres/%d/screens", e.Venue.TheatreID)
 	tables := func() string {
-		return fmt.Sprint(screenCount(t, e), e.Count(t, `SELECT count(*) FROM cities`),
+		return fmt.Sprint(screenCount(t, e), e.Count(t, `SELECT count(*) FROM cities`), e.Count(t, `SELECT count(*) FROM movies`),
 			pgtest.Scalar[string](t, e.Store.Pool(), `SELECT string_agg(name, ',' ORDER BY id) FROM theatres`))
 	}
 	labelled := func(row string) []seat {
@@ -147,6 +147,18 @@ func TestHiddenCharactersRefused(t *testing.T) {
 		{"a city name with a right-to-left override", func() *webtest.Response {
 			return platform.Post("/api/v1/admin/cities", map[string]string{"name": "Pune\u202e", "slug": "pune"})
 		}, "invalid_name", "U+202E"},
+		{"a movie title with a right-to-left override", func() *webtest.Response {
+			return platform.Post("/api/v1/admin/movies", map[string]any{"title": "Monsoon \u202e2", "duration_minutes": 120})
+		}, "invalid_title", "U+202E"},
+		{"a movie title with a joiner between Latin letters", func() *webtest.Response {
+			return platform.Post("/api/v1/admin/movies", map[string]any{"title": "Mon\u200dsoon", "duration_minutes": 120})
+		}, "invalid_title", "U+200D"},
+		{"a genre with a zero-width space", func() *webtest.Response {
+			return platform.Post("/api/v1/admin/movies", map[string]any{"title": "Monsoon", "duration_minutes": 120, "genres": []string{"Dra\u200bma"}})
+		}, "invalid_genres", "U+200B"},
+		{"a renamed movie with a byte order mark", func() *webtest.Response {
+			return patch(platform, fmt.Sprintf("/api/v1/admin/movies/%d", e.Venue.MovieID), map[string]any{"title": "\ufeffMonsoon"})
+		}, "invalid_title", "U+FEFF"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.send()
@@ -158,6 +170,26 @@ func TestHiddenCharactersRefused(t *testing.T) {
 				t.Fatalf("changed: %s -> %s", before, after)
 			}
 		})
+	}
+}
+
+// Names and titles written in scripts that need a zero-width joiner or
+// non-joiner keep it: a Malayalam theatre, a Hindi movie, a Persian genre.
+func TestJoinersOfScriptsKept(t *testing.T) {
+	t.Parallel()
+	e := webtest.NewEnv(t)
+	platform := e.Admin(t, auth.RolePlatformAdmin)
+	theatre := "കൊച്ചിന\u0d4d\u200d Talkies" // a chillu: a joiner after the virama
+	r := patch(platform, fmt.Sprintf("/api/v1/admin/theatres/%d", e.Venue.TheatreID), map[string]any{"name": theatre})
+	webtest.Want(t, r, http.StatusOK)
+	title := "क\u094d\u200dषितिज" // a half form: a joiner after the virama
+	r = platform.Post("/api/v1/admin/movies", map[string]any{"title": title, "duration_minutes": 120, "genres": []string{"کتاب\u200cخانه"}})
+	webtest.Want(t, r, http.StatusCreated)
+	if got := pgtest.Scalar[string](t, e.Store.Pool(), `SELECT name FROM theatres WHERE id = $1`, e.Venue.TheatreID); got != theatre {
+		t.Errorf("theatre name stored as %+q, want %+q", got, theatre)
+	}
+	if got := pgtest.Scalar[string](t, e.Store.Pool(), `SELECT title || '|' || array_to_string(genres, ',') FROM movies WHERE id = $1`, int64(r.Num("movie_id"))); got != title+"|کتاب\u200cخانه" {
+		t.Errorf("movie stored as %+q", got)
 	}
 }
 
