@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/marquee-tickets/marquee/internal/mail/mailtest"
-	"github.com/marquee-tickets/marquee/internal/payment/sandbox"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 )
 
@@ -22,26 +21,15 @@ func TestMailWaitsForSMTP(t *testing.T) {
 	// listens): each one's pool, small (killSlots), the jobs' pool and the
 	// live seat map's listener; and the test's own pool.
 	pgtest.Reserve(t, 2*(killSlots+backgroundConns+jobsConns+1)+3)
-	dbURL := pgtest.NewDatabase(t)
-	store, check := openChecker(t, dbURL, 3)
-	k := &refundKill{
-		owner: t, url: dbURL, store: store, check: check,
-		show: pgtest.NewShow(t, store, pgtest.NewVenue(t, store), 1, 4, time.Now().Add(72*time.Hour)),
-		sb:   sandbox.New(check, sandbox.Config{PublicURL: faultsPublicURL, Secret: []byte(faultsSecret)}),
-	}
-	user := pgtest.User(t, store)
-	email := pgtest.Scalar[string](t, check, `SELECT email FROM users WHERE id = $1`, user)
+	k, email := newRefundKill(t)
 	slots := []string{"READ_SLOTS=2", "WRITE_SLOTS=2", "WEBHOOK_SLOTS=1"}
 
-	silent := startAppFor(t, t, dbURL, slots...)
+	silent := startAppFor(t, t, k.url, slots...)
 	if silent.log.count("SMTP_URL is not set: no e-mail is sent") != 1 {
 		t.Fatalf("the app without SMTP_URL did not say so at start:\n%s", silent.log.tail(30))
 	}
 	k.app = silent
-	k.v = newVisitor(silent.Base, newTransport())
-	if err := k.v.login(ctx, email); err != nil {
-		t.Fatal(err)
-	}
+	k.signIn(t, email)
 	bookingID, _ := k.book(t, "A1")
 
 	// The payment's own jobs run here (the sandbox's, the provider's
@@ -49,7 +37,7 @@ func TestMailWaitsForSMTP(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	var state string
 	var attempt int
-	if err := check.QueryRow(ctx, `
+	if err := k.check.QueryRow(ctx, `
 		SELECT j.state::text, j.attempt FROM river_job j
 		  JOIN mails m ON m.id = (j.args->>'mail_id')::bigint
 		 WHERE j.kind = 'mail' AND m.booking_id = $1 AND m.status = 'QUEUED'`, bookingID).Scan(&state, &attempt); err != nil {
@@ -60,7 +48,7 @@ func TestMailWaitsForSMTP(t *testing.T) {
 	}
 
 	srv := mailtest.Start(t)
-	sender := startAppFor(t, t, dbURL, append(slots, "SMTP_URL="+srv.URL, "MAIL_FROM=tickets@marquee.test")...)
+	sender := startAppFor(t, t, k.url, append(slots, "SMTP_URL="+srv.URL, "MAIL_FROM=tickets@marquee.test")...)
 	silent.kill()
 	got := srv.WaitFor(t, 1, time.Minute)
 	if len(got) != 1 || len(got[0].To) != 1 || got[0].To[0] != email {
@@ -70,7 +58,7 @@ func TestMailWaitsForSMTP(t *testing.T) {
 		t.Fatalf("subject %q, want the ticket", m.Subject)
 	}
 	deadline := time.Now().Add(time.Minute)
-	for pgtest.Scalar[string](t, check, `SELECT status FROM mails WHERE booking_id = $1`, bookingID) != "SENT" {
+	for pgtest.Scalar[string](t, k.check, `SELECT status FROM mails WHERE booking_id = $1`, bookingID) != "SENT" {
 		if time.Now().After(deadline) {
 			t.Fatalf("the ticket mail is not recorded as sent within a minute:\n%s", sender.log.tail(30))
 		}

@@ -38,34 +38,20 @@ import (
 // River's rescue, and booking_invariant_violations() empty.
 func TestRefundJobKilled(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	// One app at a time (a new one starts once the killed one's sessions
 	// are gone): its pool, small (killSlots), the jobs' pool and the live
 	// seat map's listener; and the test's own: its pool and the two
 	// connections that hold locks.
 	pgtest.Reserve(t, killSlots+backgroundConns+jobsConns+1+5)
-	dbURL := pgtest.NewDatabase(t)
-	store, check := openChecker(t, dbURL, 3)
-	k := &refundKill{
-		owner: t, url: dbURL, store: store, check: check,
-		show: pgtest.NewShow(t, store, pgtest.NewVenue(t, store), 1, 4, time.Now().Add(72*time.Hour)),
-		// The test is the shopper at Sandbox Pay's page: it pays through
-		// the sandbox itself, on the app's database.
-		sb: sandbox.New(check, sandbox.Config{PublicURL: faultsPublicURL, Secret: []byte(faultsSecret)}),
-	}
-	user := pgtest.User(t, store)
-	email := pgtest.Scalar[string](t, check, `SELECT email FROM users WHERE id = $1`, user)
+	k, email := newRefundKill(t)
 	k.start(t)
-	k.v = newVisitor(k.app.Base, newTransport())
-	if err := k.v.login(ctx, email); err != nil {
-		t.Fatal(err)
-	}
+	k.signIn(t, email)
 
 	t.Run("killed waiting for the provider", func(t *testing.T) {
 		bookingID, paymentID := k.book(t, "A1")
 		// The sandbox's refund locks the payment's row before it records
 		// anything: while the test has it, the job waits there.
-		provider := lockRow(t, dbURL, `SELECT 1 FROM sandbox_payments WHERE id = $1 FOR UPDATE`, paymentID)
+		provider := lockRow(t, k.url, `SELECT 1 FROM sandbox_payments WHERE id = $1 FOR UPDATE`, paymentID)
 		refundID := k.cancel(t, bookingID)
 		k.waitBlocked(t, provider)
 		k.killRunning(t, refundID, provider)
@@ -79,13 +65,13 @@ func TestRefundJobKilled(t *testing.T) {
 
 	t.Run("killed after the provider refunded", func(t *testing.T) {
 		bookingID, paymentID := k.book(t, "A2")
-		provider := lockRow(t, dbURL, `SELECT 1 FROM sandbox_payments WHERE id = $1 FOR UPDATE`, paymentID)
+		provider := lockRow(t, k.url, `SELECT 1 FROM sandbox_payments WHERE id = $1 FOR UPDATE`, paymentID)
 		refundID := k.cancel(t, bookingID)
 		k.waitBlocked(t, provider)
 		// The job is inside the provider's call, past StartRefund, whose
 		// statement has committed: the refund's row is free to lock now,
 		// and RefundSucceeded will wait for it once the provider is let go.
-		refund := lockRow(t, dbURL, `SELECT 1 FROM refunds WHERE id = $1 FOR UPDATE`, refundID)
+		refund := lockRow(t, k.url, `SELECT 1 FROM refunds WHERE id = $1 FOR UPDATE`, refundID)
 		provider.release(t)
 		k.waitBlocked(t, refund)
 		// RefundSucceeded runs only once the provider's transaction has
@@ -101,7 +87,7 @@ func TestRefundJobKilled(t *testing.T) {
 		k.restartAndAwait(t, refundID, paymentID)
 	})
 
-	pgtest.CheckInvariants(t, store)
+	pgtest.CheckInvariants(t, k.store)
 }
 
 // testRescueAfter is the apps' jobsRescueAfter: River takes a job a dead
@@ -121,6 +107,33 @@ type refundKill struct {
 	show  int64
 	app   *app
 	v     *visitor // the moviegoer, signed in; the session outlives the apps
+}
+
+// newRefundKill makes the database of a test that books through the app
+// as the payment provider's shopper: a show of four seats in a row, and a
+// moviegoer, whose e-mail it returns. It starts no app.
+func newRefundKill(t *testing.T) (*refundKill, string) {
+	t.Helper()
+	dbURL := pgtest.NewDatabase(t)
+	store, check := openChecker(t, dbURL, 3)
+	k := &refundKill{
+		owner: t, url: dbURL, store: store, check: check,
+		show: pgtest.NewShow(t, store, pgtest.NewVenue(t, store), 1, 4, time.Now().Add(72*time.Hour)),
+		// The test is the shopper at Sandbox Pay's page: it pays through
+		// the sandbox itself, on the app's database.
+		sb: sandbox.New(check, sandbox.Config{PublicURL: faultsPublicURL, Secret: []byte(faultsSecret)}),
+	}
+	user := pgtest.User(t, store)
+	return k, pgtest.Scalar[string](t, check, `SELECT email FROM users WHERE id = $1`, user)
+}
+
+// signIn signs the moviegoer email in at k's app.
+func (k *refundKill) signIn(t *testing.T, email string) {
+	t.Helper()
+	k.v = newVisitor(k.app.Base, newTransport())
+	if err := k.v.login(context.Background(), email); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // killSlots are the request slots of the test's app (READ_SLOTS,
