@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +27,7 @@ func TestMailWaitsForSMTP(t *testing.T) {
 	k, email := newRefundKill(t)
 	slots := []string{"READ_SLOTS=2", "WRITE_SLOTS=2", "WEBHOOK_SLOTS=1"}
 
-	silent := startAppFor(t, t, k.url, slots...)
+	silent := startAppFor(t, t, k.url, append(slots, "METRICS_ADDR=127.0.0.1:0")...)
 	if silent.log.count("SMTP_URL is not set: no e-mail is sent") != 1 {
 		t.Fatalf("the app without SMTP_URL did not say so at start:\n%s", silent.log.tail(30))
 	}
@@ -45,6 +48,12 @@ func TestMailWaitsForSMTP(t *testing.T) {
 	}
 	if state != "available" || attempt != 0 {
 		t.Fatalf("the ticket mail's job is %s after %d attempts without SMTP, want available and untried", state, attempt)
+	}
+	// The operator sees it wait in the metrics.
+	scrape := scrapeMetrics(t, silent)
+	if !strings.Contains(scrape, `marquee_jobs{queue="mail",state="available"} 1`+"\n") ||
+		!regexp.MustCompile(`(?m)^marquee_jobs_oldest_available_seconds\{queue="mail"\} [1-9]`).MatchString(scrape) {
+		t.Fatalf("the metrics do not show the mail waiting:\n%s", grepLines(scrape, "marquee_jobs"))
 	}
 
 	srv := mailtest.Start(t)
@@ -67,4 +76,37 @@ func TestMailWaitsForSMTP(t *testing.T) {
 	if n := len(srv.Received()); n != 1 {
 		t.Fatalf("received %d mails, want 1", n)
 	}
+}
+
+var metricsAddr = regexp.MustCompile(`msg="serving metrics" addr=(127\.0\.0\.1:\d+)`)
+
+// scrapeMetrics reads app a's /metrics, served on the address its log
+// names (METRICS_ADDR=127.0.0.1:0).
+func scrapeMetrics(t *testing.T, a *app) string {
+	t.Helper()
+	m := metricsAddr.FindStringSubmatch(a.log.tail(1 << 20))
+	if m == nil {
+		t.Fatalf("the app logged no metrics address:\n%s", a.log.tail(30))
+	}
+	resp, err := http.Get("http://" + m[1] + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("scrape: %d, %v", resp.StatusCode, err)
+	}
+	return string(body)
+}
+
+// grepLines is the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -125,6 +125,9 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
 	m := metrics.New(reg)
+	reg.MustRegister(&jobs.Collector{Read: store.JobBacklog, OnError: func(err error) {
+		log.Warn("metrics: read the background jobs' backlog", "err", err)
+	}})
 
 	// Listen before anything runs in the background, so a busy port fails
 	// the start at once.

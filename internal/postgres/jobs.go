@@ -3,7 +3,10 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/marquee-tickets/marquee/internal/jobs"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 )
@@ -41,4 +44,31 @@ func (s *Store) JobCounts(ctx context.Context) (map[rivertype.JobState]int, erro
 		return nil, fmt.Errorf("count jobs: %w", err)
 	}
 	return counts, nil
+}
+
+// JobBacklog counts the background jobs of each queue in each state, with
+// how long the oldest one due has waited (by the store's clock): available,
+// or scheduled or retrying with its time come (River's scheduler makes
+// those available within seconds, whichever queues its instance works).
+func (s *Store) JobBacklog(ctx context.Context) ([]jobs.Backlog, error) {
+	rows, err := s.pool.Query(ctx, `
+		WITH now AS (SELECT coalesce($1::timestamptz, now()) AS t)
+		SELECT queue, state::text, count(*),
+		       coalesce(extract(epoch FROM t - min(scheduled_at) FILTER (
+		           WHERE state IN ('available', 'scheduled', 'retryable') AND scheduled_at <= t)), 0)
+		  FROM river_job, now GROUP BY queue, state, t ORDER BY queue, state`, s.now())
+	if err != nil {
+		return nil, fmt.Errorf("count jobs by queue: %w", err)
+	}
+	backlog, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (jobs.Backlog, error) {
+		var b jobs.Backlog
+		var oldest float64
+		err := row.Scan(&b.Queue, &b.State, &b.Count, &oldest)
+		b.OldestDue = max(0, time.Duration(oldest*float64(time.Second)))
+		return b, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("count jobs by queue: %w", err)
+	}
+	return backlog, nil
 }
