@@ -30,7 +30,7 @@ type Collector struct {
 
 var (
 	jobsDesc = prometheus.NewDesc("marquee_jobs",
-		"Background jobs by queue and state (available, scheduled, running, retryable, discarded, cancelled, completed).",
+		"Background jobs not completed, by queue and state (available, scheduled, running, retryable, discarded, cancelled).",
 		[]string{"queue", "state"}, nil)
 	oldestDesc = prometheus.NewDesc("marquee_jobs_oldest_available_seconds",
 		"How long the oldest job of a queue that is due to run has waited for a worker, in seconds; 0 when none waits.",

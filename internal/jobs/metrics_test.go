@@ -60,7 +60,7 @@ func TestBacklogMetrics(t *testing.T) {
 	pgtest.Exec(t, s.Pool(), `UPDATE river_job SET state = 'discarded', finalized_at = now() WHERE args->>'refund_id' = 'r2'`)
 
 	compare(`
-		# HELP marquee_jobs Background jobs by queue and state (available, scheduled, running, retryable, discarded, cancelled, completed).
+		# HELP marquee_jobs Background jobs not completed, by queue and state (available, scheduled, running, retryable, discarded, cancelled).
 		# TYPE marquee_jobs gauge
 		marquee_jobs{queue="mail",state="available"} 2
 		marquee_jobs{queue="mail",state="scheduled"} 1
@@ -76,7 +76,7 @@ func TestBacklogMetrics(t *testing.T) {
 	// scheduled in an hour is due too, an hour ago.
 	clock.Set(clock.Now().Add(2 * time.Hour))
 	compare(`
-		# HELP marquee_jobs Background jobs by queue and state (available, scheduled, running, retryable, discarded, cancelled, completed).
+		# HELP marquee_jobs Background jobs not completed, by queue and state (available, scheduled, running, retryable, discarded, cancelled).
 		# TYPE marquee_jobs gauge
 		marquee_jobs{queue="mail",state="available"} 2
 		marquee_jobs{queue="mail",state="scheduled"} 1
@@ -88,13 +88,12 @@ func TestBacklogMetrics(t *testing.T) {
 		marquee_jobs_oldest_available_seconds{queue="payments"} 7205
 	`)
 
-	// A worker takes the queues up: nothing waits.
+	// A worker takes the queues up: nothing waits, and completed jobs are
+	// not counted.
 	pgtest.Exec(t, s.Pool(), `UPDATE river_job SET state = 'completed', finalized_at = now() WHERE state IN ('available', 'scheduled')`)
 	compare(`
-		# HELP marquee_jobs Background jobs by queue and state (available, scheduled, running, retryable, discarded, cancelled, completed).
+		# HELP marquee_jobs Background jobs not completed, by queue and state (available, scheduled, running, retryable, discarded, cancelled).
 		# TYPE marquee_jobs gauge
-		marquee_jobs{queue="mail",state="completed"} 3
-		marquee_jobs{queue="payments",state="completed"} 1
 		marquee_jobs{queue="payments",state="discarded"} 1
 		# HELP marquee_jobs_oldest_available_seconds How long the oldest job of a queue that is due to run has waited for a worker, in seconds; 0 when none waits.
 		# TYPE marquee_jobs_oldest_available_seconds gauge

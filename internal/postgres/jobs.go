@@ -46,7 +46,9 @@ func (s *Store) JobCounts(ctx context.Context) (map[rivertype.JobState]int, erro
 	return counts, nil
 }
 
-// JobBacklog counts the background jobs of each queue in each state, with
+// JobBacklog counts the background jobs of each queue in each state but
+// completed (kept a week, they would make the count a scan of the table:
+// 80 ms at half a million, against 3 ms by River's index), with
 // how long the oldest one due has waited (by the store's clock): available,
 // or scheduled or retrying with its time come (River's scheduler makes
 // those available within seconds, whichever queues its instance works).
@@ -56,7 +58,9 @@ func (s *Store) JobBacklog(ctx context.Context) ([]jobs.Backlog, error) {
 		SELECT queue, state::text, count(*),
 		       coalesce(extract(epoch FROM t - min(scheduled_at) FILTER (
 		           WHERE state IN ('available', 'scheduled', 'retryable') AND scheduled_at <= t)), 0)
-		  FROM river_job, now GROUP BY queue, state, t ORDER BY queue, state`, s.now())
+		  FROM river_job, now
+		 WHERE state IN ('available', 'pending', 'scheduled', 'running', 'retryable', 'discarded', 'cancelled')
+		 GROUP BY queue, state, t ORDER BY queue, state`, s.now())
 	if err != nil {
 		return nil, fmt.Errorf("count jobs by queue: %w", err)
 	}
