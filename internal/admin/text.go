@@ -71,17 +71,15 @@ func joinsLetters(rs []rune, i int) bool {
 		return false
 	}
 	after := rs[i+1]
-	switch {
-	case r == zwnj:
+	if r == zwnj {
 		return unicode.Is(unicode.Arabic, before) && unicode.IsLetter(before) && unicode.Is(unicode.Arabic, after) && unicode.IsLetter(after)
-	default:
-		// An emoji before the joiner may carry a presentation selector or
-		// a skin tone: the symbol is the one they follow.
-		for j := i - 1; j > 0 && (before == '\ufe0f' || before >= 0x1f3fb && before <= 0x1f3ff); j-- {
-			before = rs[j-1]
-		}
-		return unicode.Is(unicode.So, before) && unicode.Is(unicode.So, after)
 	}
+	// An emoji before the joiner may carry a presentation selector or a
+	// skin tone: the symbol is the one they follow.
+	for j := i - 1; j > 0 && (before == '\ufe0f' || before >= 0x1f3fb && before <= 0x1f3ff); j-- {
+		before = rs[j-1]
+	}
+	return unicode.Is(unicode.So, before) && unicode.Is(unicode.So, after)
 }
 
 // hiddenProblem says, for a person, that what (e.g. "the row label")
