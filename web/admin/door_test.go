@@ -95,11 +95,19 @@ func TestCounterPage(t *testing.T) {
 		t.Fatalf("%d counter bookings, want 1", n)
 	}
 	p = b.Submit(t, path, url.Values{"key": {"another"}, "seats": {"A2, A3"}, "paid_by": {"complimentary"}, "name": {""}})
-	if p.Status != http.StatusUnprocessableEntity || p.Text(`[data-field-error=reason]`) == "" || p.Text(`[data-field-error=name]`) == "" {
+	if p.Status != http.StatusUnprocessableEntity || p.Text(`#sell-reason-error`) == "" || p.Text(`#sell-name-error`) == "" {
 		t.Fatalf("bad form = %s", p)
 	}
+	// Each field at fault says so and names its message; the first takes
+	// the focus; the others are left as they were.
+	if p.Doc.Find(`#sell-name[aria-invalid=true][autofocus]`).Length() != 1 ||
+		p.Doc.Find(`#sell-reason[aria-invalid=true]:not([autofocus])`).AttrOr("aria-describedby", "") != "sell-reason-hint sell-reason-error" ||
+		p.Doc.Find(`#sell-seats[aria-invalid=false]:not([autofocus])`).AttrOr("aria-describedby", "") != "sell-seats-hint" ||
+		p.Doc.Find(`label[for=sell-email] + input#sell-email[type=email]`).Length() != 1 {
+		t.Fatalf("the fields of the bad form:\n%s", p.Body)
+	}
 	p = b.Submit(t, path, url.Values{"key": {"third"}, "seats": {"A2, A3"}, "paid_by": {"cash"}, "name": {"Bo"}})
-	if p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text(`[data-field-error=seats]`), "A2") {
+	if p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text(`#sell-seats-error`), "A2") {
 		t.Fatalf("taken seat = %s", p)
 	}
 	if n := e.Count(t, `SELECT count(*) FROM bookings WHERE channel = 'box_office'`); n != 1 {

@@ -85,7 +85,7 @@ func TestBrowserDoor(t *testing.T) {
 			bt.pick(id)
 		}
 		bt.waitFor("the picks in the seats field", fmt.Sprintf(`document.querySelector('[data-block-seats]').value === %s`, jsString(strings.Join(seats, ", "))))
-		bt.typeInto("counter-name-input", "Walk-in "+vp.name)
+		bt.typeInto("sell-name", "Walk-in "+vp.name)
 		bt.click(`form[data-counter-form] button[type=submit]`)
 		bt.waitVisible("[data-printed-ticket]")
 		wantText(t, "the printed ticket", bt.Text("[data-ticket-seats]"), strings.Join(seats, ", "))
