@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"mime"
 	netmail "net/mail"
 	"net/url"
 	"strconv"
@@ -110,9 +111,14 @@ func (b Mailbox) Send(ctx context.Context, m *gomail.Msg) error {
 		}
 		to = append(to, strings.ToLower(r))
 	}
+	// The mailbox lists the subject as a person reads it: go-mail keeps
+	// it encoded for the wire (=?UTF-8?q?...?= once it holds a ₹ or a
+	// title in Devanagari).
 	subject := ""
 	if s := m.GetGenHeader(gomail.HeaderSubject); len(s) > 0 {
-		subject = s[0]
+		if subject, err = new(mime.WordDecoder).DecodeHeader(s[0]); err != nil {
+			subject = s[0]
+		}
 	}
 	return b.Keep(ctx, strings.Join(to, ", "), subject, raw.Bytes())
 }
