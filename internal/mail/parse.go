@@ -14,8 +14,11 @@ import (
 // Message is a sent mail read back: what the dev mailbox shows and what
 // the tests check.
 type Message struct {
-	Header  mail.Header
-	Subject string
+	Header mail.Header
+	// Subject, From, To and ReplyTo are those headers as a person reads
+	// them: an encoded word (a theatre's or a moviegoer's name in another
+	// script, a ₹) decoded.
+	Subject, From, To, ReplyTo string
 	Text    string // the text/plain part
 	HTML    string // the text/html part
 	Parts   []Part // inline images and attachments
@@ -36,11 +39,14 @@ func Parse(raw []byte) (Message, error) {
 		return Message{}, fmt.Errorf("read message: %w", err)
 	}
 	var dec mime.WordDecoder
-	subject, err := dec.DecodeHeader(m.Header.Get("Subject"))
-	if err != nil {
-		subject = m.Header.Get("Subject")
+	readable := func(name string) string {
+		v, err := dec.DecodeHeader(m.Header.Get(name))
+		if err != nil {
+			return m.Header.Get(name)
+		}
+		return v
 	}
-	msg := Message{Header: m.Header, Subject: subject}
+	msg := Message{Header: m.Header, Subject: readable("Subject"), From: readable("From"), To: readable("To"), ReplyTo: readable("Reply-To")}
 	if err := msg.walk(m.Header.Get("Content-Type"), m.Header.Get("Content-Transfer-Encoding"), "", "", m.Body); err != nil {
 		return Message{}, err
 	}

@@ -11,14 +11,15 @@ import (
 )
 
 // The dev mailbox keeps a message's subject as its reader sees it, however
-// the message itself encodes it, and its recipients' addresses alone.
+// the message itself encodes it, and its recipients' addresses alone; read
+// back, its names are decoded too.
 func TestMailboxKeepsTheSubjectReadable(t *testing.T) {
 	for _, subject := range []string{"Refund paid: ₹250", "Your tickets: क्षितिज, Thu 10 Dec", "Booking cancelled: Plain title"} {
 		m := gomail.NewMsg()
-		if err := m.From("tickets@example.com"); err != nil {
+		if err := m.FromFormat("കൊച്ചിന\u0d4d\u200d Talkies", "tickets@example.com"); err != nil {
 			t.Fatal(err)
 		}
-		if err := m.AddToFormat("Mira Rao", "Mira@Example.com"); err != nil {
+		if err := m.AddToFormat("Zoë Rao", "Mira@Example.com"); err != nil {
 			t.Fatal(err)
 		}
 		m.Subject(subject)
@@ -42,6 +43,10 @@ func TestMailboxKeepsTheSubjectReadable(t *testing.T) {
 		}
 		if msg.Subject != subject || (strings.ContainsFunc(subject, func(r rune) bool { return r > 127 }) && !strings.Contains(string(raw), "=?UTF-8?")) {
 			t.Errorf("the kept message's subject is %q, want %q encoded", msg.Subject, subject)
+		}
+		// Read back, the names are as they were written.
+		if msg.From != "കൊച്ചിന\u0d4d\u200d Talkies <tickets@example.com>" || msg.To != "Zoë Rao <Mira@Example.com>" {
+			t.Errorf("read back from %q to %q", msg.From, msg.To)
 		}
 	}
 }

@@ -94,7 +94,7 @@ func (s *Handlers) MailPage(c echo.Context) error {
 	}
 	base := mailPath(k.ID)
 	v := components.MailView{
-		Subject: msg.Subject, From: msg.Header.Get("From"), To: msg.Header.Get("To"), ReplyTo: msg.Header.Get("Reply-To"),
+		Subject: msg.Subject, From: msg.From, To: msg.To, ReplyTo: msg.ReplyTo,
 		When: msg.Header.Get("Date"), HTMLSrc: base + "/html", Text: msg.Text, RawHref: base + "/raw",
 	}
 	for i, p := range msg.Parts {
