@@ -19,9 +19,9 @@ type Message struct {
 	// them: an encoded word (a theatre's or a moviegoer's name in another
 	// script, a ₹) decoded.
 	Subject, From, To, ReplyTo string
-	Text    string // the text/plain part
-	HTML    string // the text/html part
-	Parts   []Part // inline images and attachments
+	Text                       string // the text/plain part
+	HTML                       string // the text/html part
+	Parts                      []Part // inline images and attachments
 }
 
 // Part is a file of a message.
