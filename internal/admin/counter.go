@@ -8,6 +8,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
+	"github.com/marquee-tickets/marquee/internal/names"
 )
 
 // maxCounterSeats bounds one counter sale: a hold's most (the holds table
@@ -36,6 +37,8 @@ func (s *Service) Sell(ctx context.Context, a Actor, sale booking.CounterSale) (
 	}
 	if n := len([]rune(sale.Name)); n == 0 || n > 100 || hasControl(sale.Name) {
 		field("customer.name", "enter the customer's name (at most 100 characters)")
+	} else if r, hidden := names.Hidden(sale.Name); hidden {
+		field("customer.name", names.Problem("the customer's name", r))
 	}
 	if sale.Email != "" {
 		if addr, err := mail.ParseAddress(sale.Email); err != nil || addr.Address != sale.Email || len(sale.Email) > 254 {

@@ -14,6 +14,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
+	"github.com/marquee-tickets/marquee/internal/names"
 )
 
 // Limits of a seat layout. The grid and the seat numbers are bounded so
@@ -126,8 +127,8 @@ func checkScreenName(name string) error {
 	if n := utf8.RuneCountInString(strings.TrimSpace(name)); n == 0 || n > maxScreenNameLen || !printable(name) {
 		return &catalog.FieldError{Field: "name", Message: fmt.Sprintf("A screen needs a name of 1 to %d characters.", maxScreenNameLen)}
 	}
-	if r, ok := hiddenInName(name); ok {
-		return &catalog.FieldError{Field: "name", Message: hiddenProblem("The screen name", r) + "."}
+	if r, ok := names.Hidden(name); ok {
+		return &catalog.FieldError{Field: "name", Message: names.Problem("The screen name", r) + "."}
 	}
 	return nil
 }
@@ -198,14 +199,14 @@ func checkGrid(seats []catalog.SeatSpec) error {
 
 // seatProblem is what is wrong with one seat on its own, or "".
 func seatProblem(st catalog.SeatSpec) string {
+	hidden, isHidden := names.HiddenInLabel(st.Row)
 	switch {
 	case !categoryPattern.MatchString(st.Category):
 		return "its category must be a capital letter then up to 31 capitals, digits or underscores, like STANDARD"
 	case utf8.RuneCountInString(st.Row) < 1 || utf8.RuneCountInString(st.Row) > 8 || !printable(st.Row):
 		return "its row label must be 1 to 8 characters"
-	case hasHidden(st.Row):
-		r, _ := hiddenRune(st.Row)
-		return hiddenProblem("its row label", r)
+	case isHidden:
+		return names.Problem("its row label", hidden)
 	case st.Number < 1 || st.Number > maxNumber:
 		return fmt.Sprintf("its number must be 1 to %d", maxNumber)
 	case st.GridRow < 0 || st.GridCol < 0 || st.GridRow > maxGrid || st.GridCol > maxGrid:

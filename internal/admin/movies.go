@@ -21,6 +21,7 @@ import (
 
 	"github.com/marquee-tickets/marquee/internal/audit"
 	"github.com/marquee-tickets/marquee/internal/catalog"
+	"github.com/marquee-tickets/marquee/internal/names"
 )
 
 // What a poster upload can run into (the API answers 413, 415 and 422).
@@ -81,11 +82,11 @@ func checkMovieFields(m catalog.Movie, only map[string]bool) error {
 }
 
 // hiddenIn is the problem with a movie's field what holding a character
-// hiddenInName finds, as a sentence; "" if it holds none. The synopsis is
+// names.Hidden finds, as a sentence; "" if it holds none. The synopsis is
 // prose and shown as a paragraph of its own, and keeps what it is given.
 func hiddenIn(what, s string) string {
-	if r, ok := hiddenInName(s); ok {
-		return hiddenProblem(what, r) + "."
+	if r, ok := names.Hidden(s); ok {
+		return names.Problem(what, r) + "."
 	}
 	return ""
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/catalog"
 	"github.com/marquee-tickets/marquee/internal/money"
+	"github.com/marquee-tickets/marquee/internal/names"
 )
 
 // Limits of what an admin may set of a place.
@@ -297,8 +298,8 @@ func checkName(field, name string) error {
 		return &catalog.FieldError{Field: field,
 			Message: fmt.Sprintf("enter a name of 1 to %d characters, without control characters", maxNameLen)}
 	}
-	if r, ok := hiddenInName(name); ok {
-		return &catalog.FieldError{Field: field, Message: hiddenProblem("the name", r)}
+	if r, ok := names.Hidden(name); ok {
+		return &catalog.FieldError{Field: field, Message: names.Problem("the name", r)}
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/marquee-tickets/marquee/internal/names"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -147,6 +148,12 @@ func (s SignUp) normalizeIdentity() (SignUp, []error) {
 		bad("name", "enter your name without control characters")
 	case utf8.RuneCountInString(s.Name) > 100:
 		bad("name", "enter your name in at most 100 characters")
+	default:
+		// Pasted text can carry a character nobody sees, or one that turns
+		// the rest of the name around where staff and the door read it.
+		if _, hidden := names.Hidden(s.Name); hidden {
+			bad("name", "type your name again: it holds an invisible character, or one that reverses the text")
+		}
 	}
 	return s, problems
 }

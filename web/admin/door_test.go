@@ -106,6 +106,10 @@ func TestCounterPage(t *testing.T) {
 		p.Doc.Find(`label[for=sell-email] + input#sell-email[type=email]`).Length() != 1 {
 		t.Fatalf("the fields of the bad form:\n%s", p.Body)
 	}
+	p = b.Submit(t, path, url.Values{"key": {"hidden"}, "seats": {"A4"}, "paid_by": {"cash"}, "name": {"Bo\u202e"}})
+	if p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text(`#sell-name-error`), "U+202E") {
+		t.Fatalf("a name with a right-to-left override = %s", p)
+	}
 	p = b.Submit(t, path, url.Values{"key": {"third"}, "seats": {"A2, A3"}, "paid_by": {"cash"}, "name": {"Bo"}})
 	if p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text(`#sell-seats-error`), "A2") {
 		t.Fatalf("taken seat = %s", p)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/web/webtest"
 )
 
@@ -26,6 +27,30 @@ func TestSignupReportsEveryField(t *testing.T) {
 	}
 	if n := e.Count(t, `SELECT count(*) FROM users WHERE email = 'nope'`); n != 0 {
 		t.Fatal("an invalid sign-up made an account")
+	}
+}
+
+// A name that holds a character nobody sees, or one that reverses the text
+// after it, is refused in words a moviegoer understands; a name written in
+// a script that needs a zero-width joiner keeps it.
+func TestSignupNameCharacters(t *testing.T) {
+	t.Parallel()
+	e := webtest.NewEnv(t)
+	for _, name := range []string{"Ana \u202eevil", "Ana\u200b", "\ufeffAna"} {
+		r := e.Guest().Post("/api/v1/signup", map[string]string{"email": "hidden@example.com", "password": "correct horse battery", "name": name})
+		webtest.WantError(t, r, http.StatusUnprocessableEntity, "invalid_name")
+		if msg := r.Str("message"); !strings.Contains(msg, "invisible character") || strings.Contains(msg, "U+") {
+			t.Errorf("name %+q: message %q", name, msg)
+		}
+	}
+	if n := e.Count(t, `SELECT count(*) FROM users WHERE email = 'hidden@example.com'`); n != 0 {
+		t.Fatal("a refused sign-up made an account")
+	}
+	name := "ഷാന\u0d4d\u200d" // a chillu, written with a joiner after the virama
+	r := e.Guest().Post("/api/v1/signup", map[string]string{"email": "shan@example.com", "password": "correct horse battery", "name": name})
+	webtest.Want(t, r, http.StatusCreated)
+	if got := pgtest.Scalar[string](t, e.Store.Pool(), `SELECT name FROM users WHERE email = 'shan@example.com'`); got != name {
+		t.Fatalf("stored the name %+q, want %+q", got, name)
 	}
 }
 

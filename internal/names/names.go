@@ -1,4 +1,8 @@
-package admin
+// Package names decides which characters a name may hold: a person's, a
+// theatre's, a city's, a screen's, a movie's title, a row's label. Any
+// script, but no character a reader cannot see or that silently reorders
+// the text around it.
+package names
 
 import (
 	"fmt"
@@ -7,13 +11,14 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// hiddenRune returns the first character of s that a reader cannot see or
-// that silently reorders the text around it: Unicode's format characters
-// (zero-width spaces and joiners, soft hyphens, the bidirectional marks,
-// embeddings, overrides and isolates) and the line and paragraph
-// separators. A row label "A\u200b" looks like "A" and is another row; a
-// name with U+202E shows its end backwards. Row labels refuse them all.
-func hiddenRune(s string) (rune, bool) {
+// HiddenInLabel returns the first character of s that a reader cannot see
+// or that silently reorders the text around it: Unicode's format
+// characters (zero-width spaces and joiners, soft hyphens, the
+// bidirectional marks, embeddings, overrides and isolates) and the line and
+// paragraph separators. A row label "A\u200b" looks like "A" and is
+// another row; a name with U+202E shows its end backwards. Labels, read
+// rather than written in a script, refuse them all.
+func HiddenInLabel(s string) (rune, bool) {
 	for _, r := range s {
 		if unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
 			return r, true
@@ -22,19 +27,13 @@ func hiddenRune(s string) (rune, bool) {
 	return 0, false
 }
 
-// hasHidden reports whether s holds a character hiddenRune finds.
-func hasHidden(s string) bool {
-	_, ok := hiddenRune(s)
-	return ok
-}
-
 const (
 	zwnj = '\u200c' // zero-width non-joiner
 	zwj  = '\u200d' // zero-width joiner
 )
 
-// hiddenInName is hiddenRune for names and titles, which may be written in
-// any script: there a zero-width joiner or non-joiner is part of the word
+// Hidden is HiddenInLabel for names and titles, which may be written in any
+// script: there a zero-width joiner or non-joiner is part of the word
 // where it chooses how letters are drawn, and is kept:
 //
 //   - after a virama, the sign that joins consonants in Devanagari, Bengali,
@@ -44,8 +43,8 @@ const (
 //     it keeps them apart;
 //   - a joiner between two symbols, binding an emoji sequence.
 //
-// Anywhere else, and every other character hiddenRune finds, is hidden.
-func hiddenInName(s string) (rune, bool) {
+// Anywhere else, and every other character HiddenInLabel finds, is hidden.
+func Hidden(s string) (rune, bool) {
 	rs := []rune(s)
 	for i, r := range rs {
 		if unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) && !joinsLetters(rs, i) {
@@ -56,7 +55,7 @@ func hiddenInName(s string) (rune, bool) {
 }
 
 // joinsLetters reports whether rs[i], a joiner or non-joiner, sits where
-// hiddenInName keeps it.
+// Hidden keeps it.
 func joinsLetters(rs []rune, i int) bool {
 	r := rs[i]
 	if r != zwnj && r != zwj || i == 0 {
@@ -82,8 +81,8 @@ func joinsLetters(rs []rune, i int) bool {
 	return unicode.Is(unicode.So, before) && unicode.Is(unicode.So, after)
 }
 
-// hiddenProblem says, for a person, that what (e.g. "the row label")
-// holds the hidden character r.
-func hiddenProblem(what string, r rune) string {
+// Problem says, for staff, that what (e.g. "the row label") holds the
+// hidden character r, naming it.
+func Problem(what string, r rune) string {
 	return fmt.Sprintf("%s contains an invisible or text-direction character (U+%04X); type it again without that character", what, r)
 }

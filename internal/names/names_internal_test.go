@@ -1,4 +1,4 @@
-package admin
+package names
 
 import "testing"
 
@@ -27,14 +27,14 @@ func TestHiddenInName(t *testing.T) {
 		{"a byte order mark", "\ufeffOdeon", '\ufeff'},
 		{"a line separator", "Odeon\u2028Mall", '\u2028'},
 	} {
-		r, hidden := hiddenInName(tc.s)
+		r, hidden := Hidden(tc.s)
 		if hidden != (tc.hidden != 0) || r != tc.hidden {
-			t.Errorf("%s: hiddenInName(%+q) = %U, %v; want %U", tc.name, tc.s, r, hidden, tc.hidden)
+			t.Errorf("%s: Hidden(%+q) = %U, %v; want %U", tc.name, tc.s, r, hidden, tc.hidden)
 		}
 	}
 	// Row labels take none of them: a seat's row is read, not written in
 	// a script.
-	if !hasHidden("क\u094d\u200dष") {
+	if _, hidden := HiddenInLabel("क\u094d\u200dष"); !hidden {
 		t.Error("a row label keeps a joiner")
 	}
 }
