@@ -53,6 +53,11 @@ func TestAccountPages(t *testing.T) {
 		if p.Attr("#email", "value") != "ravi@example.com" || p.Attr("#name", "value") != "Ravi" {
 			t.Fatal("the form forgot what was typed")
 		}
+		p = b.Submit(t, "/signup", url.Values{"name": {"Ravi\u202e"}, "email": {"ravi@example.com"}, "password": {"correct horse"}})
+		webtest.WantStatus(t, p, http.StatusUnprocessableEntity)
+		if p.Attr("#name", "aria-invalid") != "true" || p.Text("#name-error") != "Type your name again: it holds an invisible character, or one that reverses the text." {
+			t.Fatalf("a name with a right-to-left override: %q", p.Text("#name-error"))
+		}
 		p = b.Submit(t, "/signup", url.Values{"name": {"Asha again"}, "email": {"ASHA@example.com"}, "password": {"correct horse"}})
 		webtest.WantStatus(t, p, http.StatusConflict)
 		if !strings.Contains(p.Text("#form-error"), "already exists") {
