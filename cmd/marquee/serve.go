@@ -238,7 +238,7 @@ func serve(ctx context.Context, stopSignals func(), cfg config, loadDemo bool, l
 	_, devMailbox := sender.(mail.Mailbox)
 	if sender != nil {
 		queues[jobs.QueueMail] = mailJobs
-		river.AddWorker(jobWorkers, &notify.Worker{Store: store, Sender: sender, Site: cfg.mailSite(), Log: log.With("component", "mail")})
+		river.AddWorker(jobWorkers, &notify.Worker{Store: store, Sender: sender, Site: cfg.mailSite(), Log: log.With("component", "mail"), Counts: m})
 	}
 	jobsPool, err := postgres.Connect(ctx, cfg.DatabaseURL, jobsConns)
 	if err != nil {

@@ -39,6 +39,12 @@ type Metrics struct {
 	// expected wait was over the longest allowed), timeout (queued, but no
 	// turn came within twice that).
 	RequestsShed *prometheus.CounterVec
+
+	// Mails counts attempts to send an e-mail by kind (ticket,
+	// booking_cancelled, ...) and outcome: sent, failed (to be tried
+	// again), gave_up (its last attempt failed: staff see it on the
+	// booking).
+	Mails *prometheus.CounterVec
 }
 
 // New creates the metrics and registers them on reg.
@@ -102,8 +108,12 @@ func New(reg prometheus.Registerer) *Metrics {
 			Name: "marquee_requests_shed_total",
 			Help: "Requests answered 503 busy at once rather than served, by kind and reason (queue_full, wait, timeout).",
 		}, []string{"kind", "reason"}),
+		Mails: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "marquee_mails_total",
+			Help: "Attempts to send an e-mail, by kind and outcome (sent, failed, gave_up).",
+		}, []string{"kind", "outcome"}),
 	}
-	reg.MustRegister(m.HoldAttempts, m.HoldLatency, m.SeatConflicts, m.HoldsExpired, m.Payments,
+	reg.MustRegister(m.Mails, m.HoldAttempts, m.HoldLatency, m.SeatConflicts, m.HoldsExpired, m.Payments,
 		m.LiveSubscribers, m.LiveMessages, m.LiveDropped, m.LiveReconnects, m.LiveGaps, m.LiveLag,
 		m.RequestsActive, m.RequestsQueued, m.RequestsShed)
 	return m

@@ -23,6 +23,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/booking"
 	"github.com/marquee-tickets/marquee/internal/jobs"
 	"github.com/marquee-tickets/marquee/internal/mail"
+	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/postgres"
 )
 
@@ -37,7 +38,8 @@ type Worker struct {
 	Store  *postgres.Store
 	Sender Sender
 	Site   mail.Site
-	Log    *slog.Logger // may be nil
+	Log    *slog.Logger     // may be nil
+	Counts *metrics.Metrics // may be nil
 }
 
 // sendTimeout bounds one attempt, the SMTP conversation included.
@@ -60,16 +62,18 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.Mail]) error {
 	if m.Status != "QUEUED" && m.Status != "FAILED" {
 		return nil // sent already (a job rescued or inserted again), or never to be sent
 	}
+	kind := string(m.Facts.Kind)
 	msg, err := mail.Compose(w.Site, m.Facts)
 	if err != nil {
 		// Nothing to retry: the facts cannot make a message.
-		w.failed(ctx, job, err, true)
+		w.failed(ctx, job, kind, err, true)
 		return river.JobCancel(err)
 	}
 	if err := w.Sender.Send(ctx, msg); err != nil {
-		w.failed(ctx, job, err, job.Attempt >= job.MaxAttempts)
+		w.failed(ctx, job, kind, err, job.Attempt >= job.MaxAttempts)
 		return fmt.Errorf("mail %d: %w", id, err)
 	}
+	w.count(kind, "sent")
 	if err := w.Store.MailSent(ctx, id, job.Attempt); err != nil {
 		return err
 	}
@@ -77,10 +81,21 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.Mail]) error {
 	return nil
 }
 
-func (w *Worker) failed(ctx context.Context, job *river.Job[jobs.Mail], cause error, final bool) {
+func (w *Worker) failed(ctx context.Context, job *river.Job[jobs.Mail], kind string, cause error, final bool) {
+	if final {
+		w.count(kind, "gave_up")
+	} else {
+		w.count(kind, "failed")
+	}
 	w.log().Warn("mail not sent", "mail_id", job.Args.MailID, "attempt", job.Attempt, "gave_up", final, "err", cause)
 	if err := w.Store.MailFailed(ctx, job.Args.MailID, job.Attempt, cause, final); err != nil {
 		w.log().Error("record mail failure", "mail_id", job.Args.MailID, "err", err)
+	}
+}
+
+func (w *Worker) count(kind, outcome string) {
+	if w.Counts != nil {
+		w.Counts.Mails.WithLabelValues(kind, outcome).Inc()
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 
 	ics "github.com/arran4/golang-ical"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/riverqueue/river"
 
 	"github.com/marquee-tickets/marquee/components/format"
@@ -21,6 +23,7 @@ import (
 	"github.com/marquee-tickets/marquee/internal/jobs"
 	"github.com/marquee-tickets/marquee/internal/mail"
 	"github.com/marquee-tickets/marquee/internal/mail/mailtest"
+	"github.com/marquee-tickets/marquee/internal/metrics"
 	"github.com/marquee-tickets/marquee/internal/notify"
 	"github.com/marquee-tickets/marquee/internal/pgtest"
 	"github.com/marquee-tickets/marquee/internal/postgres"
@@ -89,11 +92,15 @@ func TestTicketMail(t *testing.T) {
 
 	srv := mailtest.Start(t)
 	w := worker(t, s, srv)
+	w.Counts = metrics.New(prometheus.NewRegistry())
 	if n := pgtest.WorkJobs(t, s, w); n != 1 {
 		t.Fatalf("worked %d mail jobs, want 1", n)
 	}
 	if n := pgtest.WorkJobs(t, s, w); n != 0 {
 		t.Fatalf("worked %d mail jobs again, want 0", n)
+	}
+	if sent := testutil.ToFloat64(w.Counts.Mails.WithLabelValues("ticket", "sent")); sent != 1 {
+		t.Errorf("marquee_mails_total{kind=ticket,outcome=sent} = %v, want 1", sent)
 	}
 	got := srv.Received()
 	if len(got) != 1 {
@@ -308,6 +315,7 @@ func TestRefusingServerRetriesThenFails(t *testing.T) {
 	srv := mailtest.Start(t)
 	srv.Refuse(-1)
 	w := worker(t, s, srv)
+	w.Counts = metrics.New(prometheus.NewRegistry())
 
 	pgtest.WorkJobs(t, s, w)
 	if srv.Refused() != 1 {
@@ -345,6 +353,14 @@ func TestRefusingServerRetriesThenFails(t *testing.T) {
 	}
 	if len(srv.Received()) != 0 {
 		t.Fatalf("a refused mail arrived")
+	}
+	// The metrics count each attempt: all but the last failed, the last
+	// gave up.
+	counted := func(outcome string) int {
+		return int(testutil.ToFloat64(w.Counts.Mails.WithLabelValues("ticket", outcome)))
+	}
+	if counted("failed") != jobs.MailAttempts-1 || counted("gave_up") != 1 || counted("sent") != 0 {
+		t.Fatalf("marquee_mails_total: failed %d, gave_up %d, sent %d; want %d, 1, 0", counted("failed"), counted("gave_up"), counted("sent"), jobs.MailAttempts-1)
 	}
 }
 
