@@ -2,6 +2,9 @@ package jobs_test
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,21 +27,29 @@ func TestBacklogMetrics(t *testing.T) {
 	clock := pgtest.NewClock(time.Now())
 	s.Clock = clock.Now
 	c := &jobs.Collector{Read: s.JobBacklog, OnError: func(err error) { t.Errorf("read the backlog: %v", err) }}
-	const names = "marquee_jobs marquee_jobs_oldest_available_seconds"
-	compare := func(want string) {
+	// compare checks the scrape: jobs by queue and state ("mail/available"),
+	// and the oldest wait of each queue in seconds.
+	compare := func(counts, oldest map[string]int) {
 		t.Helper()
-		if err := testutil.CollectAndCompare(c, strings.NewReader(want), strings.Fields(names)...); err != nil {
+		want := new(strings.Builder)
+		if len(counts) > 0 {
+			want.WriteString("# HELP marquee_jobs Background jobs not completed, by queue and state (available, scheduled, running, retryable, discarded, cancelled).\n# TYPE marquee_jobs gauge\n")
+			for _, k := range slices.Sorted(maps.Keys(counts)) {
+				queue, state, _ := strings.Cut(k, "/")
+				fmt.Fprintf(want, "marquee_jobs{queue=%q,state=%q} %d\n", queue, state, counts[k])
+			}
+		}
+		want.WriteString("# HELP marquee_jobs_oldest_available_seconds How long the oldest job of a queue that is due to run has waited for a worker, in seconds; 0 when none waits.\n# TYPE marquee_jobs_oldest_available_seconds gauge\n")
+		for _, q := range slices.Sorted(maps.Keys(oldest)) {
+			fmt.Fprintf(want, "marquee_jobs_oldest_available_seconds{queue=%q} %d\n", q, oldest[q])
+		}
+		if err := testutil.CollectAndCompare(c, strings.NewReader(want.String()), "marquee_jobs", "marquee_jobs_oldest_available_seconds"); err != nil {
 			t.Fatal(err)
 		}
 	}
 
 	// Nothing queued: every queue's age is there, at 0.
-	compare(`
-		# HELP marquee_jobs_oldest_available_seconds How long the oldest job of a queue that is due to run has waited for a worker, in seconds; 0 when none waits.
-		# TYPE marquee_jobs_oldest_available_seconds gauge
-		marquee_jobs_oldest_available_seconds{queue="mail"} 0
-		marquee_jobs_oldest_available_seconds{queue="payments"} 0
-	`)
+	compare(nil, map[string]int{"mail": 0, "payments": 0})
 
 	inserter, err := jobs.NewInserter(s.Pool())
 	if err != nil {
@@ -59,45 +70,17 @@ func TestBacklogMetrics(t *testing.T) {
 	pgtest.Exec(t, s.Pool(), `UPDATE river_job SET state = 'available' WHERE scheduled_at <= $1`, clock.Now())
 	pgtest.Exec(t, s.Pool(), `UPDATE river_job SET state = 'discarded', finalized_at = now() WHERE args->>'refund_id' = 'r2'`)
 
-	compare(`
-		# HELP marquee_jobs Background jobs not completed, by queue and state (available, scheduled, running, retryable, discarded, cancelled).
-		# TYPE marquee_jobs gauge
-		marquee_jobs{queue="mail",state="available"} 2
-		marquee_jobs{queue="mail",state="scheduled"} 1
-		marquee_jobs{queue="payments",state="available"} 1
-		marquee_jobs{queue="payments",state="discarded"} 1
-		# HELP marquee_jobs_oldest_available_seconds How long the oldest job of a queue that is due to run has waited for a worker, in seconds; 0 when none waits.
-		# TYPE marquee_jobs_oldest_available_seconds gauge
-		marquee_jobs_oldest_available_seconds{queue="mail"} 90
-		marquee_jobs_oldest_available_seconds{queue="payments"} 5
-	`)
+	compare(map[string]int{"mail/available": 2, "mail/scheduled": 1, "payments/available": 1, "payments/discarded": 1},
+		map[string]int{"mail": 90, "payments": 5})
 
 	// Two hours pass with no worker: the waits grow, and the mail
 	// scheduled in an hour is due too, an hour ago.
 	clock.Set(clock.Now().Add(2 * time.Hour))
-	compare(`
-		# HELP marquee_jobs Background jobs not completed, by queue and state (available, scheduled, running, retryable, discarded, cancelled).
-		# TYPE marquee_jobs gauge
-		marquee_jobs{queue="mail",state="available"} 2
-		marquee_jobs{queue="mail",state="scheduled"} 1
-		marquee_jobs{queue="payments",state="available"} 1
-		marquee_jobs{queue="payments",state="discarded"} 1
-		# HELP marquee_jobs_oldest_available_seconds How long the oldest job of a queue that is due to run has waited for a worker, in seconds; 0 when none waits.
-		# TYPE marquee_jobs_oldest_available_seconds gauge
-		marquee_jobs_oldest_available_seconds{queue="mail"} 7290
-		marquee_jobs_oldest_available_seconds{queue="payments"} 7205
-	`)
+	compare(map[string]int{"mail/available": 2, "mail/scheduled": 1, "payments/available": 1, "payments/discarded": 1},
+		map[string]int{"mail": 7290, "payments": 7205})
 
 	// A worker takes the queues up: nothing waits, and completed jobs are
 	// not counted.
 	pgtest.Exec(t, s.Pool(), `UPDATE river_job SET state = 'completed', finalized_at = now() WHERE state IN ('available', 'scheduled')`)
-	compare(`
-		# HELP marquee_jobs Background jobs not completed, by queue and state (available, scheduled, running, retryable, discarded, cancelled).
-		# TYPE marquee_jobs gauge
-		marquee_jobs{queue="payments",state="discarded"} 1
-		# HELP marquee_jobs_oldest_available_seconds How long the oldest job of a queue that is due to run has waited for a worker, in seconds; 0 when none waits.
-		# TYPE marquee_jobs_oldest_available_seconds gauge
-		marquee_jobs_oldest_available_seconds{queue="mail"} 0
-		marquee_jobs_oldest_available_seconds{queue="payments"} 0
-	`)
+	compare(map[string]int{"payments/discarded": 1}, map[string]int{"mail": 0, "payments": 0})
 }
